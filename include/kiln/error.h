@@ -1,0 +1,21 @@
+// kiln::Error — the one exception type kiln throws for bad input and failed runs.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace kiln {
+
+// Every user-facing failure is a kiln::Error whose message names what went wrong and where
+// (file, node, op, input), so that a user can act on it without a debugger.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Throws kiln::Error with `message` when `condition` is false.
+inline void check(bool condition, const std::string& message) {
+  if (!condition) throw Error(message);
+}
+
+}  // namespace kiln

@@ -1,0 +1,73 @@
+// kiln::Model — a loaded, optimized ONNX model, shared by any number of workers.
+//
+//   kiln::Model model = kiln::load_model("mobilenet.onnx");
+//   for (const kiln::ValueInfo& in : model.inputs())
+//     std::cout << in.name << " " << in.to_string() << "\n";   // "input float32[batch, 3, 224,
+//     224]"
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/dtype.h"
+
+namespace kiln {
+
+namespace ir {
+struct Model;
+}
+
+// One dimension of a declared shape: a fixed size, a named symbol ("batch"), or unknown.
+struct Dim {
+  int64_t value = -1;  // >= 0 when fixed
+  std::string symbol;  // set when symbolic
+  bool is_fixed() const { return value >= 0; }
+  std::string to_string() const {
+    return is_fixed() ? std::to_string(value) : (symbol.empty() ? "?" : symbol);
+  }
+  friend bool operator==(const Dim&, const Dim&) = default;
+};
+
+// The declared type of a graph input or output.
+struct ValueInfo {
+  enum class Kind { Tensor, Sequence, Optional, Map, Unknown };
+  std::string name;
+  Kind kind = Kind::Tensor;
+  DataType dtype =
+      DataType::Undefined;  // element type (of the tensors inside, for Sequence/Optional)
+  std::vector<Dim> shape;   // empty and !has_shape: rank unknown
+  bool has_shape = false;
+  std::string to_string() const;  // "float32[batch, 3, 224, 224]"
+};
+
+struct LoadOptions {
+  bool optimize = true;  // run the load-time passes (constant folding, no-op removal, fusions)
+};
+
+class Model {
+ public:
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+  int64_t ir_version() const;
+  int opset(const std::string& domain = "") const;  // 0 if the domain is not imported
+  const std::string& producer() const;
+  size_t node_count() const;
+
+  // Internal.
+  explicit Model(std::shared_ptr<const ir::Model> ir) : ir_(std::move(ir)) {}
+  const std::shared_ptr<const ir::Model>& ir() const { return ir_; }
+
+ private:
+  std::shared_ptr<const ir::Model> ir_;
+};
+
+// Loads an ONNX model file (external data is read relative to the file's folder).
+// Throws kiln::Error naming the file, node and op for anything it cannot load.
+Model load_model(const std::string& path, const LoadOptions& options = {});
+// Loads a model from memory; `base_dir` is where external data files are looked up.
+Model load_model_from_bytes(const void* data, size_t size, const std::string& base_dir = ".",
+                            const LoadOptions& options = {});
+
+}  // namespace kiln

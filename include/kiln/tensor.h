@@ -1,0 +1,148 @@
+// kiln::Tensor — a typed n-dimensional array with shared ownership, which may still be pending
+// (its producing layer has not run yet) or live on a device.
+//
+//   kiln::Tensor x = kiln::Tensor::from_data<float>({2, 2}, {1, 2, 3, 4});
+//   const float* p = x.data<float>();             // host data of a finished tensor
+//   kiln::Tensor y = worker.peek_output("y");      // may be pending
+//   kiln::Tensor h = y.readback_and_clone();       // waits if needed, returns a host copy
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/dtype.h"
+#include "kiln/error.h"
+#include "kiln/shape.h"
+
+namespace kiln {
+
+struct TensorImpl;  // internal
+
+class Tensor {
+ public:
+  // An empty handle: dtype Undefined, no data. Stands for an absent optional input.
+  Tensor() = default;
+
+  // A new host tensor with every element zero (empty strings for String).
+  static Tensor zeros(DataType dtype, const Shape& shape);
+  // A new host tensor holding a copy of `values` (row-major); its size must match the shape.
+  template <class T>
+  static Tensor from_data(const Shape& shape, std::span<const T> values);
+  template <class T>
+  static Tensor from_data(const Shape& shape, const std::vector<T>& values) {
+    return from_data<T>(shape, std::span<const T>(values.data(), values.size()));
+  }
+  template <class T>
+  static Tensor from_data(const Shape& shape, std::initializer_list<T> values) {
+    return from_data<T>(shape, std::span<const T>(values.begin(), values.size()));
+  }
+  template <class T>
+  static Tensor scalar(T value) {
+    return from_data<T>(Shape{}, std::span<const T>(&value, 1));
+  }
+
+  bool defined() const { return impl_ != nullptr; }
+  DataType dtype() const;
+  const Shape& shape() const;
+  size_t rank() const { return shape().size(); }
+  int64_t element_count() const;
+  size_t byte_size() const;  // element_count * dtype_size
+
+  // Host element access. Throws kiln::Error when the tensor is pending, failed, on a device,
+  // or when T does not match the dtype — use the readback calls for those.
+  template <class T>
+  const T* data() const;
+  template <class T>
+  T* mutable_data();
+  template <class T>
+  std::vector<T> to_vector() const {
+    const T* p = data<T>();
+    return std::vector<T>(p, p + element_count());
+  }
+  const void* raw_data() const;
+  void* mutable_raw_data();
+
+  // --- Asynchronous results -------------------------------------------------------------
+  // True while the layer producing this tensor has not finished.
+  bool is_pending() const;
+  // Starts moving the data to the host without waiting. Requests on one tensor share one
+  // transfer. A no-op for tensors already on the host.
+  void readback_request() const;
+  // True when readback_and_clone() would return without waiting.
+  bool is_readback_request_done() const;
+  // A host copy of the data; waits for the producing layer and the transfer if needed.
+  // Rethrows the kiln::Error of a failed layer.
+  Tensor readback_and_clone() const;
+  std::future<Tensor> readback_and_clone_async() const;
+  // Waits like readback_and_clone and copies the elements into `out` (size must match).
+  template <class T>
+  void download_to(std::span<T> out) const;
+
+  // A deep host copy of a finished host tensor.
+  Tensor clone() const;
+  // The same data seen with another shape of equal element count (shares the storage).
+  Tensor reshaped(const Shape& shape) const;
+
+  std::string to_string(size_t max_elements = 16) const;  // "float32[2, 3] {1, 2, ...}"
+
+  // Internal: kiln's own code builds tensors around an implementation object.
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+
+ private:
+  void check_host_access(DataType requested) const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Reads an ONNX TensorProto (.pb) or a numpy .npy file.
+Tensor load_tensor(const std::string& path);
+// Writes .npy when the path ends in ".npy", otherwise an ONNX TensorProto named `name`.
+void save_tensor(const Tensor& tensor, const std::string& path, const std::string& name = "");
+// numpy.allclose semantics: |a - e| <= atol + rtol * |e| for every element, same dtype and
+// shape; NaN matches NaN. Non-float tensors must be equal.
+bool all_close(const Tensor& actual, const Tensor& expected, double rtol = 1e-3,
+               double atol = 1e-4);
+
+}  // namespace kiln
+
+// --- template definitions ---------------------------------------------------------------
+namespace kiln {
+
+template <class T>
+const T* Tensor::data() const {
+  check_host_access(dtype_of<T>);
+  return static_cast<const T*>(raw_data());
+}
+
+template <class T>
+T* Tensor::mutable_data() {
+  check_host_access(dtype_of<T>);
+  return static_cast<T*>(mutable_raw_data());
+}
+
+template <class T>
+Tensor Tensor::from_data(const Shape& shape, std::span<const T> values) {
+  Tensor t = zeros(dtype_of<T>, shape);
+  check(static_cast<int64_t>(values.size()) == t.element_count(),
+        "Tensor::from_data: " + std::to_string(values.size()) + " values given for shape " +
+            shape.to_string() + " (" + std::to_string(t.element_count()) + " elements)");
+  T* out = t.mutable_data<T>();
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  return t;
+}
+
+template <class T>
+void Tensor::download_to(std::span<T> out) const {
+  Tensor host = readback_and_clone();
+  check(static_cast<int64_t>(out.size()) == host.element_count(),
+        "Tensor::download_to: destination holds " + std::to_string(out.size()) +
+            " elements, tensor has " + std::to_string(host.element_count()));
+  const T* p = host.data<T>();
+  for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+}
+
+}  // namespace kiln

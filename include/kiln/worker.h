@@ -1,0 +1,117 @@
+// kiln::Worker — runs a model on one backend, asynchronously.
+//
+//   kiln::Worker worker(model, kiln::Backend::Cpu);
+//   worker.schedule({{"input", x}});                    // returns at once
+//   kiln::Tensor y = worker.peek_output("logits").readback_and_clone();
+//
+// A Worker is used from one thread at a time; any number of workers (on one model or many)
+// can run at once from different threads, sharing one CPU job system.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/model.h"
+#include "kiln/tensor.h"
+
+namespace kiln {
+
+enum class Backend { Cpu, GpuCompute, GpuPixel };
+std::string_view backend_name(Backend b);      // "cpu", "gpu-compute", "gpu-pixel"
+Backend parse_backend(std::string_view name);  // throws kiln::Error for an unknown name
+
+struct WorkerOptions {
+  int num_threads = 0;  // CPU job-system threads; 0: every hardware thread (or KILN_NUM_THREADS)
+  bool strict = false;  // fail instead of falling back to the CPU for ops a GPU backend lacks
+};
+
+struct NamedTensor {
+  std::string_view name;
+  Tensor tensor;
+};
+
+// One step of schedule_iterable: the layer that just ran.
+struct LayerStep {
+  size_t index;
+  std::string_view op_type;
+  std::string_view node_name;
+};
+
+class WorkerImpl;
+class LayerSteps;
+
+class Worker {
+ public:
+  Worker(const Model& model, Backend backend = Backend::Cpu, const WorkerOptions& options = {});
+  ~Worker();
+  Worker(Worker&&) noexcept;
+  Worker& operator=(Worker&&) noexcept;
+
+  // Queues every layer of one inference and returns without waiting for any of them.
+  // Throws kiln::Error at once for an unknown input name, a missing input, or an input whose
+  // dtype or shape the model does not accept. The worker keeps its own references to the
+  // inputs: the caller may drop or reuse its handles right away (but must not write into a
+  // tensor's data while a run that reads it is pending).
+  void schedule(std::initializer_list<NamedTensor> inputs);
+  void schedule(std::span<const NamedTensor> inputs);
+  void schedule(const std::map<std::string, Tensor>& inputs);
+  void schedule(const Tensor& input);  // for single-input models
+
+  // Runs the layers one at a time on the calling thread, one per step of the returned range:
+  //   for (kiln::LayerStep step : worker.schedule_iterable({{"x", x}})) { ...next frame... }
+  LayerSteps schedule_iterable(std::initializer_list<NamedTensor> inputs);
+  LayerSteps schedule_iterable(std::span<const NamedTensor> inputs);
+
+  // The output of the latest run, owned by the worker and valid until the next schedule.
+  // It may still be pending: use the readback calls to wait for it.
+  const Tensor& peek_output(std::string_view name) const;
+  const Tensor& peek_output() const;  // the first output
+  // A handle the caller owns, holding a copy made once the output is ready (no waiting here).
+  Tensor copy_output(std::string_view name) const;
+  // Hands the output over to the caller without copying; the worker forgets it.
+  Tensor take_output(std::string_view name);
+
+  const Model& model() const;
+  Backend backend() const;
+  std::vector<std::string> output_names() const;
+
+ private:
+  std::unique_ptr<WorkerImpl> impl_;
+};
+
+// The range returned by Worker::schedule_iterable. Each increment runs one layer.
+class LayerSteps {
+ public:
+  class Iterator {
+   public:
+    LayerStep operator*() const;
+    Iterator& operator++();
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+    bool operator!=(const Iterator& other) const { return index_ != other.index_; }
+
+   private:
+    friend class LayerSteps;
+    Iterator(LayerSteps* owner, size_t index) : owner_(owner), index_(index) {}
+    LayerSteps* owner_;
+    size_t index_;
+  };
+  Iterator begin();
+  Iterator end();
+  size_t size() const;
+
+  // Internal.
+  struct State;
+  explicit LayerSteps(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  ~LayerSteps();
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,159 @@
+#include "backends/cpu/thread_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+namespace kiln::cpu {
+
+namespace {
+thread_local ThreadPool* current_pool = nullptr;
+
+int default_thread_count() {
+  if (const char* env = std::getenv("KILN_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+}  // namespace
+
+// One parallel_for in flight. Helpers that other workers pick up from the queue claim chunks
+// through an atomic counter; the caller claims chunks too, then withdraws the helper entries
+// nobody picked up and waits only for helpers that are already running, so the task (which
+// lives on the caller's stack) is never touched after parallel_for returns.
+class ThreadPool::ParallelForTask : public Runnable {
+ public:
+  ParallelForTask(int64_t count, int64_t chunk, FunctionRef<void(int64_t, int64_t)> body)
+      : count_(count), chunk_(chunk), body_(body) {}
+
+  void run() override {
+    run_chunks();
+    std::lock_guard lock(mutex_);
+    if (--active_helpers_ == 0) helpers_done_.notify_all();
+  }
+
+  void run_chunks() {
+    for (;;) {
+      int64_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
+      if (begin >= count_) return;
+      body_(begin, std::min(count_, begin + chunk_));
+    }
+  }
+
+  void add_helpers(int n) { active_helpers_ += n; }
+  void remove_unstarted_helpers(int n) {
+    std::lock_guard lock(mutex_);
+    active_helpers_ -= n;
+  }
+  void wait_for_helpers() {
+    std::unique_lock lock(mutex_);
+    helpers_done_.wait(lock, [&] { return active_helpers_ == 0; });
+  }
+
+ private:
+  const int64_t count_;
+  const int64_t chunk_;
+  FunctionRef<void(int64_t, int64_t)> body_;
+  std::atomic<int64_t> next_{0};
+  std::mutex mutex_;
+  std::condition_variable helpers_done_;
+  int active_helpers_ = 0;
+};
+
+ThreadPool::ThreadPool(int num_threads) {
+  num_threads = std::max(1, num_threads);
+  threads_.reserve(static_cast<size_t>(num_threads));
+  for (int i = 0; i < num_threads; ++i) threads_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+ThreadPool& ThreadPool::shared(int num_threads) {
+  static std::mutex pools_mutex;
+  static std::map<int, std::unique_ptr<ThreadPool>> pools;
+  if (num_threads <= 0) num_threads = default_thread_count();
+  std::lock_guard lock(pools_mutex);
+  auto& pool = pools[num_threads];
+  if (!pool) pool = std::make_unique<ThreadPool>(num_threads);
+  return *pool;
+}
+
+ThreadPool* ThreadPool::current() { return current_pool; }
+
+void ThreadPool::submit(Runnable* job) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(job);
+  }
+  wake_.notify_one();
+}
+
+void ThreadPool::worker_loop() {
+  current_pool = this;
+  for (;;) {
+    Runnable* job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      job = queue_.front();
+      queue_.pop_front();
+    }
+    job->run();
+  }
+}
+
+void ThreadPool::parallel_for(int64_t count, int64_t grain,
+                              FunctionRef<void(int64_t, int64_t)> body) {
+  if (count <= 0) return;
+  grain = std::max<int64_t>(1, grain);
+  const int64_t max_chunks = (count + grain - 1) / grain;
+  const int workers = num_threads();
+  if (workers == 1 || max_chunks == 1) {
+    body(0, count);
+    return;
+  }
+  // A few chunks per thread balance uneven progress without much claiming overhead.
+  const int64_t chunks = std::min<int64_t>(max_chunks, int64_t{workers} * 4);
+  const int64_t chunk = (count + chunks - 1) / chunks;
+  ParallelForTask task(count, chunk, body);
+  const int helpers = static_cast<int>(std::min<int64_t>(workers - 1, chunks - 1));
+  task.add_helpers(helpers);
+  {
+    std::lock_guard lock(mutex_);
+    // Helpers go to the front: a parallel loop is on some job's critical path already.
+    for (int i = 0; i < helpers; ++i) queue_.push_front(&task);
+  }
+  for (int i = 0; i < helpers; ++i) wake_.notify_one();
+  task.run_chunks();
+  int withdrawn = 0;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (*it == &task) {
+        it = queue_.erase(it);
+        ++withdrawn;
+      } else {
+        ++it;
+      }
+    }
+  }
+  task.remove_unstarted_helpers(withdrawn);
+  task.wait_for_helpers();
+}
+
+void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_t)> body) {
+  ThreadPool* pool = ThreadPool::current();
+  (pool ? *pool : ThreadPool::shared()).parallel_for(count, grain, body);
+}
+
+}  // namespace kiln::cpu

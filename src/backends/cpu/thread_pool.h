@@ -1,0 +1,64 @@
+// kiln's CPU job system: a fixed set of worker threads that run ready jobs and help with
+// parallel-for loops. Layer jobs carry dependency counters (see runtime/cpu_executor) and are
+// submitted only when every input is ready, so no worker ever blocks on another job; idle
+// workers sleep on a condition variable instead of spinning.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/function_ref.h"
+
+namespace kiln::cpu {
+
+// Something a worker thread can run.
+class Runnable {
+ public:
+  virtual ~Runnable() = default;
+  virtual void run() = 0;
+};
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // The shared pool with `num_threads` workers (0: one per hardware thread, or the value of
+  // the KILN_NUM_THREADS environment variable). Pools live until the process exits.
+  static ThreadPool& shared(int num_threads = 0);
+  // The pool whose worker is running the calling thread, or nullptr on a user thread.
+  static ThreadPool* current();
+
+  int num_threads() const { return static_cast<int>(threads_.size()); }
+
+  // Queues a ready job; some worker runs it soon. Never blocks on other jobs.
+  void submit(Runnable* job);
+
+  // Runs body(begin, end) over disjoint ranges covering [0, count), each at least `grain`
+  // long (except the last), on this pool's workers and the calling thread; returns when all
+  // ranges are done. Safe to call from inside a job. Runs inline when the pool has one thread
+  // or the work is a single range.
+  void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_t)> body);
+
+ private:
+  class ParallelForTask;
+  void worker_loop();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Runnable*> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// parallel_for on the pool running the calling job, or on the shared default pool.
+void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_t)> body);
+
+}  // namespace kiln::cpu

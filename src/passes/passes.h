@@ -1,0 +1,34 @@
+// Load-time passes, one file each. Each is a plain function over the IR with its own tests.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace kiln::passes {
+
+// Orders nodes so that producers come before consumers (exporters may write them unsorted).
+// kiln::Error for a cycle or for an input that nothing produces. Recurses into subgraphs,
+// where names from enclosing graphs are visible.
+void topological_sort(ir::Graph& graph, const std::string& where,
+                      const std::set<std::string>& outer_names = {});
+// kiln::Error naming the first node whose op kiln has no kernel for (subgraphs included).
+void check_operators_supported(const ir::Model& model);
+// Drops Identity and inference-mode Dropout nodes, rewiring their consumers.
+void remove_noop_nodes(ir::Graph& graph);
+// Evaluates nodes whose inputs are all constant and replaces their outputs by initializers.
+void fold_constants(ir::Model& model);
+// Removes nodes whose outputs nobody uses, and initializers nobody reads.
+void remove_dead_nodes(ir::Graph& graph);
+// Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.
+void infer_shapes(ir::Model& model);
+// The values whose contents decide shapes or indices (Reshape's shape, Slice's bounds, ...),
+// and the values those are computed from, stopping at Shape/Size, graph inputs and
+// initializers: they must stay on the CPU.
+std::set<std::string> cpu_resident_values(const ir::Model& model);
+
+// Names a node reads from enclosing scopes inside its subgraph attributes.
+std::set<std::string> implicit_inputs(const ir::Node& node);
+
+}  // namespace kiln::passes

@@ -1,0 +1,27 @@
+#include "passes/pipeline.h"
+
+#include <set>
+
+#include "passes/passes.h"
+
+namespace kiln::passes {
+
+void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
+  topological_sort(model.graph, model.path);
+  check_operators_supported(model);
+  if (options.optimize) {
+    remove_noop_nodes(model.graph);
+    fold_constants(model);
+    remove_dead_nodes(model.graph);
+  }
+  infer_shapes(model);
+  std::set<std::string> initialized;
+  for (const auto& [name, t] : model.graph.initializers) initialized.insert(name);
+  model.inputs.clear();
+  for (const auto& in : model.graph.inputs) {
+    if (!initialized.count(in.name)) model.inputs.push_back(in);
+  }
+  model.outputs = model.graph.outputs;
+}
+
+}  // namespace kiln::passes

@@ -1,0 +1,141 @@
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "ops/op_registry.h"
+#include "passes/passes.h"
+
+namespace kiln::passes {
+
+namespace {
+
+void collect_free_names(const ir::Graph& g, std::set<std::string>& out) {
+  std::set<std::string> defined;
+  for (const auto& in : g.inputs) defined.insert(in.name);
+  for (const auto& [name, t] : g.initializers) defined.insert(name);
+  for (const auto& n : g.nodes) {
+    for (const auto& o : n.outputs) defined.insert(o);
+  }
+  for (const auto& n : g.nodes) {
+    for (const auto& i : n.inputs) {
+      if (!i.empty() && !defined.count(i)) out.insert(i);
+    }
+    for (const auto& name : implicit_inputs(n)) {
+      if (!defined.count(name)) out.insert(name);
+    }
+  }
+  for (const auto& o : g.outputs) {
+    if (!defined.count(o.name)) out.insert(o.name);
+  }
+}
+
+}  // namespace
+
+std::set<std::string> implicit_inputs(const ir::Node& node) {
+  std::set<std::string> names;
+  for (const auto& a : node.attributes) {
+    if (a.g) collect_free_names(*a.g, names);
+    for (const auto& g : a.graphs) collect_free_names(*g, names);
+  }
+  return names;
+}
+
+void topological_sort(ir::Graph& graph, const std::string& where,
+                      const std::set<std::string>& outer_names) {
+  const size_t n = graph.nodes.size();
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& o : graph.nodes[i].outputs) {
+      if (o.empty()) continue;
+      if (!producer.emplace(o, i).second) {
+        throw Error(where + ": value '" + o + "' is produced by two nodes (" +
+                    graph.nodes[producer[o]].describe() + " and " + graph.nodes[i].describe() +
+                    ")");
+      }
+    }
+  }
+  std::set<std::string> available = outer_names;
+  for (const auto& in : graph.inputs) available.insert(in.name);
+  for (const auto& [name, t] : graph.initializers) available.insert(name);
+
+  std::vector<std::vector<size_t>> consumers(n);
+  std::vector<size_t> waiting(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    std::set<std::string> reads(graph.nodes[i].inputs.begin(), graph.nodes[i].inputs.end());
+    for (const auto& name : implicit_inputs(graph.nodes[i])) reads.insert(name);
+    reads.erase("");
+    for (const auto& name : reads) {
+      auto it = producer.find(name);
+      if (it != producer.end()) {
+        consumers[it->second].push_back(i);
+        ++waiting[i];
+      } else if (!available.count(name)) {
+        throw Error(where + ": " + graph.nodes[i].describe() + " reads '" + name +
+                    "', which is neither a graph input, an initializer nor a node output");
+      }
+    }
+  }
+  // Kahn's algorithm, keeping the file's order among ready nodes.
+  std::deque<size_t> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push_back(i);
+  }
+  std::vector<size_t> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const size_t i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (size_t c : consumers[i]) {
+      if (--waiting[c] == 0) ready.push_back(c);
+    }
+  }
+  if (order.size() != n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (waiting[i] > 0) {
+        throw Error(where + ": the graph has a cycle through " + graph.nodes[i].describe());
+      }
+    }
+  }
+  std::vector<ir::Node> sorted;
+  sorted.reserve(n);
+  for (size_t i : order) sorted.push_back(std::move(graph.nodes[i]));
+  graph.nodes = std::move(sorted);
+
+  for (const auto& out : graph.outputs) {
+    if (!producer.count(out.name) && !available.count(out.name)) {
+      throw Error(where + ": graph output '" + out.name + "' is not produced by any node");
+    }
+  }
+  // Subgraphs see every name of this graph.
+  std::set<std::string> visible = available;
+  for (const auto& [name, i] : producer) visible.insert(name);
+  for (auto& node : graph.nodes) {
+    for (auto& a : node.attributes) {
+      const std::string at = where + ", " + node.describe() + " attribute '" + a.name + "'";
+      if (a.g) topological_sort(*a.g, at, visible);
+      for (auto& g : a.graphs) topological_sort(*g, at, visible);
+    }
+  }
+}
+
+namespace {
+void check_graph_ops(const ir::Graph& g, const std::string& where) {
+  const auto& registry = OpRegistry::global();
+  for (const auto& node : g.nodes) {
+    if (!registry.find(node.domain, node.op_type)) {
+      throw Error(where + ": " + node.describe() + ": operator '" +
+                  (node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type) +
+                  "' is not supported by kiln");
+    }
+    for (const auto& a : node.attributes) {
+      if (a.g) check_graph_ops(*a.g, where);
+      for (const auto& sub : a.graphs) check_graph_ops(*sub, where);
+    }
+  }
+}
+}  // namespace
+
+void check_operators_supported(const ir::Model& model) { check_graph_ops(model.graph, model.path); }
+
+}  // namespace kiln::passes

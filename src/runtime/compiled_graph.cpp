@@ -1,0 +1,107 @@
+#include "runtime/compiled_graph.h"
+
+#include <algorithm>
+#include <set>
+
+namespace kiln {
+
+namespace {
+
+int opset_of(const std::map<std::string, int>& opsets, const std::string& domain) {
+  auto it = opsets.find(ir::canonical_domain(domain));
+  return it == opsets.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
+                            const std::vector<std::string>& outer_names) {
+  CompiledGraph g;
+  auto add_slot = [&](const std::string& name) {
+    auto [it, inserted] = g.slot_of.emplace(name, static_cast<int>(g.slot_names.size()));
+    if (inserted) {
+      g.slot_names.push_back(name);
+      g.producer.push_back(-1);
+      g.readers.emplace_back();
+    }
+    return it->second;
+  };
+  for (const auto& [name, value] : graph.initializers)
+    g.constants.emplace_back(add_slot(name), value);
+  std::set<std::string> initializer_names;
+  for (const auto& [name, value] : graph.initializers) initializer_names.insert(name);
+  for (const auto& in : graph.inputs) {
+    // Inputs that also have an initializer are optional: the initializer is their default.
+    // kiln treats them as constants.
+    if (initializer_names.count(in.name)) continue;
+    g.input_slots.push_back(add_slot(in.name));
+  }
+  for (const auto& name : outer_names) add_slot(name);
+
+  const auto& registry = OpRegistry::global();
+  g.nodes.reserve(graph.nodes.size());
+  for (const auto& node : graph.nodes) {
+    CompiledNode cn;
+    cn.node = &node;
+    cn.opset = opset_of(opsets, node.domain);
+    std::vector<const Tensor*> constant_inputs;
+    for (const auto& in : node.inputs) {
+      if (in.empty()) {
+        cn.inputs.push_back(-1);
+        constant_inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = g.slot_of.find(in);
+      if (it == g.slot_of.end()) {
+        throw Error(node.describe() + ": input '" + in + "' is not produced by any node");
+      }
+      cn.inputs.push_back(it->second);
+      auto c = graph.initializers.find(in);
+      constant_inputs.push_back(c == graph.initializers.end() ? nullptr : &c->second);
+    }
+    const int index = static_cast<int>(g.nodes.size());
+    for (const auto& out : node.outputs) {
+      if (out.empty()) {
+        cn.outputs.push_back(-1);
+        continue;
+      }
+      if (g.slot_of.count(out) && g.producer[g.slot_of[out]] != -1) {
+        throw Error(node.describe() + ": output '" + out + "' is already produced by " +
+                    graph.nodes[g.producer[g.slot_of[out]]].describe());
+      }
+      const int slot = add_slot(out);
+      g.producer[slot] = index;
+      cn.outputs.push_back(slot);
+    }
+    const OpSchema* schema = registry.find(node.domain, node.op_type);
+    if (!schema) {
+      throw Error(node.describe() + ": operator '" + node.op_type + "'" +
+                  (node.domain.empty() ? "" : " of domain '" + node.domain + "'") +
+                  " is not supported by kiln");
+    }
+    cn.kernel = schema->factory(NodeInfo(node, cn.opset, constant_inputs));
+    g.nodes.push_back(std::move(cn));
+  }
+  for (const auto& out : graph.outputs) {
+    auto it = g.slot_of.find(out.name);
+    check(it != g.slot_of.end(), "graph output '" + out.name + "' is not produced by any node");
+    g.output_slots.push_back(it->second);
+  }
+  // Dependencies: each distinct producer of a node's inputs.
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    std::vector<int> producers;
+    for (int slot : g.nodes[i].inputs) {
+      if (slot < 0) continue;
+      g.readers[slot].push_back(static_cast<int>(i));
+      if (g.producer[slot] >= 0) producers.push_back(g.producer[slot]);
+    }
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    g.nodes[i].dependency_count = static_cast<int>(producers.size());
+    for (int p : producers) g.nodes[p].consumers.push_back(static_cast<int>(i));
+    if (producers.empty()) g.roots.push_back(static_cast<int>(i));
+  }
+  return g;
+}
+
+}  // namespace kiln

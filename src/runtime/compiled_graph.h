@@ -1,0 +1,44 @@
+// A graph turned into what the executor runs: value slots instead of names, kernels created
+// once, and the dependency structure between nodes.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_registry.h"
+
+namespace kiln {
+
+struct CompiledNode {
+  const ir::Node* node = nullptr;
+  int opset = 0;
+  CpuKernel kernel;
+  std::vector<int> inputs;     // slot per input, -1 for an absent optional input
+  std::vector<int> outputs;    // slot per output, -1 for an unused optional output
+  std::vector<int> consumers;  // nodes that read an output of this one (each once)
+  int dependency_count = 0;    // distinct producer nodes this node waits for
+};
+
+struct CompiledGraph {
+  std::vector<CompiledNode> nodes;  // topological order
+  std::vector<std::string> slot_names;
+  std::unordered_map<std::string, int> slot_of;
+  std::vector<int> producer;              // node index per slot, -1 for inputs and constants
+  std::vector<std::vector<int>> readers;  // nodes reading each slot
+  std::vector<int> input_slots;           // graph inputs the user feeds (model.inputs() order)
+  std::vector<int> output_slots;          // graph outputs (model.outputs() order)
+  std::vector<std::pair<int, Tensor>> constants;  // initializer slots and their values
+  std::vector<int> roots;                         // nodes with no dependencies
+
+  size_t slot_count() const { return slot_names.size(); }
+};
+
+// Compiles `graph`; values not defined in it are looked up in `outer_slots` names (for
+// subgraphs) and become extra inputs. Kernel factories run here, so attribute errors surface
+// at load time.
+CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
+                            const std::vector<std::string>& outer_names = {});
+
+}  // namespace kiln

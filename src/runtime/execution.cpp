@@ -1,0 +1,268 @@
+#include "runtime/execution.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln {
+
+class Execution::NodeJob : public cpu::Runnable, public OutputAllocator {
+ public:
+  NodeJob(Execution& owner, size_t index) : owner_(owner), index_(index) {
+    const CompiledNode& cn = owner.graph_->nodes[index];
+    inputs.resize(cn.inputs.size());
+    outputs.resize(cn.outputs.size());
+  }
+  void run() override {
+    owner_.execute(index_);
+    owner_.node_finished(index_);
+  }
+  Tensor allocate(size_t output, DataType dtype, const Shape& shape) override {
+    return owner_.allocate(index_, output, dtype, shape);
+  }
+
+  std::atomic<int> pending{0};
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+
+ private:
+  Execution& owner_;
+  size_t index_;
+};
+
+namespace {
+
+std::shared_ptr<TensorImpl> new_pending_impl() {
+  auto impl = std::make_shared<TensorImpl>(DataType::Undefined, Shape{}, nullptr);
+  impl->mark_pending();
+  return impl;
+}
+
+}  // namespace
+
+Execution::Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool& pool)
+    : graph_(std::move(graph)), pool_(pool) {
+  const auto& g = *graph_;
+  values_.resize(g.slot_count());
+  is_graph_output_.assign(g.slot_count(), false);
+  for (int s : g.output_slots) is_graph_output_[static_cast<size_t>(s)] = true;
+  for (const auto& [slot, tensor] : g.constants) values_[static_cast<size_t>(slot)] = tensor;
+  for (size_t s = 0; s < g.slot_count(); ++s) {
+    if (g.producer[s] >= 0) values_[s] = Tensor(new_pending_impl());
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) jobs_.push_back(std::make_unique<NodeJob>(*this, i));
+  recorded_bytes_.assign(g.slot_count(), 0);
+  alias_of_.assign(g.slot_count(), -1);
+}
+
+Execution::~Execution() { wait_idle(); }
+
+void Execution::wait_idle() const {
+  if (idle()) return;
+  std::unique_lock lock(idle_mutex_);
+  idle_cv_.wait(lock, [&] { return idle(); });
+}
+
+void Execution::detach(int slot) { values_[static_cast<size_t>(slot)] = Tensor(); }
+
+void Execution::select_plan(std::span<const Tensor> inputs) {
+  signature_.clear();
+  for (const Tensor& t : inputs) {
+    signature_.push_back(static_cast<int64_t>(t.dtype()));
+    signature_.push_back(static_cast<int64_t>(t.rank()));
+    for (int64_t d : t.shape()) signature_.push_back(d);
+  }
+  plan_ = nullptr;
+  for (auto& p : plans_) {
+    if (p->signature == signature_) plan_ = p.get();
+  }
+  if (!plan_) {  // record this run's sizes to plan the next one
+    std::fill(recorded_bytes_.begin(), recorded_bytes_.end(), 0);
+    std::fill(alias_of_.begin(), alias_of_.end(), -1);
+  }
+}
+
+void Execution::bind(std::span<const Tensor> inputs) {
+  const auto& g = *graph_;
+  select_plan(inputs);
+  for (size_t i = 0; i < g.input_slots.size(); ++i)
+    values_[static_cast<size_t>(g.input_slots[i])] = inputs[i];
+  for (size_t s = 0; s < g.slot_count(); ++s) {
+    if (g.producer[s] < 0) continue;
+    // A tensor the user still holds from an earlier run keeps its data; this run gets a new one.
+    if (!values_[s].defined() || values_[s].impl().use_count() > 1)
+      values_[s] = Tensor(new_pending_impl());
+    values_[s].impl()->mark_pending();
+  }
+  for (size_t i = 0; i < jobs_.size(); ++i)
+    jobs_[i]->pending.store(g.nodes[i].dependency_count, std::memory_order_relaxed);
+  nodes_left_.store(static_cast<int>(jobs_.size()), std::memory_order_relaxed);
+  idle_.store(jobs_.empty(), std::memory_order_release);
+}
+
+void Execution::start(std::span<const Tensor> inputs) {
+  inline_mode_ = false;
+  bind(inputs);
+  const auto& g = *graph_;
+  // An input that is itself still pending (another worker's output) holds back its readers.
+  std::vector<int> held;
+  for (size_t i = 0; i < g.input_slots.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (!t.is_pending()) continue;
+    for (int reader : g.readers[static_cast<size_t>(g.input_slots[i])]) {
+      jobs_[static_cast<size_t>(reader)]->pending.fetch_add(1, std::memory_order_relaxed);
+      held.push_back(reader);
+      t.impl()->on_complete([this, reader] {
+        if (jobs_[static_cast<size_t>(reader)]->pending.fetch_sub(1) == 1) {
+          pool_.submit(jobs_[static_cast<size_t>(reader)].get());
+        }
+      });
+    }
+  }
+  for (int root : g.roots) {
+    if (std::find(held.begin(), held.end(), root) == held.end())
+      pool_.submit(jobs_[static_cast<size_t>(root)].get());
+  }
+}
+
+void Execution::prepare(std::span<const Tensor> inputs) {
+  for (const Tensor& t : inputs) {
+    if (t.is_pending()) t.impl()->wait();
+  }
+  inline_mode_ = true;
+  bind(inputs);
+}
+
+void Execution::run_node_inline(size_t node) {
+  execute(node);
+  node_finished(node);
+}
+
+Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Shape& shape) {
+  const int slot = graph_->nodes[node].outputs[output];
+  if (slot < 0) return make_host_tensor(dtype, shape);  // an output nobody reads
+  const auto s = static_cast<size_t>(slot);
+  for (int64_t d : shape) {
+    if (d < 0)
+      throw Error(graph_->nodes[node].node->describe() + ": negative dimension in output shape " +
+                  shape.to_string());
+  }
+  TensorImpl& impl = *values_[s].impl();
+  const int64_t count = shape.element_count();
+  const size_t bytes = static_cast<size_t>(count) * dtype_size(dtype);
+  impl.dtype = dtype;
+  impl.shape = shape;
+  impl.offset = 0;
+  impl.device = nullptr;
+  const bool plannable = dtype != DataType::String && !is_graph_output_[s];
+  if (!plan_ && plannable) recorded_bytes_[s] = std::max(recorded_bytes_[s], bytes);
+  if (plannable && plan_ && plan_->plan.offset[s] != MemoryPlan::kNotPlanned &&
+      plan_->plan.bytes[s] >= bytes) {
+    impl.storage = plan_->slot_storage[s];
+  } else if (dtype == DataType::String || !impl.storage || impl.storage.use_count() > 1 ||
+             impl.storage->bytes() < bytes) {
+    impl.storage = Storage::allocate(dtype, count);
+  }
+  return values_[s];
+}
+
+void Execution::execute(size_t index) {
+  const CompiledNode& cn = graph_->nodes[index];
+  NodeJob& job = *jobs_[index];
+  std::exception_ptr failure;
+  for (size_t k = 0; k < cn.inputs.size(); ++k) {
+    job.inputs[k] = cn.inputs[k] >= 0 ? values_[static_cast<size_t>(cn.inputs[k])] : Tensor();
+    if (job.inputs[k].defined() && job.inputs[k].impl()->state() == TensorState::Failed) {
+      failure = job.inputs[k].impl()->error();
+    }
+  }
+  for (size_t k = 0; k < cn.outputs.size(); ++k) job.outputs[k] = Tensor();
+  if (!failure) {
+    try {
+      OpContext ctx(*cn.node, cn.opset, job.inputs, job.outputs, job);
+      KernelScope scope;
+      cn.kernel(ctx);
+      for (size_t k = 0; k < cn.outputs.size(); ++k) {
+        const int slot = cn.outputs[k];
+        if (slot < 0) continue;
+        Tensor& produced = job.outputs[k];
+        TensorImpl& target = *values_[static_cast<size_t>(slot)].impl();
+        if (!produced.defined())
+          throw Error(cn.node->describe() + ": output " + std::to_string(k) + " was not produced");
+        if (produced.impl().get() == &target) continue;
+        // The kernel handed over an existing tensor (a view or a constant).
+        const TensorImpl& src = *produced.impl();
+        target.dtype = src.dtype;
+        target.shape = src.shape;
+        target.device = src.device;
+        if (is_graph_output_[static_cast<size_t>(slot)]) {
+          // Graph outputs own their memory: the user may keep them past the next run.
+          target.storage = produced.clone().impl()->storage;
+          target.offset = 0;
+        } else {
+          target.storage = src.storage;
+          target.offset = src.offset;
+          if (!plan_) {
+            for (int in : cn.inputs) {
+              if (in >= 0 && values_[static_cast<size_t>(in)].impl() &&
+                  values_[static_cast<size_t>(in)].impl()->storage == src.storage) {
+                alias_of_[static_cast<size_t>(slot)] = in;
+              }
+            }
+          }
+        }
+      }
+    } catch (const Error&) {
+      failure = std::current_exception();
+    } catch (const std::exception& e) {
+      failure = std::make_exception_ptr(Error(cn.node->describe() + ": " + e.what()));
+    }
+  }
+  for (size_t k = 0; k < cn.outputs.size(); ++k) {
+    const int slot = cn.outputs[k];
+    if (slot < 0) continue;
+    TensorImpl& target = *values_[static_cast<size_t>(slot)].impl();
+    if (failure) {
+      target.mark_failed(failure);
+    } else {
+      target.mark_ready();
+    }
+  }
+  for (auto& t : job.inputs) t = Tensor();
+  for (auto& t : job.outputs) t = Tensor();
+}
+
+void Execution::node_finished(size_t index) {
+  for (int c : graph_->nodes[index].consumers) {
+    NodeJob& job = *jobs_[static_cast<size_t>(c)];
+    if (job.pending.fetch_sub(1, std::memory_order_acq_rel) == 1 && !inline_mode_)
+      pool_.submit(&job);
+  }
+  if (nodes_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) finish_run();
+}
+
+void Execution::finish_run() {
+  if (!plan_) {
+    auto p = std::make_unique<SignaturePlan>();
+    p->signature = signature_;
+    p->plan = plan_memory(*graph_, recorded_bytes_, alias_of_);
+    if (p->plan.arena_bytes > 0) {
+      void* arena = ::operator new (p->plan.arena_bytes, std::align_val_t{64});
+      p->arena = std::shared_ptr<void>(
+          arena, [](void* m) { ::operator delete (m, std::align_val_t{64}); });
+    }
+    p->slot_storage.resize(graph_->slot_count());
+    for (size_t s = 0; s < graph_->slot_count(); ++s) {
+      if (p->plan.offset[s] == MemoryPlan::kNotPlanned) continue;
+      p->slot_storage[s] = Storage::borrow(static_cast<char*>(p->arena.get()) + p->plan.offset[s],
+                                           p->plan.bytes[s], p->arena);
+    }
+    plans_.push_back(std::move(p));
+  }
+  {
+    std::lock_guard lock(idle_mutex_);
+    idle_.store(true, std::memory_order_release);
+  }
+  idle_cv_.notify_all();
+}
+
+}  // namespace kiln

@@ -1,0 +1,74 @@
+// One in-flight (or finished) run of a compiled graph on the CPU job system: a job per node,
+// each started when the nodes producing its inputs have finished, and per-run value tensors
+// that the user can hold while they are still pending.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/cpu/thread_pool.h"
+#include "core/tensor_impl.h"
+#include "runtime/compiled_graph.h"
+#include "runtime/memory_plan.h"
+
+namespace kiln {
+
+class Execution {
+ public:
+  Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool& pool);
+  ~Execution();
+
+  // True when no job of the latest run is pending or running.
+  bool idle() const { return idle_.load(std::memory_order_acquire); }
+  // Blocks until idle (used on destruction and by tests).
+  void wait_idle() const;
+
+  // Binds the inputs (in graph.input_slots order) and queues every node. Returns at once.
+  void start(std::span<const Tensor> inputs);
+  // Binds the inputs like start() but queues nothing: run_node_inline() runs the nodes.
+  void prepare(std::span<const Tensor> inputs);
+  void run_node_inline(size_t node);
+
+  Tensor& value(int slot) { return values_[static_cast<size_t>(slot)]; }
+  // Replaces a slot's tensor by a fresh pending one at the next start (take_output).
+  void detach(int slot);
+  const CompiledGraph& graph() const { return *graph_; }
+
+ private:
+  class NodeJob;
+  struct SignaturePlan {
+    std::vector<int64_t> signature;
+    MemoryPlan plan;
+    std::shared_ptr<void> arena;
+    std::vector<std::shared_ptr<Storage>> slot_storage;  // borrowed slices of the arena
+  };
+
+  void bind(std::span<const Tensor> inputs);
+  void execute(size_t node);
+  void node_finished(size_t node);
+  void finish_run();
+  Tensor allocate(size_t node, size_t output, DataType dtype, const Shape& shape);
+  void select_plan(std::span<const Tensor> inputs);
+
+  std::shared_ptr<const CompiledGraph> graph_;
+  cpu::ThreadPool& pool_;
+  std::vector<Tensor> values_;
+  std::vector<bool> is_graph_output_;
+  std::vector<std::unique_ptr<NodeJob>> jobs_;
+  std::atomic<int> nodes_left_{0};
+  std::atomic<bool> idle_{true};
+  bool inline_mode_ = false;  // schedule_iterable: the caller runs the nodes one by one
+  mutable std::mutex idle_mutex_;
+  mutable std::condition_variable idle_cv_;
+
+  // Memory planning, per input-shape signature.
+  std::vector<int64_t> signature_;  // of the current run (capacity kept between runs)
+  std::vector<std::unique_ptr<SignaturePlan>> plans_;
+  SignaturePlan* plan_ = nullptr;  // null while recording
+  std::vector<size_t> recorded_bytes_;
+  std::vector<int> alias_of_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,265 @@
+#include "kiln/worker.h"
+
+#include <algorithm>
+
+#include "backends/cpu/thread_pool.h"
+#include "ir/graph.h"
+#include "runtime/compiled_graph.h"
+#include "runtime/execution.h"
+
+namespace kiln {
+
+std::string_view backend_name(Backend b) {
+  switch (b) {
+    case Backend::Cpu:
+      return "cpu";
+    case Backend::GpuCompute:
+      return "gpu-compute";
+    case Backend::GpuPixel:
+      return "gpu-pixel";
+  }
+  return "?";
+}
+
+Backend parse_backend(std::string_view name) {
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "gpu-compute") return Backend::GpuCompute;
+  if (name == "gpu-pixel") return Backend::GpuPixel;
+  throw Error("unknown backend '" + std::string(name) +
+              "' (expected cpu, gpu-compute or gpu-pixel)");
+}
+
+class WorkerImpl {
+ public:
+  WorkerImpl(const Model& model, Backend backend, const WorkerOptions& options)
+      : model_(model), backend_(backend), pool_(cpu::ThreadPool::shared(options.num_threads)) {
+    if (backend != Backend::Cpu) {
+      throw Error("backend " + std::string(backend_name(backend)) +
+                  " is not available in this build of kiln");
+    }
+    const ir::Model& ir = *model.ir();
+    graph_ = std::make_shared<const CompiledGraph>(compile_graph(ir.graph, ir.opsets));
+    bound_.resize(ir.inputs.size());
+    symbols_.reserve(16);
+  }
+
+  ~WorkerImpl() {
+    for (auto& e : executions_) e->wait_idle();
+  }
+
+  // Checks the user's inputs against the model and orders them as the graph's inputs.
+  void bind_inputs(std::span<const NamedTensor> inputs) {
+    const auto& declared = model_.inputs();
+    for (auto& t : bound_) t = Tensor();
+    for (const NamedTensor& in : inputs) {
+      size_t i = 0;
+      while (i < declared.size() && declared[i].name != in.name) ++i;
+      if (i == declared.size()) {
+        std::string names;
+        for (const auto& d : declared) names += (names.empty() ? "'" : ", '") + d.name + "'";
+        throw Error("schedule: the model has no input named '" + std::string(in.name) +
+                    "' (its inputs: " + names + ")");
+      }
+      check(!bound_[i].defined(), "schedule: input '" + declared[i].name + "' is given twice");
+      check(in.tensor.defined(),
+            "schedule: input '" + declared[i].name + "' is an empty tensor handle");
+      bound_[i] = in.tensor;
+    }
+    symbols_.clear();
+    for (size_t i = 0; i < declared.size(); ++i) {
+      const ValueInfo& d = declared[i];
+      check(bound_[i].defined(),
+            "schedule: input '" + d.name + "' (" + d.to_string() + ") is missing");
+      const Tensor& t = bound_[i];
+      if (d.kind != ValueInfo::Kind::Tensor) continue;
+      if (d.dtype != DataType::Undefined && t.dtype() != d.dtype) {
+        throw Error("schedule: input '" + d.name + "' must be " + std::string(dtype_name(d.dtype)) +
+                    ", got " + std::string(dtype_name(t.dtype())));
+      }
+      if (!d.has_shape) continue;
+      const Shape& s = t.shape();
+      bool ok = s.size() == d.shape.size();
+      for (size_t k = 0; ok && k < s.size(); ++k) {
+        const Dim& dim = d.shape[k];
+        if (dim.is_fixed()) {
+          ok = s[k] == dim.value;
+        } else if (!dim.symbol.empty()) {
+          auto it = std::find_if(symbols_.begin(), symbols_.end(),
+                                 [&](const auto& p) { return *p.first == dim.symbol; });
+          if (it == symbols_.end()) {
+            symbols_.emplace_back(&dim.symbol, s[k]);
+          } else {
+            ok = it->second == s[k];
+          }
+        }
+      }
+      if (!ok) {
+        throw Error("schedule: input '" + d.name + "' has shape " + s.to_string() +
+                    ", the model expects " + d.to_string() +
+                    " (dimensions with the same name must be equal across inputs)");
+      }
+    }
+  }
+
+  // An execution whose previous run has finished, or a new one.
+  Execution& acquire_execution() {
+    if (current_ && current_->idle()) return *current_;
+    for (auto& e : executions_) {
+      if (e->idle()) return *(current_ = e.get());
+    }
+    executions_.push_back(std::make_unique<Execution>(graph_, pool_));
+    current_ = executions_.back().get();
+    return *current_;
+  }
+
+  void schedule(std::span<const NamedTensor> inputs) {
+    bind_inputs(inputs);
+    acquire_execution().start(bound_);
+  }
+
+  Execution& prepare_iterable(std::span<const NamedTensor> inputs) {
+    bind_inputs(inputs);
+    Execution& e = acquire_execution();
+    e.prepare(bound_);
+    return e;
+  }
+
+  int output_slot(std::string_view name) const {
+    const auto& outs = model_.outputs();
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].name == name) return graph_->output_slots[i];
+    }
+    std::string names;
+    for (const auto& o : outs) names += (names.empty() ? "'" : ", '") + o.name + "'";
+    throw Error("the model has no output named '" + std::string(name) + "' (its outputs: " + names +
+                ")");
+  }
+
+  const Tensor& peek(std::string_view name) {
+    check(current_ != nullptr, "peek_output('" + std::string(name) + "') before any schedule()");
+    const Tensor& t = current_->value(output_slot(name));
+    check(t.defined(), "output '" + std::string(name) + "' was taken by take_output()");
+    return t;
+  }
+
+  Model model_;
+  Backend backend_;
+  cpu::ThreadPool& pool_;
+  std::shared_ptr<const CompiledGraph> graph_;
+  std::vector<std::unique_ptr<Execution>> executions_;
+  Execution* current_ = nullptr;
+  std::vector<Tensor> bound_;
+  std::vector<std::pair<const std::string*, int64_t>> symbols_;
+};
+
+Worker::Worker(const Model& model, Backend backend, const WorkerOptions& options)
+    : impl_(std::make_unique<WorkerImpl>(model, backend, options)) {}
+Worker::~Worker() = default;
+Worker::Worker(Worker&&) noexcept = default;
+Worker& Worker::operator=(Worker&&) noexcept = default;
+
+void Worker::schedule(std::initializer_list<NamedTensor> inputs) {
+  impl_->schedule(std::span<const NamedTensor>(inputs.begin(), inputs.size()));
+}
+void Worker::schedule(std::span<const NamedTensor> inputs) { impl_->schedule(inputs); }
+void Worker::schedule(const std::map<std::string, Tensor>& inputs) {
+  std::vector<NamedTensor> named;
+  for (const auto& [name, t] : inputs) named.push_back({name, t});
+  impl_->schedule(named);
+}
+void Worker::schedule(const Tensor& input) {
+  const auto& declared = impl_->model_.inputs();
+  check(declared.size() == 1,
+        "schedule(tensor) needs a model with exactly one input; this one has " +
+            std::to_string(declared.size()));
+  NamedTensor named{declared[0].name, input};
+  impl_->schedule(std::span<const NamedTensor>(&named, 1));
+}
+
+const Tensor& Worker::peek_output(std::string_view name) const { return impl_->peek(name); }
+const Tensor& Worker::peek_output() const {
+  check(!impl_->model_.outputs().empty(), "the model has no outputs");
+  return impl_->peek(impl_->model_.outputs()[0].name);
+}
+
+Tensor Worker::copy_output(std::string_view name) const {
+  const Tensor& source = impl_->peek(name);
+  auto impl = std::make_shared<TensorImpl>(DataType::Undefined, Shape{}, nullptr);
+  impl->mark_pending();
+  Tensor src = source;
+  source.impl()->on_complete([src, impl] {
+    try {
+      Tensor copy = src.readback_and_clone();
+      impl->dtype = copy.dtype();
+      impl->shape = copy.shape();
+      impl->storage = copy.impl()->storage;
+      impl->mark_ready();
+    } catch (...) {
+      impl->mark_failed(std::current_exception());
+    }
+  });
+  return Tensor(impl);
+}
+
+Tensor Worker::take_output(std::string_view name) {
+  Tensor t = impl_->peek(name);
+  impl_->current_->detach(impl_->output_slot(name));
+  return t;
+}
+
+const Model& Worker::model() const { return impl_->model_; }
+Backend Worker::backend() const { return impl_->backend_; }
+std::vector<std::string> Worker::output_names() const {
+  std::vector<std::string> names;
+  for (const auto& o : impl_->model_.outputs()) names.push_back(o.name);
+  return names;
+}
+
+// ---- schedule_iterable ------------------------------------------------------------------------
+
+struct LayerSteps::State {
+  Execution* execution = nullptr;
+  size_t ran = 0;  // layers run so far
+  size_t run_next() {
+    execution->run_node_inline(ran);
+    return ran++;
+  }
+};
+
+LayerSteps Worker::schedule_iterable(std::initializer_list<NamedTensor> inputs) {
+  return schedule_iterable(std::span<const NamedTensor>(inputs.begin(), inputs.size()));
+}
+
+LayerSteps Worker::schedule_iterable(std::span<const NamedTensor> inputs) {
+  auto state = std::make_shared<LayerSteps::State>();
+  state->execution = &impl_->prepare_iterable(inputs);
+  return LayerSteps(state);
+}
+
+LayerSteps::~LayerSteps() {
+  // Layers left when the range is dropped early still run, so outputs never stay pending.
+  if (state_ && state_.use_count() == 1) {
+    while (state_->ran < size()) state_->run_next();
+  }
+}
+
+size_t LayerSteps::size() const { return state_->execution->graph().nodes.size(); }
+
+LayerSteps::Iterator LayerSteps::begin() {
+  if (state_->ran == 0 && size() > 0) state_->run_next();
+  return Iterator(this, 0);
+}
+LayerSteps::Iterator LayerSteps::end() { return Iterator(this, size()); }
+
+LayerStep LayerSteps::Iterator::operator*() const {
+  const ir::Node& n = *owner_->state_->execution->graph().nodes[index_].node;
+  return LayerStep{index_, n.op_type, n.name};
+}
+
+LayerSteps::Iterator& LayerSteps::Iterator::operator++() {
+  ++index_;
+  if (index_ < owner_->size() && owner_->state_->ran == index_) owner_->state_->run_next();
+  return *this;
+}
+
+}  // namespace kiln
