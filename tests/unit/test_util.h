@@ -1,0 +1,50 @@
+// Helpers for op tests: run one node on a backend without writing an ONNX file.
+//
+//   auto out = kiln::testing::OpTest("Add").input(a).input(b).run();
+//   EXPECT_TRUE(kiln::all_close(out[0], expected));
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "kiln/kiln.h"
+
+namespace kiln::testing {
+
+class OpTest {
+ public:
+  explicit OpTest(std::string op_type, int opset = 21, std::string domain = "");
+
+  OpTest& input(const Tensor& t);  // an undefined Tensor() is an absent optional input
+  OpTest& outputs(int count);      // number of node outputs (default 1)
+  OpTest& attr(const std::string& name, int64_t value);
+  OpTest& attr(const std::string& name, int value) { return attr(name, int64_t{value}); }
+  OpTest& attr(const std::string& name, float value);
+  OpTest& attr(const std::string& name, const std::string& value);
+  OpTest& attr(const std::string& name, const char* value) { return attr(name, std::string(value)); }
+  OpTest& attr(const std::string& name, const std::vector<int64_t>& value);
+  OpTest& attr(const std::string& name, const std::vector<float>& value);
+  OpTest& attr(const std::string& name, const std::vector<std::string>& value);
+  OpTest& attr(const std::string& name, const Tensor& value);
+  // Inputs at these positions become initializers (known at load time) instead of graph inputs.
+  OpTest& constant_input(size_t index);
+
+  // Builds the one-node model, runs it and returns the outputs as host tensors.
+  // Load errors and run errors both surface as kiln::Error.
+  std::vector<Tensor> run(Backend backend = Backend::Cpu) const;
+  Model model() const;
+
+ private:
+  ir::Node node_;
+  int opset_;
+  std::vector<Tensor> inputs_;
+  std::vector<bool> constant_;
+  int outputs_ = 1;
+};
+
+// Shorthands for building test tensors.
+inline Tensor f32(const Shape& shape, std::vector<float> values) { return Tensor::from_data<float>(shape, values); }
+inline Tensor i64(const Shape& shape, std::vector<int64_t> values) { return Tensor::from_data<int64_t>(shape, values); }
+
+}  // namespace kiln::testing
