@@ -11,9 +11,10 @@
 namespace kiln {
 
 // Conversions follow the ONNX spec (onnx/docs/Operators.md, Cast): round to nearest even;
-// `saturate` clamps finite out-of-range values to the largest finite value of the target
-// (and maps +-inf to +-max for the types that have no infinity); without it they become inf
-// or NaN where the target has them.
+// `saturate` clamps out-of-range values, +-inf included, to the largest finite value of the
+// target (E5M2 too, although it has an infinity); without it they become inf where the target
+// has one and NaN otherwise. float4e2m1 always saturates. Float8E8M0 rounds up (ONNX's default
+// round_mode); see float_types.cpp for the special values of each type.
 struct Float16 {
   uint16_t bits = 0;
   Float16() = default;
