@@ -1,0 +1,187 @@
+// GEMM entry points: argument checks, trivial cases, and run-time dispatch to the best SIMD
+// target compiled in (Highway compiles the *-inl.h implementations once per target).
+#include "backends/cpu/gemm.h"
+
+#include <limits>
+#include <string>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/gemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "backends/cpu/gemm_detail.h"
+#include "backends/cpu/gemm_driver-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu::HWY_NAMESPACE {
+
+int64_t gemm_panel_width() { return static_cast<int64_t>(gemm::kNR); }
+
+void gemm_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb, float* dst) {
+  gemm::pack_b_all(trans_b, k, n, b, ldb, dst);
+}
+
+void gemm_run_packed(const gemm_detail::Problem& p, const float* packed) {
+  gemm::gemm_with_packed_b(p, packed);
+}
+
+void gemm_run(const gemm_detail::Problem& p, bool trans_b, const float* b, int64_t ldb) {
+  gemm::gemm_unpacked(p, trans_b, b, ldb);
+}
+
+}  // namespace kiln::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kiln/error.h"
+
+namespace kiln::cpu {
+
+HWY_EXPORT(gemm_panel_width);
+HWY_EXPORT(gemm_pack_b);
+HWY_EXPORT(gemm_run_packed);
+HWY_EXPORT(gemm_run);
+
+namespace {
+
+gemm_detail::Epilogue resolve(const GemmEpilogue& e) {
+  gemm_detail::Epilogue r;
+  r.alpha = e.alpha;
+  r.beta = e.beta;
+  switch (e.bias_kind) {
+    case GemmBias::kNone:
+      break;
+    case GemmBias::kPerRow:
+      check(e.bias != nullptr, "sgemm: per-row bias requested without a bias pointer");
+      r.row_bias = e.bias;
+      break;
+    case GemmBias::kPerColumn:
+      check(e.bias != nullptr, "sgemm: per-column bias requested without a bias pointer");
+      r.col_bias = e.bias;
+      break;
+  }
+  switch (e.activation) {
+    case GemmActivation::kNone:
+      break;
+    case GemmActivation::kRelu:
+      r.clamp = true;
+      r.lo = 0.0f;
+      r.hi = std::numeric_limits<float>::infinity();
+      break;
+    case GemmActivation::kClip:
+      r.clamp = true;
+      r.lo = e.clip_min;
+      r.hi = e.clip_max;
+      break;
+  }
+  return r;
+}
+
+void check_dims(int64_t m, int64_t n, int64_t k) {
+  check(m >= 0 && n >= 0 && k >= 0, "sgemm: negative dimension (M=" + std::to_string(m) + ", N=" +
+                                        std::to_string(n) + ", K=" + std::to_string(k) + ")");
+}
+
+void check_ld(const char* name, int64_t ld, int64_t row_length) {
+  check(ld >= std::max<int64_t>(1, row_length),
+        std::string("sgemm: ") + name + " = " + std::to_string(ld) + " is shorter than a row of " +
+            std::to_string(row_length));
+}
+
+// No products to add (K == 0 or alpha == 0): C = activation(bias + beta * C).
+void scale_only(const gemm_detail::Problem& p) {
+  for (int64_t i = 0; i < p.m; ++i) {
+    float* row = p.c + i * p.ldc;
+    for (int64_t j = 0; j < p.n; ++j)
+      row[j] = gemm_detail::finish_scalar(p.ep, 0.0f, row + j, i, j);
+  }
+}
+
+}  // namespace
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  GemmEpilogue epilogue;
+  epilogue.alpha = alpha;
+  epilogue.beta = beta;
+  sgemm(trans_a, trans_b, M, N, K, A, lda, B, ldb, C, ldc, epilogue);
+}
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float* C, int64_t ldc, const GemmEpilogue& epilogue) {
+  check_dims(M, N, K);
+  if (M == 0 || N == 0) return;
+  check_ld("ldc", ldc, N);
+  gemm_detail::Problem p;
+  p.trans_a = trans_a;
+  p.m = M;
+  p.n = N;
+  p.k = K;
+  p.a = A;
+  p.lda = lda;
+  p.c = C;
+  p.ldc = ldc;
+  p.ep = resolve(epilogue);
+  if (K == 0 || epilogue.alpha == 0.0f) {
+    scale_only(p);
+    return;
+  }
+  check_ld("lda", lda, trans_a ? M : K);
+  check_ld("ldb", ldb, trans_b ? K : N);
+  HWY_DYNAMIC_DISPATCH(gemm_run)(p, trans_b, B, ldb);
+}
+
+PackedB pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb) {
+  PackedB packed;
+  pack_b(trans_b, K, N, B, ldb, packed);
+  return packed;
+}
+
+void pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, PackedB& out) {
+  check_dims(0, N, K);
+  const int64_t width = HWY_DYNAMIC_DISPATCH(gemm_panel_width)();
+  const int64_t panels = (N + width - 1) / width;
+  const size_t floats = static_cast<size_t>(panels * width * K);
+  if (floats > out.capacity_ || out.data_ == nullptr) {
+    out.data_ = hwy::AllocateAligned<float>(std::max<size_t>(floats, 1));
+    out.capacity_ = std::max<size_t>(floats, 1);
+  }
+  out.k_ = K;
+  out.n_ = N;
+  out.panel_width_ = width;
+  if (floats == 0) return;
+  check_ld("ldb", ldb, trans_b ? K : N);
+  HWY_DYNAMIC_DISPATCH(gemm_pack_b)(trans_b, K, N, B, ldb, out.data_.get());
+}
+
+void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const PackedB& b, float* C,
+                  int64_t ldc, const GemmEpilogue& epilogue) {
+  check(!b.empty(), "sgemm_packed: B was never packed");
+  check(b.panel_width_ == HWY_DYNAMIC_DISPATCH(gemm_panel_width)(),
+        "sgemm_packed: B was packed for a different SIMD target");
+  const int64_t N = b.n_;
+  const int64_t K = b.k_;
+  check_dims(M, N, K);
+  if (M == 0 || N == 0) return;
+  check_ld("ldc", ldc, N);
+  gemm_detail::Problem p;
+  p.trans_a = trans_a;
+  p.m = M;
+  p.n = N;
+  p.k = K;
+  p.a = A;
+  p.lda = lda;
+  p.c = C;
+  p.ldc = ldc;
+  p.ep = resolve(epilogue);
+  if (K == 0 || epilogue.alpha == 0.0f) {
+    scale_only(p);
+    return;
+  }
+  check_ld("lda", lda, trans_a ? M : K);
+  HWY_DYNAMIC_DISPATCH(gemm_run_packed)(p, b.data_.get());
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE

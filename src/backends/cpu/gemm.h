@@ -1,0 +1,93 @@
+// kiln's float32 GEMM: the one matrix-multiply routine that Conv, Gemm and MatMul call.
+//
+// All matrices are row-major with explicit leading dimensions (the distance in floats between
+// consecutive rows as stored in memory). op(X) is X or its transpose, so with trans_a = true
+// A is stored as K x M with lda >= M, and with trans_b = true B is stored as N x K.
+//
+// The work is split over kiln's CPU job system (parallel_for); it never allocates in steady
+// state: packing buffers are per-thread and grow once to the largest size seen.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/aligned_allocator.h"
+
+namespace kiln::cpu {
+
+enum class GemmBias : uint8_t {
+  kNone,
+  kPerRow,     // bias[m] is added to row m of C (M values): a Conv's bias in NCHW layout.
+  kPerColumn,  // bias[n] is added to column n of C (N values): a Gemm or MatMul bias.
+};
+
+enum class GemmActivation : uint8_t {
+  kNone,
+  kRelu,  // max(x, 0)
+  kClip,  // min(max(x, clip_min), clip_max); Relu6 is clip(0, 6)
+};
+
+// Work fused into the store of each C tile, applied while the tile is still in registers:
+//
+//   C = activation(alpha * op(A) * op(B) + bias + beta * C)
+//
+// beta = 0 leaves C write-only (it may hold NaN or garbage); beta = 1 accumulates, e.g. a
+// residual connection that is added before the activation (Conv + Add + Relu). The bias is not
+// scaled by alpha. Designated initializers read well:
+//   GemmEpilogue{.bias_kind = GemmBias::kPerRow, .bias = b, .activation = GemmActivation::kRelu}
+struct GemmEpilogue {
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  GemmBias bias_kind = GemmBias::kNone;
+  const float* bias = nullptr;  // M or N floats as bias_kind says; unused with kNone
+  GemmActivation activation = GemmActivation::kNone;
+  float clip_min = 0.0f;  // only for kClip
+  float clip_max = 0.0f;  // only for kClip
+};
+
+// C = alpha * op(A) * op(B) + beta * C, with op(A) M x K and op(B) K x N. beta == 0 means C is
+// not read (it may hold NaN). K == 0 (or alpha == 0) gives C = beta * C without reading A or B.
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+
+// The same with the full epilogue (alpha and beta come from `epilogue`).
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float* C, int64_t ldc, const GemmEpilogue& epilogue);
+
+// op(B) rearranged once into the layout the micro-kernel streams (column panels, each stored
+// k-major and zero-padded), for weights that many calls share. The layout depends on the SIMD
+// target picked at run time, so a PackedB is only valid in the process that made it.
+class PackedB {
+ public:
+  PackedB() = default;
+  PackedB(PackedB&&) noexcept = default;
+  PackedB& operator=(PackedB&&) noexcept = default;
+
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  bool empty() const { return data_ == nullptr; }
+  // Bytes held, for memory accounting.
+  size_t size_bytes() const { return capacity_ * sizeof(float); }
+
+ private:
+  friend void pack_b(bool, int64_t, int64_t, const float*, int64_t, PackedB&);
+  friend void sgemm_packed(bool, int64_t, const float*, int64_t, const PackedB&, float*, int64_t,
+                           const GemmEpilogue&);
+
+  int64_t k_ = 0;
+  int64_t n_ = 0;
+  int64_t panel_width_ = 0;  // columns per panel; identifies the target that packed it
+  size_t capacity_ = 0;      // floats allocated
+  hwy::AlignedFreeUniquePtr<float[]> data_;
+};
+
+// Packs op(B) (K x N). The overload taking `out` reuses its storage when it is large enough,
+// so repacking a same-sized operand every run (e.g. an im2col buffer) does not allocate.
+PackedB pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb);
+void pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, PackedB& out);
+
+// C = epilogue(op(A) * B) with a packed B (K x N); op(A) is M x K.
+void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const PackedB& b, float* C,
+                  int64_t ldc, const GemmEpilogue& epilogue = {});
+
+}  // namespace kiln::cpu

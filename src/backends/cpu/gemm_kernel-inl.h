@@ -1,0 +1,136 @@
+// GEMM register-blocked micro-kernel, compiled once per SIMD target (included from gemm.cpp
+// through hwy/foreach_target.h). A tile of up to kMR rows x kNR columns of C lives in vector
+// registers while the kernel streams a packed A panel (k-major, kMR floats per k) and a B panel
+// (kNR floats per k, `b_stride` floats apart).
+
+// Per-target include guard, as Highway's foreach_target requires.
+#if defined(KILN_CPU_GEMM_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KILN_CPU_GEMM_KERNEL_INL_H_
+#undef KILN_CPU_GEMM_KERNEL_INL_H_
+#else
+#define KILN_CPU_GEMM_KERNEL_INL_H_
+#endif
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu::HWY_NAMESPACE {
+namespace gemm {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+inline constexpr int64_t kLanes = HWY_LANES(float);
+// Two vectors of columns: each broadcast A value feeds two FMAs, and a row of the tile is one
+// 128-byte (two cache line) span of C on AVX-512.
+inline constexpr int64_t kNR = 2 * kLanes;
+// Rows: as many as the register file holds next to the two B vectors and one broadcast.
+// AVX-512 has 32 registers: 14 x 2 accumulators + 3 = 31. AVX2/SSE4 have 16: 6 x 2 + 3 = 15.
+inline constexpr int64_t kMR = HWY_MAX_BYTES >= 64 ? 14 : (kLanes > 1 ? 6 : 4);
+
+// How a kernel combines its accumulators with C.
+struct TileStore {
+  float alpha = 1.0f;
+  float c_scale = 0.0f;             // C = alpha * acc + c_scale * C; 0: C is not read
+  bool finish = false;              // last K block: add the biases, then clamp
+  const float* row_bias = nullptr;  // the tile's first row, or null
+  const float* col_bias = nullptr;  // the tile's first column, or null
+  bool clamp = false;
+  float lo = 0.0f;
+  float hi = 0.0f;
+};
+
+using KernelFn = void (*)(const float* HWY_RESTRICT a, size_t lda, const float* HWY_RESTRICT b,
+                          size_t b_stride, size_t kc, float* HWY_RESTRICT c, size_t ldc,
+                          const TileStore& store);
+
+// C tile (kRows x kNR at c, rows ldc apart) = store(sum over kc of A column x B row).
+// A is either packed (kDirectA false: kMR floats per k, lda unused) or read in place from
+// kRows rows lda floats apart (kDirectA true), which saves packing when each A panel is used
+// by only a few B panels. B rows are b_stride floats apart.
+template <size_t kRows, bool kDirectA>
+HWY_NOINLINE void micro_kernel(const float* HWY_RESTRICT a, size_t lda, const float* HWY_RESTRICT b,
+                               size_t b_stride, size_t kc, float* HWY_RESTRICT c, size_t ldc,
+                               const TileStore& store) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  // A tile of one to three rows has too few independent accumulator chains to hide the FMA
+  // latency (4 cycles, 2 pipes); give even and odd k their own accumulators instead.
+  constexpr size_t kSplit = kRows <= 3 ? 2 : 1;
+  V acc[kSplit][kRows][2];
+#pragma GCC unroll 32
+  for (size_t s = 0; s < kSplit; ++s) {
+#pragma GCC unroll 32
+    for (size_t i = 0; i < kRows; ++i) {
+      acc[s][i][0] = hn::Zero(d);
+      acc[s][i][1] = hn::Zero(d);
+    }
+  }
+  const float* HWY_RESTRICT rows[kRows];
+#pragma GCC unroll 32
+  for (size_t i = 0; i < kRows; ++i) rows[i] = a + i * lda;
+  // One k step into accumulator set s.
+  const auto step = [&](size_t s, size_t k) HWY_ATTR {
+    const V b0 = hn::LoadU(d, b);
+    const V b1 = hn::LoadU(d, b + kLanes);
+#pragma GCC unroll 32
+    for (size_t i = 0; i < kRows; ++i) {
+      const V ai = hn::Set(d, kDirectA ? rows[i][k] : a[k * kMR + i]);
+      acc[s][i][0] = hn::MulAdd(ai, b0, acc[s][i][0]);
+      acc[s][i][1] = hn::MulAdd(ai, b1, acc[s][i][1]);
+    }
+    b += b_stride;
+  };
+
+  size_t k = 0;
+  if constexpr (kSplit == 2) {
+    for (; k + 2 <= kc; k += 2) {
+      step(0, k);
+      step(1, k + 1);
+    }
+  }
+  for (; k < kc; ++k) step(0, k);
+
+  const V alpha = hn::Set(d, store.alpha);
+  const V c_scale = hn::Set(d, store.c_scale);
+  const V lo = hn::Set(d, store.lo);
+  const V hi = hn::Set(d, store.hi);
+#pragma GCC unroll 32
+  for (size_t i = 0; i < kRows; ++i) {
+    float* HWY_RESTRICT row = c + i * ldc;
+#pragma GCC unroll 2
+    for (size_t j = 0; j < 2; ++j) {
+      V v = acc[0][i][j];
+      if constexpr (kSplit == 2) v = hn::Add(v, acc[1][i][j]);
+      v = hn::Mul(v, alpha);
+      if (store.c_scale != 0.0f) v = hn::MulAdd(hn::LoadU(d, row + j * kLanes), c_scale, v);
+      if (store.finish) {
+        if (store.row_bias) v = hn::Add(v, hn::Set(d, store.row_bias[i]));
+        if (store.col_bias) v = hn::Add(v, hn::LoadU(d, store.col_bias + j * kLanes));
+        if (store.clamp) v = hn::Min(hn::Max(v, lo), hi);
+      }
+      hn::StoreU(v, d, row + j * kLanes);
+    }
+  }
+}
+
+// kernel_table(direct_a)[rows - 1] handles a tile of `rows` rows.
+template <bool kDirectA, size_t... kRows>
+constexpr auto make_kernel_table(std::index_sequence<kRows...>) {
+  return std::array<KernelFn, sizeof...(kRows)>{&micro_kernel<kRows + 1, kDirectA>...};
+}
+inline const std::array<KernelFn, kMR>& kernel_table(bool direct_a) {
+  static constexpr auto packed = make_kernel_table<false>(std::make_index_sequence<kMR>{});
+  static constexpr auto direct = make_kernel_table<true>(std::make_index_sequence<kMR>{});
+  return direct_a ? direct : packed;
+}
+
+}  // namespace gemm
+}  // namespace kiln::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

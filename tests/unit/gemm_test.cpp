@@ -1,0 +1,413 @@
+// Tests of kiln's float32 GEMM against a naive double-precision reference.
+//
+// Tolerance: a float32 dot product of length K, summed in any order, differs from the exact one
+// by at most about K * u * sum_k |a_k * b_k| (u = 2^-24, Higham's gamma_K bound); the blocked
+// kernels sum in a different order than the reference, so that bound is what can be promised.
+// We allow (K + 4) * FLT_EPSILON (= 2u) times the magnitude of every term (products, beta * C,
+// bias), which leaves headroom for the extra roundings of alpha, beta and the bias while still
+// catching any indexing bug (those give errors of the order of the magnitude itself).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/thread_pool.h"
+#include "hwy/targets.h"
+#include "kiln/error.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kSentinel = 12345.0f;
+
+struct Case {
+  bool trans_a = false;
+  bool trans_b = false;
+  int64_t m = 1;
+  int64_t n = 1;
+  int64_t k = 1;
+  int64_t pad = 0;  // extra floats per row in every leading dimension
+  GemmEpilogue ep;
+};
+
+std::string describe(const Case& c) {
+  return "trans_a=" + std::to_string(c.trans_a) + " trans_b=" + std::to_string(c.trans_b) +
+         " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) + " K=" + std::to_string(c.k) +
+         " pad=" + std::to_string(c.pad) + " alpha=" + std::to_string(c.ep.alpha) +
+         " beta=" + std::to_string(c.ep.beta) +
+         " bias=" + std::to_string(static_cast<int>(c.ep.bias_kind)) +
+         " act=" + std::to_string(static_cast<int>(c.ep.activation));
+}
+
+// Operands laid out as the API sees them, with NaN in the padding so that reading past a row
+// poisons the result, and a sentinel in C's padding to catch writes past a row.
+struct Operands {
+  int64_t lda, ldb, ldc;
+  std::vector<float> a, b, c, c_initial, bias;
+
+  Operands(const Case& cs, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const int64_t a_rows = cs.trans_a ? cs.k : cs.m;
+    const int64_t a_cols = cs.trans_a ? cs.m : cs.k;
+    const int64_t b_rows = cs.trans_b ? cs.n : cs.k;
+    const int64_t b_cols = cs.trans_b ? cs.k : cs.n;
+    lda = a_cols + cs.pad;
+    ldb = b_cols + cs.pad;
+    ldc = cs.n + cs.pad;
+    a = fill(a_rows, a_cols, lda, rng, dist, kNaN);
+    b = fill(b_rows, b_cols, ldb, rng, dist, kNaN);
+    c = fill(cs.m, cs.n, ldc, rng, dist, kSentinel);
+    if (cs.ep.beta == 0.0f) {  // C must not be read: make any read visible
+      for (int64_t i = 0; i < cs.m; ++i) std::fill_n(c.begin() + i * ldc, cs.n, kNaN);
+    }
+    c_initial = c;
+    const int64_t bias_len = cs.ep.bias_kind == GemmBias::kPerRow ? cs.m : cs.n;
+    for (int64_t i = 0; i < bias_len; ++i) bias.push_back(dist(rng));
+    if (bias.empty()) bias.push_back(0.0f);
+  }
+
+  static std::vector<float> fill(int64_t rows, int64_t cols, int64_t ld, std::mt19937& rng,
+                                 std::uniform_real_distribution<float>& dist, float padding) {
+    std::vector<float> v(static_cast<size_t>(std::max<int64_t>(rows * ld, 1)), padding);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) v[i * ld + j] = dist(rng);
+    }
+    return v;
+  }
+};
+
+// Checks ops.c against the double-precision reference for case cs.
+void expect_matches_reference(const Case& cs, const Operands& ops) {
+  const GemmEpilogue& ep = cs.ep;
+  int bad = 0;
+  for (int64_t i = 0; i < cs.m; ++i) {
+    for (int64_t j = 0; j < cs.n; ++j) {
+      double dot = 0.0;
+      double magnitude = 0.0;
+      for (int64_t t = 0; t < cs.k; ++t) {
+        const double av = cs.trans_a ? ops.a[t * ops.lda + i] : ops.a[i * ops.lda + t];
+        const double bv = cs.trans_b ? ops.b[j * ops.ldb + t] : ops.b[t * ops.ldb + j];
+        dot += av * bv;
+        magnitude += std::abs(av * bv);
+      }
+      double want = ep.alpha * dot;
+      magnitude *= std::abs(ep.alpha);
+      if (ep.beta != 0.0f) {
+        const double c0 = ops.c_initial[i * ops.ldc + j];
+        want += ep.beta * c0;
+        magnitude += std::abs(ep.beta * c0);
+      }
+      if (ep.bias_kind != GemmBias::kNone) {
+        const double bias = ops.bias[ep.bias_kind == GemmBias::kPerRow ? i : j];
+        want += bias;
+        magnitude += std::abs(bias);
+      }
+      if (ep.activation == GemmActivation::kRelu) want = std::max(want, 0.0);
+      if (ep.activation == GemmActivation::kClip) {
+        want = std::min(std::max(want, double{ep.clip_min}), double{ep.clip_max});
+      }
+      const double tolerance = (cs.k + 4) * FLT_EPSILON * magnitude + 1e-30;
+      const float got = ops.c[i * ops.ldc + j];
+      if (!(std::abs(got - want) <= tolerance) && ++bad <= 5) {
+        ADD_FAILURE() << describe(cs) << ": C(" << i << ", " << j << ") = " << got << ", want "
+                      << want << " +- " << tolerance;
+      }
+    }
+    for (int64_t j = cs.n; j < ops.ldc && i * ops.ldc + j < static_cast<int64_t>(ops.c.size());
+         ++j) {
+      if (ops.c[i * ops.ldc + j] != kSentinel && ++bad <= 5) {
+        ADD_FAILURE() << describe(cs) << ": wrote C(" << i << ", " << j << ") past the row";
+      }
+    }
+  }
+  if (bad > 5) ADD_FAILURE() << describe(cs) << ": " << bad << " mismatches in all";
+}
+
+GemmEpilogue with_bias(GemmEpilogue ep, const Operands& ops) {
+  if (ep.bias_kind != GemmBias::kNone) ep.bias = ops.bias.data();
+  return ep;
+}
+
+void run_unpacked(const Case& cs, uint32_t seed) {
+  Operands ops(cs, seed);
+  const bool plain =
+      cs.ep.bias_kind == GemmBias::kNone && cs.ep.activation == GemmActivation::kNone;
+  if (plain) {  // the BLAS-style overload
+    sgemm(cs.trans_a, cs.trans_b, cs.m, cs.n, cs.k, cs.ep.alpha, ops.a.data(), ops.lda,
+          ops.b.data(), ops.ldb, cs.ep.beta, ops.c.data(), ops.ldc);
+  } else {
+    sgemm(cs.trans_a, cs.trans_b, cs.m, cs.n, cs.k, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
+          ops.c.data(), ops.ldc, with_bias(cs.ep, ops));
+  }
+  expect_matches_reference(cs, ops);
+}
+
+void run_packed(const Case& cs, uint32_t seed) {
+  Operands ops(cs, seed);
+  const PackedB packed = pack_b(cs.trans_b, cs.k, cs.n, ops.b.data(), ops.ldb);
+  EXPECT_EQ(packed.k(), cs.k);
+  EXPECT_EQ(packed.n(), cs.n);
+  sgemm_packed(cs.trans_a, cs.m, ops.a.data(), ops.lda, packed, ops.c.data(), ops.ldc,
+               with_bias(cs.ep, ops));
+  expect_matches_reference(cs, ops);
+}
+
+// Shapes chosen to hit every path: 1x1x1, GEMV rows and columns, odd sizes around the register
+// tile (14 x 32 on AVX-512, 6 x 16 on AVX2), several K blocks (K > 256), several row blocks
+// (M > 168), few columns (the dot-product path), tiny K.
+const std::vector<std::array<int64_t, 3>>& shapes() {
+  static const std::vector<std::array<int64_t, 3>> list = {
+      {1, 1, 1},    {1, 1, 7},     {2, 3, 4},     {7, 5, 3},     {13, 17, 19}, {1, 100, 37},
+      {100, 1, 37}, {1, 300, 300}, {3, 70, 33},   {14, 32, 16},  {15, 33, 17}, {33, 65, 129},
+      {6, 16, 300}, {29, 31, 513}, {200, 70, 90}, {5, 8, 100},   {300, 3, 64}, {40, 40, 2},
+      {64, 96, 1},  {17, 4, 16},   {1, 47, 600},  {190, 97, 270}};
+  return list;
+}
+
+TEST(Gemm, MatchesReferenceAllTransposesAndScales) {
+  uint32_t seed = 1;
+  for (const auto& [m, n, k] : shapes()) {
+    for (int trans = 0; trans < 4; ++trans) {
+      for (const auto& [alpha, beta] :
+           std::vector<std::pair<float, float>>{{1.0f, 0.0f}, {0.5f, 2.0f}, {-1.0f, 1.0f}}) {
+        for (int64_t pad : {0, 3}) {
+          Case cs;
+          cs.trans_a = trans & 1;
+          cs.trans_b = trans & 2;
+          cs.m = m;
+          cs.n = n;
+          cs.k = k;
+          cs.pad = pad;
+          cs.ep.alpha = alpha;
+          cs.ep.beta = beta;
+          run_unpacked(cs, seed++);
+        }
+      }
+    }
+  }
+}
+
+TEST(Gemm, ZeroKScalesC) {
+  for (float beta : {0.0f, 1.0f, -2.5f}) {
+    Case cs;
+    cs.m = 5;
+    cs.n = 7;
+    cs.k = 0;
+    cs.pad = 2;
+    cs.ep.alpha = 3.0f;
+    cs.ep.beta = beta;
+    run_unpacked(cs, 7);
+    run_packed(cs, 8);
+  }
+}
+
+TEST(Gemm, ZeroAlphaDoesNotReadOperands) {
+  Case cs;
+  cs.m = 9;
+  cs.n = 11;
+  cs.k = 13;
+  cs.ep.alpha = 0.0f;
+  cs.ep.beta = 0.5f;
+  Operands ops(cs, 3);
+  std::fill(ops.a.begin(), ops.a.end(), kNaN);
+  std::fill(ops.b.begin(), ops.b.end(), kNaN);
+  sgemm(false, false, cs.m, cs.n, cs.k, 0.0f, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, 0.5f,
+        ops.c.data(), ops.ldc);
+  for (int64_t i = 0; i < cs.m * cs.n; ++i) {
+    EXPECT_EQ(ops.c[i], 0.5f * ops.c_initial[i]);
+  }
+}
+
+TEST(Gemm, EmptyDimensionsDoNothing) {
+  float c = kSentinel;
+  sgemm(false, false, 0, 1, 1, 1.0f, nullptr, 1, nullptr, 1, 0.0f, &c, 1);
+  sgemm(false, false, 1, 0, 1, 1.0f, nullptr, 1, nullptr, 1, 0.0f, &c, 1);
+  EXPECT_EQ(c, kSentinel);
+}
+
+TEST(Gemm, RejectsBadLeadingDimension) {
+  std::vector<float> a(12), b(12), c(12);
+  EXPECT_THROW(sgemm(false, false, 3, 4, 3, 1.0f, a.data(), 2, b.data(), 4, 0.0f, c.data(), 4),
+               kiln::Error);
+}
+
+std::vector<GemmEpilogue> epilogues() {
+  std::vector<GemmEpilogue> list;
+  for (GemmBias bias : {GemmBias::kNone, GemmBias::kPerRow, GemmBias::kPerColumn}) {
+    for (int act = 0; act < 4; ++act) {
+      for (float beta : {0.0f, 1.0f}) {
+        GemmEpilogue ep;
+        ep.bias_kind = bias;
+        ep.beta = beta;
+        if (act == 1) ep.activation = GemmActivation::kRelu;
+        if (act == 2) {  // relu6
+          ep.activation = GemmActivation::kClip;
+          ep.clip_min = 0.0f;
+          ep.clip_max = 6.0f;
+        }
+        if (act == 3) {  // a tight clip that most outputs hit
+          ep.activation = GemmActivation::kClip;
+          ep.clip_min = -0.25f;
+          ep.clip_max = 0.5f;
+        }
+        list.push_back(ep);
+      }
+    }
+  }
+  return list;
+}
+
+TEST(Gemm, PackedEveryEpilogue) {
+  uint32_t seed = 100;
+  for (const auto& [m, n, k] : shapes()) {
+    for (const GemmEpilogue& ep : epilogues()) {
+      for (int trans = 0; trans < 4; ++trans) {
+        Case cs;
+        cs.trans_a = trans & 1;
+        cs.trans_b = trans & 2;
+        cs.m = m;
+        cs.n = n;
+        cs.k = k;
+        cs.pad = trans == 3 ? 5 : 0;
+        cs.ep = ep;
+        run_packed(cs, seed++);
+      }
+    }
+  }
+}
+
+TEST(Gemm, UnpackedEveryEpilogue) {
+  uint32_t seed = 5000;
+  for (const auto& [m, n, k] : shapes()) {
+    for (GemmEpilogue ep : epilogues()) {
+      ep.alpha = 0.75f;
+      Case cs;
+      cs.trans_a = seed & 1;
+      cs.trans_b = seed & 2;
+      cs.m = m;
+      cs.n = n;
+      cs.k = k;
+      cs.pad = 1;
+      cs.ep = ep;
+      run_unpacked(cs, seed++);
+    }
+  }
+}
+
+TEST(Gemm, PackedAlphaScalesProductNotBias) {
+  Case cs;
+  cs.m = 20;
+  cs.n = 45;
+  cs.k = 30;
+  cs.ep.alpha = -2.0f;
+  cs.ep.beta = 0.5f;
+  cs.ep.bias_kind = GemmBias::kPerColumn;
+  run_packed(cs, 11);
+}
+
+TEST(Gemm, RepackReusesStorage) {
+  Case cs;
+  cs.m = 16;
+  cs.n = 100;
+  cs.k = 50;
+  Operands ops(cs, 12);
+  PackedB packed;
+  pack_b(false, cs.k, cs.n, ops.b.data(), ops.ldb, packed);
+  const size_t bytes = packed.size_bytes();
+  pack_b(false, cs.k, cs.n - 10, ops.b.data(), ops.ldb, packed);
+  EXPECT_EQ(packed.size_bytes(), bytes);
+  EXPECT_EQ(packed.n(), cs.n - 10);
+}
+
+TEST(Gemm, UnpackedBRejected) {
+  PackedB empty;
+  float c = 0.0f;
+  EXPECT_THROW(sgemm_packed(false, 1, &c, 1, empty, &c, 1), kiln::Error);
+}
+
+// Large enough to be split across the shared pool's threads (hardware threads unless
+// KILN_NUM_THREADS says otherwise), and also run from inside parallel jobs at once, which
+// exercises the per-thread packing buffers concurrently.
+TEST(Gemm, Multithreaded) {
+  const std::vector<Case> cases = [] {
+    std::vector<Case> list;
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {300, 257, 300}, {1, 3000, 700}, {700, 2, 300}, {8, 2000, 300}, {128, 768, 96}}) {
+      for (int trans = 0; trans < 4; ++trans) {
+        Case cs;
+        cs.trans_a = trans & 1;
+        cs.trans_b = trans & 2;
+        cs.m = m;
+        cs.n = n;
+        cs.k = k;
+        cs.ep.beta = 0.5f;
+        list.push_back(cs);
+      }
+    }
+    return list;
+  }();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    run_unpacked(cases[i], 200 + i);
+    run_packed(cases[i], 300 + i);
+  }
+  parallel_for(static_cast<int64_t>(cases.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      run_unpacked(cases[i], 400 + i);
+      run_packed(cases[i], 500 + i);
+    }
+  });
+}
+
+// Every SIMD target compiled in and supported here (AVX-512, AVX2, SSE4, SSSE3, scalar on
+// x86), on a few shapes that cross every tile edge.
+TEST(Gemm, EveryTarget) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    uint32_t seed = 9000;
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {1, 1, 1}, {1, 37, 19}, {23, 1, 9}, {7, 35, 300}, {31, 67, 45}, {5, 3, 40}}) {
+      for (int trans = 0; trans < 4; ++trans) {
+        Case cs;
+        cs.trans_a = trans & 1;
+        cs.trans_b = trans & 2;
+        cs.m = m;
+        cs.n = n;
+        cs.k = k;
+        cs.pad = 2;
+        cs.ep.beta = 1.0f;
+        cs.ep.bias_kind = GemmBias::kPerColumn;
+        cs.ep.activation = GemmActivation::kRelu;
+        run_unpacked(cs, seed++);
+        run_packed(cs, seed++);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(Gemm, PackedForAnotherTargetRejected) {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  if (targets.size() < 2) GTEST_SKIP() << "only one SIMD target here";
+  std::vector<float> b(64 * 64, 1.0f), c(64 * 64);
+  hwy::SetSupportedTargetsForTest(targets.back());
+  const PackedB packed = pack_b(false, 64, 64, b.data(), 64);
+  hwy::SetSupportedTargetsForTest(targets.front());
+  const bool same_width = targets.back() == targets.front();
+  if (!same_width) {
+    EXPECT_THROW(sgemm_packed(false, 64, b.data(), 64, packed, c.data(), 64), kiln::Error);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+}  // namespace
+}  // namespace kiln::cpu
