@@ -1,8 +1,149 @@
+// MaxPool, AveragePool, LpPool and their Global forms: attribute parsing, output shapes and
+// dtype dispatch. The loops live in backends/cpu/pool_kernels.
+#include <string>
+
+#include "backends/cpu/pool_kernels.h"
+#include "core/dtype_dispatch.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
+#include "ops/window_geometry.h"
 
 namespace kiln {
 
-void register_pool_ops(OpRegistry& registry) { (void)registry; }
+namespace {
+
+enum class Pool { kMax, kAverage, kLp };
+
+constexpr size_t kMaxSpatialRank = 12;
+
+struct PoolAttrs {
+  Pool kind = Pool::kMax;
+  WindowAttrs window;
+  bool count_include_pad = false;
+  bool column_major = false;
+  float p = 2.0f;
+};
+
+void check_input(const OpContext& ctx, const Tensor& x) {
+  if (x.rank() < 3)
+    ctx.fail("X must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
+  if (x.rank() - 2 > kMaxSpatialRank)
+    ctx.fail("X has too many spatial axes: " + x.shape().to_string());
+}
+
+[[noreturn]] void unsupported(const OpContext& ctx, DataType t, const char* allowed) {
+  ctx.fail("element type " + std::string(dtype_name(t)) + " is not supported (" + allowed + ")");
+}
+
+// Calls f.template operator()<T>() for the float types every pooling op accepts.
+template <class F>
+void visit_float(const OpContext& ctx, DataType t, F&& f) {
+  switch (t) {
+    case DataType::Float32:
+      return f.template operator()<float>();
+    case DataType::Float64:
+      return f.template operator()<double>();
+    case DataType::Float16:
+      return f.template operator()<Float16>();
+    case DataType::BFloat16:
+      return f.template operator()<BFloat16>();
+    default:
+      unsupported(ctx, t, "float32, float64, float16, bfloat16");
+  }
+}
+
+CpuKernel make_pool(const NodeInfo& info, Pool kind) {
+  PoolAttrs a;
+  a.kind = kind;
+  a.window = parse_window_attrs(info);
+  if (a.window.kernel_shape.empty()) info.fail("required attribute 'kernel_shape' is missing");
+  a.count_include_pad = info.attr_int("count_include_pad", 0) != 0;
+  const int64_t storage_order = info.attr_int("storage_order", 0);
+  if (storage_order != 0 && storage_order != 1) info.fail("storage_order must be 0 or 1");
+  a.column_major = storage_order == 1;
+  a.p = static_cast<float>(info.attr_int("p", 2));
+  if (kind == Pool::kLp && a.p <= 0) info.fail("p must be positive");
+  if (kind == Pool::kMax && info.num_outputs() > 1 && info.opset() < 8) {
+    info.fail("the Indices output needs opset 8 or later");
+  }
+  return [a](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    check_input(ctx, x);
+    const Shape in(x.shape().begin() + 2, x.shape().end());
+    if (a.window.kernel_shape.size() != in.size()) {
+      ctx.fail("kernel_shape has " + std::to_string(a.window.kernel_shape.size()) +
+               " entries but X " + x.shape().to_string() + " has " + std::to_string(in.size()) +
+               " spatial axes");
+    }
+    cpu::PoolShape s;
+    s.geometry = resolve_window(a.window, in, Shape(a.window.kernel_shape), ctx, &s.pad_end);
+    s.planes = x.shape()[0] * x.shape()[1];
+    Shape y_shape{x.shape()[0], x.shape()[1]};
+    for (int64_t d : s.geometry.out) y_shape.push_back(d);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
+    int64_t* indices = nullptr;
+    if (a.kind == Pool::kMax && ctx.num_outputs() > 1 && ctx.wants_output(1)) {
+      indices = ctx.allocate_output(1, DataType::Int64, y_shape).mutable_data<int64_t>();
+    }
+    if (a.kind == Pool::kMax) {
+      auto run = [&]<class T>() {
+        cpu::max_pool<T>(s, x.data<T>(), y.mutable_data<T>(), indices, a.column_major);
+      };
+      if (x.dtype() == DataType::Int8) return run.template operator()<int8_t>();
+      if (x.dtype() == DataType::UInt8) return run.template operator()<uint8_t>();
+      return visit_float(ctx, x.dtype(), run);
+    }
+    visit_float(ctx, x.dtype(), [&]<class T>() {
+      if (a.kind == Pool::kAverage) {
+        cpu::average_pool<T>(s, x.data<T>(), y.mutable_data<T>(), a.count_include_pad);
+      } else {
+        cpu::lp_pool<T>(s, x.data<T>(), y.mutable_data<T>(), a.p);
+      }
+    });
+  };
+}
+
+CpuKernel make_global_pool(const NodeInfo& info, Pool kind) {
+  const float p = static_cast<float>(info.attr_int("p", 2));
+  if (kind == Pool::kLp && p <= 0) info.fail("p must be positive");
+  return [kind, p](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    check_input(ctx, x);
+    Shape y_shape{x.shape()[0], x.shape()[1]};
+    for (size_t d = 2; d < x.rank(); ++d) y_shape.push_back(1);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
+    const int64_t planes = x.shape()[0] * x.shape()[1];
+    const int64_t plane_size = Shape(x.shape().begin() + 2, x.shape().end()).element_count();
+    if (kind == Pool::kMax) {
+      auto run = [&]<class T>() {
+        cpu::global_max_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>());
+      };
+      if (x.dtype() == DataType::Int8) return run.template operator()<int8_t>();
+      if (x.dtype() == DataType::UInt8) return run.template operator()<uint8_t>();
+      return visit_float(ctx, x.dtype(), run);
+    }
+    visit_float(ctx, x.dtype(), [&]<class T>() {
+      if (kind == Pool::kAverage) {
+        cpu::global_average_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>());
+      } else {
+        cpu::global_lp_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>(), p);
+      }
+    });
+  };
+}
+
+}  // namespace
+
+void register_pool_ops(OpRegistry& registry) {
+  registry.add("MaxPool", [](const NodeInfo& info) { return make_pool(info, Pool::kMax); });
+  registry.add("AveragePool", [](const NodeInfo& info) { return make_pool(info, Pool::kAverage); });
+  registry.add("LpPool", [](const NodeInfo& info) { return make_pool(info, Pool::kLp); });
+  registry.add("GlobalMaxPool",
+               [](const NodeInfo& info) { return make_global_pool(info, Pool::kMax); });
+  registry.add("GlobalAveragePool",
+               [](const NodeInfo& info) { return make_global_pool(info, Pool::kAverage); });
+  registry.add("GlobalLpPool",
+               [](const NodeInfo& info) { return make_global_pool(info, Pool::kLp); });
+}
 
 }  // namespace kiln

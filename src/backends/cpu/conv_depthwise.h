@@ -1,0 +1,17 @@
+// Depthwise convolution (one filter per channel, group == channels) over 1-D and 2-D images:
+// too little arithmetic per element for a GEMM to pay off, so each output plane is computed
+// directly, vectorised along the output row.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/cpu/conv_geometry.h"
+
+namespace kiln::cpu {
+
+// y (out plane) = bias + sum over taps of w[tap] * x (in plane) under the window, for one
+// channel of a rank-2 geometry (a 1-D conv is passed as height 1).
+void depthwise_conv2d_plane(const ConvGeometry& g, const float* x, const float* w, float bias,
+                            float* y);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,159 @@
+#include "backends/cpu/conv_f32.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
+#include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_im2col.h"
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/thread_pool.h"
+#include "hwy/aligned_allocator.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+struct ScratchBuffer {
+  hwy::AlignedFreeUniquePtr<float[]> data;
+  size_t capacity = 0;
+};
+thread_local std::array<ScratchBuffer, static_cast<size_t>(ConvScratch::kCount)> scratch_buffers;
+
+// Columns per im2col chunk: the chunk (taps * C/group rows) should stay in L2 while the GEMM
+// packs and streams it. A multiple of 32 keeps the GEMM's column panels full.
+int64_t chunk_columns(int64_t rows, int64_t total) {
+  static const int64_t budget_floats = [] {
+    const char* v = std::getenv("KILN_CONV_CHUNK_FLOATS");
+    return v ? std::max<int64_t>(1024, std::atoll(v)) : int64_t{48 * 1024};
+  }();
+  int64_t cols = budget_floats / std::max<int64_t>(rows, 1);
+  cols = std::max<int64_t>(32, cols / 32 * 32);
+  // Split evenly rather than leave a sliver for the last chunk.
+  const int64_t chunks = (total + cols - 1) / cols;
+  cols = (total + chunks - 1) / chunks;
+  return std::min(total, (cols + 31) / 32 * 32);
+}
+
+bool is_pointwise(const ConvGeometry& g) {
+  for (size_t d = 0; d < g.rank(); ++d) {
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.in[d] != g.out[d]) return false;
+  }
+  return true;
+}
+
+GemmEpilogue bias_epilogue(const float* bias) {
+  GemmEpilogue ep;
+  if (bias) {
+    ep.bias_kind = GemmBias::kPerRow;
+    ep.bias = bias;
+  }
+  return ep;
+}
+
+// The geometry of a 1-D or 2-D window as the 2-D depthwise kernel wants it.
+ConvGeometry as_2d(const ConvGeometry& g) {
+  if (g.rank() == 2) return g;
+  ConvGeometry r;
+  r.in = {1, g.in[0]};
+  r.out = {1, g.out[0]};
+  r.kernel = {1, g.kernel[0]};
+  r.stride = {1, g.stride[0]};
+  r.dilation = {1, g.dilation[0]};
+  r.pad = {0, g.pad[0]};
+  return r;
+}
+
+}  // namespace
+
+float* conv_scratch(ConvScratch slot, size_t floats) {
+  ScratchBuffer& b = scratch_buffers[static_cast<size_t>(slot)];
+  if (floats > b.capacity || b.data == nullptr) {
+    const size_t capacity = floats + floats / 4 + 64;
+    b.data = hwy::AllocateAligned<float>(capacity);
+    b.capacity = capacity;
+  }
+  return b.data.get();
+}
+
+void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y) {
+  const ConvGeometry& g = p.geometry;
+  const int64_t cg = p.in_channels / p.group;
+  const int64_t mg = p.out_channels / p.group;
+  const int64_t in_size = g.in_size();
+  const int64_t out_size = g.out_size();
+  const int64_t taps = g.kernel_size();
+  const int64_t k = cg * taps;
+  if (out_size == 0 || p.batch == 0 || p.out_channels == 0) return;
+
+  if (cg == 1 && g.rank() <= 2) {
+    // Depthwise (channel multiplier mg): output channel m reads input channel m / mg.
+    const ConvGeometry g2 = as_2d(g);
+    const int64_t planes = p.batch * p.out_channels;
+    const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size * taps, 1));
+    parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t n = plane / p.out_channels, m = plane % p.out_channels;
+        const float* xp = x + (n * p.in_channels + m / mg) * in_size;
+        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, y + plane * out_size);
+      }
+    });
+    return;
+  }
+
+  const bool pointwise = is_pointwise(g);
+  const int64_t chunk = pointwise ? out_size : chunk_columns(k, out_size);
+  float* cols =
+      pointwise ? nullptr : conv_scratch(ConvScratch::kColumns, static_cast<size_t>(k * chunk));
+  for (int64_t n = 0; n < p.batch; ++n) {
+    for (int64_t grp = 0; grp < p.group; ++grp) {
+      const float* xg = x + (n * p.in_channels + grp * cg) * in_size;
+      const float* wg = w + grp * mg * k;
+      float* yg = y + (n * p.out_channels + grp * mg) * out_size;
+      const GemmEpilogue ep = bias_epilogue(bias ? bias + grp * mg : nullptr);
+      if (pointwise) {
+        sgemm(false, false, mg, out_size, k, wg, k, xg, in_size, yg, out_size, ep);
+        continue;
+      }
+      for (int64_t c0 = 0; c0 < out_size; c0 += chunk) {
+        const int64_t width = std::min(chunk, out_size - c0);
+        im2col(g, cg, xg, c0, c0 + width, cols);
+        sgemm(false, false, mg, width, k, wg, k, cols, width, yg + c0, out_size, ep);
+      }
+    }
+  }
+}
+
+void conv_transpose_f32(const ConvProblem& p, const float* x, const float* w, const float* bias,
+                        float* y) {
+  const ConvGeometry& g = p.geometry;
+  const int64_t cg = p.in_channels / p.group;
+  const int64_t mg = p.out_channels / p.group;
+  const int64_t x_size = g.out_size();  // window positions = the input's spatial size
+  const int64_t y_size = g.in_size();
+  const int64_t taps = g.kernel_size();
+  const int64_t rows = mg * taps;
+  if (y_size == 0 || p.batch == 0 || p.out_channels == 0) return;
+  const bool pointwise = is_pointwise(g);
+  float* cols =
+      pointwise ? nullptr : conv_scratch(ConvScratch::kColumns, static_cast<size_t>(rows * x_size));
+  for (int64_t n = 0; n < p.batch; ++n) {
+    for (int64_t grp = 0; grp < p.group; ++grp) {
+      const float* xg = x + (n * p.in_channels + grp * cg) * x_size;
+      const float* wg = w + grp * cg * rows;
+      float* yg = y + (n * p.out_channels + grp * mg) * y_size;
+      const float* bg = bias ? bias + grp * mg : nullptr;
+      if (pointwise) {
+        sgemm(true, false, mg, x_size, cg, wg, rows, xg, x_size, yg, y_size, bias_epilogue(bg));
+        continue;
+      }
+      sgemm(true, false, rows, x_size, cg, 1.0f, wg, rows, xg, x_size, 0.0f, cols, x_size);
+      for (int64_t m = 0; m < mg; ++m) {
+        std::fill(yg + m * y_size, yg + (m + 1) * y_size, bg ? bg[m] : 0.0f);
+      }
+      col2im_add(g, mg, cols, yg);
+    }
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,27 @@
+// The resolved geometry of a sliding window over an N-D image, as the CPU kernels see it:
+// output position o and kernel tap k along axis d read image position
+//   o * stride[d] + k * dilation[d] - pad[d]
+// which is padding (zero, or skipped) when it falls outside [0, in[d]).
+#pragma once
+
+#include <cstdint>
+
+#include "kiln/shape.h"
+
+namespace kiln::cpu {
+
+struct ConvGeometry {
+  Shape in;      // image spatial dims
+  Shape out;     // window positions per axis (the conv output / column spatial dims)
+  Shape kernel;  // taps per axis
+  Shape stride;
+  Shape dilation;
+  Shape pad;  // begin pads; may be negative for ConvTranspose with a larger output_shape
+
+  size_t rank() const { return in.size(); }
+  int64_t in_size() const { return in.element_count(); }
+  int64_t out_size() const { return out.element_count(); }
+  int64_t kernel_size() const { return kernel.element_count(); }
+};
+
+}  // namespace kiln::cpu
