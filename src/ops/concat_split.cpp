@@ -1,8 +1,158 @@
+// Concat and Split. Seen as [outer, axis * inner], every input of Concat (output of Split) is a
+// block of columns of the bigger tensor: a 2-D strided copy whose rows are one memcpy each.
+#include "backends/cpu/strided_copy.h"
 #include "ops/all_ops.h"
+#include "ops/index_list.h"
 #include "ops/op_registry.h"
 
 namespace kiln {
 
-void register_concat_split_ops(OpRegistry& registry) { (void)registry; }
+namespace {
+
+std::byte* byte_at(Tensor& t, int64_t element) {
+  return static_cast<std::byte*>(t.mutable_raw_data()) +
+         element * static_cast<int64_t>(dtype_size(t.dtype()));
+}
+const std::byte* byte_at(const Tensor& t, int64_t element) {
+  return static_cast<const std::byte*>(t.raw_data()) +
+         element * static_cast<int64_t>(dtype_size(t.dtype()));
+}
+
+CpuKernel make_concat(const NodeInfo& info) {
+  // Concat-1 had a default axis; it is required since opset 4.
+  const int64_t axis_attr = info.opset() < 4 ? info.attr_int("axis", 1) : info.required_int("axis");
+  return [=](OpContext& ctx) {
+    const size_t count = ctx.num_inputs();
+    if (count == 0 || !ctx.has_input(0)) ctx.fail("needs at least one input");
+    const Tensor& first = ctx.input(0);
+    const auto rank = static_cast<int64_t>(first.rank());
+    if (rank == 0) ctx.fail("cannot concatenate scalars");
+    const int64_t axis = checked_axis(ctx, axis_attr, rank, "axis");
+    Shape out_shape = first.shape();
+    out_shape[axis] = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (!ctx.has_input(i)) ctx.fail("input " + std::to_string(i) + " is missing");
+      const Tensor& t = ctx.input(i);
+      if (t.dtype() != first.dtype()) {
+        ctx.fail("input " + std::to_string(i) + " is " + std::string(dtype_name(t.dtype())) +
+                 ", input 0 is " + std::string(dtype_name(first.dtype())));
+      }
+      bool compatible = t.rank() == first.rank();
+      for (int64_t d = 0; compatible && d < rank; ++d)
+        compatible = d == axis || t.shape()[d] == first.shape()[d];
+      if (!compatible) {
+        ctx.fail("input " + std::to_string(i) + " has shape " + t.shape().to_string() +
+                 ", which does not match input 0's " + first.shape().to_string() +
+                 " outside axis " + std::to_string(axis));
+      }
+      out_shape[axis] += t.shape()[axis];
+    }
+    Tensor& y = ctx.allocate_output(0, first.dtype(), out_shape);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d < axis) outer *= out_shape[d];
+      if (d > axis) inner *= out_shape[d];
+    }
+    const int64_t out_row = out_shape[axis] * inner;
+    int64_t column = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const Tensor& t = ctx.input(i);
+      const int64_t row = t.shape()[axis] * inner;
+      if (row == 0 || outer == 0) continue;  // nothing to copy, and no data to point into
+      cpu::strided_copy(t.dtype(), Shape{outer, row}, byte_at(y, column), Shape{out_row, 1},
+                        t.raw_data(), Shape{row, 1});
+      column += row;
+    }
+  };
+}
+
+CpuKernel make_split(const NodeInfo& info) {
+  const int64_t axis_attr = info.attr_int("axis", 0);
+  // The sizes come from the 'split' attribute before opset 13 (or, in Split-1, optionally from
+  // a second input) and from the 'split' input since; Split-18 adds num_outputs for
+  // near-equal parts.
+  const bool split_from_input = info.opset() >= 13 || (info.opset() < 2 && info.has_input(1));
+  const Shape split_attr(info.attr_ints("split"));
+  const bool has_split_attr = !split_from_input && info.has_attr("split");
+  const bool has_num_outputs = info.opset() >= 18 && info.has_attr("num_outputs");
+  const int64_t num_outputs = info.attr_int("num_outputs", 0);
+  if (has_num_outputs) {
+    if (info.has_input(1)) info.fail("'split' and 'num_outputs' cannot both be given");
+    if (num_outputs < 1 || num_outputs != static_cast<int64_t>(info.num_outputs())) {
+      info.fail("num_outputs is " + std::to_string(num_outputs) + " but the node has " +
+                std::to_string(info.num_outputs()) + " outputs");
+    }
+  }
+  return [=](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Shape& in = x.shape();
+    const auto rank = static_cast<int64_t>(in.size());
+    if (rank == 0) ctx.fail("cannot split a scalar");
+    const int64_t axis = checked_axis(ctx, axis_attr, rank, "axis");
+    const int64_t dim = in[axis];
+    const auto outputs = static_cast<int64_t>(ctx.num_outputs());
+    Shape split;
+    if (split_from_input && ctx.has_input(1)) {
+      split = read_index_list(ctx, ctx.input(1), "split");
+    } else if (has_split_attr) {
+      split = split_attr;
+    } else if (has_num_outputs) {
+      // Parts of ceil(dim / n), the last one smaller (ONNX Split-18).
+      const int64_t part = (dim + outputs - 1) / outputs;
+      split.resize(static_cast<size_t>(outputs), part);
+      split.back() = dim - part * (outputs - 1);
+      if (split.back() < 0) {
+        ctx.fail("cannot split a dimension of " + std::to_string(dim) + " into " +
+                 std::to_string(outputs) + " parts of " + std::to_string(part));
+      }
+    } else {
+      if (dim % outputs != 0) {
+        ctx.fail("cannot split a dimension of " + std::to_string(dim) + " into " +
+                 std::to_string(outputs) + " equal parts");
+      }
+      split.resize(static_cast<size_t>(outputs), dim / outputs);
+    }
+    if (static_cast<int64_t>(split.size()) != outputs) {
+      ctx.fail("split " + split.to_string() + " has " + std::to_string(split.size()) +
+               " entries for " + std::to_string(outputs) + " outputs");
+    }
+    int64_t total = 0;
+    for (int64_t s : split) {
+      if (s < 0) ctx.fail("split " + split.to_string() + " has a negative size");
+      total += s;
+    }
+    if (total != dim) {
+      ctx.fail("split " + split.to_string() + " sums to " + std::to_string(total) +
+               ", not to the size of axis " + std::to_string(axis) + " (" + std::to_string(dim) +
+               ")");
+    }
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d < axis) outer *= in[d];
+      if (d > axis) inner *= in[d];
+    }
+    const int64_t in_row = dim * inner;
+    int64_t column = 0;
+    for (int64_t i = 0; i < outputs; ++i) {
+      const int64_t row = split[i] * inner;
+      if (ctx.wants_output(i)) {
+        Shape out_shape = in;
+        out_shape[axis] = split[i];
+        Tensor& y = ctx.allocate_output(i, x.dtype(), out_shape);
+        if (row != 0 && outer != 0)
+          cpu::strided_copy(x.dtype(), Shape{outer, row}, y.mutable_raw_data(), Shape{row, 1},
+                            byte_at(x, column), Shape{in_row, 1});
+      }
+      column += row;
+    }
+  };
+}
+
+}  // namespace
+
+void register_concat_split_ops(OpRegistry& registry) {
+  registry.add("Concat", make_concat);
+  registry.add("Split", make_split);
+}
 
 }  // namespace kiln
