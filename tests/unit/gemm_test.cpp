@@ -163,13 +163,14 @@ void run_packed(const Case& cs, uint32_t seed) {
 
 // Shapes chosen to hit every path: 1x1x1, GEMV rows and columns, odd sizes around the register
 // tile (14 x 32 on AVX-512, 6 x 16 on AVX2), several K blocks (K > 256), several row blocks
-// (M > 168), few columns (the dot-product path), tiny K.
+// (M > 168), few columns (the dot-product path), tiny K, K = lda = 512 (A packed rather than
+// read in place), many column panels.
 const std::vector<std::array<int64_t, 3>>& shapes() {
   static const std::vector<std::array<int64_t, 3>> list = {
-      {1, 1, 1},    {1, 1, 7},     {2, 3, 4},     {7, 5, 3},     {13, 17, 19}, {1, 100, 37},
-      {100, 1, 37}, {1, 300, 300}, {3, 70, 33},   {14, 32, 16},  {15, 33, 17}, {33, 65, 129},
-      {6, 16, 300}, {29, 31, 513}, {200, 70, 90}, {5, 8, 100},   {300, 3, 64}, {40, 40, 2},
-      {64, 96, 1},  {17, 4, 16},   {1, 47, 600},  {190, 97, 270}};
+      {1, 1, 1},    {1, 1, 7},     {2, 3, 4},     {7, 5, 3},      {13, 17, 19},  {1, 100, 37},
+      {100, 1, 37}, {1, 300, 300}, {3, 70, 33},   {14, 32, 16},   {15, 33, 17},  {33, 65, 129},
+      {6, 16, 300}, {29, 31, 513}, {200, 70, 90}, {5, 8, 100},    {300, 3, 64},  {40, 40, 2},
+      {64, 96, 1},  {17, 4, 16},   {1, 47, 600},  {190, 97, 270}, {20, 40, 512}, {30, 300, 64}};
   return list;
 }
 

@@ -16,7 +16,9 @@
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu::HWY_NAMESPACE {
 
-int64_t gemm_panel_width() { return static_cast<int64_t>(gemm::kNR); }
+int64_t gemm_panel_width() { return gemm::kNR; }
+
+int64_t gemm_packed_floats(int64_t k, int64_t n) { return gemm::packed_b_floats(k, n); }
 
 void gemm_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb, float* dst) {
   gemm::pack_b_all(trans_b, k, n, b, ldb, dst);
@@ -39,6 +41,7 @@ HWY_AFTER_NAMESPACE();
 namespace kiln::cpu {
 
 HWY_EXPORT(gemm_panel_width);
+HWY_EXPORT(gemm_packed_floats);
 HWY_EXPORT(gemm_pack_b);
 HWY_EXPORT(gemm_run_packed);
 HWY_EXPORT(gemm_run);
@@ -141,8 +144,7 @@ PackedB pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb) 
 void pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, PackedB& out) {
   check_dims(0, N, K);
   const int64_t width = HWY_DYNAMIC_DISPATCH(gemm_panel_width)();
-  const int64_t panels = (N + width - 1) / width;
-  const size_t floats = static_cast<size_t>(panels * width * K);
+  const size_t floats = static_cast<size_t>(HWY_DYNAMIC_DISPATCH(gemm_packed_floats)(K, N));
   if (floats > out.capacity_ || out.data_ == nullptr) {
     out.data_ = hwy::AllocateAligned<float>(std::max<size_t>(floats, 1));
     out.capacity_ = std::max<size_t>(floats, 1);

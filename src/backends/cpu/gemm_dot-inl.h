@@ -81,11 +81,12 @@ inline const std::array<std::array<DotFn, kDotCols>, kDotRows>& dot_table() {
 }
 
 // Whether the dot-product path beats the blocked one: it needs op(A) rows contiguous in K
-// (gathering is cheap only for a single row) and enough K to fill vectors.
+// (gathering is cheap only for a single row) and enough K to fill vectors. (M == 1 with
+// op(B) = B, and N == 1 with op(A) = A^T, go to gemv first.)
 inline bool use_dot_path(const gemm_detail::Problem& p, bool trans_b) {
-  if (p.k < static_cast<int64_t>(kLanes)) return false;
-  if (p.m == 1) return trans_b;  // M == 1 without transpose streams B rows in the blocked path
-  return !p.trans_a && p.n <= static_cast<int64_t>(kNR / 4);
+  if (p.k < kLanes) return false;
+  if (p.m == 1) return trans_b;
+  return !p.trans_a && p.n <= kNR / 4;
 }
 
 inline void dot_gemm(const gemm_detail::Problem& p, bool trans_b, const float* b, int64_t ldb) {

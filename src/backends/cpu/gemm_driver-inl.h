@@ -23,6 +23,7 @@
 
 #include "backends/cpu/gemm_detail.h"
 #include "backends/cpu/gemm_dot-inl.h"
+#include "backends/cpu/gemm_gemv-inl.h"
 #include "backends/cpu/gemm_kernel-inl.h"
 #include "backends/cpu/gemm_pack-inl.h"
 #include "backends/cpu/gemm_plan.h"
@@ -117,7 +118,6 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
     // Only the last panel is copied: reading kNR columns there would run past B.
     b_block = gemm_detail::thread_scratch(Scratch::kPackB, static_cast<size_t>(kc_block * kNR));
   }
-  const auto& kernels = kernel_table(direct_a);
   const size_t lda = static_cast<size_t>(p.lda);
   const size_t ldc = static_cast<size_t>(p.ldc);
 
@@ -143,13 +143,15 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
         for (int64_t jp = jc; jp < jc_end; ++jp) {
           const int64_t n0 = jp * kNR;
           const size_t n_valid = static_cast<size_t>(std::min(kNR, p.n - n0));
+          const int64_t width = panel_width(jp, p.n);
+          const KernelTable& kernels = kernel_table(width == kNR ? 2 : 1, direct_a);
           const float* b_panel;
-          size_t b_stride = kNR;
+          size_t b_stride = static_cast<size_t>(width);
           if (in.mode == BMode::kPrepacked) {
-            b_panel = in.packed + jp * k * kNR + pc * kNR;
+            b_panel = in.packed + jp * k * kNR + pc * width;
           } else if (in.mode == BMode::kPackInBlock) {
             b_panel = b_block + (jp - jc) * kc * kNR;
-          } else if (n_valid == kNR) {
+          } else if (n_valid == static_cast<size_t>(kNR)) {
             b_panel = in.b + pc * in.ldb + n0;
             b_stride = static_cast<size_t>(in.ldb);
           } else {
@@ -162,7 +164,7 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
             store.col_bias = p.ep.col_bias ? p.ep.col_bias + n0 : nullptr;
             const float* a_panel = direct_a ? p.a + (ic + ir) * p.lda + pc : a_block + ir * kc;
             const KernelFn kernel = kernels[rows - 1];
-            if (n_valid == kNR) {
+            if (n_valid == static_cast<size_t>(width)) {
               kernel(a_panel, lda, b_panel, b_stride, static_cast<size_t>(kc), c, ldc, store);
             } else {
               run_edge_tile(kernel, a_panel, lda, b_panel, b_stride, static_cast<size_t>(kc), c,
@@ -198,7 +200,10 @@ inline void run_parts(const gemm_detail::Problem& p, const BInput& in, gemm_deta
   }
 }
 
-inline int64_t packed_b_floats(int64_t k, int64_t n) { return (n + kNR - 1) / kNR * kNR * k; }
+inline int64_t packed_b_floats(int64_t k, int64_t n) {
+  const int64_t panels = (n + kNR - 1) / kNR;
+  return panels == 0 ? 0 : ((panels - 1) * kNR + panel_width(panels - 1, n)) * k;
+}
 
 // Packs all of op(B) into panels of K x kNR, splitting large packs across threads.
 inline void pack_b_all(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb,
@@ -228,6 +233,10 @@ inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packe
 
 inline void gemm_unpacked(const gemm_detail::Problem& p, bool trans_b, const float* b,
                           int64_t ldb) {
+  if (use_gemv_path(p, trans_b)) {
+    gemv(p, trans_b, b, ldb);
+    return;
+  }
   if (use_dot_path(p, trans_b)) {
     dot_gemm(p, trans_b, b, ldb);
     return;

@@ -48,26 +48,27 @@ using KernelFn = void (*)(const float* HWY_RESTRICT a, size_t lda, const float* 
                           size_t b_stride, size_t kc, float* HWY_RESTRICT c, size_t ldc,
                           const TileStore& store);
 
-// C tile (kRows x kNR at c, rows ldc apart) = store(sum over kc of A column x B row).
+// C tile (kRows x kVecs vectors at c, rows ldc apart) = store(sum over kc of A column x B row).
 // A is either packed (kDirectA false: kMR floats per k, lda unused) or read in place from
 // kRows rows lda floats apart (kDirectA true), which saves packing when each A panel is used
-// by only a few B panels. B rows are b_stride floats apart.
-template <size_t kRows, bool kDirectA>
+// by only a few B panels. B rows are b_stride floats apart. kVecs is 2 (a full kNR panel) or 1
+// (a last panel of at most kLanes columns, packed half-width to skip the padding FMAs).
+template <size_t kRows, size_t kVecs, bool kDirectA>
 HWY_NOINLINE void micro_kernel(const float* HWY_RESTRICT a, size_t lda, const float* HWY_RESTRICT b,
                                size_t b_stride, size_t kc, float* HWY_RESTRICT c, size_t ldc,
                                const TileStore& store) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
-  // A tile of one to three rows has too few independent accumulator chains to hide the FMA
-  // latency (4 cycles, 2 pipes); give even and odd k their own accumulators instead.
-  constexpr size_t kSplit = kRows <= 3 ? 2 : 1;
-  V acc[kSplit][kRows][2];
+  // With fewer than 8 independent accumulator chains the FMA latency (4 cycles on each of 2
+  // pipes) would show; then even and odd k get their own accumulators.
+  constexpr size_t kSplit = kRows * kVecs < 8 ? 2 : 1;
+  V acc[kSplit][kRows][kVecs];
 #pragma GCC unroll 32
   for (size_t s = 0; s < kSplit; ++s) {
 #pragma GCC unroll 32
     for (size_t i = 0; i < kRows; ++i) {
-      acc[s][i][0] = hn::Zero(d);
-      acc[s][i][1] = hn::Zero(d);
+#pragma GCC unroll 2
+      for (size_t j = 0; j < kVecs; ++j) acc[s][i][j] = hn::Zero(d);
     }
   }
   const float* HWY_RESTRICT rows[kRows];
@@ -75,13 +76,14 @@ HWY_NOINLINE void micro_kernel(const float* HWY_RESTRICT a, size_t lda, const fl
   for (size_t i = 0; i < kRows; ++i) rows[i] = a + i * lda;
   // One k step into accumulator set s.
   const auto step = [&](size_t s, size_t k) HWY_ATTR {
-    const V b0 = hn::LoadU(d, b);
-    const V b1 = hn::LoadU(d, b + kLanes);
+    V bv[kVecs];
+#pragma GCC unroll 2
+    for (size_t j = 0; j < kVecs; ++j) bv[j] = hn::LoadU(d, b + j * kLanes);
 #pragma GCC unroll 32
     for (size_t i = 0; i < kRows; ++i) {
       const V ai = hn::Set(d, kDirectA ? rows[i][k] : a[k * kMR + i]);
-      acc[s][i][0] = hn::MulAdd(ai, b0, acc[s][i][0]);
-      acc[s][i][1] = hn::MulAdd(ai, b1, acc[s][i][1]);
+#pragma GCC unroll 2
+      for (size_t j = 0; j < kVecs; ++j) acc[s][i][j] = hn::MulAdd(ai, bv[j], acc[s][i][j]);
     }
     b += b_stride;
   };
@@ -103,7 +105,7 @@ HWY_NOINLINE void micro_kernel(const float* HWY_RESTRICT a, size_t lda, const fl
   for (size_t i = 0; i < kRows; ++i) {
     float* HWY_RESTRICT row = c + i * ldc;
 #pragma GCC unroll 2
-    for (size_t j = 0; j < 2; ++j) {
+    for (size_t j = 0; j < kVecs; ++j) {
       V v = acc[0][i][j];
       if constexpr (kSplit == 2) v = hn::Add(v, acc[1][i][j]);
       v = hn::Mul(v, alpha);
@@ -118,16 +120,24 @@ HWY_NOINLINE void micro_kernel(const float* HWY_RESTRICT a, size_t lda, const fl
   }
 }
 
-// kernel_table(direct_a)[rows - 1] handles a tile of `rows` rows.
-template <bool kDirectA, size_t... kRows>
-constexpr auto make_kernel_table(std::index_sequence<kRows...>) {
-  return std::array<KernelFn, sizeof...(kRows)>{&micro_kernel<kRows + 1, kDirectA>...};
+using KernelTable = std::array<KernelFn, kMR>;
+
+template <size_t kVecs, bool kDirectA, size_t... kRows>
+constexpr KernelTable make_kernel_table(std::index_sequence<kRows...>) {
+  return {&micro_kernel<kRows + 1, kVecs, kDirectA>...};
 }
-inline const std::array<KernelFn, kMR>& kernel_table(bool direct_a) {
-  static constexpr auto packed = make_kernel_table<false>(std::make_index_sequence<kMR>{});
-  static constexpr auto direct = make_kernel_table<true>(std::make_index_sequence<kMR>{});
-  return direct_a ? direct : packed;
+
+// kernel_table(vecs, direct_a)[rows - 1] handles a tile of `rows` rows and `vecs` vectors.
+inline const KernelTable& kernel_table(size_t vecs, bool direct_a) {
+  using Rows = std::make_index_sequence<kMR>;
+  static constexpr KernelTable tables[2][2] = {
+      {make_kernel_table<1, false>(Rows{}), make_kernel_table<1, true>(Rows{})},
+      {make_kernel_table<2, false>(Rows{}), make_kernel_table<2, true>(Rows{})}};
+  return tables[vecs - 1][direct_a];
 }
+
+// Columns of B panel jp as packed: kNR, or kLanes for a last panel that narrow.
+inline int64_t panel_width(int64_t jp, int64_t n) { return n - jp * kNR <= kLanes ? kLanes : kNR; }
 
 }  // namespace gemm
 }  // namespace kiln::cpu::HWY_NAMESPACE
