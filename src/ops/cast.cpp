@@ -1,8 +1,265 @@
+// Cast and CastLike: element type conversion between every pair of ONNX types but complex.
+//
+// Numeric rules live in backends/cpu/cast_convert.h. Strings follow the Cast spec:
+//  - string -> number parses plain and scientific notation ("3.14", "1e-5", "1E8") and the
+//    case-insensitive literals "INF", "+INF", "-INF" and "NaN" (also "inf"/"infinity").
+//    Integer targets parse whole integers exactly (int64 beyond 2^53 included) and otherwise go
+//    through double, truncating ("100.5" -> 100). Bool targets also accept "true"/"false".
+//    Text that is not a number is an error (ONNX leaves it undefined).
+//  - number -> string: integers in decimal, floats in the shortest form that reads back to the
+//    same value ("0.1", "1e-05", "314.15926"), "NaN", "INF", "-INF"; bool as "1"/"0" (what
+//    ONNX Runtime writes).
+// Float8E8M0 targets honour `round_mode` ("up", the default, "down", "nearest") on the value
+// as float32, as ONNX's reference does.
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "backends/cpu/cast_convert.h"
+#include "backends/cpu/thread_pool.h"
+#include "core/dtype_dispatch.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
 
 namespace kiln {
+namespace {
 
-void register_cast_ops(OpRegistry& registry) { (void)registry; }
+constexpr int64_t kCastGrain = 32768;
+
+enum class E8M0Rounding { kUp, kDown, kNearest };
+
+struct CastOptions {
+  bool saturate = true;
+  E8M0Rounding rounding = E8M0Rounding::kUp;
+};
+
+// float32 -> float8e8m0 for the rounding modes the constructor does not implement.
+Float8E8M0 to_e8m0(float f, bool saturate, E8M0Rounding rounding) {
+  if (rounding == E8M0Rounding::kUp) return Float8E8M0(f, saturate);
+  const uint32_t bits = std::bit_cast<uint32_t>(f);
+  uint32_t exponent = (bits >> 23) & 0xFF;
+  if (exponent == 0xFF) {
+    // Inf saturates like the "up" conversion does; NaN stays NaN.
+    const bool is_inf = (bits & 0x7FFFFF) == 0;
+    return Float8E8M0::from_bits(is_inf && saturate ? 0xFE : 0xFF);
+  }
+  if (rounding == E8M0Rounding::kNearest) {
+    // Nearest power of two: round the mantissa at its top bit; ties go up for normal values.
+    const bool guard = bits & 0x400000;
+    const bool rest = bits & 0x3FFFFF;
+    const bool round_up = guard && (rest || exponent > 0);
+    if (round_up && !(saturate && exponent == 0xFE)) ++exponent;  // 0xFF: NaN, overflow
+  }
+  return Float8E8M0::from_bits(static_cast<uint8_t>(exponent));
+}
+
+template <class D, class S>
+D convert_for_cast(const S& v, const CastOptions& opt) {
+  if constexpr (std::is_same_v<D, Float8E8M0> && !std::is_same_v<S, Float8E8M0> &&
+                !std::is_same_v<S, bool>) {
+    if (opt.rounding != E8M0Rounding::kUp) {
+      return to_e8m0(cpu::to_float_for_narrowing(v), opt.saturate, opt.rounding);
+    }
+  }
+  return cpu::convert_element<D>(v, opt.saturate);
+}
+
+// --- strings -------------------------------------------------------------------------------
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::strchr(" \t\n\r\f\v", s.front())) s.remove_prefix(1);
+  while (!s.empty() && std::strchr(" \t\n\r\f\v", s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Parses a whole string with from_chars (locale independent); false when it is not a number.
+template <class V>
+bool parse_all(std::string_view s, V& value) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty() || s.front() == '+') return false;  // no "++1"
+  const char* end = s.data() + s.size();
+  if constexpr (std::is_floating_point_v<V>) {
+    // from_chars rejects "-" before inf/nan spellings only in some versions: handle sign here.
+    const bool negative = s.front() == '-';
+    std::string_view body = negative ? s.substr(1) : s;
+    if (iequals(body, "inf") || iequals(body, "infinity")) {
+      value = negative ? -std::numeric_limits<V>::infinity() : std::numeric_limits<V>::infinity();
+      return true;
+    }
+    if (iequals(body, "nan")) {
+      value = std::numeric_limits<V>::quiet_NaN();
+      return true;
+    }
+    auto [ptr, ec] = std::from_chars(s.data(), end, value, std::chars_format::general);
+    // Out of range: from_chars reports it without a value; strtod's answer is +-inf or +-0.
+    if (ec == std::errc::result_out_of_range && ptr == end) {
+      value = static_cast<V>(std::strtod(std::string(s).c_str(), nullptr));
+      return true;
+    }
+    return ec == std::errc() && ptr == end;
+  } else {
+    auto [ptr, ec] = std::from_chars(s.data(), end, value);
+    return ec == std::errc() && ptr == end;
+  }
+}
+
+template <class D>
+D parse_string(const std::string& text, const CastOptions& opt, const OpContext& ctx) {
+  const std::string_view s = trim(text);
+  if constexpr (std::is_same_v<D, float> || std::is_same_v<D, double>) {
+    D v;
+    if (parse_all(s, v)) return v;
+  } else {
+    if constexpr (std::is_same_v<D, bool>) {
+      if (iequals(s, "true")) return true;
+      if (iequals(s, "false")) return false;
+    }
+    if constexpr (is_plain_int_v<D> || is_small_int_v<D> || std::is_same_v<D, bool>) {
+      // Exact integer parsing first, so that int64 values beyond 2^53 survive.
+      int64_t i;
+      if (parse_all(s, i)) return cpu::convert_element<D>(i, opt.saturate);
+      uint64_t u;
+      if (parse_all(s, u)) return cpu::convert_element<D>(u, opt.saturate);
+    }
+    double v;
+    if (parse_all(s, v)) return convert_for_cast<D>(v, opt);
+  }
+  ctx.fail("Cast: cannot parse string \"" + text + "\" as " + std::string(dtype_name(dtype_of<D>)));
+}
+
+template <class F>
+std::string format_float(F v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v < 0 ? "-INF" : "INF";
+  char buffer[64];
+  auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  return std::string(buffer, ptr);
+}
+
+template <class S>
+std::string format_element(const S& v) {
+  if constexpr (std::is_same_v<S, bool>) {
+    return v ? "1" : "0";
+  } else if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>) {
+    return format_float(v);
+  } else if constexpr (is_small_float_v<S>) {
+    return format_float(static_cast<float>(v));
+  } else if constexpr (is_small_int_v<S>) {
+    return std::to_string(static_cast<int>(v));
+  } else {
+    return std::to_string(v);
+  }
+}
+
+// --- the kernel ----------------------------------------------------------------------------
+
+void cast_tensor(OpContext& ctx, const Tensor& in, DataType to, const CastOptions& opt) {
+  const DataType from = in.dtype();
+  if (from == DataType::Complex64 || from == DataType::Complex128 || to == DataType::Complex64 ||
+      to == DataType::Complex128) {
+    ctx.fail("Cast: complex types are not supported (from " + std::string(dtype_name(from)) +
+             " to " + std::string(dtype_name(to)) + ")");
+  }
+  if (from == to) {
+    ctx.set_output(0, in);  // shares the data; the runtime never writes into it
+    return;
+  }
+  Tensor& out = ctx.allocate_output(0, to, in.shape());
+  const int64_t n = in.element_count();
+  if (n == 0) return;
+
+  if (from == DataType::String) {
+    const std::string* src = in.data<std::string>();
+    visit_dtype(to, [&]<class D>() {
+      if constexpr (!is_complex_v<D> && !std::is_same_v<D, std::string>) {
+        D* dst = out.mutable_data<D>();
+        for (int64_t i = 0; i < n; ++i) dst[i] = parse_string<D>(src[i], opt, ctx);
+      }
+    });
+    return;
+  }
+  if (to == DataType::String) {
+    std::string* dst = out.mutable_data<std::string>();
+    visit_dtype(from, [&]<class S>() {
+      if constexpr (!is_complex_v<S> && !std::is_same_v<S, std::string>) {
+        const S* src = in.data<S>();
+        for (int64_t i = 0; i < n; ++i) dst[i] = format_element(src[i]);
+      }
+    });
+    return;
+  }
+  visit_dtype(from, [&]<class S>() {
+    if constexpr (!is_complex_v<S> && !std::is_same_v<S, std::string>) {
+      const S* src = in.data<S>();
+      visit_dtype(to, [&]<class D>() {
+        if constexpr (!is_complex_v<D> && !std::is_same_v<D, std::string>) {
+          D* dst = out.mutable_data<D>();
+          auto body = [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) dst[i] = convert_for_cast<D>(src[i], opt);
+          };
+          if (n <= kCastGrain) {
+            body(0, n);
+          } else {
+            cpu::parallel_for(n, kCastGrain, body);
+          }
+        }
+      });
+    }
+  });
+}
+
+CastOptions parse_options(const NodeInfo& info) {
+  CastOptions opt;
+  opt.saturate = info.attr_int("saturate", 1) != 0;
+  const std::string mode = info.attr_string("round_mode", "up");
+  if (mode == "up") {
+    opt.rounding = E8M0Rounding::kUp;
+  } else if (mode == "down") {
+    opt.rounding = E8M0Rounding::kDown;
+  } else if (mode == "nearest") {
+    opt.rounding = E8M0Rounding::kNearest;
+  } else {
+    info.fail("round_mode must be \"up\", \"down\" or \"nearest\", got \"" + mode + "\"");
+  }
+  return opt;
+}
+
+CpuKernel make_cast(const NodeInfo& info) {
+  const int64_t to_code = info.required_int("to");
+  if (to_code > INT32_MAX || !is_valid_dtype(static_cast<int32_t>(to_code)) ||
+      to_code == static_cast<int64_t>(DataType::Undefined)) {
+    info.fail("attribute 'to' is not a valid ONNX element type: " + std::to_string(to_code));
+  }
+  const DataType to = static_cast<DataType>(to_code);
+  const CastOptions opt = parse_options(info);
+  return [to, opt](OpContext& ctx) { cast_tensor(ctx, ctx.input(0), to, opt); };
+}
+
+CpuKernel make_cast_like(const NodeInfo& info) {
+  if (!info.has_input(1)) info.fail("CastLike needs a second input (target_type)");
+  const CastOptions opt = parse_options(info);
+  return [opt](OpContext& ctx) { cast_tensor(ctx, ctx.input(0), ctx.input(1).dtype(), opt); };
+}
+
+}  // namespace
+
+void register_cast_ops(OpRegistry& registry) {
+  registry.add("Cast", make_cast);
+  registry.add("CastLike", make_cast_like);
+}
 
 }  // namespace kiln
