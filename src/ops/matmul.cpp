@@ -1,8 +1,397 @@
+// MatMul, Gemm and Einsum.
+//
+// Float32 products go through kiln's GEMM (weights known at load time are packed once there);
+// the other element types use a plain reference loop that accumulates in float for the 16-bit
+// floats and in the element type otherwise. Einsum's parsing and contraction live in
+// backends/cpu/einsum.h.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cpu/einsum.h"
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/thread_pool.h"
+#include "core/dtype_dispatch.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
+#include "ops/op_utils.h"
 
 namespace kiln {
+namespace {
 
-void register_matmul_ops(OpRegistry& registry) { (void)registry; }
+template <class T>
+using Acc = std::conditional_t<is_small_float_v<T>, float, T>;
+
+template <class T>
+constexpr bool is_matmul_type_v = (is_float_like_v<T> || is_plain_int_v<T>);
+
+template <class T>
+Acc<T> widen(T v) {
+  if constexpr (is_small_float_v<T>) {
+    return static_cast<float>(v);
+  } else {
+    return v;
+  }
+}
+
+// A per-thread row of accumulators that only grows, so steady-state runs do not allocate.
+template <class A>
+A* scratch_row(int64_t n) {
+  thread_local std::vector<A> row;
+  if (row.size() < static_cast<size_t>(n)) row.resize(static_cast<size_t>(n));
+  return row.data();
+}
+
+// C (M x N, ldc) = alpha * op(A) * op(B) + beta * C for any supported type: row by row, with
+// the k loop outside the n loop so that B and C are read contiguously when not transposed.
+// beta == 0 means C is not read.
+template <class T>
+void reference_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, Acc<T> alpha,
+                    const T* A, int64_t lda, const T* B, int64_t ldb, Acc<T> beta, T* C,
+                    int64_t ldc) {
+  using A_t = Acc<T>;
+  const int64_t grain =
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N * std::max<int64_t>(K, 1)));
+  cpu::parallel_for(M, grain, [&](int64_t begin, int64_t end) {
+    A_t* acc = scratch_row<A_t>(N);
+    for (int64_t m = begin; m < end; ++m) {
+      std::fill_n(acc, N, A_t(0));
+      for (int64_t k = 0; k < K; ++k) {
+        const A_t a = widen(trans_a ? A[k * lda + m] : A[m * lda + k]);
+        if (trans_b) {
+          for (int64_t n = 0; n < N; ++n) acc[n] += a * widen(B[n * ldb + k]);
+        } else {
+          const T* b = B + k * ldb;
+          for (int64_t n = 0; n < N; ++n) acc[n] += a * widen(b[n]);
+        }
+      }
+      T* c = C + m * ldc;
+      for (int64_t n = 0; n < N; ++n) {
+        A_t v = alpha * acc[n];
+        if (beta != A_t(0)) v += beta * widen(c[n]);
+        c[n] = static_cast<T>(v);
+      }
+    }
+  });
+}
+
+bool is_supported_matmul_dtype(DataType t) {
+  return visit_dtype(t, [&]<class T>() { return is_matmul_type_v<T>; });
+}
+
+// --- MatMul -------------------------------------------------------------------------------
+
+struct MatMulGeometry {
+  Shape batch;                             // broadcast batch dimensions
+  Shape a_batch_strides, b_batch_strides;  // element strides of each operand's matrices
+  int64_t M = 1, K = 1, N = 1;
+  Shape out;
+  bool b_has_batch = false;  // B has batch dimensions of its own (else one B for every batch)
+};
+
+MatMulGeometry matmul_geometry(const OpContext& ctx, const Shape& a, const Shape& b) {
+  if (a.empty() || b.empty()) ctx.fail("operands must have rank >= 1 (got scalars)");
+  MatMulGeometry g;
+  Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
+  Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
+  g.M = a.size() == 1 ? 1 : a[a.size() - 2];
+  g.K = a.back();
+  const int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
+  g.N = b.size() == 1 ? 1 : b.back();
+  if (g.K != kb) {
+    ctx.fail("inner dimensions differ: A is " + a.to_string() + ", B is " + b.to_string());
+  }
+  const size_t rank = std::max(a_batch.size(), b_batch.size());
+  g.batch.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a_batch.size() ? 1 : a_batch[i - (rank - a_batch.size())];
+    const int64_t db = i < rank - b_batch.size() ? 1 : b_batch[i - (rank - b_batch.size())];
+    if (da != db && da != 1 && db != 1) {
+      ctx.fail("batch dimensions of " + a.to_string() + " and " + b.to_string() +
+               " cannot be broadcast together");
+    }
+    g.batch[i] = da == 1 ? db : da;
+  }
+  g.a_batch_strides = broadcast_strides(a_batch, g.batch);
+  g.b_batch_strides = broadcast_strides(b_batch, g.batch);
+  for (auto& s : g.a_batch_strides) s *= g.M * g.K;
+  for (auto& s : g.b_batch_strides) s *= g.K * g.N;
+  g.b_has_batch = b_batch.element_count() > 1;
+  g.out = g.batch;
+  if (a.size() > 1) g.out.push_back(g.M);
+  if (b.size() > 1) g.out.push_back(g.N);
+  return g;
+}
+
+struct Offsets {
+  int64_t a = 0, b = 0;
+};
+
+// Where the matrices of batch i (row-major over g.batch) start in A and B, in elements.
+Offsets batch_offsets(const MatMulGeometry& g, int64_t i) {
+  Offsets o;
+  for (size_t d = g.batch.size(); d-- > 0;) {
+    const int64_t idx = i % g.batch[d];
+    i /= g.batch[d];
+    o.a += idx * g.a_batch_strides[d];
+    o.b += idx * g.b_batch_strides[d];
+  }
+  return o;
+}
+
+// A float32 B known at load time with no batch dimensions, packed once.
+struct PackedWeights {
+  cpu::PackedB packed;
+  Shape shape;
+};
+
+CpuKernel make_matmul(const NodeInfo& info) {
+  std::shared_ptr<const PackedWeights> weights;
+  const Tensor* b_const = info.constant_input(1);
+  if (b_const && b_const->dtype() == DataType::Float32 && b_const->rank() >= 1 &&
+      b_const->rank() <= 2 && b_const->element_count() > 0) {
+    auto w = std::make_shared<PackedWeights>();
+    w->shape = b_const->shape();
+    const int64_t K = w->shape[0];
+    const int64_t N = b_const->rank() == 1 ? 1 : w->shape[1];
+    cpu::pack_b(false, K, N, b_const->data<float>(), N, w->packed);
+    weights = std::move(w);
+  }
+  return [weights](OpContext& ctx) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.dtype() != b.dtype()) {
+      ctx.fail("operands have different types: " + std::string(dtype_name(a.dtype())) + " and " +
+               std::string(dtype_name(b.dtype())));
+    }
+    if (!is_supported_matmul_dtype(a.dtype())) {
+      ctx.fail("does not support " + std::string(dtype_name(a.dtype())) + " operands");
+    }
+    const MatMulGeometry g = matmul_geometry(ctx, a.shape(), b.shape());
+    Tensor& y = ctx.allocate_output(0, a.dtype(), g.out);
+    const int64_t M = g.M, N = g.N, K = g.K;
+    if (y.element_count() == 0) return;
+    const int64_t batches = g.batch.element_count();
+
+    if (a.dtype() == DataType::Float32) {
+      const float* pa = a.data<float>();
+      const float* pb = b.data<float>();
+      float* py = y.mutable_data<float>();
+      if (!g.b_has_batch) {
+        // One B for every batch: A's batches (contiguous, as only A has batch dimensions)
+        // stack into one tall matrix and the output is one [batches * M, N] block.
+        if (weights && weights->shape == b.shape()) {
+          cpu::sgemm_packed(false, batches * M, pa, K, weights->packed, py, N);
+        } else {
+          cpu::sgemm(false, false, batches * M, N, K, 1.0f, pa, K, pb, N, 0.0f, py, N);
+        }
+        return;
+      }
+      auto product = [&](int64_t i) {
+        const Offsets o = batch_offsets(g, i);
+        cpu::sgemm(false, false, M, N, K, 1.0f, pa + o.a, K, pb + o.b, N, 0.0f, py + i * M * N, N);
+      };
+      if (M * N * K < 64 * 64 * 64) {
+        // Many small products: one whole GEMM per task beats splitting each one.
+        cpu::parallel_for(batches, 1, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) product(i);
+        });
+      } else {
+        for (int64_t i = 0; i < batches; ++i) product(i);
+      }
+      return;
+    }
+    visit_dtype(a.dtype(), [&]<class T>() {
+      if constexpr (is_matmul_type_v<T>) {
+        const T* pa = a.data<T>();
+        const T* pb = b.data<T>();
+        T* py = y.mutable_data<T>();
+        for (int64_t i = 0; i < batches; ++i) {
+          const Offsets o = batch_offsets(g, i);
+          reference_gemm<T>(false, false, M, N, K, Acc<T>(1), pa + o.a, K, pb + o.b, N, Acc<T>(0),
+                            py + i * M * N, N);
+        }
+      }
+    });
+  };
+}
+
+// --- Gemm ---------------------------------------------------------------------------------
+
+struct GemmAttrs {
+  float alpha = 1.0f, beta = 1.0f;
+  bool trans_a = false, trans_b = false;
+};
+
+// C must broadcast to [M, N] in one direction (numpy rules, right-aligned).
+void check_c_shape(const OpContext& ctx, const Shape& c, int64_t M, int64_t N) {
+  const bool ok = c.size() <= 2 && (c.size() < 1 || c.back() == N || c.back() == 1) &&
+                  (c.size() < 2 || c[0] == M || c[0] == 1);
+  if (!ok) {
+    ctx.fail("C of shape " + c.to_string() + " does not broadcast to the output [" +
+             std::to_string(M) + ", " + std::to_string(N) + "]");
+  }
+}
+
+// Y[m, n] = C broadcast to [M, N].
+template <class T>
+void broadcast_c(const T* c, const Shape& c_shape, int64_t M, int64_t N, T* y) {
+  const int64_t rs = c_shape.size() == 2 && c_shape[0] != 1 ? c_shape.back() : 0;
+  const int64_t cs = !c_shape.empty() && c_shape.back() != 1 ? 1 : 0;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) y[m * N + n] = c[m * rs + n * cs];
+  }
+}
+
+CpuKernel make_gemm(const NodeInfo& info) {
+  GemmAttrs at;
+  at.alpha = info.attr_float("alpha", 1.0f);
+  at.beta = info.attr_float("beta", 1.0f);
+  at.trans_a = info.attr_int("transA", 0) != 0;
+  at.trans_b = info.attr_int("transB", 0) != 0;
+  // Before opset 7 C broadcasts only with broadcast=1; kiln accepts a broadcastable C either
+  // way, since a model that relies on the error is not a model anyone runs.
+
+  std::shared_ptr<const PackedWeights> weights;
+  const Tensor* b_const = info.constant_input(1);
+  if (b_const && b_const->dtype() == DataType::Float32 && b_const->rank() == 2 &&
+      b_const->element_count() > 0) {
+    auto w = std::make_shared<PackedWeights>();
+    w->shape = b_const->shape();
+    const int64_t K = at.trans_b ? w->shape[1] : w->shape[0];
+    const int64_t N = at.trans_b ? w->shape[0] : w->shape[1];
+    cpu::pack_b(at.trans_b, K, N, b_const->data<float>(), w->shape[1], w->packed);
+    weights = std::move(w);
+  }
+  // A constant per-column C (shape [N] or [1, N]) becomes the epilogue's bias, pre-scaled by
+  // beta, so that the common Linear layer is one fused GEMM.
+  std::shared_ptr<const std::vector<float>> bias;
+  const Tensor* c_const = info.constant_input(2);
+  if (c_const && c_const->dtype() == DataType::Float32 && c_const->rank() >= 1 &&
+      c_const->rank() <= 2 && (c_const->rank() == 1 || c_const->shape()[0] == 1) &&
+      c_const->shape().back() > 1) {
+    auto v = std::make_shared<std::vector<float>>(c_const->to_vector<float>());
+    for (float& x : *v) x *= at.beta;
+    bias = std::move(v);
+  }
+
+  return [at, weights, bias](OpContext& ctx) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.rank() != 2 || b.rank() != 2) {
+      ctx.fail("A and B must be 2-D, got " + a.shape().to_string() + " and " +
+               b.shape().to_string());
+    }
+    if (a.dtype() != b.dtype()) {
+      ctx.fail("A and B have different types: " + std::string(dtype_name(a.dtype())) + " and " +
+               std::string(dtype_name(b.dtype())));
+    }
+    if (!is_supported_matmul_dtype(a.dtype())) {
+      ctx.fail("does not support " + std::string(dtype_name(a.dtype())) + " operands");
+    }
+    const int64_t M = at.trans_a ? a.shape()[1] : a.shape()[0];
+    const int64_t K = at.trans_a ? a.shape()[0] : a.shape()[1];
+    const int64_t kb = at.trans_b ? b.shape()[1] : b.shape()[0];
+    const int64_t N = at.trans_b ? b.shape()[0] : b.shape()[1];
+    if (K != kb) {
+      ctx.fail("inner dimensions differ: A is " + a.shape().to_string() +
+               (at.trans_a ? " (transposed)" : "") + ", B is " + b.shape().to_string() +
+               (at.trans_b ? " (transposed)" : ""));
+    }
+    const bool has_c = ctx.has_input(2) && at.beta != 0.0f;
+    if (ctx.has_input(2)) {
+      const Tensor& c = ctx.input(2);
+      if (c.dtype() != a.dtype()) ctx.fail("C's type differs from A's");
+      check_c_shape(ctx, c.shape(), M, N);
+    }
+    Tensor& y = ctx.allocate_output(0, a.dtype(), Shape{M, N});
+    if (M * N == 0) return;
+    const int64_t lda = a.shape()[1], ldb = b.shape()[1];
+
+    if (a.dtype() == DataType::Float32) {
+      const float* pa = a.data<float>();
+      float* py = y.mutable_data<float>();
+      cpu::GemmEpilogue ep;
+      ep.alpha = at.alpha;
+      if (has_c) {
+        const Tensor& c = ctx.input(2);
+        const Shape& cs = c.shape();
+        const bool per_column = !cs.empty() && cs.back() == N && (cs.size() == 1 || cs[0] == 1);
+        const bool per_row = cs.size() == 2 && cs[0] == M && cs[1] == 1 && M > 1;
+        if (per_column && bias && static_cast<int64_t>(bias->size()) == N) {
+          ep.bias_kind = cpu::GemmBias::kPerColumn;
+          ep.bias = bias->data();
+        } else if (per_column && at.beta == 1.0f) {
+          ep.bias_kind = cpu::GemmBias::kPerColumn;
+          ep.bias = c.data<float>();
+        } else if (per_row && at.beta == 1.0f) {
+          ep.bias_kind = cpu::GemmBias::kPerRow;
+          ep.bias = c.data<float>();
+        } else {
+          broadcast_c(c.data<float>(), cs, M, N, py);
+          ep.beta = at.beta;
+        }
+      }
+      if (weights && weights->shape == b.shape()) {
+        cpu::sgemm_packed(at.trans_a, M, pa, lda, weights->packed, py, N, ep);
+      } else {
+        cpu::sgemm(at.trans_a, at.trans_b, M, N, K, pa, lda, b.data<float>(), ldb, py, N, ep);
+      }
+      return;
+    }
+    visit_dtype(a.dtype(), [&]<class T>() {
+      if constexpr (is_matmul_type_v<T>) {
+        T* py = y.mutable_data<T>();
+        if (has_c) broadcast_c(ctx.input(2).data<T>(), ctx.input(2).shape(), M, N, py);
+        reference_gemm<T>(at.trans_a, at.trans_b, M, N, K, static_cast<Acc<T>>(at.alpha),
+                          a.data<T>(), lda, b.data<T>(), ldb,
+                          has_c ? static_cast<Acc<T>>(at.beta) : Acc<T>(0), py, N);
+      }
+    });
+  };
+}
+
+// --- Einsum -------------------------------------------------------------------------------
+
+CpuKernel make_einsum(const NodeInfo& info) {
+  std::shared_ptr<const cpu::EinsumEquation> eq;
+  try {
+    eq = std::make_shared<const cpu::EinsumEquation>(
+        cpu::parse_einsum(info.attr_string("equation", ""), info.num_inputs()));
+  } catch (const Error& e) {
+    info.fail(e.what());
+  }
+  return [eq](OpContext& ctx) {
+    // Operands as pointers; per-thread storage that only grows.
+    thread_local std::vector<const Tensor*> operands;
+    operands.clear();
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      if (!ctx.has_input(i)) ctx.fail("input " + std::to_string(i) + " is missing");
+      operands.push_back(&ctx.input(i));
+      if (ctx.input(i).dtype() != ctx.input(0).dtype()) ctx.fail("operands have different types");
+    }
+    if (operands.empty()) ctx.fail("needs at least one operand");
+    if (!is_supported_matmul_dtype(operands[0]->dtype())) {
+      ctx.fail("does not support " + std::string(dtype_name(operands[0]->dtype())) + " operands");
+    }
+    try {
+      const Shape out_shape = cpu::einsum_output_shape(*eq, operands);
+      Tensor& y = ctx.allocate_output(0, operands[0]->dtype(), out_shape);
+      cpu::einsum(*eq, operands, y);
+    } catch (const Error& e) {
+      ctx.fail(e.what());
+    }
+  };
+}
+
+}  // namespace
+
+void register_matmul_ops(OpRegistry& registry) {
+  registry.add("MatMul", make_matmul);
+  registry.add("Gemm", make_gemm);
+  registry.add("Einsum", make_einsum);
+}
 
 }  // namespace kiln
