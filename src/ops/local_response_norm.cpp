@@ -154,13 +154,14 @@ struct ReductionLayout {
   int64_t groups = 1, count = 1;
 };
 
-ReductionLayout reduction_layout(const Shape& shape, const std::vector<bool>& reduced) {
+// `reduced` has bit d set when dimension d is reduced.
+ReductionLayout reduction_layout(const Shape& shape, uint32_t reduced) {
   ReductionLayout l;
   const Shape strides = strides_of(shape);
   int last_kind = -1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
-    const int kind = reduced[d] ? 1 : 0;
+    const int kind = (reduced >> d) & 1u;
     Shape& sizes = kind ? l.red_sizes : l.kept_sizes;
     Shape& st = kind ? l.red_strides : l.kept_strides;
     if (kind == last_kind) {
@@ -212,13 +213,13 @@ CpuKernel make_mvn(const NodeInfo& info) {
     const Shape& shape = x.shape();
     const int64_t rank = static_cast<int64_t>(shape.size());
     if (rank > 14) ctx.fail("inputs of rank above 14 are not supported");
-    std::vector<bool> reduced(rank, false);
+    uint32_t reduced = 0;  // a bit mask, so that a run allocates nothing
     for (int64_t a : axes) {
       if (a < -rank || a >= rank) {
         ctx.fail("axis " + std::to_string(a) + " is out of range for input rank " +
                  std::to_string(rank));
       }
-      reduced[a < 0 ? a + rank : a] = true;
+      reduced |= 1u << (a < 0 ? a + rank : a);
     }
     const ReductionLayout l = reduction_layout(shape, reduced);
     Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
