@@ -84,6 +84,8 @@ void shapes(benchmark::internal::Benchmark* b, bool with_transposes) {
     b->Args({1024, 1024, 1024, 0, 1});
     b->Args({1, 768, 768, 0, 1});
     b->Args({128, 768, 768, 0, 1});
+    b->Args({128, 128, 64, 0, 1});  // attention scores Q K^T for one head
+    b->Args({128, 64, 128, 0, 0});  // attention probabilities times V
   }
 }
 

@@ -16,12 +16,12 @@ PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int
   PartGrid grid;
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
                        static_cast<double>(std::max<int64_t>(k, 1));
-  // Below ~1 MFLOP (a few microseconds) handing work to a sleeping worker costs more than it
-  // saves.
-  if (threads <= 1 || flops < 1e6) return grid;
-  // Several parts per thread let a thread that the (shared, noisy) host slows down hand work
-  // to the other; small products get one part per thread so each part stays efficient.
-  const int64_t per_thread = flops >= 2e8 ? 4 : (flops >= 2e7 ? 2 : 1);
+  // Below a few MFLOP (about ten microseconds on one core) a worker that has to be woken would
+  // join too late to help.
+  if (threads <= 1 || flops < 4e6) return grid;
+  // Several parts per thread let a thread that the (possibly shared) host slows down hand work
+  // to the others; moderate products get one part per thread so each part stays efficient.
+  const int64_t per_thread = flops >= 5e8 ? 4 : (flops >= 5e7 ? 2 : 1);
   const int64_t wanted = int64_t{threads} * per_thread;
   const int64_t row_panels = (m + mr - 1) / mr;
   const int64_t col_panels = (n + nr - 1) / nr;
@@ -29,10 +29,11 @@ PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int
     const bool can_rows = row_panels >= 2 * grid.row_parts;
     const bool can_cols = col_panels >= 2 * grid.col_parts;
     if (!can_rows && !can_cols) break;
-    // Halve the longer side of a part: square parts share each packed A row block and each B
-    // panel among the most FMAs.
+    // Halve the longer side of a part: square parts share each A row block and each B panel
+    // among the most FMAs. columns_first splits columns until every thread has some.
     const bool rows_longer = m * grid.col_parts >= n * grid.row_parts;
-    if (can_rows && (!can_cols || (rows_longer && !columns_first))) {
+    const bool prefer_cols = columns_first && grid.col_parts < threads;
+    if (can_rows && (!can_cols || (rows_longer && !prefer_cols))) {
       grid.row_parts *= 2;
     } else {
       grid.col_parts *= 2;

@@ -18,8 +18,8 @@ struct PartGrid {
 
 // Plans parts for an M x N x K product on `threads` threads, in units of mr-row panels and
 // nr-column panels. One thread, or a product too small to pay for waking a worker, gives one
-// part, so single-threaded runs go straight to the kernel. columns_first splits columns as long
-// as there are enough, for when parts sharing columns would duplicate work.
+// part, so single-threaded runs go straight to the kernel. columns_first splits columns until
+// each thread has its own, for when parts that share columns duplicate work (packing B).
 PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int threads,
                     bool columns_first = false);
 
