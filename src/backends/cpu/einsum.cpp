@@ -78,9 +78,11 @@ Resolved& resolve(const EinsumEquation& eq, std::span<const Tensor* const> input
     if (has_ell) ell_rank = std::max(ell_rank, rank - letters);
   }
   const int total_labels = kEinsumLetters + static_cast<int>(ell_rank);
-  // Global label -> size (-1 unused); visits each operand dimension with its global label.
-  Shape global_size;
-  global_size.resize(static_cast<size_t>(total_labels), -1);
+  constexpr int kMaxLabels = kEinsumLetters + 64;
+  if (total_labels > kMaxLabels) throw Error("Einsum: too many ellipsis dimensions");
+  // Global label -> extent (-1: unused). A fixed array: a Shape this long would live on the heap.
+  int64_t global_size[kMaxLabels];
+  std::fill_n(global_size, total_labels, -1);
   auto for_each_dim = [&](size_t i, auto&& f) {
     const auto& term = eq.terms[i];
     const Shape& shape = inputs[i]->shape();
@@ -101,7 +103,7 @@ Resolved& resolve(const EinsumEquation& eq, std::span<const Tensor* const> input
   };
   for (size_t i = 0; i < n; ++i) {
     for_each_dim(i, [&](size_t, int l, int64_t size) {
-      int64_t& g = global_size[static_cast<size_t>(l)];
+      int64_t& g = global_size[l];
       if (g == -1 || g == 1) {
         g = size;  // an extent of 1 broadcasts to whatever else the label has
       } else if (size != g && size != 1) {
@@ -111,20 +113,19 @@ Resolved& resolve(const EinsumEquation& eq, std::span<const Tensor* const> input
     });
   }
   // Output labels in order (ellipsis expanded), then the others.
-  int dense_of[kEinsumLetters + 64];
-  if (total_labels > kEinsumLetters + 64) throw Error("Einsum: too many ellipsis dimensions");
+  int dense_of[kMaxLabels];
   std::fill_n(dense_of, total_labels, -1);
   r.sizes.clear();
   r.out_shape.clear();
   auto add_label = [&](int l) {
     dense_of[l] = static_cast<int>(r.sizes.size());
-    r.sizes.push_back(global_size[static_cast<size_t>(l)]);
+    r.sizes.push_back(global_size[l]);
   };
   for (int l : eq.output) {
     if (l == kEllipsis) {
       for (int e = 0; e < ell_rank; ++e) add_label(kEinsumLetters + e);
     } else {
-      if (global_size[static_cast<size_t>(l)] == -1) {
+      if (global_size[l] == -1) {
         throw Error("Einsum: an output label does not appear in any operand");
       }
       add_label(l);
@@ -132,7 +133,7 @@ Resolved& resolve(const EinsumEquation& eq, std::span<const Tensor* const> input
   }
   r.num_out = static_cast<int>(r.sizes.size());
   for (int l = 0; l < total_labels; ++l) {
-    if (global_size[static_cast<size_t>(l)] != -1 && dense_of[l] == -1) add_label(l);
+    if (global_size[l] != -1 && dense_of[l] == -1) add_label(l);
   }
   r.num_labels = static_cast<int>(r.sizes.size());
   r.out_count = r.sum_count = 1;
