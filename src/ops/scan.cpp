@@ -1,8 +1,272 @@
+// Ops that scan along an axis or over the whole tensor: CumSum, TopK, NonZero.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/thread_pool.h"
 #include "ops/all_ops.h"
+#include "ops/element_storage.h"
 #include "ops/op_registry.h"
+#include "ops/op_utils.h"
 
 namespace kiln {
+namespace {
 
-void register_scan_ops(OpRegistry& registry) { (void)registry; }
+std::string type_name(DataType t) { return std::string(dtype_name(t)); }
+
+// The tensor seen as [outer, axis, inner] around `axis`.
+struct AxisSplit {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+
+AxisSplit split_at(const Shape& shape, int64_t axis) {
+  AxisSplit s;
+  for (int64_t d = 0; d < axis; ++d) s.outer *= shape[d];
+  s.extent = shape.empty() ? 1 : shape[axis];
+  for (size_t d = axis + 1; d < shape.size(); ++d) s.inner *= shape[d];
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CumSum
+
+// The type sums are accumulated in: float for the storage-only floats, and unsigned for
+// integers so that overflow wraps instead of being undefined.
+template <class T>
+struct CumSumAccumulator {
+  using type = T;
+};
+template <class T>
+requires is_plain_int_v<T>
+struct CumSumAccumulator<T> {
+  using type = std::make_unsigned_t<T>;
+};
+template <>
+struct CumSumAccumulator<Float16> {
+  using type = float;
+};
+template <>
+struct CumSumAccumulator<BFloat16> {
+  using type = float;
+};
+template <class T>
+using CumSumAcc = typename CumSumAccumulator<T>::type;
+
+template <class T>
+void cumsum(const T* in, T* out, const AxisSplit& s, bool exclusive, bool reverse) {
+  using Acc = CumSumAcc<T>;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(s.extent * s.inner, 1));
+  cpu::parallel_for(s.outer, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      const T* src = in + o * s.extent * s.inner;
+      T* dst = out + o * s.extent * s.inner;
+      for (int64_t i = 0; i < s.inner; ++i) {
+        Acc sum{};
+        for (int64_t step = 0; step < s.extent; ++step) {
+          const int64_t a = reverse ? s.extent - 1 - step : step;
+          const Acc v = static_cast<Acc>(src[a * s.inner + i]);
+          if (exclusive) {
+            dst[a * s.inner + i] = static_cast<T>(sum);
+            sum = static_cast<Acc>(sum + v);
+          } else {
+            sum = static_cast<Acc>(sum + v);
+            dst[a * s.inner + i] = static_cast<T>(sum);
+          }
+        }
+      }
+    }
+  });
+}
+
+CpuKernel make_cumsum(const NodeInfo& info) {
+  const bool exclusive = info.attr_int("exclusive", 0) != 0;
+  const bool reverse = info.attr_int("reverse", 0) != 0;
+  return [exclusive, reverse](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& axis_t = ctx.input(1);
+    if (axis_t.element_count() != 1 || axis_t.rank() > 1) {
+      ctx.fail("axis must be a scalar, got shape " + axis_t.shape().to_string());
+    }
+    Shape axis_values;
+    read_int_list(axis_t, axis_values, "CumSum axis");
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    if (rank == 0) ctx.fail("input must have rank >= 1");
+    const int64_t axis = normalize_axis(axis_values[0], rank, "CumSum");
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    if (x.element_count() == 0) return;
+    const AxisSplit s = split_at(x.shape(), axis);
+    visit_dtype(x.dtype(), [&]<class T>() {
+      if constexpr (is_plain_int_v<T> || std::is_floating_point_v<T> ||
+                    std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+        cumsum(x.data<T>(), y.mutable_data<T>(), s, exclusive, reverse);
+      } else {
+        ctx.fail("unsupported type " + type_name(x.dtype()));
+      }
+    });
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// TopK
+
+// Orders candidate indices: larger (or smaller) values first, equal values by lower index.
+// NaN counts as larger than every number, which keeps the order a strict weak ordering (and
+// matches numpy's and PyTorch's placement of NaN).
+template <class T, bool Largest>
+struct TopKOrder {
+  const T* data;
+  int64_t stride;
+  bool operator()(int64_t a, int64_t b) const {
+    const auto va = value(a), vb = value(b);
+    if constexpr (is_float_like_v<T>) {
+      const bool na = std::isnan(va), nb = std::isnan(vb);
+      if (na || nb) {
+        if (na && nb) return a < b;
+        return Largest ? na : nb;
+      }
+    }
+    if (va != vb) return Largest ? va > vb : va < vb;
+    return a < b;
+  }
+  auto value(int64_t i) const {
+    if constexpr (is_small_float_v<T>) {
+      return static_cast<float>(data[i * stride]);
+    } else {
+      return data[i * stride];
+    }
+  }
+};
+
+template <class T, bool Largest>
+void top_k(const T* in, T* values, int64_t* indices, const AxisSplit& s, int64_t k, bool sorted) {
+  const int64_t lines = s.outer * s.inner;
+  const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(s.extent, 1));
+  cpu::parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> order(static_cast<size_t>(s.extent));
+    for (int64_t line = begin; line < end; ++line) {
+      const int64_t o = line / s.inner, i = line % s.inner;
+      const TopKOrder<T, Largest> cmp{in + o * s.extent * s.inner + i, s.inner};
+      std::iota(order.begin(), order.end(), int64_t{0});
+      if (k < s.extent) {
+        std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), cmp);
+      }
+      // With sorted == 0 the order is unspecified; ascending indices make it deterministic.
+      if (sorted) {
+        std::sort(order.begin(), order.begin() + k, cmp);
+      } else {
+        std::sort(order.begin(), order.begin() + k);
+      }
+      T* vdst = values + o * k * s.inner + i;
+      int64_t* idst = indices + o * k * s.inner + i;
+      for (int64_t j = 0; j < k; ++j) {
+        vdst[j * s.inner] = cmp.data[order[j] * s.inner];
+        idst[j * s.inner] = order[j];
+      }
+    }
+  });
+}
+
+CpuKernel make_top_k(const NodeInfo& info) {
+  const int64_t axis_attr = info.attr_int("axis", -1);
+  const bool largest = info.attr_int("largest", 1) != 0;
+  const bool sorted = info.attr_int("sorted", 1) != 0;
+  const int opset = info.opset();
+  const int64_t k_attr = opset < 10 ? info.required_int("k") : 0;
+  return [axis_attr, largest, sorted, opset, k_attr](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    if (rank == 0) ctx.fail("input must have rank >= 1");
+    const int64_t axis = normalize_axis(axis_attr, rank, "TopK");
+    int64_t k = k_attr;
+    if (opset >= 10) {
+      const Tensor& k_t = ctx.input(1);
+      if (k_t.element_count() != 1 || k_t.rank() > 1) {
+        ctx.fail("K must be a 1-D tensor with one value, got shape " + k_t.shape().to_string());
+      }
+      Shape kv;
+      read_int_list(k_t, kv, "TopK K");
+      k = kv[0];
+    }
+    const AxisSplit s = split_at(x.shape(), axis);
+    if (k < 0 || k > s.extent) {
+      ctx.fail("k = " + std::to_string(k) + " is out of range for axis " + std::to_string(axis) +
+               " of size " + std::to_string(s.extent));
+    }
+    Shape out_shape = x.shape();
+    out_shape[axis] = k;
+    Tensor& values = ctx.allocate_output(0, x.dtype(), out_shape);
+    Tensor& indices = ctx.allocate_output(1, DataType::Int64, out_shape);
+    if (k == 0 || s.outer * s.inner == 0) return;
+    visit_dtype(x.dtype(), [&]<class T>() {
+      if constexpr (is_plain_int_v<T> || is_float_like_v<T>) {
+        if (largest) {
+          top_k<T, true>(x.data<T>(), values.mutable_data<T>(), indices.mutable_data<int64_t>(), s,
+                         k, sorted);
+        } else {
+          top_k<T, false>(x.data<T>(), values.mutable_data<T>(), indices.mutable_data<int64_t>(), s,
+                          k, sorted);
+        }
+      } else {
+        ctx.fail("unsupported type " + type_name(x.dtype()));
+      }
+    });
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// NonZero
+
+template <class T>
+bool is_nonzero(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return !v.empty();
+  } else if constexpr (is_complex_v<T>) {
+    return v != T{};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v;
+  } else {
+    return to_double(v) != 0;
+  }
+}
+
+CpuKernel make_non_zero(const NodeInfo&) {
+  return [](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    // A scalar is treated as a 1-D tensor of one element (as numpy and ONNX Runtime do).
+    const Shape shape = x.rank() == 0 ? Shape{1} : x.shape();
+    const size_t rank = shape.size();
+    const int64_t n = x.element_count();
+    visit_dtype(x.dtype(), [&]<class T>() {
+      const T* p = x.data<T>();
+      int64_t count = 0;
+      for (int64_t i = 0; i < n; ++i) count += is_nonzero(p[i]) ? 1 : 0;
+      Tensor& y = ctx.allocate_output(0, DataType::Int64, Shape{static_cast<int64_t>(rank), count});
+      int64_t* out = y.mutable_data<int64_t>();
+      Shape coord;
+      coord.resize(rank, 0);
+      int64_t column = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (is_nonzero(p[i])) {
+          for (size_t d = 0; d < rank; ++d) out[d * count + column] = coord[d];
+          ++column;
+        }
+        for (size_t d = rank; d-- > 0;) {
+          if (++coord[d] < shape[d]) break;
+          coord[d] = 0;
+        }
+      }
+    });
+  };
+}
+
+}  // namespace
+
+void register_scan_ops(OpRegistry& registry) {
+  registry.add("CumSum", make_cumsum);
+  registry.add("TopK", make_top_k);
+  registry.add("NonZero", make_non_zero);
+}
 
 }  // namespace kiln

@@ -1,0 +1,378 @@
+#include "backends/cpu/resize_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "backends/cpu/thread_pool.h"
+#include "core/dtype_dispatch.h"
+#include "kiln/error.h"
+
+namespace kiln::cpu {
+namespace {
+
+// Keys's cubic convolution kernel with parameter a (-0.75 like TensorFlow, -0.5 like PIL).
+float cubic_weight(float t, float a) {
+  t = std::fabs(t);
+  if (t <= 1.0f) return ((a + 2.0f) * t - (a + 3.0f)) * t * t + 1.0f;
+  if (t < 2.0f) return ((a * t - 5.0f * a) * t + 8.0f * a) * t - 4.0f * a;
+  return 0.0f;
+}
+
+float linear_weight(float t) { return std::max(0.0f, 1.0f - std::fabs(t)); }
+
+int64_t nearest_index(float x, ResizeNearestMode mode, bool downsampling) {
+  const float f = std::floor(x);
+  switch (mode) {
+    case ResizeNearestMode::RoundPreferFloor:
+      return static_cast<int64_t>(x == f + 0.5f ? f : std::round(x));
+    case ResizeNearestMode::RoundPreferCeil:
+      return static_cast<int64_t>(x == f + 0.5f ? f + 1.0f : std::round(x));
+    case ResizeNearestMode::Floor:
+      return static_cast<int64_t>(f);
+    case ResizeNearestMode::Ceil:
+      return static_cast<int64_t>(std::ceil(x));
+    case ResizeNearestMode::Simple:
+      return static_cast<int64_t>(downsampling ? std::ceil(x) : std::trunc(x));
+  }
+  return static_cast<int64_t>(f);
+}
+
+// Coordinates far outside the input only ever get clamped; bounding them first keeps the
+// float-to-integer conversions defined.
+float bounded(float x) { return std::clamp(x, -1.0e15f, 1.0e15f); }
+
+}  // namespace
+
+float resize_source_coordinate(float x, const ResizeAxis& axis, ResizeCoordinateMode mode) {
+  const float in = static_cast<float>(axis.in);
+  const float length = axis.length;
+  const float scale = axis.scale;
+  switch (mode) {
+    case ResizeCoordinateMode::HalfPixel:
+      return (x + 0.5f) / scale - 0.5f;
+    case ResizeCoordinateMode::HalfPixelSymmetric: {
+      // Centres the sampled window when the output length was rounded from in * scale.
+      const float adjustment = static_cast<float>(axis.out) / length;
+      const float offset = in / 2.0f * (1.0f - adjustment);
+      return offset + (x + 0.5f) / scale - 0.5f;
+    }
+    case ResizeCoordinateMode::PytorchHalfPixel:
+      return length > 1.0f ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case ResizeCoordinateMode::AlignCorners:
+      return length == 1.0f ? 0.0f : x * (in - 1.0f) / (length - 1.0f);
+    case ResizeCoordinateMode::Asymmetric:
+      return x / scale;
+    case ResizeCoordinateMode::TfHalfPixelForNn:
+      return (x + 0.5f) / scale;
+    case ResizeCoordinateMode::TfCropAndResize: {
+      const double start = axis.roi_start, end = axis.roi_end,
+                   span = static_cast<double>(axis.in - 1);
+      if (length > 1.0f)
+        return static_cast<float>(start * span + x * (end - start) * span / (length - 1.0));
+      return static_cast<float>(0.5 * (start + end) * span);
+    }
+  }
+  return x;
+}
+
+void compute_axis_taps(const ResizeAxis& axis, const ResizeOptions& options, AxisTaps& taps) {
+  taps.first.clear();
+  taps.index.clear();
+  taps.weight.clear();
+  taps.first.reserve(static_cast<size_t>(axis.out) + 1);
+  taps.max_count = 1;
+  const int64_t last = axis.in - 1;
+  const bool antialias =
+      options.antialias && axis.scale < 1.0f && options.mode != ResizeMode::Nearest;
+  auto push = [&](int64_t index, float weight) {
+    taps.index.push_back(index);
+    taps.weight.push_back(weight);
+  };
+  for (int64_t o = 0; o < axis.out; ++o) {
+    const size_t begin = taps.index.size();
+    taps.first.push_back(static_cast<int64_t>(begin));
+    const float x =
+        bounded(resize_source_coordinate(static_cast<float>(o), axis, options.coordinate));
+    if (options.coordinate == ResizeCoordinateMode::TfCropAndResize &&
+        (x < 0.0f || x > static_cast<float>(last))) {
+      push(-1, 0.0f);
+      continue;
+    }
+    if (options.mode == ResizeMode::Nearest) {
+      push(std::clamp<int64_t>(nearest_index(x, options.nearest, axis.scale < 1.0f), 0, last),
+           1.0f);
+      continue;
+    }
+    if (antialias) {
+      // The filter is stretched by 1/scale so that every input sample under it contributes;
+      // like the unstretched filters, taps beyond the border repeat the edge sample unless
+      // exclude_outside drops them. The weights are renormalised to sum to one.
+      const float support = (options.mode == ResizeMode::Linear ? 1.0f : 2.0f) / axis.scale;
+      const int64_t lo = static_cast<int64_t>(std::ceil(x - support));
+      const int64_t hi = static_cast<int64_t>(std::floor(x + support));
+      float total = 0.0f;
+      for (int64_t j = lo; j <= hi; ++j) {
+        if (options.exclude_outside && (j < 0 || j > last)) continue;
+        const float t = (static_cast<float>(j) - x) * axis.scale;
+        const float w = options.mode == ResizeMode::Linear ? linear_weight(t)
+                                                           : cubic_weight(t, options.cubic_coeff_a);
+        if (w != 0.0f) {
+          push(std::clamp<int64_t>(j, 0, last), w);
+          total += w;
+        }
+      }
+      if (taps.index.size() == begin || total == 0.0f) {
+        taps.index.resize(begin);
+        taps.weight.resize(begin);
+        push(std::clamp<int64_t>(static_cast<int64_t>(std::round(x)), 0, last), 1.0f);
+      } else {
+        for (size_t i = begin; i < taps.weight.size(); ++i) taps.weight[i] /= total;
+      }
+    } else if (options.mode == ResizeMode::Linear) {
+      const float xc = std::clamp(x, 0.0f, static_cast<float>(last));
+      const int64_t x0 = static_cast<int64_t>(std::floor(xc));
+      const int64_t x1 = std::min(x0 + 1, last);
+      const float t = xc - static_cast<float>(x0);
+      if (t != 1.0f) push(x0, 1.0f - t);
+      if (t != 0.0f && x1 != x0) push(x1, t);
+      if (taps.index.size() == begin) push(x0, 1.0f);
+    } else {
+      const float f = std::floor(x);
+      const int64_t x0 = static_cast<int64_t>(f);
+      const float t = x - f;
+      float w[4] = {cubic_weight(t + 1.0f, options.cubic_coeff_a),
+                    cubic_weight(t, options.cubic_coeff_a),
+                    cubic_weight(1.0f - t, options.cubic_coeff_a),
+                    cubic_weight(2.0f - t, options.cubic_coeff_a)};
+      if (options.exclude_outside) {
+        // Taps outside the input get no weight; the others are rescaled to sum to one.
+        float total = 0.0f;
+        for (int k = 0; k < 4; ++k) {
+          const int64_t j = x0 - 1 + k;
+          if (j < 0 || j > last) w[k] = 0.0f;
+          total += w[k];
+        }
+        if (total != 0.0f) {
+          for (float& v : w) v /= total;
+        }
+      }
+      for (int k = 0; k < 4; ++k) {
+        // Without exclude_outside, taps beyond the border repeat the edge sample.
+        if (w[k] != 0.0f) push(std::clamp<int64_t>(x0 - 1 + k, 0, last), w[k]);
+      }
+      if (taps.index.size() == begin) push(std::clamp<int64_t>(x0, 0, last), 1.0f);
+    }
+    taps.max_count =
+        std::max<int64_t>(taps.max_count, static_cast<int64_t>(taps.index.size() - begin));
+  }
+  taps.first.push_back(static_cast<int64_t>(taps.index.size()));
+}
+
+namespace {
+
+template <class T>
+T from_accumulator(auto v) {
+  if constexpr (std::is_integral_v<T>) {
+    // Interpolated integers are rounded and saturated rather than wrapped.
+    const double r = std::nearbyint(static_cast<double>(v));
+    if (!(r >= static_cast<double>(std::numeric_limits<T>::lowest())))
+      return std::numeric_limits<T>::lowest();
+    if (r >= static_cast<double>(std::numeric_limits<T>::max()))
+      return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+struct Combo {
+  int64_t offset;
+  double weight;
+};
+
+// Weighted resize: every output element sums its tap product. The taps of the leading axes
+// are combined once per output row; the last axis's taps run in the inner loop.
+template <class T>
+void resize_interpolate(const T* in, T* out, const Shape& in_shape, const Shape& out_shape,
+                        std::span<const AxisTaps> taps, float extrapolation) {
+  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const size_t rank = out_shape.size();
+  const Shape in_strides = [&] {
+    Shape s;
+    s.resize(rank);
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      s[d] = stride;
+      stride *= in_shape[d];
+    }
+    return s;
+  }();
+  const int64_t row_len = out_shape[rank - 1];
+  const int64_t rows = out_shape.element_count() / row_len;
+  int64_t max_combos = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) max_combos *= taps[d].max_count;
+  const AxisTaps& inner = taps[rank - 1];
+  const T fill = static_cast<T>(extrapolation);
+  const int64_t work_per_row = row_len * max_combos * inner.max_count;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(work_per_row, 1));
+
+  parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<Combo> combos(static_cast<size_t>(max_combos));
+    Shape coord;
+    coord.resize(rank > 0 ? rank - 1 : 0, 0);
+    int64_t rem = begin;
+    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      coord[d] = rem % out_shape[d];
+      rem /= out_shape[d];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      T* dst = out + row * row_len;
+      size_t count = 1;
+      combos[0] = {0, 1.0};
+      bool outside = false;
+      for (size_t d = 0; d + 1 < rank && !outside; ++d) {
+        const AxisTaps& a = taps[d];
+        const int64_t f = a.first[coord[d]], n = a.first[coord[d] + 1] - f;
+        if (a.index[f] < 0) {
+          outside = true;
+          break;
+        }
+        // Expand in place from the back: entry i becomes entries i*n .. i*n+n-1.
+        for (size_t i = count; i-- > 0;) {
+          const Combo c = combos[i];
+          for (int64_t t = n; t-- > 0;) {
+            combos[i * n + t] = {c.offset + a.index[f + t] * in_strides[d],
+                                 c.weight * static_cast<double>(a.weight[f + t])};
+          }
+        }
+        count *= static_cast<size_t>(n);
+      }
+      if (outside) {
+        std::fill(dst, dst + row_len, fill);
+      } else {
+        for (int64_t x = 0; x < row_len; ++x) {
+          const int64_t f = inner.first[x], n = inner.first[x + 1] - f;
+          if (inner.index[f] < 0) {
+            dst[x] = fill;
+            continue;
+          }
+          Acc sum = 0;
+          for (size_t c = 0; c < count; ++c) {
+            const T* src = in + combos[c].offset;
+            Acc part = 0;
+            for (int64_t t = 0; t < n; ++t) {
+              part +=
+                  static_cast<Acc>(inner.weight[f + t]) * static_cast<Acc>(src[inner.index[f + t]]);
+            }
+            sum += static_cast<Acc>(combos[c].weight) * part;
+          }
+          dst[x] = from_accumulator<T>(sum);
+        }
+      }
+      for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+        if (++coord[d] < out_shape[d]) break;
+        coord[d] = 0;
+      }
+    }
+  });
+}
+
+// Nearest resize: a pure gather, exact for every element type.
+template <class T>
+void resize_nearest(const T* in, T* out, const Shape& in_shape, const Shape& out_shape,
+                    std::span<const AxisTaps> taps, const T& fill) {
+  const size_t rank = out_shape.size();
+  Shape in_strides;
+  in_strides.resize(rank);
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    in_strides[d] = stride;
+    stride *= in_shape[d];
+  }
+  const int64_t row_len = out_shape[rank - 1];
+  const int64_t rows = out_shape.element_count() / row_len;
+  const AxisTaps& inner = taps[rank - 1];
+  parallel_for(rows, std::max<int64_t>(1, 16384 / row_len), [&](int64_t begin, int64_t end) {
+    Shape coord;
+    coord.resize(rank - 1, 0);
+    int64_t rem = begin;
+    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      coord[d] = rem % out_shape[d];
+      rem /= out_shape[d];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      T* dst = out + row * row_len;
+      int64_t offset = 0;
+      bool outside = false;
+      for (size_t d = 0; d + 1 < rank; ++d) {
+        const int64_t index = taps[d].index[taps[d].first[coord[d]]];
+        if (index < 0) outside = true;
+        offset += index * in_strides[d];
+      }
+      if (outside) {
+        std::fill(dst, dst + row_len, fill);
+      } else {
+        for (int64_t x = 0; x < row_len; ++x) {
+          const int64_t index = inner.index[inner.first[x]];
+          dst[x] = index < 0 ? fill : in[offset + index];
+        }
+      }
+      for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+        if (++coord[d] < out_shape[d]) break;
+        coord[d] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void resize(const Tensor& x, Tensor& y, std::span<const ResizeAxis> axes,
+            const ResizeOptions& options) {
+  const Shape& in_shape = x.shape();
+  const Shape& out_shape = y.shape();
+  check(axes.size() == in_shape.size(), "resize: one axis description per dimension expected");
+  if (y.element_count() == 0) return;
+  const DataType dtype = x.dtype();
+  visit_dtype(dtype, [&]<class T>() {
+    constexpr bool numeric = std::is_arithmetic_v<T> || is_small_float_v<T>;
+    if constexpr (!numeric) {
+      throw Error("Resize does not support element type " + std::string(dtype_name(dtype)));
+    } else {
+      const T* in = x.data<T>();
+      T* out = y.mutable_data<T>();
+      if (in_shape.empty()) {
+        out[0] = in[0];
+        return;
+      }
+      std::vector<AxisTaps> taps(axes.size());
+      for (size_t d = 0; d < axes.size(); ++d) compute_axis_taps(axes[d], options, taps[d]);
+      if (options.mode == ResizeMode::Nearest) {
+        T fill;
+        if constexpr (is_small_float_v<T>) {
+          fill = T(options.extrapolation_value);
+        } else {
+          fill = static_cast<T>(options.extrapolation_value);
+        }
+        resize_nearest<T>(in, out, in_shape, out_shape, taps, fill);
+      } else if constexpr (is_small_float_v<T>) {
+        // Storage-only floats interpolate through float.
+        std::vector<float> in_f(static_cast<size_t>(x.element_count()));
+        std::vector<float> out_f(static_cast<size_t>(y.element_count()));
+        for (size_t i = 0; i < in_f.size(); ++i) in_f[i] = static_cast<float>(in[i]);
+        resize_interpolate<float>(in_f.data(), out_f.data(), in_shape, out_shape, taps,
+                                  options.extrapolation_value);
+        for (size_t i = 0; i < out_f.size(); ++i) out[i] = T(out_f[i]);
+      } else if constexpr (std::is_same_v<T, bool>) {
+        throw Error("Resize: linear and cubic modes do not support bool");
+      } else {
+        resize_interpolate<T>(in, out, in_shape, out_shape, taps, options.extrapolation_value);
+      }
+    }
+  });
+}
+
+}  // namespace kiln::cpu
