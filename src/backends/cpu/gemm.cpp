@@ -56,11 +56,13 @@ gemm_detail::Epilogue resolve(const GemmEpilogue& e) {
     case GemmBias::kNone:
       break;
     case GemmBias::kPerRow:
-      check(e.bias != nullptr, "sgemm: per-row bias requested without a bias pointer");
+      if (e.bias == nullptr) throw Error("sgemm: per-row bias requested without a bias pointer");
       r.row_bias = e.bias;
       break;
     case GemmBias::kPerColumn:
-      check(e.bias != nullptr, "sgemm: per-column bias requested without a bias pointer");
+      if (e.bias == nullptr) {
+        throw Error("sgemm: per-column bias requested without a bias pointer");
+      }
       r.col_bias = e.bias;
       break;
   }
@@ -81,15 +83,19 @@ gemm_detail::Epilogue resolve(const GemmEpilogue& e) {
   return r;
 }
 
+// The messages are built only on failure: a steady-state call must not allocate.
 void check_dims(int64_t m, int64_t n, int64_t k) {
-  check(m >= 0 && n >= 0 && k >= 0, "sgemm: negative dimension (M=" + std::to_string(m) + ", N=" +
-                                        std::to_string(n) + ", K=" + std::to_string(k) + ")");
+  if (m < 0 || n < 0 || k < 0) {
+    throw Error("sgemm: negative dimension (M=" + std::to_string(m) + ", N=" + std::to_string(n) +
+                ", K=" + std::to_string(k) + ")");
+  }
 }
 
 void check_ld(const char* name, int64_t ld, int64_t row_length) {
-  check(ld >= std::max<int64_t>(1, row_length),
-        std::string("sgemm: ") + name + " = " + std::to_string(ld) + " is shorter than a row of " +
-            std::to_string(row_length));
+  if (ld < std::max<int64_t>(1, row_length)) {
+    throw Error(std::string("sgemm: ") + name + " = " + std::to_string(ld) +
+                " is shorter than a row of " + std::to_string(row_length));
+  }
 }
 
 // No products to add (K == 0 or alpha == 0): C = activation(bias + beta * C).
@@ -159,9 +165,10 @@ void pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, Pac
 
 void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const PackedB& b, float* C,
                   int64_t ldc, const GemmEpilogue& epilogue) {
-  check(!b.empty(), "sgemm_packed: B was never packed");
-  check(b.panel_width_ == HWY_DYNAMIC_DISPATCH(gemm_panel_width)(),
-        "sgemm_packed: B was packed for a different SIMD target");
+  if (b.empty()) throw Error("sgemm_packed: B was never packed");
+  if (b.panel_width_ != HWY_DYNAMIC_DISPATCH(gemm_panel_width)()) {
+    throw Error("sgemm_packed: B was packed for a different SIMD target");
+  }
   const int64_t N = b.n_;
   const int64_t K = b.k_;
   check_dims(M, N, K);
