@@ -91,6 +91,7 @@ CpuKernel make_split(const NodeInfo& info) {
     const int64_t axis = checked_axis(ctx, axis_attr, rank, "axis");
     const int64_t dim = in[axis];
     const auto outputs = static_cast<int64_t>(ctx.num_outputs());
+    if (outputs == 0) ctx.fail("needs at least one output");
     Shape split;
     if (split_from_input && ctx.has_input(1)) {
       split = read_index_list(ctx, ctx.input(1), "split");

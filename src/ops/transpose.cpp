@@ -67,7 +67,9 @@ void check_block_input(const OpContext& ctx, const Shape& in) {
 
 CpuKernel make_depth_to_space(const NodeInfo& info) {
   const int64_t b = info.required_int("blocksize");
-  if (b <= 0) info.fail("blocksize must be positive, got " + std::to_string(b));
+  // The bound keeps blocksize^2 (and the strides built from it) from overflowing.
+  if (b <= 0 || b > (int64_t{1} << 20))
+    info.fail("blocksize must be in [1, 2^20], got " + std::to_string(b));
   const std::string mode = info.attr_string("mode", "DCR");
   if (mode != "DCR" && mode != "CRD") info.fail("mode must be DCR or CRD, got '" + mode + "'");
   const bool crd = mode == "CRD";
@@ -97,7 +99,9 @@ CpuKernel make_depth_to_space(const NodeInfo& info) {
 
 CpuKernel make_space_to_depth(const NodeInfo& info) {
   const int64_t b = info.required_int("blocksize");
-  if (b <= 0) info.fail("blocksize must be positive, got " + std::to_string(b));
+  // The bound keeps blocksize^2 (and the strides built from it) from overflowing.
+  if (b <= 0 || b > (int64_t{1} << 20))
+    info.fail("blocksize must be in [1, 2^20], got " + std::to_string(b));
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Shape& in = x.shape();

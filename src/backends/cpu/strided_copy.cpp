@@ -151,8 +151,10 @@ void copy_transposed(const Layout& l, size_t j, std::byte* dst, const std::byte*
 
 void strided_copy(DataType dtype, const Shape& shape, void* dst, const Shape& dst_strides,
                   const void* src, const Shape& src_strides) {
-  check(dst_strides.size() == shape.size() && src_strides.size() == shape.size(),
-        "strided_copy: strides must have the rank of the shape " + shape.to_string());
+  // Not check(): its message would be built (and allocated) on every call.
+  if (dst_strides.size() != shape.size() || src_strides.size() != shape.size()) {
+    throw Error("strided_copy: strides must have the rank of the shape " + shape.to_string());
+  }
   if (shape.element_count() == 0) return;
   const Layout l = simplify(shape, dst_strides, src_strides);
   auto* d = static_cast<std::byte*>(dst);
