@@ -82,14 +82,14 @@ const float* widen(const T* src, int64_t n, float* dst) {
 // float types go through float32, the others (double) through the reference loop nest.
 template <class T>
 void run_typed(const OpContext& ctx, const cpu::ConvProblem& p, bool transpose, const Tensor& x,
-               const Tensor& w, const Tensor* b, Tensor& y) {
+               const Tensor& w, const Tensor* b, Tensor& y, const cpu::PackedConvWeights* packed) {
   using cpu::ConvScratch;
   if constexpr (std::is_same_v<T, float>) {
     const float* bias = b ? b->data<float>() : nullptr;
     if (transpose) {
       cpu::conv_transpose_f32(p, x.data<float>(), w.data<float>(), bias, y.mutable_data<float>());
     } else {
-      cpu::conv_f32(p, x.data<float>(), w.data<float>(), bias, y.mutable_data<float>());
+      cpu::conv_f32(p, x.data<float>(), w.data<float>(), bias, y.mutable_data<float>(), packed);
     }
   } else if constexpr (is_small_float_v<T>) {
     auto scratch = [](ConvScratch slot, int64_t n) {
@@ -124,16 +124,17 @@ void run_typed(const OpContext& ctx, const cpu::ConvProblem& p, bool transpose, 
 }
 
 void dispatch(const OpContext& ctx, const cpu::ConvProblem& p, bool transpose, const Tensor& x,
-              const Tensor& w, const Tensor* b, Tensor& y) {
+              const Tensor& w, const Tensor* b, Tensor& y,
+              const cpu::PackedConvWeights* packed = nullptr) {
   switch (x.dtype()) {
     case DataType::Float32:
-      return run_typed<float>(ctx, p, transpose, x, w, b, y);
+      return run_typed<float>(ctx, p, transpose, x, w, b, y, packed);
     case DataType::Float64:
-      return run_typed<double>(ctx, p, transpose, x, w, b, y);
+      return run_typed<double>(ctx, p, transpose, x, w, b, y, nullptr);
     case DataType::Float16:
-      return run_typed<Float16>(ctx, p, transpose, x, w, b, y);
+      return run_typed<Float16>(ctx, p, transpose, x, w, b, y, nullptr);
     case DataType::BFloat16:
-      return run_typed<BFloat16>(ctx, p, transpose, x, w, b, y);
+      return run_typed<BFloat16>(ctx, p, transpose, x, w, b, y, nullptr);
     default:
       ctx.fail("element type " + std::string(dtype_name(x.dtype())) +
                " is not supported (float32, float64, float16, bfloat16)");
@@ -142,7 +143,18 @@ void dispatch(const OpContext& ctx, const cpu::ConvProblem& p, bool transpose, c
 
 CpuKernel make_conv(const NodeInfo& info) {
   const ConvAttrs attrs = parse_conv_attrs(info, false);
-  return [attrs](OpContext& ctx) {
+  // Constant float32 weights are packed once here for the GEMM; the kernel checks at run time
+  // that the W it is given is still this one before using them.
+  std::shared_ptr<const cpu::PackedConvWeights> packed;
+  const Tensor* cw = info.constant_input(1);
+  if (cw && cw->dtype() == DataType::Float32 && cw->rank() >= 3 && cw->shape()[0] > 0 &&
+      cw->shape()[0] % attrs.group == 0 &&
+      cpu::conv_wants_packed_weights(attrs.group, cw->shape()[1])) {
+    const int64_t row_length = cw->element_count() / cw->shape()[0];
+    packed = std::make_shared<const cpu::PackedConvWeights>(
+        cpu::pack_conv_weights(cw->data<float>(), cw->shape()[0], attrs.group, row_length));
+  }
+  return [attrs, packed](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
@@ -166,7 +178,7 @@ CpuKernel make_conv(const NodeInfo& info) {
     Shape y_shape{p.batch, out_channels};
     for (int64_t d : p.geometry.out) y_shape.push_back(d);
     Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
-    dispatch(ctx, p, false, x, w, b, y);
+    dispatch(ctx, p, false, x, w, b, y, packed.get());
   };
 }
 

@@ -169,6 +169,12 @@ TEST(ConvOp, PointwiseIsPlainGemm) {
   check_conv(t, rng);
   t.m = 8;  // few output rows: the GEMM reads B in place
   check_conv(t, rng);
+  // Constant weights on a small output: the product with load-time packed weights.
+  t.constant_weights = true;
+  t.m = 40;
+  check_conv(t, rng);
+  t.group = 1;
+  check_conv(t, rng);
 }
 
 TEST(ConvOp, ManyIm2colChunks) {

@@ -104,17 +104,128 @@ void depthwise_plane(const ConvGeometry& g, const float* HWY_RESTRICT x,
   }
 }
 
+// The padded copy of a plane: rows and columns wide enough that every window lies inside,
+// plus a vector of slack so that the last output vector may read past the last window.
+struct PaddedPlane {
+  int64_t rows, cols;
+};
+inline PaddedPlane padded_size(const ConvGeometry& g) {
+  const int64_t rows = std::max(
+      g.in[0] + g.pad[0], (g.out[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1);
+  const int64_t cols = std::max(
+      g.in[1] + g.pad[1], (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1);
+  return {rows, cols + 2 * static_cast<int64_t>(HWY_LANES(float)) + 64};
+}
+
+// Square kernel of kK x kK taps with stride kS over a padded plane: each output vector keeps
+// its accumulator in a register over all taps; the weights stay in registers for the plane.
+template <int64_t kK, int64_t kS>
+void depthwise_padded(const ConvGeometry& g, const float* HWY_RESTRICT xp, int64_t xp_cols,
+                      const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t oh_size = g.out[0], ow_size = g.out[1];
+  const int64_t dh = g.dilation[0], dw = g.dilation[1];
+  V wv[kK * kK];
+  for (int64_t i = 0; i < kK * kK; ++i) wv[i] = hn::Set(d, w[i]);
+  const V vbias = hn::Set(d, bias);
+  for (int64_t oh = 0; oh < oh_size; ++oh) {
+    const float* rows[kK];
+    for (int64_t kh = 0; kh < kK; ++kh) rows[kh] = xp + (oh * g.stride[0] + kh * dh) * xp_cols;
+    float* out = y + oh * ow_size;
+    int64_t ow = 0;
+    // Full vectors; the padded row has slack for the reads of the last one.
+    for (; ow + lanes <= ow_size; ow += lanes) {
+      V acc = vbias;
+      for (int64_t kh = 0; kh < kK; ++kh) {
+        const float* in = rows[kh] + ow * kS;
+        for (int64_t kw = 0; kw < kK; ++kw) {
+          V v;
+#if HWY_TARGET == HWY_SCALAR
+          v = hn::LoadU(d, in + kw * dw);  // one lane: in already points at ow * kS
+#else
+          if constexpr (kS == 1) {
+            v = hn::LoadU(d, in + kw * dw);
+          } else {
+            // Stride 2: the even lanes of two consecutive vectors.
+            v = hn::ConcatEven(d, hn::LoadU(d, in + kw * dw + lanes), hn::LoadU(d, in + kw * dw));
+          }
+#endif
+          acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
+        }
+      }
+      hn::StoreU(acc, d, out + ow);
+    }
+    for (; ow < ow_size; ++ow) {
+      float acc = bias;
+      for (int64_t kh = 0; kh < kK; ++kh) {
+        for (int64_t kw = 0; kw < kK; ++kw) acc += w[kh * kK + kw] * rows[kh][ow * kS + kw * dw];
+      }
+      out[ow] = acc;
+    }
+  }
+}
+
+using PaddedKernel = void (*)(const ConvGeometry&, const float*, int64_t, const float*, float,
+                              float*);
+
+PaddedKernel pick_padded_kernel(const ConvGeometry& g) {
+  if (g.kernel[0] != g.kernel[1] || g.stride[0] != g.stride[1]) return nullptr;
+  const int64_t k = g.kernel[0], s = g.stride[0];
+  if (k == 3 && s == 1) return depthwise_padded<3, 1>;
+  if (k == 3 && s == 2) return depthwise_padded<3, 2>;
+  if (k == 5 && s == 1) return depthwise_padded<5, 1>;
+  if (k == 5 && s == 2) return depthwise_padded<5, 2>;
+  return nullptr;
+}
+
+void depthwise_plane_any(const ConvGeometry& g, const float* HWY_RESTRICT x,
+                         const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y,
+                         float* HWY_RESTRICT scratch) {
+  const PaddedKernel kernel = pick_padded_kernel(g);
+  if (!kernel) {
+    depthwise_plane(g, x, w, bias, y);
+    return;
+  }
+  const PaddedPlane pp = padded_size(g);
+  const int64_t ph = g.pad[0], pw = g.pad[1];
+  const int64_t ih_size = g.in[0], iw_size = g.in[1];
+  for (int64_t r = 0; r < pp.rows; ++r) {
+    float* dst = scratch + r * pp.cols;
+    const int64_t ih = r - ph;
+    if (ih < 0 || ih >= ih_size) {
+      std::fill(dst, dst + pp.cols, 0.0f);
+      continue;
+    }
+    std::fill(dst, dst + pw, 0.0f);
+    std::copy(x + ih * iw_size, x + (ih + 1) * iw_size, dst + pw);
+    std::fill(dst + pw + iw_size, dst + pp.cols, 0.0f);
+  }
+  kernel(g, scratch, pp.cols, w, bias, y);
+}
+
+size_t padded_floats(const ConvGeometry& g) {
+  const PaddedPlane pp = padded_size(g);
+  return static_cast<size_t>(pp.rows * pp.cols);
+}
+
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace kiln::cpu {
 
-HWY_EXPORT(depthwise_plane);
+HWY_EXPORT(depthwise_plane_any);
+HWY_EXPORT(padded_floats);
 
 void depthwise_conv2d_plane(const ConvGeometry& g, const float* x, const float* w, float bias,
-                            float* y) {
-  HWY_DYNAMIC_DISPATCH(depthwise_plane)(g, x, w, bias, y);
+                            float* y, float* scratch) {
+  HWY_DYNAMIC_DISPATCH(depthwise_plane_any)(g, x, w, bias, y, scratch);
+}
+
+size_t depthwise_scratch_floats(const ConvGeometry& g) {
+  return HWY_DYNAMIC_DISPATCH(padded_floats)(g);
 }
 
 }  // namespace kiln::cpu

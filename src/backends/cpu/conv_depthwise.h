@@ -3,6 +3,7 @@
 // directly, vectorised along the output row.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "backends/cpu/conv_geometry.h"
@@ -10,8 +11,11 @@
 namespace kiln::cpu {
 
 // y (out plane) = bias + sum over taps of w[tap] * x (in plane) under the window, for one
-// channel of a rank-2 geometry (a 1-D conv is passed as height 1).
+// channel of a rank-2 geometry (a 1-D conv is passed as height 1). `scratch` holds
+// depthwise_scratch_floats(g) floats: common kernels (3x3, 5x5, stride 1 or 2) copy the plane
+// into it with its zero padding, so their inner loops need no bounds checks.
 void depthwise_conv2d_plane(const ConvGeometry& g, const float* x, const float* w, float bias,
-                            float* y);
+                            float* y, float* scratch);
+size_t depthwise_scratch_floats(const ConvGeometry& g);
 
 }  // namespace kiln::cpu

@@ -28,7 +28,13 @@ int64_t chunk_columns(int64_t rows, int64_t total) {
     return v ? std::max<int64_t>(1024, std::atoll(v)) : int64_t{48 * 1024};
   }();
   int64_t cols = budget_floats / std::max<int64_t>(rows, 1);
-  cols = std::max<int64_t>(32, cols / 32 * 32);
+  // At least KILN_CONV_MIN_CHUNK columns: the GEMM reads A (the weights) unpacked when a
+  // product has only a few column panels, which is slow for long weight rows.
+  static const int64_t min_cols = [] {
+    const char* v = std::getenv("KILN_CONV_MIN_CHUNK");
+    return v ? std::max<int64_t>(32, std::atoll(v)) : int64_t{256};
+  }();
+  cols = std::max<int64_t>(min_cols, cols / 32 * 32);
   // Split evenly rather than leave a sliver for the last chunk.
   const int64_t chunks = (total + cols - 1) / cols;
   cols = (total + chunks - 1) / chunks;
@@ -76,7 +82,63 @@ float* conv_scratch(ConvScratch slot, size_t floats) {
   return b.data.get();
 }
 
-void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y) {
+bool conv_wants_packed_weights(int64_t group, int64_t channels_per_group) {
+  return channels_per_group > 1 && group <= 64;
+}
+
+PackedConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t group,
+                                    int64_t row_length) {
+  PackedConvWeights packed;
+  const int64_t mg = out_channels / group;
+  for (int64_t g = 0; g < group; ++g) {
+    packed.groups.push_back(pack_b(true, row_length, mg, w + g * mg * row_length, row_length));
+  }
+  return packed;
+}
+
+namespace {
+
+// Below this many output positions the weights-as-A product has too few column panels for the
+// GEMM to pack A, and the transposed product with packed weights is faster.
+constexpr int64_t kTransposedMaxPositions = 160;
+
+// Y_g = (cols^T W_g^T)^T: the GEMM writes Y_g^T [out_size, mg] into scratch, which is then
+// transposed into place.
+void conv_transposed_product(const ConvProblem& p, const float* x, const float* bias, float* y,
+                             const PackedConvWeights& packed, bool pointwise) {
+  const ConvGeometry& g = p.geometry;
+  const int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
+  const int64_t in_size = g.in_size(), out_size = g.out_size(), k = cg * g.kernel_size();
+  float* cols =
+      pointwise ? nullptr : conv_scratch(ConvScratch::kColumns, static_cast<size_t>(k * out_size));
+  float* yt = conv_scratch(ConvScratch::kTransposed, static_cast<size_t>(out_size * mg));
+  for (int64_t n = 0; n < p.batch; ++n) {
+    for (int64_t grp = 0; grp < p.group; ++grp) {
+      const float* xg = x + (n * p.in_channels + grp * cg) * in_size;
+      const float* a = xg;
+      if (!pointwise) {
+        im2col(g, cg, xg, 0, out_size, cols);
+        a = cols;
+      }
+      GemmEpilogue ep;
+      if (bias) {
+        ep.bias_kind = GemmBias::kPerColumn;
+        ep.bias = bias + grp * mg;
+      }
+      sgemm_packed(true, out_size, a, out_size, packed.groups[static_cast<size_t>(grp)], yt, mg,
+                   ep);
+      float* yg = y + (n * p.out_channels + grp * mg) * out_size;
+      for (int64_t m = 0; m < mg; ++m) {
+        for (int64_t j = 0; j < out_size; ++j) yg[m * out_size + j] = yt[j * mg + m];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y,
+              const PackedConvWeights* packed) {
   const ConvGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group;
   const int64_t mg = p.out_channels / p.group;
@@ -95,13 +157,21 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
       for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t n = plane / p.out_channels, m = plane % p.out_channels;
         const float* xp = x + (n * p.in_channels + m / mg) * in_size;
-        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, y + plane * out_size);
+        float* scratch = conv_scratch(ConvScratch::kPlane, depthwise_scratch_floats(g2));
+        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, y + plane * out_size,
+                               scratch);
       }
     });
     return;
   }
 
   const bool pointwise = is_pointwise(g);
+  if (packed && out_size < kTransposedMaxPositions &&
+      static_cast<int64_t>(packed->groups.size()) == p.group && packed->groups[0].k() == k &&
+      packed->groups[0].n() == mg) {
+    conv_transposed_product(p, x, bias, y, *packed, pointwise);
+    return;
+  }
   const int64_t chunk = pointwise ? out_size : chunk_columns(k, out_size);
   float* cols =
       pointwise ? nullptr : conv_scratch(ConvScratch::kColumns, static_cast<size_t>(k * chunk));

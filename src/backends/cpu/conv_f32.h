@@ -12,7 +12,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
 #include "backends/cpu/conv_geometry.h"
+#include "backends/cpu/gemm.h"
 
 namespace kiln::cpu {
 
@@ -26,9 +29,24 @@ struct ConvProblem {
   int64_t group = 1;
 };
 
+// Constant weights packed once at load time, one GEMM B operand per group: W_g^T
+// [C/group * taps, M/group]. Used when the output has few positions (late, small feature
+// maps), where the product Y_g^T = cols^T W_g^T streams the packed weights in order instead
+// of reading long weight rows in place.
+struct PackedConvWeights {
+  std::vector<PackedB> groups;
+};
+// Whether pack_conv_weights pays off for a conv with `group` groups and this many input
+// channels per group (depthwise convs never use it).
+bool conv_wants_packed_weights(int64_t group, int64_t channels_per_group);
+PackedConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t group,
+                                    int64_t row_length);
+
 // y = conv(x, w) + bias (bias may be null). x: [batch, in_channels, in...], w: [out_channels,
-// in_channels / group, kernel...], y: [batch, out_channels, out...].
-void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y);
+// in_channels / group, kernel...], y: [batch, out_channels, out...]. `packed` (may be null)
+// holds w packed by pack_conv_weights.
+void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y,
+              const PackedConvWeights* packed = nullptr);
 
 // y = conv_transpose(x, w) + bias. x: [batch, in_channels, out...] (the window positions),
 // w: [in_channels, out_channels / group, kernel...], y: [batch, out_channels, in...].
@@ -37,7 +55,16 @@ void conv_transpose_f32(const ConvProblem& p, const float* x, const float* w, co
 
 // Per-thread scratch that grows once to the largest size requested and is then reused, so
 // that steady-state runs do not allocate. Slots let one call hold several buffers at once.
-enum class ConvScratch : int { kColumns, kInput, kWeights, kBias, kOutput, kCount };
+enum class ConvScratch : int {
+  kColumns,
+  kInput,
+  kWeights,
+  kBias,
+  kOutput,
+  kPlane,
+  kTransposed,
+  kCount
+};
 float* conv_scratch(ConvScratch slot, size_t floats);
 
 }  // namespace kiln::cpu
