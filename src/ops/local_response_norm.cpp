@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "backends/cpu/thread_pool.h"
+#include "backends/cpu/vector_math.h"
 #include "ops/norm_common.h"
 #include "ops/op_registry.h"
 
@@ -70,9 +71,19 @@ CpuKernel make_lrn(const NodeInfo& info) {
                 }
                 const T* in = xp + r * spatial + s0;
                 T* out = yp + r * spatial + s0;
-                for (int64_t i = 0; i < len; ++i) {
-                  const C denom = std::pow(static_cast<C>(bias) + k * acc[i], static_cast<C>(beta));
-                  out[i] = norm::store<T>(norm::load<C>(in[i]) / denom);
+                if constexpr (std::is_same_v<C, float>) {
+                  // (bias + k * sum)^-beta as exp(-beta * log(...)), vectorised over the chunk.
+                  for (int64_t i = 0; i < len; ++i) acc[i] = static_cast<float>(bias) + k * acc[i];
+                  cpu::log_f32(acc, acc, len);
+                  for (int64_t i = 0; i < len; ++i) acc[i] *= static_cast<float>(-beta);
+                  cpu::exp_f32(acc, acc, len);
+                  for (int64_t i = 0; i < len; ++i)
+                    out[i] = norm::store<T>(norm::load<C>(in[i]) * acc[i]);
+                } else {
+                  for (int64_t i = 0; i < len; ++i) {
+                    out[i] =
+                        norm::store<T>(norm::load<C>(in[i]) / std::pow(bias + k * acc[i], beta));
+                  }
                 }
               }
             });

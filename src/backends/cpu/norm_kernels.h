@@ -1,6 +1,7 @@
 // Float32 row kernels shared by the normalization ops (LayerNorm, RMSNorm, InstanceNorm,
-// GroupNorm, BatchNorm, MVN). Sums accumulate in float lanes over short blocks and add the
-// blocks up in double, which keeps long rows accurate without giving up vectorisation.
+// GroupNorm, BatchNorm, MVN), vectorised with Highway and dispatched at run time. Sums
+// accumulate in float lanes over short blocks and add the blocks up in double, which keeps long
+// rows accurate without giving up vectorisation.
 #pragma once
 
 #include <cstdint>
