@@ -3,9 +3,40 @@
 #include <algorithm>
 #include <cstring>
 
-namespace kiln::cpu {
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/conv_im2col.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
+
+// out[t] = in[t * stride] for t < n. The runs are short (one output row), so an inline vector
+// loop beats a call to memcpy; stride 2 (downsampling convs) gathers with a shuffle.
+inline void copy_strided(const float* HWY_RESTRICT in, int64_t stride, int64_t n,
+                         float* HWY_RESTRICT out) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t t = 0;
+  if (stride == 1) {
+    for (; t + lanes <= n; t += lanes) hn::StoreU(hn::LoadU(d, in + t), d, out + t);
+  }
+#if HWY_TARGET != HWY_SCALAR
+  else if (stride == 2) {
+    // Reads in[2t, 2t + 2 lanes): inside the row while t + lanes < n.
+    for (; t + lanes < n; t += lanes) {
+      hn::StoreU(hn::ConcatEven(d, hn::LoadU(d, in + 2 * t + lanes), hn::LoadU(d, in + 2 * t)), d,
+                 out + t);
+    }
+  }
+#endif
+  for (; t < n; ++t) out[t] = in[t * stride];
+}
 
 // The window positions t in [0, count) whose image coordinate base + t * stride lies in
 // [0, size), as the half-open range [lo, hi) (empty when lo >= hi).
@@ -64,8 +95,8 @@ inline void next_tap(const ConvGeometry& g, int64_t* tap) {
 
 }  // namespace
 
-void im2col(const ConvGeometry& g, int64_t channels, const float* image, int64_t col_begin,
-            int64_t col_end, float* cols) {
+void im2col_impl(const ConvGeometry& g, int64_t channels, const float* image, int64_t col_begin,
+                 int64_t col_end, float* cols) {
   const int64_t width = col_end - col_begin;
   const int64_t in_size = g.in_size();
   const int64_t taps = g.kernel_size();
@@ -88,19 +119,14 @@ void im2col(const ConvGeometry& g, int64_t channels, const float* image, int64_t
                      valid_range(base, stride, count, in_last, lo, hi);
                      std::fill(out, out + lo, 0.0f);
                      // Only positions inside the image are addressed: base may be negative.
-                     const float* in = src + row + base + lo * stride;
-                     if (stride == 1) {
-                       std::memcpy(out + lo, in, static_cast<size_t>(hi - lo) * sizeof(float));
-                     } else {
-                       for (int64_t t = lo; t < hi; ++t) out[t] = in[(t - lo) * stride];
-                     }
+                     copy_strided(src + row + base + lo * stride, stride, hi - lo, out + lo);
                      std::fill(out + hi, out + count, 0.0f);
                    });
     }
   }
 }
 
-void col2im_add(const ConvGeometry& g, int64_t channels, const float* cols, float* image) {
+void col2im_add_impl(const ConvGeometry& g, int64_t channels, const float* cols, float* image) {
   const int64_t width = g.out_size();
   const int64_t in_size = g.in_size();
   const int64_t taps = g.kernel_size();
@@ -124,4 +150,23 @@ void col2im_add(const ConvGeometry& g, int64_t channels, const float* cols, floa
   }
 }
 
+}  // namespace kiln::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(im2col_impl);
+HWY_EXPORT(col2im_add_impl);
+
+void im2col(const ConvGeometry& g, int64_t channels, const float* image, int64_t col_begin,
+            int64_t col_end, float* cols) {
+  HWY_DYNAMIC_DISPATCH(im2col_impl)(g, channels, image, col_begin, col_end, cols);
+}
+
+void col2im_add(const ConvGeometry& g, int64_t channels, const float* cols, float* image) {
+  HWY_DYNAMIC_DISPATCH(col2im_add_impl)(g, channels, cols, image);
+}
+
 }  // namespace kiln::cpu
+#endif  // HWY_ONCE
