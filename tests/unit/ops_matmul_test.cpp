@@ -274,6 +274,56 @@ TEST(Einsum, CommonEquations) {
             (std::vector<int32_t>{5, 25}));
 }
 
+// Float32 two-operand contractions take the GEMM path; float64 takes the general reference
+// loop. The two must agree on every layout the GEMM path handles in place or by copying.
+TEST(Einsum, GemmPathMatchesReference) {
+  struct Case {
+    const char* equation;
+    Shape a, b;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", {3, 4}, {4, 5}},
+      {"ij,kj->ik", {3, 4}, {5, 4}},
+      {"ji,jk->ik", {4, 3}, {4, 5}},
+      {"ji,kj->ki", {4, 3}, {5, 4}},
+      {"ij,jk->ki", {3, 4}, {4, 5}},
+      {"bij,bjk->bik", {2, 3, 4}, {2, 4, 5}},
+      {"bhqd,bhkd->bhqk", {2, 3, 5, 4}, {2, 3, 6, 4}},
+      {"bqhd,bkhd->bhqk", {2, 5, 3, 4}, {2, 6, 3, 4}},
+      {"ijk,jkl->il", {3, 4, 2}, {4, 2, 5}},
+      {"ikj,jkl->il", {3, 2, 4}, {4, 2, 5}},
+      {"abc,cd->abd", {2, 3, 4}, {4, 5}},
+      {"bij,jk->bik", {2, 3, 4}, {4, 5}},
+      {"i,i->", {7}, {7}},
+      {"ij,j->i", {3, 4}, {4}},
+      {"i,j->ij", {3}, {4}},
+      {"ik,kj", {3, 4}, {4, 2}},
+      {"...ij,...jk->...ik", {2, 1, 3, 4}, {5, 4, 6}},
+      {"bij,bjk->bik", {1, 3, 4}, {2, 4, 5}},
+      {"ij,ij->i", {3, 4}, {3, 4}},
+      {"ij,jk->", {3, 4}, {4, 5}},
+      {"ab,cd->", {2, 3}, {4, 5}},
+  };
+  uint32_t seed = 50;
+  for (const Case& c : cases) {
+    const Tensor a = random_f32(c.a, seed++), b = random_f32(c.b, seed++);
+    auto to_double = [](const Tensor& t) {
+      std::vector<double> v;
+      for (float x : t.to_vector<float>()) v.push_back(x);
+      return Tensor::from_data<double>(t.shape(), v);
+    };
+    const Tensor got = OpTest("Einsum").input(a).input(b).attr("equation", c.equation).run()[0];
+    const Tensor want_d = OpTest("Einsum")
+                              .input(to_double(a))
+                              .input(to_double(b))
+                              .attr("equation", c.equation)
+                              .run()[0];
+    std::vector<float> want_v;
+    for (double x : want_d.to_vector<double>()) want_v.push_back(static_cast<float>(x));
+    expect_close(got, f32(want_d.shape(), want_v), c.equation);
+  }
+}
+
 TEST(Einsum, BadEquationsThrow) {
   const Tensor m = random_f32({3, 4}, 3);
   EXPECT_THROW(OpTest("Einsum").input(m).attr("equation", "ijk").run(), Error);
