@@ -12,6 +12,7 @@
 //    otherwise the double result converted like Cast (1, -1 stay exact; others truncate to 0).
 // Min and Max propagate NaN. The storage-only float types (float16, bfloat16) compute in
 // float and round once.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -19,10 +20,8 @@
 #include "backends/cpu/binary_broadcast.h"
 #include "backends/cpu/cast_convert.h"
 #include "core/dtype_dispatch.h"
-#include "ir/graph.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
-#include "ops/op_utils.h"
 
 namespace kiln {
 namespace {
@@ -151,8 +150,27 @@ void check_same_dtype(const OpContext& ctx, const char* op, const Tensor& a, con
   }
 }
 
+// Multidirectional broadcast of `a` and `b` into `out`; false when incompatible. Unlike
+// broadcast_shapes it builds no error text on the (allocation-free) success path.
+bool broadcast_pair(const Shape& a, const Shape& b, Shape& out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    out[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
 Shape output_shape(const OpContext& ctx, const Tensor& a, const Tensor& b) {
-  return broadcast_shapes(a.shape(), b.shape(), ctx.node().describe());
+  Shape out;
+  if (!broadcast_pair(a.shape(), b.shape(), out)) {
+    ctx.fail("shapes " + a.shape().to_string() + " and " + b.shape().to_string() +
+             " cannot be broadcast together");
+  }
+  return out;
 }
 
 template <class T>
@@ -378,7 +396,12 @@ CpuKernel variadic_kernel(const char* op) {
     Shape shape = first.shape();
     for (size_t i = 1; i < n; ++i) {
       check_same_dtype(ctx, op, first, ctx.input(i));
-      shape = broadcast_shapes(shape, ctx.input(i).shape(), ctx.node().describe());
+      Shape next;
+      if (!broadcast_pair(shape, ctx.input(i).shape(), next)) {
+        ctx.fail("input shapes cannot be broadcast together: " + shape.to_string() + " and " +
+                 ctx.input(i).shape().to_string());
+      }
+      shape = next;
     }
     visit_dtype(first.dtype(), [&]<class T>() {
       if constexpr (Allowed<T>::value) {

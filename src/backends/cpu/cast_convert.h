@@ -67,11 +67,61 @@ inline D float_to_int(double x) {
   }
 }
 
+// Inline float16/bfloat16 conversions, bit for bit those of float_types.cpp (NaN payloads
+// included), so that the common casts of mixed-precision models vectorise instead of calling
+// out per element.
+inline Float16 float_to_half(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  x &= 0x7FFFFFFFu;
+  uint32_t h;
+  if (x > 0x7F800000u) {
+    h = 0x7E00u | ((x >> 13) & 0x3FFu);  // quiet NaN keeping the top of the payload
+  } else if (x >= 0x47800000u) {
+    h = 0x7C00u;  // 2^16 and above (and inf): overflow
+  } else if (x < 0x38800000u) {
+    // Below half's smallest normal: adding 0.5 (whose ulp is 2^-24, half's subnormal
+    // quantum) makes the FPU round to nearest even at that quantum; the low bits are the code.
+    h = std::bit_cast<uint32_t>(std::bit_cast<float>(x) + 0.5f) - 0x3F000000u;
+  } else {
+    // Rebias the exponent (127 -> 15, modulo 2^32) and round the 13 dropped bits to nearest
+    // even; a carry moves into the exponent, up to infinity.
+    x += 0xC8000FFFu + ((x >> 13) & 1u);
+    h = x >> 13;
+  }
+  return Float16::from_bits(static_cast<uint16_t>(sign | h));
+}
+
+inline float half_to_float(Float16 h) {
+  const uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000u) << 16;
+  const uint32_t magnitude = h.bits & 0x7FFFu;
+  uint32_t f;
+  if (magnitude >= 0x7C00u) {
+    f = 0x7F800000u | ((magnitude & 0x3FFu) << 13);  // inf, NaN with its payload
+  } else if (magnitude < 0x400u) {
+    // Subnormal or zero: the mantissa times 2^-24, exact in float.
+    return std::bit_cast<float>(
+        sign | std::bit_cast<uint32_t>(static_cast<float>(magnitude) * 5.9604644775390625e-8f));
+  } else {
+    f = (magnitude << 13) + (112u << 23);
+  }
+  return std::bit_cast<float>(sign | f);
+}
+
+inline BFloat16 float_to_bfloat16(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u)
+    return BFloat16::from_bits(static_cast<uint16_t>((x >> 16) | 0x40u));
+  return BFloat16::from_bits(static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16));
+}
+
 // A narrow float type from float32; `saturate` matters only for the float8 types.
 template <class D>
 inline D make_small_float(float f, bool saturate) {
-  if constexpr (std::is_same_v<D, Float16> || std::is_same_v<D, BFloat16>) {
-    return D(f);
+  if constexpr (std::is_same_v<D, Float16>) {
+    return float_to_half(f);
+  } else if constexpr (std::is_same_v<D, BFloat16>) {
+    return float_to_bfloat16(f);
   } else if constexpr (std::is_same_v<D, Float4E2M1>) {
     return D(f, true);  // float4 has no inf/NaN: always saturates
   } else {
@@ -113,7 +163,9 @@ inline D convert_element(const S& v, bool saturate) {
   } else if constexpr (is_small_int_v<S>) {
     return convert_element<D>(static_cast<int8_t>(static_cast<int>(v)), saturate);
   } else if constexpr (std::is_floating_point_v<D>) {
-    if constexpr (is_small_float_v<S>) {
+    if constexpr (std::is_same_v<S, Float16>) {
+      return static_cast<D>(half_to_float(v));
+    } else if constexpr (is_small_float_v<S>) {
       return static_cast<D>(static_cast<float>(v));
     } else {
       return static_cast<D>(v);
