@@ -1,0 +1,107 @@
+#include "backends/cpu/vector_math.h"
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/vector_math.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+// Applies `f` to whole vectors, then to the tail through a padded stack buffer so that no
+// lane reads or writes past the arrays.
+template <class F>
+HWY_INLINE void map_f32(const float* in, float* out, int64_t n, F f) {
+  const D d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t count = static_cast<size_t>(n);
+  size_t i = 0;
+  for (; i + lanes <= count; i += lanes) hn::StoreU(f(d, hn::LoadU(d, in + i)), d, out + i);
+  if (i < count) {
+    HWY_ALIGN float buffer[HWY_MAX_BYTES / sizeof(float)] = {};
+    const size_t rest = count - i;
+    std::memcpy(buffer, in + i, rest * sizeof(float));
+    hn::Store(f(d, hn::Load(d, buffer)), d, buffer);
+    std::memcpy(out + i, buffer, rest * sizeof(float));
+  }
+}
+
+// Highway's Exp is valid up to +104 and maps NaN to 0: fix overflow to +inf and keep NaN.
+// (hn::Ne is an ordered compare, false for NaN, hence IsNaN.)
+HWY_INLINE V exp_vec(D d, V x) {
+  const V kOverflow = hn::Set(d, 88.72283935546875f);
+  const V y = hn::Exp(d, hn::Min(x, hn::Set(d, 89.0f)));
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  const V r = hn::IfThenElse(hn::Gt(x, kOverflow), inf, y);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// Highway's Log is defined on (0, FLT_MAX]: add log(0) = -inf, log(<0) = NaN, log(inf) = inf.
+HWY_INLINE V log_vec(D d, V x) {
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  const V zero = hn::Zero(d);
+  const V safe = hn::IfThenElse(hn::Gt(x, zero), x, hn::Set(d, 1.0f));
+  V r = hn::Log(d, safe);
+  r = hn::IfThenElse(hn::Eq(x, inf), inf, r);
+  r = hn::IfThenElse(hn::Eq(x, zero), hn::Neg(inf), r);
+  r = hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+HWY_INLINE V tanh_vec(D d, V x) {
+  // Clamp so that the expm1 inside stays in its valid range; tanh(+-20) is +-1 in float.
+  const V clamped = hn::Min(hn::Max(x, hn::Set(d, -20.0f)), hn::Set(d, 20.0f));
+  const V r = hn::Tanh(d, clamped);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+HWY_INLINE V sigmoid_vec(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  return hn::Div(one, hn::Add(one, exp_vec(d, hn::Neg(x))));
+}
+
+void exp_f32(const float* in, float* out, int64_t n) {
+  map_f32(in, out, n, [](D d, V x) HWY_ATTR { return exp_vec(d, x); });
+}
+void log_f32(const float* in, float* out, int64_t n) {
+  map_f32(in, out, n, [](D d, V x) HWY_ATTR { return log_vec(d, x); });
+}
+void tanh_f32(const float* in, float* out, int64_t n) {
+  map_f32(in, out, n, [](D d, V x) HWY_ATTR { return tanh_vec(d, x); });
+}
+void sigmoid_f32(const float* in, float* out, int64_t n) {
+  map_f32(in, out, n, [](D d, V x) HWY_ATTR { return sigmoid_vec(d, x); });
+}
+
+}  // namespace kiln::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(exp_f32);
+HWY_EXPORT(log_f32);
+HWY_EXPORT(tanh_f32);
+HWY_EXPORT(sigmoid_f32);
+
+void exp_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(exp_f32)(in, out, n); }
+void log_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(log_f32)(in, out, n); }
+void tanh_f32(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(tanh_f32)(in, out, n);
+}
+void sigmoid_f32(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(sigmoid_f32)(in, out, n);
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE

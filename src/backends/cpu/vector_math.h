@@ -1,0 +1,15 @@
+// Vectorised float32 math for the hot element-wise ops (Highway, dispatched at run time to the
+// best instruction set the CPU has). Each computes out[i] = f(in[i]) for i < n; in and out may
+// alias. Results match the C library to a few ulp, with the same inf/NaN/zero behaviour.
+#pragma once
+
+#include <cstdint>
+
+namespace kiln::cpu {
+
+void exp_f32(const float* in, float* out, int64_t n);
+void log_f32(const float* in, float* out, int64_t n);
+void tanh_f32(const float* in, float* out, int64_t n);
+void sigmoid_f32(const float* in, float* out, int64_t n);
+
+}  // namespace kiln::cpu
