@@ -140,6 +140,39 @@ TEST(MatMul, BadInputsThrow) {
                Error);
 }
 
+TEST(MatMulInteger, ZeroPointsPerTensorRowAndColumn) {
+  const Tensor a = Tensor::from_data<uint8_t>({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor b = Tensor::from_data<int8_t>({3, 2}, {1, -1, 2, 0, 0, 3});
+  // No zero points: a plain product in int32.
+  EXPECT_EQ(OpTest("MatMulInteger").input(a).input(b).run()[0].to_vector<int32_t>(),
+            (std::vector<int32_t>{5, 8, 14, 14}));
+  // Per-row zero points for A, per-column for B: (a - za[m]) * (b - zb[n]).
+  const Tensor za = Tensor::from_data<uint8_t>({2}, {1, 4});
+  const Tensor zb = Tensor::from_data<int8_t>({2}, {1, -1});
+  std::vector<int32_t> want;
+  const int av[2][3] = {{1, 2, 3}, {4, 5, 6}}, bv[3][2] = {{1, -1}, {2, 0}, {0, 3}};
+  const int zav[2] = {1, 4}, zbv[2] = {1, -1};
+  for (int m = 0; m < 2; ++m) {
+    for (int n = 0; n < 2; ++n) {
+      int s = 0;
+      for (int k = 0; k < 3; ++k) s += (av[m][k] - zav[m]) * (bv[k][n] - zbv[n]);
+      want.push_back(s);
+    }
+  }
+  EXPECT_EQ(
+      OpTest("MatMulInteger").input(a).input(b).input(za).input(zb).run()[0].to_vector<int32_t>(),
+      want);
+  EXPECT_THROW(OpTest("MatMulInteger")
+                   .input(a)
+                   .input(b)
+                   .input(Tensor::from_data<uint8_t>({3}, {1, 2, 3}))
+                   .run(),
+               Error);
+  EXPECT_THROW(
+      OpTest("MatMulInteger").input(random_f32({2, 3}, 1)).input(random_f32({3, 2}, 2)).run(),
+      Error);
+}
+
 // Y = alpha * op(A) op(B) + beta * C in double.
 Tensor reference_gemm(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, bool tb,
                       float alpha, float beta) {
