@@ -67,6 +67,34 @@ TEST(Transpose, LargeTiledAndParallelPaths) {
   }
 }
 
+TEST(Transpose, LargeTiledPathsForEveryElementSize) {
+  const Shape shape{130, 70};
+  const std::vector<int64_t> perm{1, 0};
+  const int64_t n = shape.element_count();
+  std::vector<uint8_t> u8(n);
+  std::vector<int64_t> i64v(n);
+  std::vector<std::complex<double>> c128(n);
+  std::vector<std::string> str(n);
+  for (int64_t i = 0; i < n; ++i) {
+    u8[i] = static_cast<uint8_t>(i * 7);
+    i64v[i] = i * 1000003;
+    c128[i] = {static_cast<double>(i), -static_cast<double>(i)};
+    str[i] = "s" + std::to_string(i);
+  }
+  auto run = [&](const Tensor& x) {
+    return OpTest("Transpose").input(x).attr("perm", perm).run()[0];
+  };
+  EXPECT_EQ(run(Tensor::from_data<uint8_t>(shape, u8)).to_vector<uint8_t>(),
+            naive_transpose(u8, shape, perm));
+  EXPECT_EQ(run(Tensor::from_data<int64_t>(shape, i64v)).to_vector<int64_t>(),
+            naive_transpose(i64v, shape, perm));
+  EXPECT_EQ(
+      run(Tensor::from_data<std::complex<double>>(shape, c128)).to_vector<std::complex<double>>(),
+      naive_transpose(c128, shape, perm));
+  EXPECT_EQ(run(Tensor::from_data<std::string>(shape, str)).to_vector<std::string>(),
+            naive_transpose(str, shape, perm));
+}
+
 TEST(Transpose, OtherTypesAndEdgeCases) {
   auto s = Tensor::from_data<std::string>({2, 2}, {"a", "b", "c", "d"});
   EXPECT_EQ(OpTest("Transpose").input(s).run()[0].to_vector<std::string>(),
