@@ -37,16 +37,19 @@ bool is_identity_on_one(ReduceOp op) {
 // --- accumulation ---------------------------------------------------------------------------
 
 // The type values are accumulated in. Floats accumulate in float (double for double); integer
-// sums and products stay in the element type, wrapping like ONNX Runtime's; the ops that need
-// fractions (L2, LogSum, LogSumExp) accumulate integers in double.
+// sums and products stay in the element type, wrapping like ONNX Runtime's (means sum in 64
+// bits); the ops that need fractions (L2, LogSum, LogSumExp) accumulate integers in double.
 template <class T, ReduceOp Op>
 struct AccumulatorOf {
   using type = std::conditional_t<
       std::is_same_v<T, double>, double,
-      std::conditional_t<is_float_like_v<T>, float,
-                         std::conditional_t<Op == ReduceOp::kL2 || Op == ReduceOp::kLogSum ||
-                                                Op == ReduceOp::kLogSumExp,
-                                            double, T>>>;
+      std::conditional_t<
+          is_float_like_v<T>, float,
+          std::conditional_t<
+              Op == ReduceOp::kL2 || Op == ReduceOp::kLogSum || Op == ReduceOp::kLogSumExp, double,
+              // A mean of many small integers needs a wide sum before the division.
+              std::conditional_t<Op == ReduceOp::kMean && is_plain_int_v<T>,
+                                 std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>, T>>>>;
 };
 template <class T, ReduceOp Op>
 using Acc = typename AccumulatorOf<T, Op>::type;
@@ -114,7 +117,9 @@ inline T finalize(A acc, int64_t count, A shift) {
   A r = acc;
   if constexpr (Op == ReduceOp::kMean) {
     if constexpr (std::is_integral_v<A>) {
-      r = count == 0 ? A(0) : static_cast<A>(acc / static_cast<A>(count));
+      // Divide in 64 bits: the count need not fit the element type (e.g. 200 int8 values).
+      using Wide = std::conditional_t<std::is_signed_v<A>, int64_t, uint64_t>;
+      r = count == 0 ? A(0) : static_cast<A>(static_cast<Wide>(acc) / static_cast<Wide>(count));
     } else {
       r = acc / static_cast<A>(count);
     }

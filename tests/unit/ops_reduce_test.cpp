@@ -177,6 +177,10 @@ TEST(Reduce, OtherTypes) {
             (std::vector<int32_t>{6, 15}));
   EXPECT_EQ(OpTest("ReduceMean", 18).input(xi).input(i64({1}, {0})).run()[0].to_vector<int32_t>(),
             (std::vector<int32_t>{2, 3, 4}));
+  // The mean of many small integers does not wrap.
+  const Tensor xs = Tensor::from_data<int8_t>({300}, std::vector<int8_t>(300, 100));
+  EXPECT_EQ(OpTest("ReduceMean", 18).input(xs).run()[0].to_vector<int8_t>(),
+            (std::vector<int8_t>{100}));
   const Tensor xu = Tensor::from_data<uint8_t>({3}, {7, 200, 3});
   EXPECT_EQ(OpTest("ReduceMax", 18).input(xu).run()[0].to_vector<uint8_t>(),
             (std::vector<uint8_t>{200}));
