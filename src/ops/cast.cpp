@@ -7,8 +7,8 @@
 //    through double, truncating ("100.5" -> 100). Bool targets also accept "true"/"false".
 //    Text that is not a number is an error (ONNX leaves it undefined).
 //  - number -> string: integers in decimal, floats in the shortest form that reads back to the
-//    same value ("0.1", "1e-05", "314.15926"), "NaN", "INF", "-INF"; bool as "1"/"0" (what
-//    ONNX Runtime writes).
+//    same value ("0.1", "1e-05", "314.25"), "NaN", "INF", "-INF"; bool as "1"/"0" (C++'s
+//    integer formatting of bool).
 // Float8E8M0 targets honour `round_mode` ("up", the default, "down", "nearest") on the value
 // as float32, as ONNX's reference does.
 #include <bit>
