@@ -2,13 +2,16 @@
 // target compiled in (Highway compiles the *-inl.h implementations once per target).
 #include "backends/cpu/gemm.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
+
+#include "kiln/error.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/gemm.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-// Must come after foreach_target.h.
+// The per-target code must come after foreach_target.h, which re-includes this file per target.
 #include "backends/cpu/gemm_detail.h"
 #include "backends/cpu/gemm_driver-inl.h"
 #include "hwy/highway.h"
@@ -36,8 +39,6 @@ void gemm_run(const gemm_detail::Problem& p, bool trans_b, const float* b, int64
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "kiln/error.h"
-
 namespace kiln::cpu {
 
 HWY_EXPORT(gemm_panel_width);

@@ -30,14 +30,6 @@ struct Problem {
   Epilogue ep;
 };
 
-// Where op(B) lives: either packed panels or the caller's matrix.
-struct BSource {
-  const float* packed = nullptr;  // panels of panel_width columns, K rows each
-  bool trans = false;             // for the unpacked matrix
-  const float* b = nullptr;
-  int64_t ldb = 0;
-};
-
 // Applies the epilogue to one element; `raw` is the plain dot product.
 inline float finish_scalar(const Epilogue& ep, float raw, const float* c, int64_t row,
                            int64_t col) {
@@ -51,7 +43,7 @@ inline float finish_scalar(const Epilogue& ep, float raw, const float* c, int64_
 
 // Per-thread growable scratch; steady state allocates nothing. Each slot is 64-byte aligned and
 // its contents are not kept when it grows. Slots let one call hold several buffers at once.
-enum class Scratch : int { kPackA, kPackB, kWork, kCount };
+enum class Scratch : int { kPackA, kPackB, kCount };
 float* thread_scratch(Scratch slot, size_t floats);
 
 }  // namespace kiln::cpu::gemm_detail

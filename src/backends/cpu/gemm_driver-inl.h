@@ -8,7 +8,7 @@
 //         for each column panel (kNR):        its kc x kNR slice of B stays in L1
 //           for each kMR rows of the block:   micro-kernel
 // Packing exists to give the kernel contiguous, cache-friendly streams; it is skipped where
-// the packed copy would be used too few times to repay the copy (see BMode and direct_a).
+// it would not repay the copy (see BMode and use_direct_a).
 
 #if defined(KILN_CPU_GEMM_DRIVER_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KILN_CPU_GEMM_DRIVER_INL_H_
@@ -63,9 +63,6 @@ inline void run_edge_tile(KernelFn kernel, const float* a, size_t lda, const flo
   for (size_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * kNR, bytes);
 }
 
-// A part with at most this many column panels (per block) reads A in place: packing A would
-// be repaid over too few B panels.
-inline constexpr int64_t kDirectAMaxPanels = 8;
 // B is read in place when all rows fit one register tile (each B value is then used once).
 inline constexpr int64_t kDirectBMaxRows = kMR;
 // Column panels per block when B is packed on the fly: kc x 512 floats (512 KiB at kc = 256)
@@ -87,15 +84,12 @@ struct BInput {
   int64_t ldb = 0;
 };
 
-// Whether the kernel should read op(A) = A in place instead of a packed copy. The packed copy
-// streams better, but costs a pass over A per (K block, column block); in place, the kMR rows
-// of a panel are lda apart, which only hurts when that stride maps every row to the same few L1
-// sets (lda a multiple of 512 floats).
-inline bool use_direct_a(const gemm_detail::Problem& p, int64_t panels_per_block) {
-  if (p.trans_a) return false;
-  if (p.lda % 512 == 0) return false;
-  return panels_per_block <= kDirectAMaxPanels;
-}
+// Whether the kernel reads op(A) = A in place instead of a packed copy. Each kMR-row panel of A
+// is then kMR strided rows instead of one contiguous run, which measured as fast as packing
+// (the rows stay in L1/L2 either way) while saving a pass over A per (K block, column block),
+// which is what makes products with few columns per part fast. The exception is a stride that
+// maps all kMR rows to the same few L1 sets (lda a multiple of 512 floats): those conflict.
+inline bool use_direct_a(const gemm_detail::Problem& p) { return !p.trans_a && p.lda % 512 != 0; }
 
 // Computes rows [m0, m1) x column panels [p0, p1) of C over all of K.
 inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0, int64_t m1,
@@ -106,7 +100,7 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
   const int64_t mc_block = gemm_detail::even_block(m1 - m0, kMaxMc, kMR);
   const int64_t mc_padded = (mc_block + kMR - 1) / kMR * kMR;
   const int64_t nc_panels = in.mode == BMode::kPackInBlock ? kBlockPanels : p1 - p0;
-  const bool direct_a = use_direct_a(p, std::min(nc_panels, p1 - p0));
+  const bool direct_a = use_direct_a(p);
   float* a_block = direct_a ? nullptr
                             : gemm_detail::thread_scratch(
                                   Scratch::kPackA, static_cast<size_t>(mc_padded * kc_block));

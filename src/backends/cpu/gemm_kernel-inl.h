@@ -29,8 +29,9 @@ inline constexpr int64_t kLanes = HWY_LANES(float);
 // 128-byte (two cache line) span of C on AVX-512.
 inline constexpr int64_t kNR = 2 * kLanes;
 // Rows: as many as the register file holds next to the two B vectors and one broadcast.
-// AVX-512 has 32 registers: 14 x 2 accumulators + 3 = 31. AVX2/SSE4 have 16: 6 x 2 + 3 = 15.
-inline constexpr int64_t kMR = HWY_MAX_BYTES >= 64 ? 14 : (kLanes > 1 ? 6 : 4);
+// AVX-512 has 32 registers: 14 x 2 accumulators + 3 = 31. AVX2 has 16: 6 x 2 + 3 = 15. SSE4
+// has no FMA, and its two-operand multiply needs a temporary: 4 x 2 + 4.
+inline constexpr int64_t kMR = HWY_MAX_BYTES >= 64 ? 14 : (HWY_MAX_BYTES >= 32 ? 6 : 4);
 
 // How a kernel combines its accumulators with C.
 struct TileStore {

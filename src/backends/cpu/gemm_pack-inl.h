@@ -96,35 +96,45 @@ inline void pack_b_panels(bool trans_b, int64_t n, const float* b, int64_t ldb, 
                           int64_t kc, int64_t panel_begin, int64_t panel_end, int64_t panel_stride,
                           float* HWY_RESTRICT dst) {
   const hn::ScalableTag<float> d;
+  if (!trans_b) {
+    // op(B)(k, n) = B[k * ldb + n]: copies. Row by row over a group of panels, so that B is read
+    // as long sequential runs (reading one panel at a time would touch each row for only kNR
+    // floats, which the prefetchers cannot follow), while the group's panels stay cached.
+    constexpr int64_t kGroup = 16;
+    for (int64_t g0 = panel_begin; g0 < panel_end; g0 += kGroup) {
+      const int64_t g1 = std::min(panel_end, g0 + kGroup);
+      const int64_t full_end = std::min(g1, n / kNR);  // panels with all kNR columns
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = b + (k0 + k) * ldb;
+        for (int64_t jp = g0; jp < full_end; ++jp) {
+          float* HWY_RESTRICT out = dst + (jp - panel_begin) * panel_stride + k * kNR;
+          hn::Store(hn::LoadU(d, src + jp * kNR), d, out);
+          hn::Store(hn::LoadU(d, src + jp * kNR + kLanes), d, out + kLanes);
+        }
+        for (int64_t jp = std::max(g0, full_end); jp < g1; ++jp) {  // the last, partial panel
+          const int64_t cols = n - jp * kNR;
+          const int64_t width = panel_width(jp, n);
+          float* HWY_RESTRICT out = dst + (jp - panel_begin) * panel_stride + k * width;
+          std::memcpy(out, src + jp * kNR, static_cast<size_t>(cols) * sizeof(float));
+          std::fill(out + cols, out + width, 0.0f);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t jp = panel_begin; jp < panel_end; ++jp) {
     const int64_t n0 = jp * kNR;
     const int64_t cols = std::min(kNR, n - n0);
     const int64_t width = panel_width(jp, n);
     float* HWY_RESTRICT out = dst + (jp - panel_begin) * panel_stride;
-    if (!trans_b) {
-      // op(B)(k, n) = B[k * ldb + n]: each panel row is a contiguous copy.
-      const float* src = b + k0 * ldb + n0;
-      if (cols == kNR) {
-        for (int64_t k = 0; k < kc; ++k) {
-          hn::Store(hn::LoadU(d, src + k * ldb), d, out + k * kNR);
-          hn::Store(hn::LoadU(d, src + k * ldb + kLanes), d, out + k * kNR + kLanes);
-        }
-      } else {
-        for (int64_t k = 0; k < kc; ++k) {
-          std::memcpy(out + k * width, src + k * ldb, static_cast<size_t>(cols) * sizeof(float));
-          std::fill(out + k * width + cols, out + (k + 1) * width, 0.0f);
-        }
-      }
-    } else {
-      // op(B)(k, n) = B[n * ldb + k]: a transpose. Blocks of 64 k keep the destination block
-      // (64 x kNR floats) in L1 while each source row is read sequentially.
-      constexpr int64_t kBlock = 64;
-      for (int64_t kb = 0; kb < kc; kb += kBlock) {
-        const int64_t kn = std::min(kBlock, kc - kb);
-        transpose_block(b + n0 * ldb + k0 + kb, ldb, cols, kn, out + kb * width, width);
-        for (int64_t k = 0; k < kn; ++k) {
-          std::fill(out + (kb + k) * width + cols, out + (kb + k + 1) * width, 0.0f);
-        }
+    // op(B)(k, n) = B[n * ldb + k]: a transpose. Blocks of 64 k keep the destination block
+    // (64 x kNR floats) in L1 while each source row is read sequentially.
+    constexpr int64_t kBlock = 64;
+    for (int64_t kb = 0; kb < kc; kb += kBlock) {
+      const int64_t kn = std::min(kBlock, kc - kb);
+      transpose_block(b + n0 * ldb + k0 + kb, ldb, cols, kn, out + kb * width, width);
+      for (int64_t k = 0; k < kn; ++k) {
+        std::fill(out + (kb + k) * width + cols, out + (kb + k + 1) * width, 0.0f);
       }
     }
   }

@@ -19,9 +19,10 @@ PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int
   // Below a few MFLOP (about ten microseconds on one core) a worker that has to be woken would
   // join too late to help.
   if (threads <= 1 || flops < 4e6) return grid;
-  // Several parts per thread let a thread that the (possibly shared) host slows down hand work
-  // to the others; moderate products get one part per thread so each part stays efficient.
-  const int64_t per_thread = flops >= 5e8 ? 4 : (flops >= 5e7 ? 2 : 1);
+  // Two parts per thread let a thread that the (possibly shared) host slows down hand work to
+  // the other; more would cost extra packing (parts that share rows or columns pack the same
+  // A or B slices), and moderate products get one part per thread for the same reason.
+  const int64_t per_thread = flops >= 2e8 ? 2 : 1;
   const int64_t wanted = int64_t{threads} * per_thread;
   const int64_t row_panels = (m + mr - 1) / mr;
   const int64_t col_panels = (n + nr - 1) / nr;
