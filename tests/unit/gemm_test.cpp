@@ -12,9 +12,11 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/gemm.h"
@@ -366,6 +368,46 @@ TEST(Gemm, Multithreaded) {
       run_packed(cases[i], 500 + i);
     }
   });
+}
+
+// Runs `fn` as a job on a one-thread pool, where parallel_for runs everything inline.
+template <class Fn>
+void run_single_threaded(Fn fn) {
+  struct Job : Runnable {
+    Fn fn;
+    std::promise<void> done;
+    explicit Job(Fn f) : fn(std::move(f)) {}
+    void run() override {
+      fn();
+      done.set_value();
+    }
+  };
+  ThreadPool pool(1);
+  Job job(std::move(fn));
+  std::future<void> finished = job.done.get_future();
+  pool.submit(&job);
+  finished.wait();
+}
+
+// The summation order of every C element depends on K blocking and the register tile only,
+// never on how the work is split, so results are bit-identical for any thread count.
+TEST(Gemm, SameBitsOnAnyThreadCount) {
+  for (auto [m, n, k] :
+       std::vector<std::array<int64_t, 3>>{{300, 257, 700}, {129, 1000, 300}, {40, 2000, 600}}) {
+    Case cs;
+    cs.m = m;
+    cs.n = n;
+    cs.k = k;
+    Operands ops(cs, 77);
+    std::vector<float> one_thread(ops.c.size()), shared_pool(ops.c.size());
+    run_single_threaded([&] {
+      sgemm(false, false, m, n, k, 1.0f, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, 0.0f,
+            one_thread.data(), ops.ldc);
+    });
+    sgemm(false, false, m, n, k, 1.0f, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, 0.0f,
+          shared_pool.data(), ops.ldc);
+    EXPECT_EQ(one_thread, shared_pool) << "M=" << m << " N=" << n << " K=" << k;
+  }
 }
 
 // Every SIMD target compiled in and supported here (AVX-512, AVX2, SSE4, SSSE3, scalar on
