@@ -5,7 +5,9 @@
 // A is stored as K x M with lda >= M, and with trans_b = true B is stored as N x K.
 //
 // The work is split over kiln's CPU job system (parallel_for); it never allocates in steady
-// state: packing buffers are per-thread and grow once to the largest size seen.
+// state: packing buffers are per-thread and grow once to the largest size seen. The summation
+// order of each element depends only on the shapes, so results are bit-identical for any
+// thread count (though not across SIMD targets).
 #pragma once
 
 #include <cstddef>
