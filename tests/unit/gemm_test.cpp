@@ -338,13 +338,14 @@ TEST(Gemm, UnpackedBRejected) {
 }
 
 // Large enough to be split across the shared pool's threads (hardware threads unless
-// KILN_NUM_THREADS says otherwise), and also run from inside parallel jobs at once, which
-// exercises the per-thread packing buffers concurrently.
+// KILN_NUM_THREADS says otherwise) on every path (blocked, B in place, dot products, GEMV),
+// and also run from inside parallel jobs at once, which exercises the per-thread packing
+// buffers concurrently.
 TEST(Gemm, Multithreaded) {
   const std::vector<Case> cases = [] {
     std::vector<Case> list;
     for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
-             {300, 257, 300}, {1, 3000, 700}, {2000, 2, 600}, {8, 2000, 300}, {128, 768, 96}}) {
+             {300, 257, 300}, {1, 6000, 1000}, {4000, 4, 1000}, {8, 4000, 600}, {128, 768, 200}}) {
       for (int trans = 0; trans < 4; ++trans) {
         Case cs;
         cs.trans_a = trans & 1;

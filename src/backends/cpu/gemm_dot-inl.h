@@ -139,12 +139,13 @@ inline void dot_gemm(const gemm_detail::Problem& p, bool trans_b, const float* b
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const int threads = gemm_detail::available_threads();
-  if (threads <= 1 || flops < 1e6 || tiles < 2) {
+  if (threads <= 1 || flops < gemm_detail::kMinParallelFlops || tiles < 2) {
     body(0, tiles);
   } else {
-    // Chunks of at least ~128 KFLOP so the claiming overhead stays negligible.
+    // A few chunks per thread, each worth a wake-up.
     const double tile_flops = flops / static_cast<double>(tiles);
-    const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(131072.0 / tile_flops));
+    const int64_t grain = std::max<int64_t>(
+        1, static_cast<int64_t>(gemm_detail::kMinParallelFlops / 4.0 / tile_flops));
     parallel_for(tiles, grain, body);
   }
 }

@@ -207,11 +207,9 @@ inline void pack_b_all(bool trans_b, int64_t k, int64_t n, const float* b, int64
   auto body = [&](int64_t begin, int64_t end) {
     pack_b_panels(trans_b, n, b, ldb, 0, k, begin, end, panel_floats, dst + begin * panel_floats);
   };
-  // Copying is cheap per float: only split packs of over ~1 MiB.
-  constexpr int64_t kMinFloatsPerChunk = 1 << 18;
-  const int64_t grain =
-      std::max<int64_t>(1, kMinFloatsPerChunk / std::max<int64_t>(1, panel_floats));
-  if (col_panels <= grain || gemm_detail::available_threads() <= 1) {
+  const int64_t grain = std::max<int64_t>(
+      1, gemm_detail::kMinParallelFloats / 4 / std::max<int64_t>(1, panel_floats));
+  if (k * n < gemm_detail::kMinParallelFloats || gemm_detail::available_threads() <= 1) {
     body(0, col_panels);
   } else {
     parallel_for(col_panels, grain, body);

@@ -118,13 +118,13 @@ inline void gemv(const gemm_detail::Problem& p, bool trans_b, const float* b, in
     }
   };
   const int64_t blocks = (len + kGemvBlock - 1) / kGemvBlock;
-  // The matrix is read once, so threads pay off when it is large (here over ~1 MiB).
-  const int64_t grain =
-      std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, k * kGemvBlock));
-  if (blocks <= grain || gemm_detail::available_threads() <= 1) {
+  // The matrix is read once: threads pay off only when it is large.
+  const int64_t block_floats = std::max<int64_t>(1, k * kGemvBlock);
+  if (k * len < gemm_detail::kMinParallelFloats || gemm_detail::available_threads() <= 1) {
     body(0, blocks);
   } else {
-    parallel_for(blocks, grain, body);
+    parallel_for(blocks, std::max<int64_t>(1, gemm_detail::kMinParallelFloats / 4 / block_floats),
+                 body);
   }
 }
 

@@ -16,9 +16,7 @@ PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int
   PartGrid grid;
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
                        static_cast<double>(std::max<int64_t>(k, 1));
-  // Below a few MFLOP (about ten microseconds on one core) a worker that has to be woken would
-  // join too late to help.
-  if (threads <= 1 || flops < 4e6) return grid;
+  if (threads <= 1 || flops < kMinParallelFlops) return grid;
   // Two parts per thread let a thread that the (possibly shared) host slows down hand work to
   // the other; more would cost extra packing (parts that share rows or columns pack the same
   // A or B slices), and moderate products get one part per thread for the same reason.
