@@ -17,5 +17,9 @@ class Error : public std::runtime_error {
 inline void check(bool condition, const std::string& message) {
   if (!condition) throw Error(message);
 }
+// For literal messages: builds no std::string unless the check fails (hot paths call this).
+inline void check(bool condition, const char* message) {
+  if (!condition) throw Error(message);
+}
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 //   kiln::Tensor h = y.readback_and_clone();       // waits if needed, returns a host copy
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -34,7 +35,13 @@ class Tensor {
   static Tensor from_data(const Shape& shape, std::span<const T> values);
   template <class T>
   static Tensor from_data(const Shape& shape, const std::vector<T>& values) {
-    return from_data<T>(shape, std::span<const T>(values.data(), values.size()));
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no contiguous data()
+      std::unique_ptr<bool[]> copy(new bool[values.size()]);
+      std::copy(values.begin(), values.end(), copy.get());
+      return from_data<bool>(shape, std::span<const bool>(copy.get(), values.size()));
+    } else {
+      return from_data<T>(shape, std::span<const T>(values.data(), values.size()));
+    }
   }
   template <class T>
   static Tensor from_data(const Shape& shape, std::initializer_list<T> values) {

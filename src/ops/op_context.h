@@ -19,6 +19,8 @@ class OutputAllocator {
   // A tensor for output `index` of the running node, uninitialised, from planned memory when the
   // plan has room for it.
   virtual Tensor allocate(size_t index, DataType dtype, const Shape& shape) = 0;
+  // Output `index` as a view of `source`'s data with another shape of the same size.
+  virtual Tensor view(size_t index, const Tensor& source, const Shape& shape) = 0;
 };
 
 class OpContext {
@@ -43,6 +45,9 @@ class OpContext {
   // Makes output i an existing tensor (e.g. a view sharing an input's storage). The runtime
   // never writes into a tensor handed over this way.
   void set_output(size_t i, Tensor tensor);
+  // Makes output i a view of `source` with `shape` (same element count), sharing its memory:
+  // Reshape, Flatten, Squeeze and friends copy nothing. Allocation-free in steady state.
+  void set_output_view(size_t i, const Tensor& source, const Shape& shape);
   Tensor& output(size_t i) { return outputs_[i]; }
 
   [[noreturn]] void fail(const std::string& message) const;  // kiln::Error naming the node

@@ -88,6 +88,14 @@ void OpContext::set_output(size_t i, Tensor tensor) {
   outputs_[i] = std::move(tensor);
 }
 
+void OpContext::set_output_view(size_t i, const Tensor& source, const Shape& shape) {
+  if (i >= outputs_.size()) fail("output " + std::to_string(i) + " does not exist");
+  if (shape.element_count() != source.element_count()) {
+    fail("cannot view " + source.shape().to_string() + " as " + shape.to_string());
+  }
+  outputs_[i] = allocator_.view(i, source, shape);
+}
+
 void OpContext::fail(const std::string& message) const {
   throw Error(node_.describe() + ": " + message);
 }

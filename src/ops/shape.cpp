@@ -67,14 +67,14 @@ CpuKernel make_reshape(const NodeInfo& info) {
     const Shape requested(info.required_ints("shape"));
     return [=](OpContext& ctx) {
       const Tensor& x = ctx.input(0);
-      ctx.set_output(0, x.reshaped(resolve_reshape(ctx, x.shape(), requested, false)));
+      ctx.set_output_view(0, x, resolve_reshape(ctx, x.shape(), requested, false));
     };
   }
   if (!info.has_input(1)) info.fail("the 'shape' input is required");
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Shape requested = read_index_list(ctx, ctx.input(1), "shape");
-    ctx.set_output(0, x.reshaped(resolve_reshape(ctx, x.shape(), requested, allow_zero)));
+    ctx.set_output_view(0, x, resolve_reshape(ctx, x.shape(), requested, allow_zero));
   };
 }
 
@@ -93,7 +93,7 @@ CpuKernel make_flatten(const NodeInfo& info) {
     const int64_t a = axis < 0 ? axis + rank : axis;
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < rank; ++d) (d < a ? outer : inner) *= x.shape()[d];
-    ctx.set_output(0, x.reshaped(Shape{outer, inner}));
+    ctx.set_output_view(0, x, Shape{outer, inner});
   };
 }
 
@@ -133,7 +133,7 @@ CpuKernel make_squeeze(const NodeInfo& info) {
       for (int64_t d : marked)
         if (d != -1) out.push_back(d);
     }
-    ctx.set_output(0, x.reshaped(out));
+    ctx.set_output_view(0, x, out);
   };
 }
 
@@ -159,7 +159,7 @@ CpuKernel make_unsqueeze(const NodeInfo& info) {
     size_t next = 0;
     for (int64_t& d : out)
       if (d == -1) d = in[next++];
-    ctx.set_output(0, x.reshaped(out));
+    ctx.set_output_view(0, x, out);
   };
 }
 

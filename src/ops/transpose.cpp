@@ -51,7 +51,7 @@ CpuKernel make_transpose(const NodeInfo& info) {
       }
     }
     if (keeps_order) {
-      ctx.set_output(0, x.reshaped(out_shape));
+      ctx.set_output_view(0, x, out_shape);
       return;
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);

@@ -9,12 +9,13 @@ namespace kiln::passes {
 void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
   topological_sort(model.graph, model.path);
   check_operators_supported(model);
+  infer_shapes(model);
   if (options.optimize) {
     remove_noop_nodes(model.graph);
     fold_constants(model);
     remove_dead_nodes(model.graph);
+    infer_shapes(model);  // again: folding made more inputs constant
   }
-  infer_shapes(model);
   std::set<std::string> initialized;
   for (const auto& [name, t] : model.graph.initializers) initialized.insert(name);
   model.inputs.clear();

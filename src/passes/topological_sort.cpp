@@ -120,22 +120,35 @@ void topological_sort(ir::Graph& graph, const std::string& where,
 }
 
 namespace {
-void check_graph_ops(const ir::Graph& g, const std::string& where) {
+// Creating each node's kernel parses its attributes, so a bad attribute fails the load
+// rather than the first run.
+void check_graph_ops(const ir::Graph& g, const ir::Model& model) {
   const auto& registry = OpRegistry::global();
   for (const auto& node : g.nodes) {
-    if (!registry.find(node.domain, node.op_type)) {
-      throw Error(where + ": " + node.describe() + ": operator '" +
+    const OpSchema* schema = registry.find(node.domain, node.op_type);
+    if (!schema) {
+      throw Error(model.path + ": " + node.describe() + ": operator '" +
                   (node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type) +
                   "' is not supported by kiln");
     }
+    std::vector<const Tensor*> constants;
+    for (const auto& in : node.inputs) {
+      auto it = g.initializers.find(in);
+      constants.push_back(it == g.initializers.end() ? nullptr : &it->second);
+    }
+    try {
+      schema->factory(NodeInfo(node, model.opset_for(node.domain), constants));
+    } catch (const Error& e) {
+      throw Error(model.path + ": " + e.what());
+    }
     for (const auto& a : node.attributes) {
-      if (a.g) check_graph_ops(*a.g, where);
-      for (const auto& sub : a.graphs) check_graph_ops(*sub, where);
+      if (a.g) check_graph_ops(*a.g, model);
+      for (const auto& sub : a.graphs) check_graph_ops(*sub, model);
     }
   }
 }
 }  // namespace
 
-void check_operators_supported(const ir::Model& model) { check_graph_ops(model.graph, model.path); }
+void check_operators_supported(const ir::Model& model) { check_graph_ops(model.graph, model); }
 
 }  // namespace kiln::passes

@@ -19,6 +19,9 @@ class Execution::NodeJob : public cpu::Runnable, public OutputAllocator {
   Tensor allocate(size_t output, DataType dtype, const Shape& shape) override {
     return owner_.allocate(index_, output, dtype, shape);
   }
+  Tensor view(size_t output, const Tensor& source, const Shape& shape) override {
+    return owner_.view(index_, output, source, shape);
+  }
 
   std::atomic<int> pending{0};
   std::vector<Tensor> inputs;
@@ -44,6 +47,7 @@ Execution::Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool
   const auto& g = *graph_;
   values_.resize(g.slot_count());
   is_graph_output_.assign(g.slot_count(), false);
+  taken_.assign(g.slot_count(), false);
   for (int s : g.output_slots) is_graph_output_[static_cast<size_t>(s)] = true;
   for (const auto& [slot, tensor] : g.constants) values_[static_cast<size_t>(slot)] = tensor;
   for (size_t s = 0; s < g.slot_count(); ++s) {
@@ -62,7 +66,6 @@ void Execution::wait_idle() const {
   idle_cv_.wait(lock, [&] { return idle(); });
 }
 
-void Execution::detach(int slot) { values_[static_cast<size_t>(slot)] = Tensor(); }
 
 void Execution::select_plan(std::span<const Tensor> inputs) {
   signature_.clear();
@@ -84,6 +87,7 @@ void Execution::select_plan(std::span<const Tensor> inputs) {
 void Execution::bind(std::span<const Tensor> inputs) {
   const auto& g = *graph_;
   select_plan(inputs);
+  std::fill(taken_.begin(), taken_.end(), false);
   for (size_t i = 0; i < g.input_slots.size(); ++i)
     values_[static_cast<size_t>(g.input_slots[i])] = inputs[i];
   for (size_t s = 0; s < g.slot_count(); ++s) {
@@ -165,6 +169,43 @@ Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Sha
   return values_[s];
 }
 
+Tensor Execution::view(size_t node, size_t output, const Tensor& source, const Shape& shape) {
+  const CompiledNode& cn = graph_->nodes[node];
+  const int slot = cn.outputs[output];
+  if (slot < 0) return source.reshaped(shape);
+  const auto s = static_cast<size_t>(slot);
+  if (is_graph_output_[s]) {  // graph outputs own their memory
+    Tensor t = allocate(node, output, source.dtype(), shape);
+    TensorImpl& dst = *t.impl();
+    if (source.dtype() == DataType::String) {
+      const auto* from = source.data<std::string>();
+      std::copy(from, from + source.element_count(), static_cast<std::string*>(dst.data()));
+    } else if (source.byte_size() > 0) {
+      std::memcpy(dst.data(), source.raw_data(), source.byte_size());
+    }
+    return t;
+  }
+  TensorImpl& impl = *values_[s].impl();
+  const TensorImpl& src = *source.impl();
+  impl.dtype = src.dtype;
+  impl.shape = shape;
+  impl.storage = src.storage;
+  impl.offset = src.offset;
+  impl.device = src.device;
+  record_alias(cn, slot, src.storage.get());
+  return values_[s];
+}
+
+void Execution::record_alias(const CompiledNode& cn, int slot, const Storage* storage) {
+  if (plan_) return;  // only the recording run plans memory
+  for (int in : cn.inputs) {
+    if (in >= 0 && values_[static_cast<size_t>(in)].impl() &&
+        values_[static_cast<size_t>(in)].impl()->storage.get() == storage) {
+      alias_of_[static_cast<size_t>(slot)] = in;
+    }
+  }
+}
+
 void Execution::execute(size_t index) {
   const CompiledNode& cn = graph_->nodes[index];
   NodeJob& job = *jobs_[index];
@@ -201,14 +242,7 @@ void Execution::execute(size_t index) {
         } else {
           target.storage = src.storage;
           target.offset = src.offset;
-          if (!plan_) {
-            for (int in : cn.inputs) {
-              if (in >= 0 && values_[static_cast<size_t>(in)].impl() &&
-                  values_[static_cast<size_t>(in)].impl()->storage == src.storage) {
-                alias_of_[static_cast<size_t>(slot)] = in;
-              }
-            }
-          }
+          record_alias(cn, slot, src.storage.get());
         }
       }
     } catch (const Error&) {

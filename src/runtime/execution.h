@@ -32,8 +32,10 @@ class Execution {
   void run_node_inline(size_t node);
 
   Tensor& value(int slot) { return values_[static_cast<size_t>(slot)]; }
-  // Replaces a slot's tensor by a fresh pending one at the next start (take_output).
-  void detach(int slot);
+  // take_output: the caller now owns the slot's tensor. It stays valid (the running job may
+  // still write it); the next run gives the slot a new one because the handle is shared.
+  void detach(int slot) { taken_[static_cast<size_t>(slot)] = true; }
+  bool is_taken(int slot) const { return taken_[static_cast<size_t>(slot)]; }
   const CompiledGraph& graph() const { return *graph_; }
 
  private:
@@ -50,12 +52,15 @@ class Execution {
   void node_finished(size_t node);
   void finish_run();
   Tensor allocate(size_t node, size_t output, DataType dtype, const Shape& shape);
+  Tensor view(size_t node, size_t output, const Tensor& source, const Shape& shape);
+  void record_alias(const CompiledNode& node, int slot, const Storage* storage);
   void select_plan(std::span<const Tensor> inputs);
 
   std::shared_ptr<const CompiledGraph> graph_;
   cpu::ThreadPool& pool_;
   std::vector<Tensor> values_;
   std::vector<bool> is_graph_output_;
+  std::vector<bool> taken_;
   std::vector<std::unique_ptr<NodeJob>> jobs_;
   std::atomic<int> nodes_left_{0};
   std::atomic<bool> idle_{true};

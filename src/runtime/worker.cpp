@@ -60,18 +60,18 @@ class WorkerImpl {
         throw Error("schedule: the model has no input named '" + std::string(in.name) +
                     "' (its inputs: " + names + ")");
       }
-      check(!bound_[i].defined(), "schedule: input '" + declared[i].name + "' is given twice");
-      check(in.tensor.defined(),
-            "schedule: input '" + declared[i].name + "' is an empty tensor handle");
+      if (bound_[i].defined()) throw Error("schedule: input '" + declared[i].name + "' is given twice");
+      if (!(in.tensor.defined())) throw Error("schedule: input '" + declared[i].name + "' is an empty tensor handle");
       bound_[i] = in.tensor;
     }
     symbols_.clear();
     for (size_t i = 0; i < declared.size(); ++i) {
       const ValueInfo& d = declared[i];
-      check(bound_[i].defined(),
-            "schedule: input '" + d.name + "' (" + d.to_string() + ") is missing");
+      if (!(bound_[i].defined())) throw Error("schedule: input '" + d.name + "' (" + d.to_string() + ") is missing");
       const Tensor& t = bound_[i];
-      if (d.kind != ValueInfo::Kind::Tensor) continue;
+      // A pending input (another worker's output) has no dtype or shape yet; the kernels that
+      // read it check it when it arrives, and errors surface at readback.
+      if (d.kind != ValueInfo::Kind::Tensor || t.is_pending()) continue;
       if (d.dtype != DataType::Undefined && t.dtype() != d.dtype) {
         throw Error("schedule: input '" + d.name + "' must be " + std::string(dtype_name(d.dtype)) +
                     ", got " + std::string(dtype_name(t.dtype())));
@@ -136,9 +136,10 @@ class WorkerImpl {
   }
 
   const Tensor& peek(std::string_view name) {
-    check(current_ != nullptr, "peek_output('" + std::string(name) + "') before any schedule()");
-    const Tensor& t = current_->value(output_slot(name));
-    check(t.defined(), "output '" + std::string(name) + "' was taken by take_output()");
+    if (!current_) throw Error("peek_output('" + std::string(name) + "') before any schedule()");
+    const int slot = output_slot(name);
+    const Tensor& t = current_->value(slot);
+    if (current_->is_taken(slot)) throw Error("output '" + std::string(name) + "' was taken by take_output()");
     return t;
   }
 
@@ -178,7 +179,7 @@ void Worker::schedule(const Tensor& input) {
 
 const Tensor& Worker::peek_output(std::string_view name) const { return impl_->peek(name); }
 const Tensor& Worker::peek_output() const {
-  check(!impl_->model_.outputs().empty(), "the model has no outputs");
+  if (impl_->model_.outputs().empty()) throw Error("the model has no outputs");
   return impl_->peek(impl_->model_.outputs()[0].name);
 }
 

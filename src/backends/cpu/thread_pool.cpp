@@ -62,6 +62,43 @@ class ThreadPool::ParallelForTask : public Runnable {
   int active_helpers_ = 0;
 };
 
+void JobQueue::grow() {
+  std::vector<Runnable*> bigger(ring_.size() * 2);
+  for (size_t i = 0; i < count_; ++i) bigger[i] = ring_[(head_ + i) % ring_.size()];
+  ring_.swap(bigger);
+  head_ = 0;
+}
+
+void JobQueue::push_back(Runnable* job) {
+  if (count_ == ring_.size()) grow();
+  ring_[(head_ + count_++) % ring_.size()] = job;
+}
+
+void JobQueue::push_front(Runnable* job) {
+  if (count_ == ring_.size()) grow();
+  head_ = (head_ + ring_.size() - 1) % ring_.size();
+  ring_[head_] = job;
+  ++count_;
+}
+
+Runnable* JobQueue::pop_front() {
+  Runnable* job = ring_[head_];
+  head_ = (head_ + 1) % ring_.size();
+  --count_;
+  return job;
+}
+
+int JobQueue::remove(Runnable* job) {
+  size_t kept = 0;
+  for (size_t i = 0; i < count_; ++i) {
+    Runnable* j = ring_[(head_ + i) % ring_.size()];
+    if (j != job) ring_[(head_ + kept++) % ring_.size()] = j;
+  }
+  const int removed = static_cast<int>(count_ - kept);
+  count_ = kept;
+  return removed;
+}
+
 ThreadPool::ThreadPool(int num_threads) {
   num_threads = std::max(1, num_threads);
   threads_.reserve(static_cast<size_t>(num_threads));
@@ -105,8 +142,7 @@ void ThreadPool::worker_loop() {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
-      job = queue_.front();
-      queue_.pop_front();
+      job = queue_.pop_front();
     }
     job->run();
   }
@@ -135,17 +171,10 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
   }
   for (int i = 0; i < helpers; ++i) wake_.notify_one();
   task.run_chunks();
-  int withdrawn = 0;
+  int withdrawn;
   {
     std::lock_guard lock(mutex_);
-    for (auto it = queue_.begin(); it != queue_.end();) {
-      if (*it == &task) {
-        it = queue_.erase(it);
-        ++withdrawn;
-      } else {
-        ++it;
-      }
-    }
+    withdrawn = queue_.remove(&task);
   }
   task.remove_unstarted_helpers(withdrawn);
   task.wait_for_helpers();

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,6 +20,24 @@ class Runnable {
  public:
   virtual ~Runnable() = default;
   virtual void run() = 0;
+};
+
+// A double-ended queue of jobs in a growable ring buffer: unlike std::deque it stops
+// allocating once it has reached the largest size the workload needs.
+class JobQueue {
+ public:
+  bool empty() const { return count_ == 0; }
+  void push_back(Runnable* job);
+  void push_front(Runnable* job);
+  Runnable* pop_front();
+  // Removes every occurrence of `job`; returns how many there were.
+  int remove(Runnable* job);
+
+ private:
+  void grow();
+  std::vector<Runnable*> ring_ = std::vector<Runnable*>(64);
+  size_t head_ = 0;
+  size_t count_ = 0;
 };
 
 class ThreadPool {
@@ -53,7 +70,7 @@ class ThreadPool {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Runnable*> queue_;
+  JobQueue queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -1,0 +1,37 @@
+# The two commands a newcomer runs (each installs what it needs on Debian 12):
+#   make demo   builds kiln and runs the bundled digit classifier
+#   make test   builds kiln and runs the unit tests and the conformance suites
+SHARED ?= ../shared
+JOBS ?= $(shell nproc)
+KILN := build/release/kiln
+
+.PHONY: demo test test-unit test-conformance test-asan deps build build-asan bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+demo: build
+	@build/release/kiln_demo demo/digits.onnx demo/samples
+
+test: test-unit test-conformance
+
+test-unit: build
+	@ctest --preset release -j $(JOBS)
+
+# The ONNX backend tests and the public models in $(SHARED); skipped when it is absent.
+test-conformance: build
+	@scripts/run-conformance.sh $(KILN) $(SHARED)
+
+build-asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS) --target kiln_tests
+
+test-asan: build-asan
+	@ctest --preset asan -j $(JOBS)
+
+clean:
+	rm -rf build

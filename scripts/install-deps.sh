@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages kiln needs to build and test. Runs apt-get only when
+# something is missing, so repeated calls are fast and need no network.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build ccache g++ pkg-config
+  libprotobuf-dev protobuf-compiler libonnx-dev
+  libhwy-dev
+  googletest libgtest-dev libbenchmark-dev
+)
+if [[ "${1:-}" == "--with-python" ]]; then
+  # Only for retraining the demo model and exporting the benchmark models.
+  packages+=(python3-torch python3-sklearn python3-onnx python3-numpy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the ONNX backend test suites and the public models on a backend, each against its
+# known-failures list in tests/conformance/. Fails when a test not on a list fails, or when a
+# listed test passes (so the lists only shrink).
+#   scripts/run-conformance.sh KILN_BINARY SHARED_DIR [BACKEND]
+set -uo pipefail
+kiln=$1
+shared=$2
+backend=${3:-cpu}
+here=$(cd "$(dirname "$0")/.." && pwd)
+lists=$here/tests/conformance
+
+if [[ ! -d $shared/onnx-backend ]]; then
+  echo "conformance: $shared/onnx-backend not found, skipping the conformance suites"
+  exit 0
+fi
+
+status=0
+run_suite() {  # name dir [extra options]
+  local name=$1 dir=$2
+  shift 2
+  local list=$lists/known_failures_${backend}_${name}.txt
+  [[ -f $list ]] || : >"$list.missing"
+  echo "== $name ($backend)"
+  local opts=(--backend "$backend")
+  [[ -f $list ]] && opts+=(--known-failures "$list")
+  if ! "$kiln" test-onnx "$dir" "${opts[@]}" "$@" >"/tmp/kiln-conformance-$name.log" 2>&1; then
+    status=1
+  fi
+  grep -E "^FAIL .*[^)]: |known failures that passed|remove it from the list" "/tmp/kiln-conformance-$name.log" | grep -v "(known)" | head -50
+  tail -n 1 "/tmp/kiln-conformance-$name.log"
+  rm -f "$list.missing"
+}
+
+run_suite node "$shared/onnx-backend/node"
+run_suite pytorch-converted "$shared/onnx-backend/pytorch-converted"
+run_suite pytorch-operator "$shared/onnx-backend/pytorch-operator"
+run_suite simple "$shared/onnx-backend/simple"
+run_suite light-testdirs "$shared/onnx-backend/light-testdirs"
+# The public models match ONNX Runtime within |a - e| <= 1e-4 + 1e-3 |e|.
+run_suite models "$shared/models" --rtol 1e-3 --atol 1e-4
+
+if [[ $status -ne 0 ]]; then
+  echo "conformance: FAILED (a test outside the known-failures lists failed, or a listed one passed)"
+else
+  echo "conformance: all suites match their known-failures lists"
+fi
+exit $status
