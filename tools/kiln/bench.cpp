@@ -1,0 +1,151 @@
+// kiln bench: load time and per-inference latency over many runs.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "backends/cpu/thread_pool.h"
+#include "commands.h"
+#include "inputs.h"
+#include "kiln/kiln.h"
+
+namespace kiln::cli {
+
+namespace {
+
+const char* kHelp = R"(usage: kiln bench MODEL [options]
+
+Measures the load time (load_model + Worker construction) and the latency of one inference
+(schedule + readback of every output) over many runs after a warm-up. Progress goes to stderr;
+the last line of stdout is machine-readable:
+  bench: model=M backend=B threads=N load_ms=X min_ms=X median_ms=X mean_ms=X p90_ms=X max_ms=X
+
+options:
+  --backend B          cpu (default), gpu-compute or gpu-pixel
+  --runs N             timed runs (default 100)
+  --warmup N           untimed runs first (default 10)
+  --threads N          CPU threads (default: every hardware thread, or KILN_NUM_THREADS)
+  --inputs-dir DIR     inputs from input_0.pb, input_1.pb, ... (or .npy)
+  --input NAME=FILE    input NAME from FILE (.pb or .npy); repeatable
+  --dim NAME=VALUE     size of the symbolic dimension NAME for random inputs (default 1)
+Inputs given by neither option get random values of the declared dtype and shape.
+)";
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// "\rwarmup 3/10" on stderr, redrawn at most every 100 ms so that fast models do not spend
+// their time printing.
+class Progress {
+ public:
+  void update(const char* phase, int done, int total, bool force = false) {
+    const auto now = Clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    std::fprintf(stderr, "\r%s %d/%d   ", phase, done, total);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void finish() {
+    if (shown_) std::fputs("\n", stderr);
+  }
+
+ private:
+  Clock::time_point last_{};
+  bool shown_ = false;
+};
+
+// The value at fraction q of the sorted samples, interpolating between neighbours.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+int bench_command(const Args& args) {
+  if (has_flag(args, "--help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  std::vector<std::string> valued = {"--backend", "--runs", "--warmup", "--threads"};
+  valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
+  const std::string path = model_path_argument(args, valued, "bench");
+  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
+  const int runs = int_option(args, "--runs", 100, 1);
+  const int warmup = int_option(args, "--warmup", 10, 0);
+  WorkerOptions options;
+  options.num_threads = int_option(args, "--threads", 0, 0);
+
+  const auto load_start = Clock::now();
+  Model model = load_model(path);
+  Worker worker(model, backend, options);
+  const double load_ms = ms_between(load_start, Clock::now());
+  // The worker already built its pool, so this only reads the thread count it got.
+  const int threads = cpu::ThreadPool::shared(options.num_threads).num_threads();
+
+  const InputSet inputs = load_inputs(model, args, /*random_fallback=*/true);
+  const auto named = inputs.named();
+  const auto& outputs = model.outputs();
+  auto run_once = [&] {
+    worker.schedule(std::span<const NamedTensor>(named));
+    for (const auto& out : outputs) (void)worker.peek_output(out.name).readback_and_clone();
+  };
+
+  std::cout << "model: " << path << " (" << model.node_count() << " nodes)\n";
+  std::cout << "inputs:";
+  const char* separator = " ";
+  for (const auto& [name, tensor] : inputs.entries()) {
+    std::cout << separator << *name << " " << dtype_name(tensor.dtype())
+              << tensor.shape().to_string();
+    separator = ", ";
+  }
+  std::cout << "\n" << std::flush;
+
+  Progress progress;
+  for (int i = 0; i < warmup; ++i) {
+    progress.update("warmup", i, warmup, i == 0);
+    run_once();
+  }
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(runs));
+  for (int i = 0; i < runs; ++i) {
+    progress.update("run", i, runs, i == 0);
+    const auto start = Clock::now();
+    run_once();
+    samples.push_back(ms_between(start, Clock::now()));
+  }
+  progress.update("run", runs, runs, true);
+  progress.finish();
+
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / sorted.size();
+  const double median = quantile(sorted, 0.5), p90 = quantile(sorted, 0.9);
+  const std::string backend_text(backend_name(backend));
+
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "backend %s, threads %d\n"
+                "load: %.2f ms (load_model + Worker)\n"
+                "latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, mean %.3f ms, "
+                "p90 %.3f ms, max %.3f ms\n",
+                backend_text.c_str(), threads, load_ms, runs, warmup, sorted.front(), median, mean,
+                p90, sorted.back());
+  std::cout << text;
+  std::snprintf(text, sizeof text,
+                " backend=%s threads=%d load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
+                "p90_ms=%.4f max_ms=%.4f\n",
+                backend_text.c_str(), threads, load_ms, sorted.front(), median, mean, p90,
+                sorted.back());
+  std::cout << "bench: model=" << path << text;
+  return 0;
+}
+
+}  // namespace kiln::cli

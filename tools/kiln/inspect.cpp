@@ -1,0 +1,156 @@
+// kiln inspect: the graph as kiln will run it (after the load-time passes), with inferred
+// types, CPU-residency marks and where each node runs.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "commands.h"
+#include "inputs.h"
+#include "ir/graph.h"
+#include "kiln/kiln.h"
+#include "passes/passes.h"
+
+namespace kiln::cli {
+
+namespace {
+
+const char* kHelp = R"(usage: kiln inspect MODEL [options]
+
+Prints the model's metadata, then the optimized graph one node per line:
+  index  op  'node name'  inputs -> outputs  @ backend
+each value with its inferred dtype and shape ("const" for initializers), and [cpu-resident] on
+values that hold shapes or indices and so stay on the CPU whatever the backend. Closes with
+node counts per op and, per backend, how many nodes run natively.
+
+options:
+  --backend B   cpu (default), gpu-compute or gpu-pixel: the backend whose placement to show
+)";
+
+const char* kNotAvailable = "backend not available in this build";
+
+std::string type_of(const ir::Graph& graph, const std::string& value) {
+  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
+    const Tensor& t = it->second;
+    return "const " + std::string(dtype_name(t.dtype())) + t.shape().to_string();
+  }
+  if (const ValueInfo* info = graph.find_value_info(value)) return info->to_string();
+  return "?";
+}
+
+std::string describe_values(const ir::Graph& graph, const std::vector<std::string>& values,
+                            const std::set<std::string>& cpu_resident) {
+  std::string s;
+  for (const auto& v : values) {
+    if (!s.empty()) s += ", ";
+    // An empty name is an optional input or output the node was not given.
+    if (v.empty()) {
+      s += "<absent>";
+      continue;
+    }
+    s += v + ": " + type_of(graph, v);
+    if (cpu_resident.count(v)) s += " [cpu-resident]";
+  }
+  return s;
+}
+
+size_t subgraph_node_count(const ir::Node& node) {
+  size_t n = 0;
+  for (const auto& a : node.attributes) {
+    if (a.g) n += a.g->nodes.size();
+    for (const auto& g : a.graphs) n += g ? g->nodes.size() : 0;
+  }
+  return n;
+}
+
+// Whether a worker can be built on `backend`; `reason` says why not. The public API reports
+// placement per model, not per node, so a backend that cannot be built runs nothing natively
+// and one that can is taken to run every node.
+bool backend_available(const Model& model, Backend backend, std::string& reason) {
+  if (backend == Backend::Cpu) return true;
+  try {
+    Worker probe(model, backend);
+    return true;
+  } catch (const Error&) {
+    reason = kNotAvailable;
+    return false;
+  }
+}
+
+}  // namespace
+
+int inspect_command(const Args& args) {
+  if (has_flag(args, "--help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  const std::string path = model_path_argument(args, {"--backend"}, "inspect");
+  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
+  const Model model = load_model(path);
+  const ir::Model& ir = *model.ir();
+  const ir::Graph& graph = ir.graph;
+
+  std::cout << "model: " << path << "\n";
+  std::cout << "ir version: " << ir.ir_version << "\n";
+  std::cout << "opsets:";
+  const char* separator = " ";
+  for (const auto& [domain, version] : ir.opsets) {
+    std::cout << separator << (domain.empty() ? "ai.onnx" : domain) << " " << version;
+    separator = ", ";
+  }
+  std::cout << "\n";
+  std::cout << "producer: " << (ir.producer.empty() ? "(none)" : ir.producer) << "\n";
+  std::cout << "inputs:\n";
+  for (const auto& v : model.inputs()) std::cout << "  " << v.name << ": " << v.to_string() << "\n";
+  std::cout << "outputs:\n";
+  for (const auto& v : model.outputs())
+    std::cout << "  " << v.name << ": " << v.to_string() << "\n";
+
+  const std::set<std::string> cpu_resident = passes::cpu_resident_values(ir);
+  std::string reason;
+  const bool native = backend_available(model, backend, reason);
+  const std::string placement =
+      native ? std::string(backend_name(backend)) : "cpu (fallback: " + reason + ")";
+
+  std::cout << "\noptimized graph (" << graph.nodes.size() << " nodes, backend "
+            << backend_name(backend) << "):\n";
+  const int width = static_cast<int>(std::to_string(graph.nodes.size()).size());
+  std::map<std::string, int> op_counts;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& node = graph.nodes[i];
+    const std::string op = node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type;
+    ++op_counts[op];
+    char index[32];
+    std::snprintf(index, sizeof index, "  %*zu  ", width, i);
+    std::cout << index << op << " '" << node.name << "'  "
+              << describe_values(graph, node.inputs, cpu_resident) << " -> "
+              << describe_values(graph, node.outputs, cpu_resident);
+    if (const size_t sub = subgraph_node_count(node))
+      std::cout << "  (subgraphs: " << sub << " nodes)";
+    std::cout << "  @ " << placement << "\n";
+  }
+
+  std::cout << "\nsummary:\n  nodes per op:";
+  std::vector<std::pair<std::string, int>> ops(op_counts.begin(), op_counts.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (size_t i = 0; i < ops.size(); ++i)
+    std::cout << (i ? ", " : " ") << ops[i].first << " " << ops[i].second;
+  if (ops.empty()) std::cout << " (none)";
+  std::cout << "\n  cpu-resident values: " << cpu_resident.size() << "\n";
+  const size_t total = graph.nodes.size();
+  for (Backend b : {Backend::Cpu, Backend::GpuCompute, Backend::GpuPixel}) {
+    std::string why;
+    const size_t n = backend_available(model, b, why) ? total : 0;
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-12s %zu/%zu nodes native (%.1f%%)%s%s\n",
+                  (std::string(backend_name(b)) + ":").c_str(), n, total,
+                  total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 100.0,
+                  why.empty() ? "" : ", the rest fall back to cpu: ", why.c_str());
+    std::cout << line;
+  }
+  return 0;
+}
+
+}  // namespace kiln::cli
