@@ -244,6 +244,8 @@ std::vector<ValueInfo> flatten_rule(const ir::Node& n, const Known& k, int) {
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   int64_t axis = get_int(n, "axis", 1);
   if (axis < 0) axis += rank;
+  // Out of range: the kernel reports it at run time; here it must not index past the shape.
+  if (axis < 0 || axis > rank) return {type_only(x->dtype)};
   auto product = [&](int64_t b, int64_t e) -> Dim {
     int64_t p = 1;
     for (int64_t i = b; i < e; ++i) {
@@ -261,11 +263,12 @@ std::vector<ValueInfo> concat_rule(const ir::Node& n, const Known& k, int) {
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   int64_t axis = get_int(n, "axis", 0);
   if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return {type_only(x->dtype)};  // the kernel reports it at run time
   std::vector<Dim> out = x->shape;
   int64_t total = 0;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const ValueInfo* v = in(k, n, i);
-    if (!v || !v->has_shape || static_cast<int64_t>(v->shape.size()) != rank || axis >= rank) return {type_only(x->dtype)};
+    if (!v || !v->has_shape || static_cast<int64_t>(v->shape.size()) != rank) return {type_only(x->dtype)};
     const Dim& d = v->shape[static_cast<size_t>(axis)];
     total = d.is_fixed() && total >= 0 ? total + d.value : -1;
   }
