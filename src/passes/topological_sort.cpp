@@ -131,13 +131,10 @@ void check_graph_ops(const ir::Graph& g, const ir::Model& model) {
                   (node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type) +
                   "' is not supported by kiln");
     }
-    std::vector<const Tensor*> constants;
-    for (const auto& in : node.inputs) {
-      auto it = g.initializers.find(in);
-      constants.push_back(it == g.initializers.end() ? nullptr : &it->second);
-    }
+    // No constant inputs here: the factory only parses attributes, so weights are not packed
+    // twice (the worker's compile packs them once).
     try {
-      schema->factory(NodeInfo(node, model.opset_for(node.domain), constants));
+      schema->factory(NodeInfo(node, model.opset_for(node.domain)));
     } catch (const Error& e) {
       throw Error(model.path + ": " + e.what());
     }

@@ -66,7 +66,6 @@ void Execution::wait_idle() const {
   idle_cv_.wait(lock, [&] { return idle(); });
 }
 
-
 void Execution::select_plan(std::span<const Tensor> inputs) {
   signature_.clear();
   for (const Tensor& t : inputs) {
@@ -100,6 +99,7 @@ void Execution::bind(std::span<const Tensor> inputs) {
   for (size_t i = 0; i < jobs_.size(); ++i)
     jobs_[i]->pending.store(g.nodes[i].dependency_count, std::memory_order_relaxed);
   nodes_left_.store(static_cast<int>(jobs_.size()), std::memory_order_relaxed);
+  kernels_left_.store(static_cast<int>(jobs_.size()), std::memory_order_relaxed);
   idle_.store(jobs_.empty(), std::memory_order_release);
 }
 
@@ -251,6 +251,9 @@ void Execution::execute(size_t index) {
       failure = std::make_exception_ptr(Error(cn.node->describe() + ": " + e.what()));
     }
   }
+  // Before any output becomes visible, so that a caller who sees the last output knows the
+  // run is only finishing its bookkeeping.
+  kernels_left_.fetch_sub(1, std::memory_order_acq_rel);
   for (size_t k = 0; k < cn.outputs.size(); ++k) {
     const int slot = cn.outputs[k];
     if (slot < 0) continue;

@@ -22,6 +22,9 @@ class Execution {
 
   // True when no job of the latest run is pending or running.
   bool idle() const { return idle_.load(std::memory_order_acquire); }
+  // True once every kernel of the latest run has returned: only bookkeeping remains, so
+  // waiting for idle() takes microseconds, not a layer's run time.
+  bool kernels_done() const { return kernels_left_.load(std::memory_order_acquire) == 0; }
   // Blocks until idle (used on destruction and by tests).
   void wait_idle() const;
 
@@ -63,6 +66,7 @@ class Execution {
   std::vector<bool> taken_;
   std::vector<std::unique_ptr<NodeJob>> jobs_;
   std::atomic<int> nodes_left_{0};
+  std::atomic<int> kernels_left_{0};
   std::atomic<bool> idle_{true};
   bool inline_mode_ = false;  // schedule_iterable: the caller runs the nodes one by one
   mutable std::mutex idle_mutex_;

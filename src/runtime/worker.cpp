@@ -60,14 +60,17 @@ class WorkerImpl {
         throw Error("schedule: the model has no input named '" + std::string(in.name) +
                     "' (its inputs: " + names + ")");
       }
-      if (bound_[i].defined()) throw Error("schedule: input '" + declared[i].name + "' is given twice");
-      if (!(in.tensor.defined())) throw Error("schedule: input '" + declared[i].name + "' is an empty tensor handle");
+      if (bound_[i].defined())
+        throw Error("schedule: input '" + declared[i].name + "' is given twice");
+      if (!(in.tensor.defined()))
+        throw Error("schedule: input '" + declared[i].name + "' is an empty tensor handle");
       bound_[i] = in.tensor;
     }
     symbols_.clear();
     for (size_t i = 0; i < declared.size(); ++i) {
       const ValueInfo& d = declared[i];
-      if (!(bound_[i].defined())) throw Error("schedule: input '" + d.name + "' (" + d.to_string() + ") is missing");
+      if (!(bound_[i].defined()))
+        throw Error("schedule: input '" + d.name + "' (" + d.to_string() + ") is missing");
       const Tensor& t = bound_[i];
       // A pending input (another worker's output) has no dtype or shape yet; the kernels that
       // read it check it when it arrives, and errors surface at readback.
@@ -103,6 +106,9 @@ class WorkerImpl {
 
   // An execution whose previous run has finished, or a new one.
   Execution& acquire_execution() {
+    // A run whose kernels are all done is only finishing its bookkeeping: waiting for it keeps
+    // one execution (and its planned memory) in use instead of starting a second one.
+    if (current_ && !current_->idle() && current_->kernels_done()) current_->wait_idle();
     if (current_ && current_->idle()) return *current_;
     for (auto& e : executions_) {
       if (e->idle()) return *(current_ = e.get());
@@ -139,7 +145,8 @@ class WorkerImpl {
     if (!current_) throw Error("peek_output('" + std::string(name) + "') before any schedule()");
     const int slot = output_slot(name);
     const Tensor& t = current_->value(slot);
-    if (current_->is_taken(slot)) throw Error("output '" + std::string(name) + "' was taken by take_output()");
+    if (current_->is_taken(slot))
+      throw Error("output '" + std::string(name) + "' was taken by take_output()");
     return t;
   }
 

@@ -161,11 +161,18 @@ TEST(Schedule, BadInputsThrowAtOnceWithAClearMessage) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message({{"nope", Tensor::zeros(DataType::Float32, {4})}}).find("no input named 'nope'"), std::string::npos);
+  EXPECT_NE(
+      message({{"nope", Tensor::zeros(DataType::Float32, {4})}}).find("no input named 'nope'"),
+      std::string::npos);
   EXPECT_NE(message({}).find("'x'"), std::string::npos);
-  EXPECT_NE(message({{"x", Tensor::zeros(DataType::Int64, {4})}}).find("must be float32, got int64"), std::string::npos);
-  EXPECT_NE(message({{"x", Tensor::zeros(DataType::Float32, {5})}}).find("has shape [5]"), std::string::npos);
-  EXPECT_NE(message({{"x", Tensor::zeros(DataType::Float32, {4})}, {"x", Tensor::zeros(DataType::Float32, {4})}}).find("twice"),
+  EXPECT_NE(
+      message({{"x", Tensor::zeros(DataType::Int64, {4})}}).find("must be float32, got int64"),
+      std::string::npos);
+  EXPECT_NE(message({{"x", Tensor::zeros(DataType::Float32, {5})}}).find("has shape [5]"),
+            std::string::npos);
+  EXPECT_NE(message({{"x", Tensor::zeros(DataType::Float32, {4})},
+                     {"x", Tensor::zeros(DataType::Float32, {4})}})
+                .find("twice"),
             std::string::npos);
 }
 
@@ -179,8 +186,10 @@ TEST(Schedule, SymbolicDimensionsMustAgreeAcrossInputs) {
   b.output("rb");
   Model model = b.build();
   Worker worker(model);
-  EXPECT_NO_THROW(worker.schedule({{"a", Tensor::zeros(DataType::Float32, {2, 3})}, {"b", Tensor::zeros(DataType::Float32, {2, 5})}}));
-  EXPECT_THROW(worker.schedule({{"a", Tensor::zeros(DataType::Float32, {2, 3})}, {"b", Tensor::zeros(DataType::Float32, {3, 5})}}),
+  EXPECT_NO_THROW(worker.schedule({{"a", Tensor::zeros(DataType::Float32, {2, 3})},
+                                   {"b", Tensor::zeros(DataType::Float32, {2, 5})}}));
+  EXPECT_THROW(worker.schedule({{"a", Tensor::zeros(DataType::Float32, {2, 3})},
+                                {"b", Tensor::zeros(DataType::Float32, {3, 5})}}),
                Error);
 }
 
@@ -204,7 +213,8 @@ TEST(Schedule, ErrorsWhileRunningSurfaceAtReadback) {
     EXPECT_NE(std::string(e.what()).find("Fail node"), std::string::npos) << e.what();
   }
   // The independent branch is unaffected.
-  EXPECT_EQ(worker.peek_output("z").readback_and_clone().to_vector<float>(), (std::vector<float>{0, 0}));
+  EXPECT_EQ(worker.peek_output("z").readback_and_clone().to_vector<float>(),
+            (std::vector<float>{0, 0}));
   // The future carries the same error.
   auto f = worker.peek_output("y").readback_and_clone_async();
   EXPECT_THROW(f.get(), Error);
@@ -218,7 +228,8 @@ TEST(Readback, RequestPollAndFuture) {
   y.readback_request();
   y.readback_request();  // a second request shares the first
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!y.is_readback_request_done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  while (!y.is_readback_request_done() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
   ASSERT_TRUE(y.is_readback_request_done());
   EXPECT_EQ(y.readback_and_clone().to_vector<float>(), (std::vector<float>{1, 0, 2, 0}));
   std::future<Tensor> f = y.readback_and_clone_async();
@@ -238,7 +249,8 @@ TEST(Outputs, PeekCopyAndTake) {
   EXPECT_THROW(worker.peek_output("nope"), Error);
   // A new run does not disturb what the caller owns.
   worker.schedule({{"x", Tensor::from_data<float>({4}, {5, 6, 7, 8})}});
-  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(), (std::vector<float>{5, 6, 7, 8}));
+  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(),
+            (std::vector<float>{5, 6, 7, 8}));
   EXPECT_EQ(copy.readback_and_clone().to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
   EXPECT_EQ(taken.readback_and_clone().to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
 }
@@ -250,7 +262,8 @@ TEST(Outputs, HeldHandleSurvivesTheNextRun) {
   Tensor held = worker.peek_output("y");  // a handle copy keeps the first run's data
   worker.schedule({{"x", Tensor::from_data<float>({4}, {9, 9, 9, 9})}});
   EXPECT_EQ(held.readback_and_clone().to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
-  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(), (std::vector<float>{9, 9, 9, 9}));
+  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(),
+            (std::vector<float>{9, 9, 9, 9}));
 }
 
 TEST(Inputs, DroppingTheUsersHandleEarlyIsSafe) {
@@ -260,7 +273,8 @@ TEST(Inputs, DroppingTheUsersHandleEarlyIsSafe) {
     Tensor x = Tensor::from_data<float>({4}, {1, -2, 3, -4});
     worker.schedule({{"x", x}});
   }  // the worker keeps its own reference
-  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(), (std::vector<float>{1, 0, 3, 0}));
+  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(),
+            (std::vector<float>{1, 0, 3, 0}));
 }
 
 TEST(Inputs, AreNeverModified) {
@@ -277,7 +291,8 @@ TEST(Inputs, APendingOutputOfAnotherWorkerCanBeChained) {
   Worker first(model), second(model);
   first.schedule({{"x", Tensor::from_data<float>({4}, {-1, 2, -3, 4})}});
   second.schedule({{"x", first.peek_output("y")}});
-  EXPECT_EQ(second.peek_output("y").readback_and_clone().to_vector<float>(), (std::vector<float>{0, 2, 0, 4}));
+  EXPECT_EQ(second.peek_output("y").readback_and_clone().to_vector<float>(),
+            (std::vector<float>{0, 2, 0, 4}));
 }
 
 TEST(ScheduleIterable, RunsOneLayerPerStep) {
@@ -285,10 +300,12 @@ TEST(ScheduleIterable, RunsOneLayerPerStep) {
   Worker worker(model);
   const int before = test_op_runs.load();
   std::vector<std::string> ops;
-  for (LayerStep step : worker.schedule_iterable({{"x", Tensor::from_data<float>({4}, {-1, 1, -1, 1})}})) {
+  for (LayerStep step :
+       worker.schedule_iterable({{"x", Tensor::from_data<float>({4}, {-1, 1, -1, 1})}})) {
     ops.emplace_back(step.op_type);
     if (ops.size() == 1) EXPECT_EQ(test_op_runs.load(), before);  // Count has not run yet
   }
   EXPECT_EQ(ops, (std::vector<std::string>{"Relu", "Count"}));
-  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(), (std::vector<float>{0, 1, 0, 1}));
+  EXPECT_EQ(worker.peek_output("y").readback_and_clone().to_vector<float>(),
+            (std::vector<float>{0, 1, 0, 1}));
 }

@@ -112,10 +112,50 @@ void for_each_tap(const ConvGeometry& g, const Window& w, F&& f) {
   }
 }
 
+// The common 2-D float case without an Indices output: plain clamped loops, several times
+// faster than the general N-D window walk (ResNet's stem pool was ~9% of its run time).
+void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
+  const ConvGeometry& g = s.geometry;
+  const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.stride[0], sw = g.stride[1];
+  const int64_t dh = g.dilation[0], dw = g.dilation[1], ph = g.pad[0], pw = g.pad[1];
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, oh * ow * kh * kw));
+  parallel_for(s.planes, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const float* xp = x + plane * ih * iw;
+      float* yp = y + plane * oh * ow;
+      for (int64_t r = 0; r < oh; ++r) {
+        const int64_t base_r = r * sh - ph;
+        const int64_t r_lo = base_r >= 0 ? 0 : (-base_r + dh - 1) / dh;
+        const int64_t r_hi = std::min(kh, base_r >= ih ? 0 : (ih - 1 - base_r) / dh + 1);
+        for (int64_t c = 0; c < ow; ++c) {
+          const int64_t base_c = c * sw - pw;
+          const int64_t c_lo = base_c >= 0 ? 0 : (-base_c + dw - 1) / dw;
+          const int64_t c_hi = std::min(kw, base_c >= iw ? 0 : (iw - 1 - base_c) / dw + 1);
+          float best = -std::numeric_limits<float>::infinity();
+          bool any = false;
+          for (int64_t i = r_lo; i < r_hi; ++i) {
+            const float* row = xp + (base_r + i * dh) * iw + base_c;
+            for (int64_t j = c_lo; j < c_hi; ++j) {
+              const float v = row[j * dw];
+              if (!any || v > best) best = v;  // the first tap seeds it, as in the general path
+              any = true;
+            }
+          }
+          yp[r * ow + c] = best;
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 template <class T>
 void max_pool(const PoolShape& s, const T* x, T* y, int64_t* indices, bool column_major) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.geometry.rank() == 2 && indices == nullptr) return max_pool_2d_f32(s, x, y);
+  }
   const int64_t in_size = s.geometry.in_size();
   const int64_t out_size = s.geometry.out_size();
   for_each_window(s, [&](int64_t plane, int64_t j, const Window& w) {
