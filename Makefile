@@ -2,6 +2,9 @@
 #   make demo   builds kiln and runs the bundled digit classifier
 #   make test   builds kiln and runs the unit tests and the conformance suites
 SHARED ?= ../shared
+# Let ccache reuse objects between checkouts in different folders.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 JOBS ?= $(shell nproc)
 KILN := build/release/kiln
 

@@ -11,6 +11,7 @@
 #include "backends/cpu/vector_math.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
+#include "ops/op_utils.h"
 
 namespace kiln {
 
@@ -203,8 +204,8 @@ CpuKernel prelu_kernel(int opset) {
             for (int64_t i = begin; i < end; ++i) py[i] = prelu(px[i], ps[i]);
           });
         } else {
-          const std::array<Shape, 2> strides = {cpu::broadcast_strides_for(x.shape(), out),
-                                                cpu::broadcast_strides_for(slope.shape(), out)};
+          const std::array<Shape, 2> strides = {broadcast_strides(x.shape(), out),
+                                                broadcast_strides(slope.shape(), out)};
           const auto inner = inner_strides(strides, out.size());
           cpu::for_each_broadcast_row<2>(
               out, strides, kCheapGrain,
@@ -312,9 +313,9 @@ CpuKernel where_kernel() {
         });
         return;
       }
-      const std::array<Shape, 3> strides = {cpu::broadcast_strides_for(cond.shape(), out),
-                                            cpu::broadcast_strides_for(x.shape(), out),
-                                            cpu::broadcast_strides_for(y.shape(), out)};
+      const std::array<Shape, 3> strides = {broadcast_strides(cond.shape(), out),
+                                            broadcast_strides(x.shape(), out),
+                                            broadcast_strides(y.shape(), out)};
       const auto inner = inner_strides(strides, out.size());
       cpu::for_each_broadcast_row<3>(
           out, strides, kCheapGrain,

@@ -10,6 +10,7 @@
 #include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
 #include "kiln/tensor.h"
+#include "ops/op_utils.h"
 
 namespace kiln::cpu {
 
@@ -64,19 +65,6 @@ inline bool broadcast_into(const Shape* shapes, size_t count, Shape& out) {
     }
   }
   return true;
-}
-
-// Strides for reading `shape` broadcast to `out` (0 on broadcast dimensions).
-inline Shape broadcast_strides_for(const Shape& shape, const Shape& out) {
-  Shape s;
-  s.resize(out.size(), 0);
-  const size_t offset = out.size() - shape.size();
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    s[i + offset] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
-  }
-  return s;
 }
 
 // Calls row(out_offset, offsets, inner) for every row (run along the last dimension) of `out`,
