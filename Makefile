@@ -31,7 +31,7 @@ test-conformance: build
 
 build-asan: deps
 	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS) --target kiln_tests
+	@cmake --build --preset asan -j $(JOBS)
 
 test-asan: build-asan
 	@ctest --preset asan -j $(JOBS)
