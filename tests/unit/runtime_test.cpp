@@ -70,18 +70,21 @@ TEST(Schedule, ReturnsBeforeAnyLayerRuns) {
 
   std::promise<void> gate;
   std::shared_future<void> opened = gate.get_future().share();
-  std::atomic<int> held{0};
+  std::atomic<int> held{0}, released{0};
   struct Hold : cpu::Runnable {
     std::shared_future<void> opened;
     std::atomic<int>* held;
+    std::atomic<int>* released;
     void run() override {
       ++*held;
       opened.wait();
+      ++*released;  // the last touch of this job: the test may end after it
     }
   } holds[2];
   for (auto& h : holds) {
     h.opened = opened;
     h.held = &held;
+    h.released = &released;
     pool.submit(&h);
   }
   while (held.load() < 2) std::this_thread::yield();
@@ -99,6 +102,7 @@ TEST(Schedule, ReturnsBeforeAnyLayerRuns) {
   EXPECT_EQ(host.to_vector<float>(), (std::vector<float>{0, 2, 0, 4}));
   EXPECT_TRUE(y.is_readback_request_done());
   EXPECT_EQ(test_op_runs.load(), runs_before + 1);
+  while (released.load() < 2) std::this_thread::yield();  // the jobs live on this stack
 }
 
 TEST(Schedule, IndependentBranchesRunAtTheSameTime) {
