@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
       logits = worker.peek_output().readback_and_clone();
     }
     const double micros =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kRuns;
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count() /
+        kRuns;
 
     const int64_t n = logits.shape()[0], classes = logits.shape()[1];
     const float* scores = logits.data<float>();
@@ -71,8 +73,9 @@ int main(int argc, char** argv) {
                 << (predicted == expected ? "" : "  <-- wrong") << "\n";
       print_digit(pixels + i * 64);
     }
-    std::printf("%d of %lld correct; %.1f us per run of %lld digits (mean of %d runs, CPU backend)\n",
-                correct, static_cast<long long>(n), micros, static_cast<long long>(n), kRuns);
+    std::printf(
+        "%d of %lld correct; %.1f us per run of %lld digits (mean of %d runs, CPU backend)\n",
+        correct, static_cast<long long>(n), micros, static_cast<long long>(n), kRuns);
     return correct == n ? 0 : 1;
   } catch (const kiln::Error& e) {
     std::cerr << "kiln_demo: " << e.what() << "\n";

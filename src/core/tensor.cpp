@@ -15,8 +15,8 @@ std::shared_ptr<Storage> Storage::allocate(DataType dtype, int64_t element_count
   check(element_count >= 0, "negative element count");
   const size_t elem = dtype_size(dtype);
   if (element_count != 0 && static_cast<uint64_t>(element_count) > (uint64_t{1} << 40) / elem)
-    throw Error("tensor of " + std::to_string(element_count) + " " + std::string(dtype_name(dtype)) +
-            " elements is too large to allocate");
+    throw Error("tensor of " + std::to_string(element_count) + " " +
+                std::string(dtype_name(dtype)) + " elements is too large to allocate");
   auto s = std::shared_ptr<Storage>(new Storage());
   s->bytes_ = static_cast<size_t>(element_count) * elem;
   const size_t rounded = (std::max<size_t>(s->bytes_, 1) + 63) / 64 * 64;

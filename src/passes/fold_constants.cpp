@@ -18,8 +18,9 @@ namespace {
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
 bool is_nondeterministic(const ir::Node& node) {
-  static const std::set<std::string> random_ops = {"RandomUniform", "RandomNormal", "RandomUniformLike",
-                                                   "RandomNormalLike", "Bernoulli", "Multinomial"};
+  static const std::set<std::string> random_ops = {"RandomUniform",     "RandomNormal",
+                                                   "RandomUniformLike", "RandomNormalLike",
+                                                   "Bernoulli",         "Multinomial"};
   return random_ops.count(node.op_type) > 0;
 }
 
@@ -31,7 +32,8 @@ bool is_graph_input(const ir::Graph& graph, const std::string& name) {
 }
 
 // Runs `node` on constant inputs; returns its outputs, or nothing when it cannot be folded.
-std::optional<std::vector<Tensor>> evaluate(const ir::Node& node, const ir::Model& model, const ir::Graph& graph) {
+std::optional<std::vector<Tensor>> evaluate(const ir::Node& node, const ir::Model& model,
+                                            const ir::Graph& graph) {
   ir::Graph mini;
   for (const auto& in : node.inputs) {
     if (!in.empty()) mini.initializers[in] = graph.initializers.at(in);
@@ -60,13 +62,16 @@ std::optional<std::vector<Tensor>> evaluate(const ir::Node& node, const ir::Mode
 void fold_graph(ir::Graph& graph, const ir::Model& model) {
   std::vector<ir::Node> kept;
   for (auto& node : graph.nodes) {
-    bool foldable = !is_nondeterministic(node) && !has_subgraph(node) && node.domain.rfind("kiln.test", 0) != 0;
+    bool foldable =
+        !is_nondeterministic(node) && !has_subgraph(node) && node.domain.rfind("kiln.test", 0) != 0;
     for (const auto& in : node.inputs) {
       // Graph inputs with an initializer are overridable defaults, not constants.
-      if (!in.empty() && (!graph.initializers.count(in) || is_graph_input(graph, in))) foldable = false;
+      if (!in.empty() && (!graph.initializers.count(in) || is_graph_input(graph, in)))
+        foldable = false;
     }
     for (const auto& out : node.outputs) {
-      if (is_graph_output(graph, out)) foldable = false;  // keep user-visible outputs computed by nodes
+      if (is_graph_output(graph, out))
+        foldable = false;  // keep user-visible outputs computed by nodes
     }
     std::optional<std::vector<Tensor>> values;
     if (foldable) values = evaluate(node, model, graph);
@@ -91,7 +96,9 @@ void fold_graph(ir::Graph& graph, const ir::Model& model) {
 // Shape(x) where x's shape is fully known becomes a constant.
 void fold_static_shapes(ir::Graph& graph) {
   for (auto& node : graph.nodes) {
-    if (!node.domain.empty() || (node.op_type != "Shape" && node.op_type != "Size") || node.inputs.empty()) continue;
+    if (!node.domain.empty() || (node.op_type != "Shape" && node.op_type != "Size") ||
+        node.inputs.empty())
+      continue;
     const ValueInfo* info = graph.find_value_info(node.inputs[0]);
     if (!info || !info->has_shape || is_graph_output(graph, node.outputs[0])) continue;
     std::vector<int64_t> dims;
@@ -115,7 +122,8 @@ void fold_static_shapes(ir::Graph& graph) {
       start = std::clamp<int64_t>(start, 0, rank);
       end = std::clamp<int64_t>(end, start, rank);
       std::vector<int64_t> slice(dims.begin() + start, dims.begin() + end);
-      graph.initializers[node.outputs[0]] = Tensor::from_data<int64_t>({static_cast<int64_t>(slice.size())}, slice);
+      graph.initializers[node.outputs[0]] =
+          Tensor::from_data<int64_t>({static_cast<int64_t>(slice.size())}, slice);
     }
     node.op_type.clear();  // marked for removal below
   }

@@ -79,12 +79,15 @@ std::vector<ValueInfo> same_as_first(const ir::Node& n, const Known& k, int) {
   return x ? std::vector<ValueInfo>{*x} : std::vector<ValueInfo>{};
 }
 
-std::optional<ValueInfo> broadcast_inputs(const ir::Node& n, const Known& k, size_t first, DataType dtype) {
+std::optional<ValueInfo> broadcast_inputs(const ir::Node& n, const Known& k, size_t first,
+                                          DataType dtype) {
   std::vector<Dim> out;
   for (size_t i = first; i < n.inputs.size(); ++i) {
     const ValueInfo* x = in(k, n, i);
-    if (!x || !x->has_shape) return dtype == DataType::Undefined ? std::nullopt : std::optional(type_only(dtype));
-    if (x->shape.size() > out.size()) out.insert(out.begin(), x->shape.size() - out.size(), fixed(1));
+    if (!x || !x->has_shape)
+      return dtype == DataType::Undefined ? std::nullopt : std::optional(type_only(dtype));
+    if (x->shape.size() > out.size())
+      out.insert(out.begin(), x->shape.size() - out.size(), fixed(1));
     const size_t off = out.size() - x->shape.size();
     for (size_t d = 0; d < x->shape.size(); ++d) {
       auto b = broadcast_dim(out[off + d], x->shape[d]);
@@ -138,7 +141,8 @@ std::vector<ValueInfo> window_rule(const ir::Node& n, const Known& k, int) {
     }
   }
   if (kernel.size() != spatial) return {type_only(x->dtype)};
-  std::vector<int64_t> strides = get_ints(n, "strides"), dilations = get_ints(n, "dilations"), pads = get_ints(n, "pads");
+  std::vector<int64_t> strides = get_ints(n, "strides"), dilations = get_ints(n, "dilations"),
+                       pads = get_ints(n, "pads");
   strides.resize(spatial, 1);
   dilations.resize(spatial, 1);
   pads.resize(2 * spatial, 0);
@@ -147,7 +151,8 @@ std::vector<ValueInfo> window_rule(const ir::Node& n, const Known& k, int) {
   const bool ceil_mode = get_int(n, "ceil_mode", 0) != 0;
   std::vector<Dim> out = {x->shape[0], channels};
   for (size_t i = 0; i < spatial; ++i) {
-    out.push_back(window_out(x->shape[2 + i], kernel[i], strides[i], dilations[i], pads[i] + pads[i + spatial], auto_pad, ceil_mode));
+    out.push_back(window_out(x->shape[2 + i], kernel[i], strides[i], dilations[i],
+                             pads[i] + pads[i + spatial], auto_pad, ceil_mode));
   }
   std::vector<ValueInfo> result = {tensor_info(x->dtype, out)};
   if (n.op_type == "MaxPool") result.push_back(tensor_info(DataType::Int64, out));
@@ -175,7 +180,8 @@ std::vector<ValueInfo> gemm_rule(const ir::Node& n, const Known& k, int) {
 std::vector<ValueInfo> matmul_rule(const ir::Node& n, const Known& k, int) {
   const ValueInfo *a = in(k, n, 0), *b = in(k, n, 1);
   if (!a || !b) return {};
-  if (!a->has_shape || !b->has_shape || a->shape.empty() || b->shape.empty()) return {type_only(a->dtype)};
+  if (!a->has_shape || !b->has_shape || a->shape.empty() || b->shape.empty())
+    return {type_only(a->dtype)};
   std::vector<Dim> sa = a->shape, sb = b->shape;
   const bool a_vec = sa.size() == 1, b_vec = sb.size() == 1;
   if (a_vec) sa.insert(sa.begin(), fixed(1));
@@ -197,7 +203,8 @@ std::vector<ValueInfo> reshape_rule(const ir::Node& n, const Known& k, int) {
   const ValueInfo* x = in(k, n, 0);
   const auto target = const_ints(k, n, 1);
   if (!x) return {};
-  if (target.empty() && (n.inputs.size() < 2 || !k.constant(n.inputs[1]))) return {type_only(x->dtype)};
+  if (target.empty() && (n.inputs.size() < 2 || !k.constant(n.inputs[1])))
+    return {type_only(x->dtype)};
   const bool allow_zero = get_int(n, "allowzero", 0) != 0;
   std::vector<Dim> out;
   int64_t known_product = 1;
@@ -209,7 +216,10 @@ std::vector<ValueInfo> reshape_rule(const ir::Node& n, const Known& k, int) {
     } else if (target[i] == 0 && !allow_zero) {
       if (!x->has_shape || i >= x->shape.size()) return {type_only(x->dtype)};
       out.push_back(x->shape[i]);
-      if (out.back().is_fixed()) known_product *= out.back().value; else known_product = -1;
+      if (out.back().is_fixed())
+        known_product *= out.back().value;
+      else
+        known_product = -1;
     } else {
       out.push_back(fixed(target[i]));
       if (known_product >= 0) known_product *= target[i];
@@ -225,7 +235,8 @@ std::vector<ValueInfo> reshape_rule(const ir::Node& n, const Known& k, int) {
 
 std::vector<ValueInfo> transpose_rule(const ir::Node& n, const Known& k, int) {
   const ValueInfo* x = in(k, n, 0);
-  if (!x || !x->has_shape) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape)
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   std::vector<int64_t> perm = get_ints(n, "perm");
   if (perm.empty()) {
     for (size_t i = x->shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
@@ -240,7 +251,8 @@ std::vector<ValueInfo> transpose_rule(const ir::Node& n, const Known& k, int) {
 
 std::vector<ValueInfo> flatten_rule(const ir::Node& n, const Known& k, int) {
   const ValueInfo* x = in(k, n, 0);
-  if (!x || !x->has_shape) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape)
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   int64_t axis = get_int(n, "axis", 1);
   if (axis < 0) axis += rank;
@@ -249,7 +261,8 @@ std::vector<ValueInfo> flatten_rule(const ir::Node& n, const Known& k, int) {
   auto product = [&](int64_t b, int64_t e) -> Dim {
     int64_t p = 1;
     for (int64_t i = b; i < e; ++i) {
-      if (!x->shape[static_cast<size_t>(i)].is_fixed()) return (e - b == 1) ? x->shape[static_cast<size_t>(i)] : Dim{};
+      if (!x->shape[static_cast<size_t>(i)].is_fixed())
+        return (e - b == 1) ? x->shape[static_cast<size_t>(i)] : Dim{};
       p *= x->shape[static_cast<size_t>(i)].value;
     }
     return fixed(p);
@@ -259,7 +272,8 @@ std::vector<ValueInfo> flatten_rule(const ir::Node& n, const Known& k, int) {
 
 std::vector<ValueInfo> concat_rule(const ir::Node& n, const Known& k, int) {
   const ValueInfo* x = in(k, n, 0);
-  if (!x || !x->has_shape) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape)
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   int64_t axis = get_int(n, "axis", 0);
   if (axis < 0) axis += rank;
@@ -268,7 +282,8 @@ std::vector<ValueInfo> concat_rule(const ir::Node& n, const Known& k, int) {
   int64_t total = 0;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const ValueInfo* v = in(k, n, i);
-    if (!v || !v->has_shape || static_cast<int64_t>(v->shape.size()) != rank) return {type_only(x->dtype)};
+    if (!v || !v->has_shape || static_cast<int64_t>(v->shape.size()) != rank)
+      return {type_only(x->dtype)};
     const Dim& d = v->shape[static_cast<size_t>(axis)];
     total = d.is_fixed() && total >= 0 ? total + d.value : -1;
   }
@@ -291,7 +306,8 @@ std::vector<ValueInfo> shape_rule(const ir::Node& n, const Known& k, int) {
 std::vector<ValueInfo> unsqueeze_rule(const ir::Node& n, const Known& k, int opset) {
   const ValueInfo* x = in(k, n, 0);
   std::vector<int64_t> axes = opset >= 13 ? const_ints(k, n, 1) : get_ints(n, "axes");
-  if (!x || !x->has_shape || axes.empty()) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape || axes.empty())
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   const int64_t rank = static_cast<int64_t>(x->shape.size() + axes.size());
   std::set<int64_t> positions;
   for (int64_t a : axes) positions.insert(a < 0 ? a + rank : a);
@@ -309,7 +325,8 @@ std::vector<ValueInfo> unsqueeze_rule(const ir::Node& n, const Known& k, int ops
 
 std::vector<ValueInfo> squeeze_rule(const ir::Node& n, const Known& k, int opset) {
   const ValueInfo* x = in(k, n, 0);
-  if (!x || !x->has_shape) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape)
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   std::vector<int64_t> axes = opset >= 13 ? const_ints(k, n, 1) : get_ints(n, "axes");
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   std::set<int64_t> drop;
@@ -337,13 +354,15 @@ std::vector<ValueInfo> cast_rule(const ir::Node& n, const Known& k, int) {
 
 std::vector<ValueInfo> reduce_rule(const ir::Node& n, const Known& k, int opset) {
   const ValueInfo* x = in(k, n, 0);
-  if (!x || !x->has_shape) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape)
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   const bool arg = n.op_type == "ArgMax" || n.op_type == "ArgMin";
   const DataType dtype = arg ? DataType::Int64 : x->dtype;
   const bool axes_as_input = !arg && (opset >= 18 || (n.op_type == "ReduceSum" && opset >= 13));
   std::vector<int64_t> axes = arg ? std::vector<int64_t>{get_int(n, "axis", 0)}
                                   : (axes_as_input ? const_ints(k, n, 1) : get_ints(n, "axes"));
-  if (axes_as_input && axes.empty() && n.inputs.size() > 1 && !n.inputs[1].empty()) return {type_only(dtype)};
+  if (axes_as_input && axes.empty() && n.inputs.size() > 1 && !n.inputs[1].empty())
+    return {type_only(dtype)};
   const bool keepdims = get_int(n, "keepdims", 1) != 0;
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   if (axes.empty()) {
@@ -365,7 +384,8 @@ std::vector<ValueInfo> reduce_rule(const ir::Node& n, const Known& k, int opset)
 
 std::vector<ValueInfo> gather_rule(const ir::Node& n, const Known& k, int) {
   const ValueInfo *x = in(k, n, 0), *idx = in(k, n, 1);
-  if (!x || !x->has_shape || !idx || !idx->has_shape) return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
+  if (!x || !x->has_shape || !idx || !idx->has_shape)
+    return x ? std::vector<ValueInfo>{type_only(x->dtype)} : std::vector<ValueInfo>{};
   const int64_t rank = static_cast<int64_t>(x->shape.size());
   int64_t axis = get_int(n, "axis", 0);
   if (axis < 0) axis += rank;
@@ -379,20 +399,72 @@ std::vector<ValueInfo> gather_rule(const ir::Node& n, const Known& k, int) {
 const std::map<std::string, Rule>& rules() {
   static const std::map<std::string, Rule> table = [] {
     std::map<std::string, Rule> t;
-    for (const char* op : {"Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Celu", "Gelu", "HardSigmoid", "HardSwish", "Mish",
-                           "Softplus", "Softsign", "Sigmoid", "Tanh", "ThresholdedRelu", "Shrink", "Swish", "Clip", "Abs",
-                           "Neg", "Reciprocal", "Floor", "Ceil", "Round", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tan", "Asin",
-                           "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Sign", "Not", "BitwiseNot",
-                           "Softmax", "LogSoftmax", "Hardmax", "Identity", "Dropout", "BatchNormalization",
-                           "LayerNormalization", "InstanceNormalization", "GroupNormalization", "RMSNormalization",
-                           "LpNormalization", "MeanVarianceNormalization", "LRN", "CumSum", "Trilu"}) {
+    for (const char* op : {"Relu",
+                           "LeakyRelu",
+                           "PRelu",
+                           "Elu",
+                           "Selu",
+                           "Celu",
+                           "Gelu",
+                           "HardSigmoid",
+                           "HardSwish",
+                           "Mish",
+                           "Softplus",
+                           "Softsign",
+                           "Sigmoid",
+                           "Tanh",
+                           "ThresholdedRelu",
+                           "Shrink",
+                           "Swish",
+                           "Clip",
+                           "Abs",
+                           "Neg",
+                           "Reciprocal",
+                           "Floor",
+                           "Ceil",
+                           "Round",
+                           "Sqrt",
+                           "Exp",
+                           "Log",
+                           "Sin",
+                           "Cos",
+                           "Tan",
+                           "Asin",
+                           "Acos",
+                           "Atan",
+                           "Sinh",
+                           "Cosh",
+                           "Asinh",
+                           "Acosh",
+                           "Atanh",
+                           "Erf",
+                           "Sign",
+                           "Not",
+                           "BitwiseNot",
+                           "Softmax",
+                           "LogSoftmax",
+                           "Hardmax",
+                           "Identity",
+                           "Dropout",
+                           "BatchNormalization",
+                           "LayerNormalization",
+                           "InstanceNormalization",
+                           "GroupNormalization",
+                           "RMSNormalization",
+                           "LpNormalization",
+                           "MeanVarianceNormalization",
+                           "LRN",
+                           "CumSum",
+                           "Trilu"}) {
       t[op] = same_as_first;
     }
-    for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-                           "Min", "Max", "Sum", "Mean"}) {
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd",
+                           "BitwiseOr", "BitwiseXor", "Min", "Max", "Sum", "Mean"}) {
       t[op] = broadcast_rule;
     }
-    for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"}) t[op] = compare_rule;
+    for (const char* op :
+         {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"})
+      t[op] = compare_rule;
     for (const char* op : {"IsNaN", "IsInf"}) {
       t[op] = [](const ir::Node& n, const Known& k, int) {
         const ValueInfo* x = in(k, n, 0);
@@ -407,7 +479,8 @@ const std::map<std::string, Rule>& rules() {
       return v ? std::vector<ValueInfo>{*v} : std::vector<ValueInfo>{};
     };
     for (const char* op : {"Conv", "MaxPool", "AveragePool", "LpPool"}) t[op] = window_rule;
-    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) t[op] = global_pool_rule;
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
+      t[op] = global_pool_rule;
     t["Gemm"] = gemm_rule;
     t["MatMul"] = matmul_rule;
     t["Reshape"] = reshape_rule;
@@ -415,14 +488,17 @@ const std::map<std::string, Rule>& rules() {
     t["Flatten"] = flatten_rule;
     t["Concat"] = concat_rule;
     t["Shape"] = shape_rule;
-    t["Size"] = [](const ir::Node&, const Known&, int) { return std::vector<ValueInfo>{tensor_info(DataType::Int64, {})}; };
+    t["Size"] = [](const ir::Node&, const Known&, int) {
+      return std::vector<ValueInfo>{tensor_info(DataType::Int64, {})};
+    };
     t["Unsqueeze"] = unsqueeze_rule;
     t["Squeeze"] = squeeze_rule;
     t["Cast"] = cast_rule;
     t["CastLike"] = cast_rule;
     t["Gather"] = gather_rule;
-    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-                           "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin"}) {
+    for (const char* op :
+         {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+          "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin"}) {
       t[op] = reduce_rule;
     }
     return t;

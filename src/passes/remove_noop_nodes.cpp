@@ -31,7 +31,8 @@ void remove_noop_nodes(ir::Graph& graph) {
   kept.reserve(graph.nodes.size());
   for (auto& node : graph.nodes) {
     const std::string& out = node.outputs.empty() ? std::string() : node.outputs[0];
-    if (is_noop(node) && !out.empty() && !is_graph_output(graph, out) && !read_in_subgraphs.count(out)) {
+    if (is_noop(node) && !out.empty() && !is_graph_output(graph, out) &&
+        !read_in_subgraphs.count(out)) {
       const std::string in = node.inputs[0];
       for (auto& other : graph.nodes) {
         for (auto& i : other.inputs) {

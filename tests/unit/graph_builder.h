@@ -36,7 +36,8 @@ class GraphBuilder {
     return *this;
   }
   // An input whose dims are named symbols (empty string: fixed by `dims` instead).
-  GraphBuilder& symbolic_input(const std::string& name, DataType dtype, std::vector<std::string> dims) {
+  GraphBuilder& symbolic_input(const std::string& name, DataType dtype,
+                               std::vector<std::string> dims) {
     ValueInfo v;
     v.name = name;
     v.dtype = dtype;
@@ -49,8 +50,8 @@ class GraphBuilder {
     model_->graph.initializers[name] = value;
     return *this;
   }
-  ir::Node& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
-                 const std::string& domain = "") {
+  ir::Node& node(const std::string& op, std::vector<std::string> inputs,
+                 std::vector<std::string> outputs, const std::string& domain = "") {
     ir::Node n;
     n.op_type = op;
     n.domain = domain;

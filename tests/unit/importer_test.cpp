@@ -56,7 +56,8 @@ TEST(Importer, LoadsAModelWithSymbolicDims) {
   EXPECT_EQ(model.opset(), 13);
   Worker worker(model);
   worker.schedule({{"x", Tensor::from_data<float>({3}, {-1, 0, 1})}});
-  EXPECT_EQ(worker.peek_output().readback_and_clone().to_vector<float>(), (std::vector<float>{0, 0, 1}));
+  EXPECT_EQ(worker.peek_output().readback_and_clone().to_vector<float>(),
+            (std::vector<float>{0, 0, 1}));
 }
 
 TEST(Importer, RandomBytesAreNotAModel) {
@@ -117,7 +118,8 @@ TEST(Importer, UnsortedGraphsAreSorted) {
   Model model = load_model_from_bytes(bytes.data(), bytes.size());
   Worker worker(model);
   worker.schedule({{"x", Tensor::from_data<float>({2}, {-5, 5})}});
-  EXPECT_EQ(worker.peek_output().readback_and_clone().to_vector<float>(), (std::vector<float>{0, 5}));
+  EXPECT_EQ(worker.peek_output().readback_and_clone().to_vector<float>(),
+            (std::vector<float>{0, 5}));
 }
 
 TEST(Importer, UndefinedInputIsReported) {

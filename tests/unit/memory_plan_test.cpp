@@ -56,7 +56,8 @@ TEST(MemoryPlan, ParallelBranchesNeverShare) {
   for (const char* name : {"a1", "a2", "b1", "b2"}) bytes[g.slot_of.at(name)] = 64;
   const MemoryPlan p = plan_memory(g, bytes, std::vector<int>(g.slot_count(), -1));
   for (const char* a : {"a1", "a2"}) {
-    for (const char* c : {"b1", "b2"}) EXPECT_FALSE(overlap(p, g.slot_of.at(a), g.slot_of.at(c))) << a << " " << c;
+    for (const char* c : {"b1", "b2"})
+      EXPECT_FALSE(overlap(p, g.slot_of.at(a), g.slot_of.at(c))) << a << " " << c;
   }
 }
 

@@ -124,7 +124,8 @@ std::vector<Tensor> OpTest::run(Backend backend) const {
   }
   worker.schedule(std::span<const NamedTensor>(named));
   std::vector<Tensor> out;
-  for (const auto& name : worker.output_names()) out.push_back(worker.peek_output(name).readback_and_clone());
+  for (const auto& name : worker.output_names())
+    out.push_back(worker.peek_output(name).readback_and_clone());
   return out;
 }
 

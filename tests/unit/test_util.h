@@ -22,7 +22,9 @@ class OpTest {
   OpTest& attr(const std::string& name, int value) { return attr(name, int64_t{value}); }
   OpTest& attr(const std::string& name, float value);
   OpTest& attr(const std::string& name, const std::string& value);
-  OpTest& attr(const std::string& name, const char* value) { return attr(name, std::string(value)); }
+  OpTest& attr(const std::string& name, const char* value) {
+    return attr(name, std::string(value));
+  }
   OpTest& attr(const std::string& name, const std::vector<int64_t>& value);
   OpTest& attr(const std::string& name, const std::vector<float>& value);
   OpTest& attr(const std::string& name, const std::vector<std::string>& value);
@@ -44,7 +46,11 @@ class OpTest {
 };
 
 // Shorthands for building test tensors.
-inline Tensor f32(const Shape& shape, std::vector<float> values) { return Tensor::from_data<float>(shape, values); }
-inline Tensor i64(const Shape& shape, std::vector<int64_t> values) { return Tensor::from_data<int64_t>(shape, values); }
+inline Tensor f32(const Shape& shape, std::vector<float> values) {
+  return Tensor::from_data<float>(shape, values);
+}
+inline Tensor i64(const Shape& shape, std::vector<int64_t> values) {
+  return Tensor::from_data<int64_t>(shape, values);
+}
 
 }  // namespace kiln::testing
