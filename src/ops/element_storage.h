@@ -93,18 +93,26 @@ S storage_from_double(DataType dtype, double v) {
   }
 }
 
-// Reads a 1-D (or scalar) int32/int64 tensor into `out` without touching the heap for up to
-// Shape::kInlineRank values. Throws kiln::Error (prefixed with `where`) for other dtypes.
-inline void read_int_list(const Tensor& t, Shape& out, const std::string& where) {
+// Copies an int32/int64 tensor's values into `out`; false (and `out` untouched) for any
+// other dtype, so callers can report the error in their own terms.
+inline bool copy_int_list(const Tensor& t, Shape& out) {
+  if (t.dtype() != DataType::Int64 && t.dtype() != DataType::Int32) return false;
   const int64_t n = t.element_count();
   out.resize(static_cast<size_t>(n));
   if (t.dtype() == DataType::Int64) {
     const int64_t* p = t.data<int64_t>();
     for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  } else if (t.dtype() == DataType::Int32) {
+  } else {
     const int32_t* p = t.data<int32_t>();
     for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  } else {
+  }
+  return true;
+}
+
+// Reads a 1-D (or scalar) int32/int64 tensor into `out` without touching the heap for up to
+// Shape::kInlineRank values. Throws kiln::Error (prefixed with `where`) for other dtypes.
+inline void read_int_list(const Tensor& t, Shape& out, const std::string& where) {
+  if (!copy_int_list(t, out)) {
     throw Error(where + ": expected an int32 or int64 tensor, got " +
                 std::string(dtype_name(t.dtype())));
   }

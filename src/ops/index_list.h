@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kiln/tensor.h"
+#include "ops/element_storage.h"
 #include "ops/op_context.h"
 
 namespace kiln {
@@ -16,15 +17,7 @@ inline Shape read_index_list(const OpContext& ctx, const Tensor& t, const char* 
     ctx.fail(std::string(what) + " must be a 1-D tensor, got shape " + t.shape().to_string());
   }
   Shape out;
-  const int64_t n = t.element_count();
-  out.resize(static_cast<size_t>(n));
-  if (t.dtype() == DataType::Int64) {
-    const int64_t* p = t.data<int64_t>();
-    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  } else if (t.dtype() == DataType::Int32) {
-    const int32_t* p = t.data<int32_t>();
-    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
-  } else {
+  if (!copy_int_list(t, out)) {
     ctx.fail(std::string(what) + " must be int32 or int64, got " +
              std::string(dtype_name(t.dtype())));
   }

@@ -108,6 +108,30 @@ void scale_only(const gemm_detail::Problem& p) {
   }
 }
 
+// The checks and set-up both entry points share. Returns false when nothing is left to
+// multiply (an empty C, or K == 0 / alpha == 0, where C has been scaled already).
+bool prepare(bool trans_a, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, float* C,
+             int64_t ldc, const GemmEpilogue& epilogue, gemm_detail::Problem& p) {
+  check_dims(M, N, K);
+  if (M == 0 || N == 0) return false;
+  check_ld("ldc", ldc, N);
+  p.trans_a = trans_a;
+  p.m = M;
+  p.n = N;
+  p.k = K;
+  p.a = A;
+  p.lda = lda;
+  p.c = C;
+  p.ldc = ldc;
+  p.ep = resolve(epilogue);
+  if (K == 0 || epilogue.alpha == 0.0f) {
+    scale_only(p);
+    return false;
+  }
+  check_ld("lda", lda, trans_a ? M : K);
+  return true;
+}
+
 }  // namespace
 
 void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
@@ -120,24 +144,8 @@ void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
 
 void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
            const float* B, int64_t ldb, float* C, int64_t ldc, const GemmEpilogue& epilogue) {
-  check_dims(M, N, K);
-  if (M == 0 || N == 0) return;
-  check_ld("ldc", ldc, N);
   gemm_detail::Problem p;
-  p.trans_a = trans_a;
-  p.m = M;
-  p.n = N;
-  p.k = K;
-  p.a = A;
-  p.lda = lda;
-  p.c = C;
-  p.ldc = ldc;
-  p.ep = resolve(epilogue);
-  if (K == 0 || epilogue.alpha == 0.0f) {
-    scale_only(p);
-    return;
-  }
-  check_ld("lda", lda, trans_a ? M : K);
+  if (!prepare(trans_a, M, N, K, A, lda, C, ldc, epilogue, p)) return;
   check_ld("ldb", ldb, trans_b ? K : N);
   HWY_DYNAMIC_DISPATCH(gemm_run)(p, trans_b, B, ldb);
 }
@@ -172,24 +180,8 @@ void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const Pa
   }
   const int64_t N = b.n_;
   const int64_t K = b.k_;
-  check_dims(M, N, K);
-  if (M == 0 || N == 0) return;
-  check_ld("ldc", ldc, N);
   gemm_detail::Problem p;
-  p.trans_a = trans_a;
-  p.m = M;
-  p.n = N;
-  p.k = K;
-  p.a = A;
-  p.lda = lda;
-  p.c = C;
-  p.ldc = ldc;
-  p.ep = resolve(epilogue);
-  if (K == 0 || epilogue.alpha == 0.0f) {
-    scale_only(p);
-    return;
-  }
-  check_ld("lda", lda, trans_a ? M : K);
+  if (!prepare(trans_a, M, N, K, A, lda, C, ldc, epilogue, p)) return;
   HWY_DYNAMIC_DISPATCH(gemm_run_packed)(p, b.data_.get());
 }
 
