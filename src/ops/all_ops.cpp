@@ -22,6 +22,21 @@ void register_all_ops(OpRegistry& registry) {
   register_generator_ops(registry);
   register_scan_ops(registry);
   register_resize_ops(registry);
+  register_attention_ops(registry);
+  register_loss_ops(registry);
+  register_selection_ops(registry);
+  register_random_ops(registry);
+  register_linear_algebra_ops(registry);
+  register_quantization_ops(registry);
+  register_recurrent_ops(registry);
+  register_vision_ops(registry);
+  register_signal_ops(registry);
+  register_image_decoder_ops(registry);
+  register_string_ops(registry);
+  register_ml_ops(registry);
+  register_training_ops(registry);
+  register_control_flow_ops(registry);
+  register_sequence_ops(registry);
 }
 
 }  // namespace kiln

@@ -1,0 +1,9 @@
+// ImageDecoder.
+#include "ops/all_ops.h"
+#include "ops/op_registry.h"
+
+namespace kiln {
+
+void register_image_decoder_ops(OpRegistry& registry) { (void)registry; }
+
+}  // namespace kiln
