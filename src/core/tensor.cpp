@@ -123,13 +123,20 @@ const Shape kEmptyShape;
 
 DataType Tensor::dtype() const { return impl_ ? impl_->dtype : DataType::Undefined; }
 const Shape& Tensor::shape() const { return impl_ ? impl_->shape : kEmptyShape; }
-int64_t Tensor::element_count() const { return impl_ ? impl_->shape.element_count() : 0; }
+int64_t Tensor::element_count() const {
+  return impl_ && impl_->kind == ValueKind::Tensor ? impl_->shape.element_count() : 0;
+}
 size_t Tensor::byte_size() const {
   return impl_ ? static_cast<size_t>(element_count()) * dtype_size(impl_->dtype) : 0;
 }
 
 void Tensor::check_host_access(DataType requested) const {
   check(impl_ != nullptr, "access to the data of an empty tensor handle");
+  if (impl_->kind != ValueKind::Tensor) {
+    throw Error(std::string("element access to ") +
+                (impl_->kind == ValueKind::Sequence ? "a sequence" : "an optional") +
+                ", which holds tensors rather than elements; use elements()");
+  }
   if (requested != DataType::Undefined && requested != impl_->dtype) {
     throw Error("tensor holds " + std::string(dtype_name(impl_->dtype)) + " elements, not " +
                 std::string(dtype_name(requested)));
@@ -191,6 +198,7 @@ bool Tensor::is_readback_request_done() const {
 Tensor Tensor::readback_and_clone() const {
   check(impl_ != nullptr, "readback_and_clone on an empty tensor handle");
   impl_->wait();
+  if (impl_->kind != ValueKind::Tensor) return clone();
   if (impl_->device) {
     impl_->device->wait_download(*impl_);
     Tensor t = make_host_tensor(impl_->dtype, impl_->shape);
@@ -220,6 +228,14 @@ std::future<Tensor> Tensor::readback_and_clone_async() const {
 }
 
 Tensor Tensor::clone() const {
+  if (impl_ && impl_->kind != ValueKind::Tensor) {
+    impl_->wait();
+    auto copy = std::make_shared<TensorImpl>(impl_->dtype, Shape{}, nullptr);
+    copy->kind = impl_->kind;
+    copy->element_kind = impl_->element_kind;
+    for (const Tensor& e : impl_->elements) copy->elements.push_back(e.readback_and_clone());
+    return Tensor(std::move(copy));
+  }
   check_host_access(DataType::Undefined);
   Tensor t = make_host_tensor(impl_->dtype, impl_->shape);
   if (impl_->dtype == DataType::String) {
@@ -234,6 +250,7 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::reshaped(const Shape& shape) const {
   check(impl_ != nullptr, "reshape of an empty tensor handle");
+  check(impl_->kind == ValueKind::Tensor, "reshape of a sequence or optional");
   check(shape.element_count() == element_count(),
         "cannot view a tensor of shape " + this->shape().to_string() + " as " + shape.to_string());
   auto impl = std::make_shared<TensorImpl>(impl_->dtype, shape, impl_->storage, impl_->offset);
@@ -244,6 +261,16 @@ Tensor Tensor::reshaped(const Shape& shape) const {
 std::string Tensor::to_string(size_t max_elements) const {
   if (!impl_) return "<empty>";
   std::ostringstream out;
+  if (impl_->kind != ValueKind::Tensor) {
+    out << (impl_->kind == ValueKind::Sequence ? "sequence" : "optional") << "("
+        << dtype_name(dtype()) << ")";
+    if (is_pending() || impl_->state() == TensorState::Failed) return out.str();
+    out << " [";
+    for (size_t i = 0; i < impl_->elements.size(); ++i)
+      out << (i ? ", " : "") << impl_->elements[i].to_string(max_elements);
+    out << "]";
+    return out.str();
+  }
   out << dtype_name(dtype()) << shape().to_string();
   if (is_pending() || impl_->device || impl_->state() == TensorState::Failed) return out.str();
   out << " {";
@@ -263,6 +290,16 @@ std::string Tensor::to_string(size_t max_elements) const {
 // ---- comparison ---------------------------------------------------------------------------
 
 bool all_close(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
+  if (actual.kind() != expected.kind()) return false;
+  if (expected.kind() != ValueKind::Tensor) {
+    const auto& a = actual.elements();
+    const auto& e = expected.elements();
+    if (a.size() != e.size()) return false;
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (!all_close(a[i], e[i], rtol, atol)) return false;
+    }
+    return true;
+  }
   if (actual.dtype() != expected.dtype() || actual.shape() != expected.shape()) return false;
   const int64_t n = expected.element_count();
   bool ok = true;

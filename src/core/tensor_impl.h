@@ -56,6 +56,14 @@ struct TensorImpl {
   std::shared_ptr<Storage> storage;
   size_t offset;                       // bytes into storage
   std::shared_ptr<DeviceData> device;  // set while the data lives on a device
+  // Sequences and optionals: no storage, their tensors in `elements` (an optional's value is
+  // elements[0]; for an empty one, element_kind says what the value would be).
+  ValueKind kind = ValueKind::Tensor;
+  ValueKind element_kind = ValueKind::Tensor;
+  std::vector<Tensor> elements;
+
+  // Takes over another value's contents (dtype, shape, data or elements), not its state.
+  void assign_contents(const TensorImpl& source);
 
   void* data() const { return static_cast<char*>(storage->data()) + offset; }
 

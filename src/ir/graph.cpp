@@ -62,4 +62,43 @@ int Model::opset_for(const std::string& domain) const {
   return it == opsets.end() ? 0 : it->second;
 }
 
+namespace {
+
+void collect_free_names(const Graph& g, std::set<std::string>& out) {
+  std::set<std::string> defined;
+  for (const auto& in : g.inputs) defined.insert(in.name);
+  for (const auto& [name, t] : g.initializers) defined.insert(name);
+  for (const auto& n : g.nodes) {
+    for (const auto& o : n.outputs) defined.insert(o);
+  }
+  for (const auto& n : g.nodes) {
+    for (const auto& i : n.inputs) {
+      if (!i.empty() && !defined.count(i)) out.insert(i);
+    }
+    for (const auto& name : implicit_inputs(n)) {
+      if (!defined.count(name)) out.insert(name);
+    }
+  }
+  for (const auto& o : g.outputs) {
+    if (!defined.count(o.name)) out.insert(o.name);
+  }
+}
+
+}  // namespace
+
+std::set<std::string> free_names(const Graph& graph) {
+  std::set<std::string> names;
+  collect_free_names(graph, names);
+  return names;
+}
+
+std::set<std::string> implicit_inputs(const Node& node) {
+  std::set<std::string> names;
+  for (const auto& a : node.attributes) {
+    if (a.g) collect_free_names(*a.g, names);
+    for (const auto& sub : a.graphs) collect_free_names(*sub, names);
+  }
+  return names;
+}
+
 }  // namespace kiln::ir

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -98,6 +99,12 @@ struct Model {
 
   int opset_for(const std::string& domain) const;
 };
+
+// Names a node reads from enclosing scopes inside its subgraph attributes (If's branches,
+// Loop's body, ...), sorted.
+std::set<std::string> implicit_inputs(const Node& node);
+// Names `graph` reads without defining them: values of the enclosing scopes.
+std::set<std::string> free_names(const Graph& graph);
 
 // Canonical domain name: "ai.onnx" and "" are the same domain.
 inline std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? "" : d; }

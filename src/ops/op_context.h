@@ -33,6 +33,7 @@ class OpContext {
   int opset() const { return opset_; }
 
   size_t num_inputs() const { return inputs_.size(); }
+  std::span<const Tensor> inputs() const { return inputs_; }
   // An absent optional input (empty name, or beyond the node's input list) is an empty Tensor.
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i].defined(); }
   const Tensor& input(size_t i) const;

@@ -4,6 +4,11 @@
 
 namespace kiln {
 
+std::map<std::string, int> NodeInfo::model_opsets() const {
+  if (model_opsets_) return *model_opsets_;
+  return {{ir::canonical_domain(node_.domain), opset_}};
+}
+
 // ---- NodeInfo -------------------------------------------------------------------------------
 
 void NodeInfo::fail(const std::string& message) const { throw Error(describe() + ": " + message); }

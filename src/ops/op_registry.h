@@ -21,12 +21,19 @@ namespace kiln {
 // inputs whose values are known at load time (initializers and folded constants).
 class NodeInfo {
  public:
-  NodeInfo(const ir::Node& node, int opset, std::vector<const Tensor*> constant_inputs = {})
-      : node_(node), opset_(opset), constants_(std::move(constant_inputs)) {}
+  NodeInfo(const ir::Node& node, int opset, std::vector<const Tensor*> constant_inputs = {},
+           const std::map<std::string, int>* model_opsets = nullptr)
+      : node_(node),
+        opset_(opset),
+        constants_(std::move(constant_inputs)),
+        model_opsets_(model_opsets) {}
 
   const ir::Node& node() const { return node_; }
   const std::string& op_type() const { return node_.op_type; }
   int opset() const { return opset_; }
+  // Every domain's opset in the model: what a subgraph attribute (If's branches, Loop's body)
+  // is compiled with. Just this node's domain when the caller did not give them.
+  std::map<std::string, int> model_opsets() const;
   size_t num_inputs() const { return node_.inputs.size(); }
   size_t num_outputs() const { return node_.outputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
@@ -63,6 +70,7 @@ class NodeInfo {
   const ir::Node& node_;
   int opset_;
   std::vector<const Tensor*> constants_;
+  const std::map<std::string, int>* model_opsets_;
 };
 
 // Runs one node. Must be safe to call concurrently from several executions: keep per-run

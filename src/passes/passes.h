@@ -28,7 +28,6 @@ void infer_shapes(ir::Model& model);
 // initializers: they must stay on the CPU.
 std::set<std::string> cpu_resident_values(const ir::Model& model);
 
-// Names a node reads from enclosing scopes inside its subgraph attributes.
-std::set<std::string> implicit_inputs(const ir::Node& node);
+using ir::implicit_inputs;
 
 }  // namespace kiln::passes

@@ -7,39 +7,6 @@
 
 namespace kiln::passes {
 
-namespace {
-
-void collect_free_names(const ir::Graph& g, std::set<std::string>& out) {
-  std::set<std::string> defined;
-  for (const auto& in : g.inputs) defined.insert(in.name);
-  for (const auto& [name, t] : g.initializers) defined.insert(name);
-  for (const auto& n : g.nodes) {
-    for (const auto& o : n.outputs) defined.insert(o);
-  }
-  for (const auto& n : g.nodes) {
-    for (const auto& i : n.inputs) {
-      if (!i.empty() && !defined.count(i)) out.insert(i);
-    }
-    for (const auto& name : implicit_inputs(n)) {
-      if (!defined.count(name)) out.insert(name);
-    }
-  }
-  for (const auto& o : g.outputs) {
-    if (!defined.count(o.name)) out.insert(o.name);
-  }
-}
-
-}  // namespace
-
-std::set<std::string> implicit_inputs(const ir::Node& node) {
-  std::set<std::string> names;
-  for (const auto& a : node.attributes) {
-    if (a.g) collect_free_names(*a.g, names);
-    for (const auto& g : a.graphs) collect_free_names(*g, names);
-  }
-  return names;
-}
-
 void topological_sort(ir::Graph& graph, const std::string& where,
                       const std::set<std::string>& outer_names) {
   const size_t n = graph.nodes.size();
@@ -134,7 +101,7 @@ void check_graph_ops(const ir::Graph& g, const ir::Model& model) {
     // No constant inputs here: the factory only parses attributes, so weights are not packed
     // twice (the worker's compile packs them once).
     try {
-      schema->factory(NodeInfo(node, model.opset_for(node.domain)));
+      schema->factory(NodeInfo(node, model.opset_for(node.domain), {}, &model.opsets));
     } catch (const Error& e) {
       throw Error(model.path + ": " + e.what());
     }

@@ -36,7 +36,8 @@ CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, 
     if (initializer_names.count(in.name)) continue;
     g.input_slots.push_back(add_slot(in.name));
   }
-  for (const auto& name : outer_names) add_slot(name);
+  // Values of enclosing scopes are bound like inputs, after the graph's own.
+  for (const auto& name : outer_names) g.input_slots.push_back(add_slot(name));
 
   const auto& registry = OpRegistry::global();
   g.nodes.reserve(graph.nodes.size());
@@ -79,7 +80,17 @@ CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, 
                   (node.domain.empty() ? "" : " of domain '" + node.domain + "'") +
                   " is not supported by kiln");
     }
-    cn.kernel = schema->factory(NodeInfo(node, cn.opset, constant_inputs));
+    // Values the node's subgraphs read from this scope come after its own inputs, so the node
+    // waits for them and its kernel finds them in ir::implicit_inputs order.
+    for (const auto& name : ir::implicit_inputs(node)) {
+      auto it = g.slot_of.find(name);
+      if (it == g.slot_of.end()) {
+        throw Error(node.describe() + ": its subgraph reads '" + name +
+                    "', which is not produced by any node");
+      }
+      cn.inputs.push_back(it->second);
+    }
+    cn.kernel = schema->factory(NodeInfo(node, cn.opset, constant_inputs, &opsets));
     g.nodes.push_back(std::move(cn));
   }
   for (const auto& out : graph.outputs) {

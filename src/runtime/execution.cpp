@@ -157,6 +157,8 @@ Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Sha
   impl.shape = shape;
   impl.offset = 0;
   impl.device = nullptr;
+  impl.kind = ValueKind::Tensor;
+  impl.elements.clear();
   const bool plannable = dtype != DataType::String && !is_graph_output_[s];
   if (!plan_ && plannable) recorded_bytes_[s] = std::max(recorded_bytes_[s], bytes);
   if (plannable && plan_ && plan_->plan.offset[s] != MemoryPlan::kNotPlanned &&
@@ -174,6 +176,10 @@ Tensor Execution::view(size_t node, size_t output, const Tensor& source, const S
   const int slot = cn.outputs[output];
   if (slot < 0) return source.reshaped(shape);
   const auto s = static_cast<size_t>(slot);
+  if (source.kind() != ValueKind::Tensor) {  // sequences and optionals are immutable: share
+    values_[s].impl()->assign_contents(*source.impl());
+    return values_[s];
+  }
   if (is_graph_output_[s]) {  // graph outputs own their memory
     Tensor t = allocate(node, output, source.dtype(), shape);
     TensorImpl& dst = *t.impl();
@@ -186,13 +192,9 @@ Tensor Execution::view(size_t node, size_t output, const Tensor& source, const S
     return t;
   }
   TensorImpl& impl = *values_[s].impl();
-  const TensorImpl& src = *source.impl();
-  impl.dtype = src.dtype;
+  impl.assign_contents(*source.impl());
   impl.shape = shape;
-  impl.storage = src.storage;
-  impl.offset = src.offset;
-  impl.device = src.device;
-  record_alias(cn, slot, src.storage.get());
+  record_alias(cn, slot, source.impl()->storage.get());
   return values_[s];
 }
 
@@ -230,19 +232,13 @@ void Execution::execute(size_t index) {
         if (!produced.defined())
           throw Error(cn.node->describe() + ": output " + std::to_string(k) + " was not produced");
         if (produced.impl().get() == &target) continue;
-        // The kernel handed over an existing tensor (a view or a constant).
-        const TensorImpl& src = *produced.impl();
-        target.dtype = src.dtype;
-        target.shape = src.shape;
-        target.device = src.device;
+        // The kernel handed over an existing tensor (a view, a constant, a sequence).
         if (is_graph_output_[static_cast<size_t>(slot)]) {
           // Graph outputs own their memory: the user may keep them past the next run.
-          target.storage = produced.clone().impl()->storage;
-          target.offset = 0;
+          target.assign_contents(*produced.clone().impl());
         } else {
-          target.storage = src.storage;
-          target.offset = src.offset;
-          record_alias(cn, slot, src.storage.get());
+          target.assign_contents(*produced.impl());
+          if (target.storage) record_alias(cn, slot, target.storage.get());
         }
       }
     } catch (const Error&) {

@@ -1,0 +1,68 @@
+#include "runtime/subgraph.h"
+
+#include <algorithm>
+
+#include "backends/cpu/thread_pool.h"
+#include "runtime/compiled_graph.h"
+#include "runtime/execution.h"
+
+namespace kiln {
+
+Subgraph::Subgraph(const ir::Graph& graph, const NodeInfo& info) : graph_(graph) {
+  const std::set<std::string> node_implicit = ir::implicit_inputs(info.node());
+  const std::set<std::string> outer = ir::free_names(graph);
+  std::vector<std::string> outer_names(outer.begin(), outer.end());
+  for (const auto& name : outer_names) {
+    auto it = node_implicit.find(name);
+    check(it != node_implicit.end(),
+          info.describe() + ": subgraph reads unknown value '" + name + "'");
+    outer_index_.push_back(static_cast<size_t>(std::distance(node_implicit.begin(), it)));
+  }
+  try {
+    compiled_ =
+        std::make_shared<CompiledGraph>(compile_graph(graph, info.model_opsets(), outer_names));
+  } catch (const Error& e) {
+    info.fail(std::string("in subgraph '") + graph.name + "': " + e.what());
+  }
+}
+
+Subgraph::Run::Run(const Subgraph& subgraph, std::span<const Tensor> enclosing)
+    : subgraph_(subgraph) {
+  cpu::ThreadPool* pool = cpu::ThreadPool::current();
+  execution_ =
+      std::make_unique<Execution>(subgraph.compiled_, pool ? *pool : cpu::ThreadPool::shared());
+  bound_.resize(subgraph.num_inputs() + subgraph.outer_index_.size());
+  for (size_t i = 0; i < subgraph.outer_index_.size(); ++i) {
+    check(subgraph.outer_index_[i] < enclosing.size(), "subgraph: missing outer value");
+    bound_[subgraph.num_inputs() + i] = enclosing[subgraph.outer_index_[i]];
+  }
+}
+
+Subgraph::Run::~Run() = default;
+
+std::vector<Tensor> Subgraph::Run::operator()(std::span<const Tensor> inputs) {
+  const CompiledGraph& g = *subgraph_.compiled_;
+  if (inputs.size() != subgraph_.num_inputs()) {
+    throw Error("subgraph '" + subgraph_.graph_.name + "' takes " +
+                std::to_string(subgraph_.num_inputs()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  }
+  std::copy(inputs.begin(), inputs.end(), bound_.begin());
+  execution_->prepare(bound_);
+  for (size_t i = 0; i < g.nodes.size(); ++i) execution_->run_node_inline(i);
+  std::vector<Tensor> outputs;
+  outputs.reserve(g.output_slots.size());
+  for (int slot : g.output_slots) {
+    const Tensor& value = execution_->value(slot);
+    if (value.defined()) value.impl()->wait();  // rethrows a failed node's error
+    outputs.push_back(value);
+  }
+  return outputs;
+}
+
+std::span<const Tensor> enclosing_values(const OpContext& ctx, size_t own_inputs) {
+  std::span<const Tensor> all = ctx.inputs();
+  return own_inputs < all.size() ? all.subspan(own_inputs) : std::span<const Tensor>();
+}
+
+}  // namespace kiln

@@ -1,0 +1,54 @@
+// Subgraph attributes (If's branches, Loop's and Scan's bodies, SequenceMap's body) compiled once
+// at load time and run to completion inside the job of the node that owns them.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ops/op_registry.h"
+
+namespace kiln {
+
+struct CompiledGraph;
+class Execution;
+
+class Subgraph {
+ public:
+  // `graph` is an attribute of info's node. Its kernels are created here, so errors in the
+  // subgraph surface at load time.
+  Subgraph(const ir::Graph& graph, const NodeInfo& info);
+
+  const ir::Graph& graph() const { return graph_; }
+  size_t num_inputs() const { return graph_.inputs.size(); }
+  size_t num_outputs() const { return graph_.outputs.size(); }
+
+  // One use of the subgraph inside a kernel call: keeps its planned memory across the calls
+  // of run(), so a loop body allocates on its first iteration only.
+  class Run {
+   public:
+    // `enclosing` holds the values the owning node's subgraphs read from outer scopes, in
+    // ir::implicit_inputs(node) order (the OpContext inputs after the node's own).
+    Run(const Subgraph& subgraph, std::span<const Tensor> enclosing);
+    ~Run();
+    // Runs the subgraph on the calling thread and returns its outputs, finished. Rethrows the
+    // kiln::Error of a failing node.
+    std::vector<Tensor> operator()(std::span<const Tensor> inputs);
+
+   private:
+    const Subgraph& subgraph_;
+    std::unique_ptr<Execution> execution_;
+    std::vector<Tensor> bound_;  // the subgraph's inputs, then its outer values
+  };
+
+ private:
+  const ir::Graph& graph_;
+  std::shared_ptr<const CompiledGraph> compiled_;
+  std::vector<size_t> outer_index_;  // per outer name of the subgraph: index among enclosing
+};
+
+// The values a control-flow node's subgraphs read from outer scopes: its OpContext inputs after
+// its own `own_inputs`.
+std::span<const Tensor> enclosing_values(const OpContext& ctx, size_t own_inputs);
+
+}  // namespace kiln
