@@ -35,6 +35,7 @@ struct ValueInfo {
   enum class Kind { Tensor, Sequence, Optional, Map, Unknown };
   std::string name;
   Kind kind = Kind::Tensor;
+  Kind element_kind = Kind::Tensor;  // of an Optional: a tensor or a sequence
   DataType dtype =
       DataType::Undefined;  // element type (of the tensors inside, for Sequence/Optional)
   std::vector<Dim> shape;   // empty and !has_shape: rank unknown

@@ -23,6 +23,10 @@ namespace kiln {
 
 struct TensorImpl;  // internal
 
+// What a handle stands for. ONNX values are tensors, sequences of tensors, or optionals that
+// hold one value or none; all three travel through kiln in a Tensor handle.
+enum class ValueKind { Tensor, Sequence, Optional };
+
 class Tensor {
  public:
   // An empty handle: dtype Undefined, no data. Stands for an absent optional input.
@@ -52,9 +56,30 @@ class Tensor {
     return from_data<T>(Shape{}, std::span<const T>(&value, 1));
   }
 
+  // --- Sequences and optionals ----------------------------------------------------------
+  // A sequence of tensors of one element type (given explicitly for an empty sequence). The
+  // elements are copied, so later changes to them do not show through.
+  static Tensor sequence(const std::vector<Tensor>& elements,
+                         DataType element_type = DataType::Undefined);
+  // An optional holding `value` (a tensor or a sequence, copied), or holding nothing.
+  static Tensor optional(const Tensor& value);
+  static Tensor empty_optional(DataType element_type = DataType::Undefined,
+                               ValueKind element_kind = ValueKind::Tensor);
+
+  ValueKind kind() const;
+  bool is_sequence() const { return kind() == ValueKind::Sequence; }
+  bool is_optional() const { return kind() == ValueKind::Optional; }
+  // A sequence's tensors; an optional's value as a list of zero or one. Waits for nothing:
+  // read them from a finished handle (readback_and_clone() returns one).
+  const std::vector<Tensor>& elements() const;
+  bool has_value() const;        // an optional that holds a value
+  const Tensor& value() const;   // that value; kiln::Error for an empty optional
+  // For an empty optional: what its value would be (tensor or sequence).
+  ValueKind element_kind() const;
+
   bool defined() const { return impl_ != nullptr; }
-  DataType dtype() const;
-  const Shape& shape() const;
+  DataType dtype() const;       // for a sequence or optional: the type of its tensors
+  const Shape& shape() const;   // empty for a sequence or optional
   size_t rank() const { return shape().size(); }
   int64_t element_count() const;
   size_t byte_size() const;  // element_count * dtype_size
@@ -105,8 +130,9 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// Reads an ONNX TensorProto (.pb) or a numpy .npy file.
-Tensor load_tensor(const std::string& path);
+// Reads an ONNX TensorProto (.pb) or a numpy .npy file; with kind Sequence or Optional, an ONNX
+// SequenceProto or OptionalProto (.pb).
+Tensor load_tensor(const std::string& path, ValueKind kind = ValueKind::Tensor);
 // Writes .npy when the path ends in ".npy", otherwise an ONNX TensorProto named `name`.
 void save_tensor(const Tensor& tensor, const std::string& path, const std::string& name = "");
 // numpy.allclose semantics: |a - e| <= atol + rtol * |e| for every element, same dtype and

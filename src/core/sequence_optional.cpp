@@ -28,6 +28,12 @@ void TensorImpl::assign_contents(const TensorImpl& source) {
   elements = source.elements;
 }
 
+Tensor sequence_of(std::vector<Tensor> elements, DataType element_type) {
+  auto impl = new_container(ValueKind::Sequence, element_type);
+  impl->elements = std::move(elements);
+  return Tensor(std::move(impl));
+}
+
 Tensor Tensor::sequence(const std::vector<Tensor>& elements, DataType element_type) {
   for (const Tensor& e : elements) {
     check(e.defined() && e.kind() == ValueKind::Tensor,
@@ -39,10 +45,10 @@ Tensor Tensor::sequence(const std::vector<Tensor>& elements, DataType element_ty
                   std::string(dtype_name(e.dtype())));
     }
   }
-  auto impl = new_container(ValueKind::Sequence, element_type);
-  impl->elements.reserve(elements.size());
-  for (const Tensor& e : elements) impl->elements.push_back(settled_copy(e));
-  return Tensor(std::move(impl));
+  std::vector<Tensor> copies;
+  copies.reserve(elements.size());
+  for (const Tensor& e : elements) copies.push_back(settled_copy(e));
+  return sequence_of(std::move(copies), element_type);
 }
 
 Tensor Tensor::optional(const Tensor& value) {

@@ -101,4 +101,8 @@ class KernelScope {
 // A new host tensor with uninitialised contents (zeroed for strings), for kernels.
 Tensor make_host_tensor(DataType dtype, const Shape& shape);
 
+// A sequence over `elements` without copying them: for kernels whose elements are finished
+// host tensors that nothing writes again (copies they made, or another sequence's elements).
+Tensor sequence_of(std::vector<Tensor> elements, DataType element_type);
+
 }  // namespace kiln

@@ -42,6 +42,8 @@ ValueInfo convert_type(const std::string& name, const onnx::TypeProto& type) {
       info.kind = ValueInfo::Kind::Unknown;
       return info;
   }
+  if (info.kind == ValueInfo::Kind::Optional && element->has_sequence_type())
+    info.element_kind = ValueInfo::Kind::Sequence;
   // Sequences of optionals and the like: look through to the innermost tensor type.
   while (element->has_sequence_type() || element->has_optional_type()) {
     element = element->has_sequence_type() ? &element->sequence_type().elem_type()

@@ -6,6 +6,7 @@
 #include "core/npy.h"
 #include "onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
+#include "onnx/value_proto.h"
 
 namespace kiln {
 
@@ -16,15 +17,17 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-Tensor load_tensor(const std::string& path) {
+Tensor load_tensor(const std::string& path, ValueKind kind) {
   std::ifstream file(path, std::ios::binary);
   check(file.good(), path + ": cannot open the tensor file");
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (ends_with(path, ".npy")) return read_npy(bytes, path);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (kind != ValueKind::Tensor) return onnx_import::value_from_proto_bytes(bytes, kind, dir, path);
   onnx::TensorProto proto;
   check(proto.ParseFromString(bytes), path + ": not a valid ONNX TensorProto file");
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  return onnx_import::tensor_from_proto(proto, dir.empty() ? "." : dir, path);
+  return onnx_import::tensor_from_proto(proto, dir, path);
 }
 
 void save_tensor(const Tensor& tensor, const std::string& path, const std::string& name) {

@@ -36,6 +36,7 @@ void register_all_ops(OpRegistry& registry) {
   register_ml_ops(registry);
   register_training_ops(registry);
   register_control_flow_ops(registry);
+  register_optional_ops(registry);
   register_sequence_ops(registry);
 }
 

@@ -26,31 +26,21 @@ void register_expand_tile_pad_ops(OpRegistry& registry);  // Expand, Tile, Pad
 void register_generator_ops(OpRegistry& registry);        // Range, OneHot, Trilu, EyeLike...
 void register_scan_ops(OpRegistry& registry);             // CumSum, TopK, NonZero
 void register_resize_ops(OpRegistry& registry);           // Resize, Upsample
-void register_attention_ops(
-    OpRegistry& registry);  // Attention, RotaryEmbedding, LinearAttention, CausalConvWithState,
-                            // SwiGLU, FlexAttention, TensorScatter
-void register_loss_ops(OpRegistry& registry);  // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-void register_selection_ops(OpRegistry& registry);  // Unique, Compress, ReverseSequence
-void register_random_ops(OpRegistry& registry);  // RandomUniform, RandomNormal, their -Like forms,
-                                                 // Bernoulli, Multinomial
-void register_linear_algebra_ops(OpRegistry& registry);  // Det
-void register_quantization_ops(
-    OpRegistry& registry);  // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinear*,
-                            // ConvInteger
-void register_recurrent_ops(OpRegistry& registry);  // RNN, GRU, LSTM
-void register_vision_ops(
-    OpRegistry& registry);  // GridSample, AffineGrid, RoiAlign, NonMaxSuppression, MaxUnpool,
-                            // DeformConv, Col2Im, CenterCropPad
-void register_signal_ops(OpRegistry& registry);  // DFT, STFT, window functions, MelWeightMatrix
-void register_image_decoder_ops(OpRegistry& registry);  // ImageDecoder
-void register_string_ops(OpRegistry& registry);  // StringConcat, StringSplit, StringNormalizer,
-                                                 // RegexFullMatch, TfIdfVectorizer
-void register_ml_ops(OpRegistry& registry);      // ai.onnx.ml: LabelEncoder, TreeEnsemble,
-                                                 // ArrayFeatureExtractor, Binarizer, ...
-void register_training_ops(
-    OpRegistry& registry);  // ai.onnx.preview.training: Adagrad, Adam, Momentum
-void register_control_flow_ops(OpRegistry& registry);  // If, Loop, Scan
-void register_sequence_ops(
-    OpRegistry& registry);  // Sequence*, SplitToSequence, ConcatFromSequence, Optional*
+void register_attention_ops(OpRegistry& registry);        // Attention, RotaryEmbedding, ...
+void register_loss_ops(OpRegistry& registry);             // NegativeLogLikelihoodLoss, ...
+void register_selection_ops(OpRegistry& registry);        // Unique, Compress, ReverseSequence
+void register_random_ops(OpRegistry& registry);           // RandomUniform, Bernoulli, ...
+void register_linear_algebra_ops(OpRegistry& registry);   // Det
+void register_quantization_ops(OpRegistry& registry);     // QuantizeLinear, QLinearConv, ...
+void register_recurrent_ops(OpRegistry& registry);        // RNN, GRU, LSTM
+void register_vision_ops(OpRegistry& registry);           // GridSample, RoiAlign, NMS, ...
+void register_signal_ops(OpRegistry& registry);           // DFT, STFT, windows, MelWeightMatrix
+void register_image_decoder_ops(OpRegistry& registry);    // ImageDecoder
+void register_string_ops(OpRegistry& registry);           // StringConcat, StringSplit, ...
+void register_ml_ops(OpRegistry& registry);               // ai.onnx.ml: LabelEncoder, ...
+void register_training_ops(OpRegistry& registry);         // ai.onnx.preview.training: Adam, ...
+void register_control_flow_ops(OpRegistry& registry);     // If, Loop, Scan
+void register_optional_ops(OpRegistry& registry);         // Optional, OptionalHasElement, ...
+void register_sequence_ops(OpRegistry& registry);         // SequenceAt, SplitToSequence, ...
 
 }  // namespace kiln

@@ -72,4 +72,50 @@ Tensor stack_slices(const std::vector<Tensor>& slices, int64_t axis, DataType dt
   return out;
 }
 
+Tensor take_range(const Tensor& t, int64_t axis, int64_t begin, int64_t length) {
+  Shape out_shape = t.shape();
+  out_shape[static_cast<size_t>(axis)] = length;
+  const Shape strides = strides_of(t.shape());
+  Tensor out = make_host_tensor(t.dtype(), out_shape);
+  if (out.element_count() > 0) {
+    cpu::strided_copy_to_contiguous(t.dtype(), out_shape, out.mutable_raw_data(),
+                                    element_at(t, begin * strides[static_cast<size_t>(axis)]),
+                                    strides);
+  }
+  return out;
+}
+
+Tensor concat_tensors(const std::vector<Tensor>& parts, int64_t axis, const std::string& where) {
+  check(!parts.empty(), where + ": nothing to concatenate");
+  const Tensor& first = parts.front();
+  axis = normalize_axis(axis, static_cast<int64_t>(first.rank()), where);
+  Shape out_shape = first.shape();
+  int64_t total = 0;
+  for (const Tensor& p : parts) {
+    bool same = p.dtype() == first.dtype() && p.rank() == first.rank();
+    for (size_t d = 0; same && d < p.rank(); ++d)
+      same = static_cast<int64_t>(d) == axis || p.shape()[d] == first.shape()[d];
+    if (!same) {
+      throw Error(where + ": cannot concatenate " + first.to_string(0) + " and " + p.to_string(0) +
+                  " along axis " + std::to_string(axis));
+    }
+    total += p.shape()[static_cast<size_t>(axis)];
+  }
+  out_shape[static_cast<size_t>(axis)] = total;
+  Tensor out = make_host_tensor(first.dtype(), out_shape);
+  const Shape out_strides = strides_of(out_shape);
+  auto* base = static_cast<char*>(out.mutable_raw_data());
+  const auto elem = static_cast<int64_t>(dtype_size(first.dtype()));
+  int64_t offset = 0;
+  for (const Tensor& p : parts) {
+    if (p.element_count() > 0) {
+      cpu::strided_copy(first.dtype(), p.shape(),
+                        base + offset * out_strides[static_cast<size_t>(axis)] * elem, out_strides,
+                        p.raw_data(), strides_of(p.shape()));
+    }
+    offset += p.shape()[static_cast<size_t>(axis)];
+  }
+  return out;
+}
+
 }  // namespace kiln

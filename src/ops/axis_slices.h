@@ -16,4 +16,10 @@ Tensor take_slice(const Tensor& t, int64_t axis, int64_t index);
 Tensor stack_slices(const std::vector<Tensor>& slices, int64_t axis, DataType dtype,
                     const Shape& element_shape, const std::string& where);
 
+// Elements [begin, begin + length) along `axis` of `t`, keeping the axis (a new host tensor).
+Tensor take_range(const Tensor& t, int64_t axis, int64_t begin, int64_t length);
+
+// The parts joined along the existing axis `axis`; every other dimension must agree.
+Tensor concat_tensors(const std::vector<Tensor>& parts, int64_t axis, const std::string& where);
+
 }  // namespace kiln

@@ -12,7 +12,7 @@ namespace kiln {
 std::string ValueInfo::to_string() const {
   std::string s;
   if (kind == Kind::Sequence) s += "seq(";
-  if (kind == Kind::Optional) s += "optional(";
+  if (kind == Kind::Optional) s += element_kind == Kind::Sequence ? "optional(seq(" : "optional(";
   s += dtype == DataType::Undefined ? "?" : std::string(dtype_name(dtype));
   if (has_shape) {
     s += "[";
@@ -20,6 +20,7 @@ std::string ValueInfo::to_string() const {
     s += "]";
   }
   if (kind == Kind::Sequence || kind == Kind::Optional) s += ")";
+  if (kind == Kind::Optional && element_kind == Kind::Sequence) s += ")";
   return s;
 }
 

@@ -48,6 +48,27 @@ class WorkerImpl {
   }
 
   // Checks the user's inputs against the model and orders them as the graph's inputs.
+  static void check_kind(const ValueInfo& declared, const Tensor& given) {
+    const char* expected = nullptr;
+    switch (declared.kind) {
+      case ValueInfo::Kind::Tensor:
+        if (given.kind() != ValueKind::Tensor) expected = "a tensor";
+        break;
+      case ValueInfo::Kind::Sequence:
+        if (given.kind() != ValueKind::Sequence) expected = "a sequence (Tensor::sequence)";
+        break;
+      case ValueInfo::Kind::Optional:
+        if (given.kind() != ValueKind::Optional) expected = "an optional (Tensor::optional)";
+        break;
+      default:
+        break;
+    }
+    if (expected) {
+      throw Error("schedule: input '" + declared.name + "' (" + declared.to_string() +
+                  ") must be " + expected + ", got " + given.to_string(0));
+    }
+  }
+
   void bind_inputs(std::span<const NamedTensor> inputs) {
     const auto& declared = model_.inputs();
     for (auto& t : bound_) t = Tensor();
@@ -69,12 +90,20 @@ class WorkerImpl {
     symbols_.clear();
     for (size_t i = 0; i < declared.size(); ++i) {
       const ValueInfo& d = declared[i];
+      // An optional input left out is an optional without a value.
+      if (!bound_[i].defined() && d.kind == ValueInfo::Kind::Optional) {
+        bound_[i] = Tensor::empty_optional(d.dtype, d.element_kind == ValueInfo::Kind::Sequence
+                                                        ? ValueKind::Sequence
+                                                        : ValueKind::Tensor);
+      }
       if (!(bound_[i].defined()))
         throw Error("schedule: input '" + d.name + "' (" + d.to_string() + ") is missing");
       const Tensor& t = bound_[i];
       // A pending input (another worker's output) has no dtype or shape yet; the kernels that
       // read it check it when it arrives, and errors surface at readback.
-      if (d.kind != ValueInfo::Kind::Tensor || t.is_pending()) continue;
+      if (t.is_pending()) continue;
+      check_kind(d, t);
+      if (d.kind != ValueInfo::Kind::Tensor) continue;
       if (d.dtype != DataType::Undefined && t.dtype() != d.dtype) {
         throw Error("schedule: input '" + d.name + "' must be " + std::string(dtype_name(d.dtype)) +
                     ", got " + std::string(dtype_name(t.dtype())));

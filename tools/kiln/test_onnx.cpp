@@ -46,8 +46,31 @@ struct Outcome {
   std::string message;
 };
 
+ValueKind value_kind(const ValueInfo& info) {
+  switch (info.kind) {
+    case ValueInfo::Kind::Sequence:
+      return ValueKind::Sequence;
+    case ValueInfo::Kind::Optional:
+      return ValueKind::Optional;
+    default:
+      return ValueKind::Tensor;
+  }
+}
+
 std::string describe_mismatch(const Tensor& actual, const Tensor& expected, double rtol,
                               double atol) {
+  if (actual.kind() != expected.kind() || expected.kind() != ValueKind::Tensor) {
+    if (actual.kind() != expected.kind() ||
+        actual.elements().size() != expected.elements().size())
+      return actual.to_string(4) + ", expected " + expected.to_string(4);
+    for (size_t i = 0; i < expected.elements().size(); ++i) {
+      const Tensor& a = actual.elements()[i];
+      const Tensor& e = expected.elements()[i];
+      if (!all_close(a, e, rtol, atol))
+        return "element " + std::to_string(i) + ": " + describe_mismatch(a, e, rtol, atol);
+    }
+    return "values differ";
+  }
   if (actual.dtype() != expected.dtype()) {
     return "dtype " + std::string(dtype_name(actual.dtype())) + ", expected " +
            std::string(dtype_name(expected.dtype()));
@@ -114,7 +137,7 @@ Outcome run_test(const fs::path& dir, Backend backend, double rtol, double atol)
     std::vector<Tensor> input_tensors;
     std::vector<NamedTensor> named;
     for (size_t i = 0; i < inputs.size(); ++i)
-      input_tensors.push_back(load_tensor(inputs[i].string()));
+      input_tensors.push_back(load_tensor(inputs[i].string(), value_kind(declared[i])));
     for (size_t i = 0; i < inputs.size(); ++i)
       named.push_back({declared[i].name, input_tensors[i]});
     worker.schedule(std::span<const NamedTensor>(named));
@@ -124,7 +147,7 @@ Outcome run_test(const fs::path& dir, Backend backend, double rtol, double atol)
                                  " outputs, the model " + std::to_string(outs.size())};
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
-      Tensor expected = load_tensor(outputs[i].string());
+      Tensor expected = load_tensor(outputs[i].string(), value_kind(outs[i]));
       Tensor actual = worker.peek_output(outs[i].name).readback_and_clone();
       if (!all_close(actual, expected, rtol, atol)) {
         return {Outcome::Fail, "output '" + outs[i].name +
