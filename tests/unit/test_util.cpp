@@ -78,6 +78,13 @@ OpTest& OpTest::attr(const std::string& name, const Tensor& value) {
   return *this;
 }
 
+OpTest& OpTest::attr(const std::string& name, std::shared_ptr<ir::Graph> subgraph) {
+  auto a = named(name, ir::Attribute::Type::Graph);
+  a.g = std::move(subgraph);
+  node_.attributes.push_back(a);
+  return *this;
+}
+
 Model OpTest::model() const {
   auto m = std::make_shared<ir::Model>();
   m->ir_version = 10;
@@ -98,6 +105,8 @@ Model OpTest::model() const {
       ValueInfo v;
       v.name = name;
       v.dtype = inputs_[i].dtype();
+      if (inputs_[i].is_sequence()) v.kind = ValueInfo::Kind::Sequence;
+      if (inputs_[i].is_optional()) v.kind = ValueInfo::Kind::Optional;
       m->graph.inputs.push_back(v);
     }
   }

@@ -29,6 +29,7 @@ class OpTest {
   OpTest& attr(const std::string& name, const std::vector<float>& value);
   OpTest& attr(const std::string& name, const std::vector<std::string>& value);
   OpTest& attr(const std::string& name, const Tensor& value);
+  OpTest& attr(const std::string& name, std::shared_ptr<ir::Graph> subgraph);
   // Inputs at these positions become initializers (known at load time) instead of graph inputs.
   OpTest& constant_input(size_t index);
 
