@@ -98,7 +98,8 @@ std::vector<Activation> parse_activations(const NodeInfo& info,
     for (int64_t d = 0; d < num_directions; ++d)
       names.insert(names.end(), defaults.begin(), defaults.end());
   } else if (names.size() == per_direction && num_directions == 2) {
-    names.insert(names.end(), names.begin(), names.end());
+    const std::vector<std::string> one_direction = names;
+    names.insert(names.end(), one_direction.begin(), one_direction.end());
   } else if (names.size() != per_direction * static_cast<size_t>(num_directions)) {
     info.fail("attribute 'activations' names " + std::to_string(names.size()) +
               " functions; this node needs " + std::to_string(per_direction) +
