@@ -554,6 +554,25 @@ OpTest valid_rnn(int64_t hidden_size = 2) {
   return op;
 }
 
+TEST(Recurrent, HiddenSizeDefaultsToRsWidth) {
+  OpTest without("RNN");
+  without.input(f32({3, 1, 2}, {1, 2, 3, 4, 5, 6}))
+      .input(f32({1, 2, 2}, {0.5f, 0, 0, 1}))
+      .input(f32({1, 2, 2}, {0.25f, 0, 0, -1}));
+  const Tensor y = without.run()[0];
+  ASSERT_EQ(y.shape(), (Shape{3, 1, 1, 2}));
+  // Unit 0: h = tanh(0.5 x0 + 0.25 h); unit 1: h = tanh(x1 - h).
+  float h0 = 0, h1 = 0;
+  std::vector<float> want;
+  for (int t = 0; t < 3; ++t) {
+    h0 = std::tanh(0.5f * (2 * t + 1) + 0.25f * h0);
+    h1 = std::tanh(float(2 * t + 2) - h1);
+    want.push_back(h0);
+    want.push_back(h1);
+  }
+  EXPECT_TRUE(all_close(y, f32({3, 1, 1, 2}, want), 1e-6, 1e-6)) << y.to_string();
+}
+
 TEST(Recurrent, BadInputIsAnError) {
   EXPECT_NO_THROW(valid_rnn().run());
   EXPECT_THROW(valid_rnn().attr("direction", "sideways").run(), Error);
