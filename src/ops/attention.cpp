@@ -234,14 +234,14 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
                nonpad.shape().to_string());
     }
     int64_t* valid = scratch<int64_t, NonpadTag>(g.batch);
-    Shape values;
-    if (!copy_int_list(nonpad, values)) ctx.fail("nonpad_kv_seqlen must be int64");
+    Shape lengths;
+    if (!copy_int_list(nonpad, lengths)) ctx.fail("nonpad_kv_seqlen must be int64");
     for (int64_t b = 0; b < g.batch; ++b) {
-      if (values[b] < 0 || values[b] > total) {
-        ctx.fail("nonpad_kv_seqlen[" + std::to_string(b) + "] = " + std::to_string(values[b]) +
+      if (lengths[b] < 0 || lengths[b] > total) {
+        ctx.fail("nonpad_kv_seqlen[" + std::to_string(b) + "] = " + std::to_string(lengths[b]) +
                  " is outside [0, " + std::to_string(total) + "]");
       }
-      valid[b] = values[b];
+      valid[b] = lengths[b];
     }
     params.kv_valid = valid;
   }
