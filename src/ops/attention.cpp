@@ -1,10 +1,319 @@
-// Attention, RotaryEmbedding, LinearAttention, CausalConvWithState, SwiGLU, FlexAttention,
-// TensorScatter.
+// Attention (opset 23, 24): scaled dot-product attention with every mask form, grouped-query
+// heads, softcap, a key/value cache (past_key/past_value -> present_key/present_value), the
+// optional scores output and, from opset 24, per-batch key padding (nonpad_kv_seqlen).
+//
+// The numeric core is cpu::attention_f32; this file checks shapes, turns the inputs into
+// float32 views (3-D inputs [batch, seq, heads * size] are read in place through strides) and
+// builds the caches. Also the family's registration entry point.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "backends/cpu/attention_kernel.h"
 #include "ops/all_ops.h"
+#include "ops/attention_common.h"
+#include "ops/element_storage.h"
 #include "ops/op_registry.h"
+#include "ops/op_utils.h"
 
 namespace kiln {
+namespace {
 
-void register_attention_ops(OpRegistry& registry) { (void)registry; }
+using attn::scratch;
+
+struct AttentionAttrs {
+  int64_t q_num_heads = 0, kv_num_heads = 0;  // required for 3-D inputs
+  bool is_causal = false;
+  int qk_output_mode = 0;
+  bool has_scale = false;
+  float scale = 1.0f;
+  float softcap = 0.0f;
+};
+
+// Q, K and V's geometry in the 4-D terms [batch, heads, seq, size].
+struct Geometry {
+  bool packed = false;  // 3-D inputs: [batch, seq, heads * size]
+  int64_t batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, new_kv_len = 0, past_len = 0;
+  int64_t head_size = 0, v_head_size = 0;
+};
+
+// A [batch, heads, seq, size] view of float data laid out 3-D (packed) or 4-D.
+cpu::HeadView view_of(const float* data, bool packed, int64_t heads, int64_t seq, int64_t size) {
+  if (packed) return {data, seq * heads * size, size, heads * size};
+  return {data, heads * seq * size, seq * size, size};
+}
+
+Geometry geometry(const OpContext& ctx, const AttentionAttrs& a, const Tensor& q, const Tensor& k,
+                  const Tensor& v) {
+  Geometry g;
+  const size_t rank = q.rank();
+  if ((rank != 3 && rank != 4) || k.rank() != rank || v.rank() != rank) {
+    ctx.fail("Q, K and V must all be 3-D or all 4-D, got ranks " + std::to_string(q.rank()) + ", " +
+             std::to_string(k.rank()) + " and " + std::to_string(v.rank()));
+  }
+  const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
+  g.batch = qs[0];
+  if (rank == 3) {
+    g.packed = true;
+    g.q_heads = a.q_num_heads;
+    g.kv_heads = a.kv_num_heads;
+    if (g.q_heads <= 0 || g.kv_heads <= 0) {
+      ctx.fail("3-D inputs need positive q_num_heads and kv_num_heads attributes");
+    }
+    if (qs[2] % g.q_heads != 0 || ks[2] % g.kv_heads != 0 || vs[2] % g.kv_heads != 0) {
+      ctx.fail("hidden sizes Q " + std::to_string(qs[2]) + ", K " + std::to_string(ks[2]) + ", V " +
+               std::to_string(vs[2]) + " are not divisible by the head counts");
+    }
+    g.q_len = qs[1];
+    g.new_kv_len = ks[1];
+    g.head_size = qs[2] / g.q_heads;
+    g.v_head_size = vs[2] / g.kv_heads;
+    if (ks[2] / g.kv_heads != g.head_size) {
+      ctx.fail("K's head size " + std::to_string(ks[2] / g.kv_heads) + " differs from Q's " +
+               std::to_string(g.head_size));
+    }
+  } else {
+    g.q_heads = qs[1];
+    g.kv_heads = ks[1];
+    g.q_len = qs[2];
+    g.new_kv_len = ks[2];
+    g.head_size = qs[3];
+    g.v_head_size = vs[3];
+    if (ks[3] != g.head_size) {
+      ctx.fail("K's head size " + std::to_string(ks[3]) + " differs from Q's " +
+               std::to_string(g.head_size));
+    }
+    if (vs[1] != g.kv_heads) ctx.fail("K and V have different head counts");
+  }
+  if (ks[0] != g.batch || vs[0] != g.batch) ctx.fail("Q, K and V have different batch sizes");
+  if (vs[rank == 3 ? 1 : 2] != g.new_kv_len) ctx.fail("K and V have different sequence lengths");
+  if (g.kv_heads == 0 ? g.q_heads != 0 : g.q_heads % g.kv_heads != 0) {
+    ctx.fail("q_num_heads " + std::to_string(g.q_heads) + " is not a multiple of kv_num_heads " +
+             std::to_string(g.kv_heads));
+  }
+  return g;
+}
+
+void check_past(const OpContext& ctx, const Geometry& g, const Tensor& past, int64_t size,
+                const std::string& name) {
+  const Shape& s = past.shape();
+  if (s.size() != 4 || s[0] != g.batch || s[1] != g.kv_heads || s[3] != size) {
+    ctx.fail(name + " must have shape [" + std::to_string(g.batch) + ", " +
+             std::to_string(g.kv_heads) + ", past_len, " + std::to_string(size) + "], got " +
+             s.to_string());
+  }
+}
+
+// Scratch tags, one set per cache (0: keys, 1: values).
+template <int kSlot>
+struct PresentTag {};
+template <int kSlot>
+struct PastTag {};
+template <int kSlot>
+struct CurrentTag {};
+
+// The keys (or values) the queries attend to, [batch, kv_heads, past + new, size] contiguous:
+// `past` followed by `current`, written into output `out_index` when the graph wants it.
+// Without a past and without that output, `current` is read in place.
+template <int kSlot>
+cpu::HeadView present(OpContext& ctx, const Geometry& g, const Tensor* past, const Tensor& current,
+                      int64_t size, size_t out_index) {
+  const int64_t total = g.past_len + g.new_kv_len;
+  const float* cur =
+      attn::as_float(current, scratch<float, CurrentTag<kSlot>>(current.element_count()));
+  const cpu::HeadView cur_view = view_of(cur, g.packed, g.kv_heads, g.new_kv_len, size);
+  const bool wanted = ctx.wants_output(out_index);
+  if (past == nullptr && !wanted) return cur_view;
+
+  Tensor* out = nullptr;
+  if (wanted)
+    out = &ctx.allocate_output(out_index, current.dtype(), {g.batch, g.kv_heads, total, size});
+  const int64_t count = g.batch * g.kv_heads * total * size;
+  float* dest = (out != nullptr && out->dtype() == DataType::Float32)
+                    ? out->mutable_data<float>()
+                    : scratch<float, PresentTag<kSlot>>(count);
+  const float* past_data =
+      past ? attn::as_float(*past, scratch<float, PastTag<kSlot>>(past->element_count())) : nullptr;
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t h = 0; h < g.kv_heads; ++h) {
+      float* d = dest + (b * g.kv_heads + h) * total * size;
+      if (past_data) {
+        const float* p = past_data + (b * g.kv_heads + h) * g.past_len * size;
+        std::copy(p, p + g.past_len * size, d);
+        d += g.past_len * size;
+      }
+      const float* c = cur_view.data + b * cur_view.batch + h * cur_view.head;
+      for (int64_t s = 0; s < g.new_kv_len; ++s) {
+        std::copy(c + s * cur_view.row, c + s * cur_view.row + size, d + s * size);
+      }
+    }
+  }
+  if (out != nullptr) attn::finish_output(dest, *out);
+  return {dest, g.kv_heads * total * size, total * size, size};
+}
+
+struct MaskTag {};
+
+// The attention mask as a float view broadcast to [batch, q_heads, q_len, total]: bool masks
+// become 0 (attend) / -inf (hide).
+cpu::MaskView mask_view(const OpContext& ctx, const Tensor& mask, const Geometry& g,
+                        int64_t total) {
+  const Shape& s = mask.shape();
+  if (s.size() < 1 || s.size() > 4) {
+    ctx.fail("attn_mask must have rank 1 to 4, got shape " + s.to_string());
+  }
+  const Shape target{g.batch, g.q_heads, g.q_len, total};
+  const size_t offset = 4 - s.size();
+  for (size_t d = 0; d + 1 < s.size(); ++d) {
+    if (s[d] != 1 && s[d] != target[offset + d]) {
+      ctx.fail("attn_mask of shape " + s.to_string() + " does not broadcast to " +
+               target.to_string());
+    }
+  }
+  if (s.back() > total) {
+    ctx.fail("attn_mask has " + std::to_string(s.back()) + " columns, more than the " +
+             std::to_string(total) + " keys");
+  }
+  const float* data = nullptr;
+  if (mask.dtype() == DataType::Bool) {
+    float* m = scratch<float, MaskTag>(mask.element_count());
+    const bool* p = mask.data<bool>();
+    for (int64_t i = 0; i < mask.element_count(); ++i) {
+      m[i] = p[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+    }
+    data = m;
+  } else {
+    attn::require_float(ctx, mask, "attn_mask");
+    data = attn::as_float(mask, scratch<float, MaskTag>(mask.element_count()));
+  }
+  Shape full;
+  for (size_t d = 0; d < offset; ++d) full.push_back(1);
+  for (int64_t dim : s) full.push_back(dim);
+  const Shape strides = strides_of(full);
+  auto stride = [&](size_t d) { return full[d] == 1 ? 0 : strides[d]; };
+  return {data, stride(0), stride(1), stride(2), full[3]};
+}
+
+struct QTag {};
+struct NonpadTag {};
+struct OffsetTag {};
+
+void run_attention(OpContext& ctx, const AttentionAttrs& a) {
+  const Tensor &q = ctx.input(0), &k = ctx.input(1), &v = ctx.input(2);
+  attn::require_float(ctx, q, "Q");
+  attn::require_float(ctx, k, "K");
+  attn::require_float(ctx, v, "V");
+  if (k.dtype() != q.dtype()) ctx.fail("Q and K must have the same element type");
+  Geometry g = geometry(ctx, a, q, k, v);
+
+  const bool has_past_key = ctx.has_input(4), has_past_value = ctx.has_input(5);
+  if (has_past_key != has_past_value) ctx.fail("past_key and past_value must be given together");
+  const Tensor* past_key = has_past_key ? &ctx.input(4) : nullptr;
+  const Tensor* past_value = has_past_value ? &ctx.input(5) : nullptr;
+  if (past_key) {
+    check_past(ctx, g, *past_key, g.head_size, "past_key");
+    check_past(ctx, g, *past_value, g.v_head_size, "past_value");
+    if (past_key->shape()[2] != past_value->shape()[2]) {
+      ctx.fail("past_key and past_value have different sequence lengths");
+    }
+    if (past_key->dtype() != k.dtype() || past_value->dtype() != v.dtype()) {
+      ctx.fail("past_key and past_value must have the element types of K and V");
+    }
+    g.past_len = past_key->shape()[2];
+  }
+  const int64_t total = g.past_len + g.new_kv_len;
+
+  cpu::AttentionParams params;
+  params.scale = a.has_scale ? a.scale : 1.0f / std::sqrt(static_cast<float>(g.head_size));
+  params.softcap = a.softcap;
+  if (ctx.has_input(6)) {
+    const Tensor& nonpad = ctx.input(6);
+    if (nonpad.rank() != 1 || nonpad.shape()[0] != g.batch) {
+      ctx.fail("nonpad_kv_seqlen must have shape [" + std::to_string(g.batch) + "], got " +
+               nonpad.shape().to_string());
+    }
+    int64_t* valid = scratch<int64_t, NonpadTag>(g.batch);
+    Shape lengths;
+    if (!copy_int_list(nonpad, lengths)) ctx.fail("nonpad_kv_seqlen must be int64");
+    for (int64_t b = 0; b < g.batch; ++b) {
+      if (lengths[b] < 0 || lengths[b] > total) {
+        ctx.fail("nonpad_kv_seqlen[" + std::to_string(b) + "] = " + std::to_string(lengths[b]) +
+                 " is outside [0, " + std::to_string(total) + "]");
+      }
+      valid[b] = lengths[b];
+    }
+    params.kv_valid = valid;
+  }
+  if (a.is_causal) {
+    // Queries are the last q_len positions of the valid keys: query i sees keys up to
+    // i + offset.
+    int64_t* offset = scratch<int64_t, OffsetTag>(g.batch);
+    for (int64_t b = 0; b < g.batch; ++b) {
+      offset[b] = params.kv_valid ? params.kv_valid[b] - g.q_len : g.past_len;
+    }
+    params.causal_offset = offset;
+  }
+
+  const cpu::HeadView keys = present<0>(ctx, g, past_key, k, g.head_size, 1);
+  const cpu::HeadView values = present<1>(ctx, g, past_value, v, g.v_head_size, 2);
+  cpu::MaskView mask;
+  if (ctx.has_input(3)) mask = mask_view(ctx, ctx.input(3), g, total);
+
+  const float* qf = attn::as_float(q, scratch<float, QTag>(q.element_count()));
+  const cpu::HeadView queries = view_of(qf, g.packed, g.q_heads, g.q_len, g.head_size);
+
+  Shape y_shape = g.packed ? Shape{g.batch, g.q_len, g.q_heads * g.v_head_size}
+                           : Shape{g.batch, g.q_heads, g.q_len, g.v_head_size};
+  Tensor& y = ctx.allocate_output(0, q.dtype(), y_shape);
+  struct YTag {};
+  struct ScoresTag {};
+  float* yf = attn::output_buffer<YTag>(y);
+  const cpu::HeadView yv = view_of(yf, g.packed, g.q_heads, g.q_len, g.v_head_size);
+  const cpu::MutableHeadView y_out{yf, yv.batch, yv.head, yv.row};
+
+  Tensor* scores = nullptr;
+  if (ctx.num_outputs() > 3 && ctx.wants_output(3)) {
+    scores = &ctx.allocate_output(3, q.dtype(), {g.batch, g.q_heads, g.q_len, total});
+    params.scores_out = attn::output_buffer<ScoresTag>(*scores);
+    params.scores_stage = a.qk_output_mode;
+  }
+  const cpu::AttentionShape shape{g.batch, g.q_heads,   g.kv_heads,   g.q_len,
+                                  total,   g.head_size, g.v_head_size};
+  cpu::attention_f32(shape, params, queries, keys, values, mask, y_out);
+  attn::finish_output(yf, y);
+  if (scores != nullptr) attn::finish_output(params.scores_out, *scores);
+}
+
+CpuKernel make_attention(const NodeInfo& info) {
+  AttentionAttrs a;
+  a.q_num_heads = info.attr_int("q_num_heads", 0);
+  a.kv_num_heads = info.attr_int("kv_num_heads", 0);
+  a.is_causal = info.attr_int("is_causal", 0) != 0;
+  const int64_t mode = info.attr_int("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) {
+    info.fail("qk_matmul_output_mode must be 0, 1, 2 or 3, got " + std::to_string(mode));
+  }
+  a.qk_output_mode = static_cast<int>(mode);
+  a.has_scale = info.has_attr("scale");
+  a.scale = info.attr_float("scale", 1.0f);
+  a.softcap = info.attr_float("softcap", 0.0f);
+  if (a.softcap < 0.0f) info.fail("softcap must not be negative");
+  // softmax_precision only asks for at least this precision; the softmax always runs in
+  // float32 here, so any float type is satisfied.
+  return [=](OpContext& ctx) { run_attention(ctx, a); };
+}
+
+}  // namespace
+
+void register_attention_ops(OpRegistry& registry) {
+  registry.add("Attention", make_attention);
+  register_rotary_embedding_ops(registry);
+  register_linear_attention_ops(registry);
+  register_causal_conv_with_state_ops(registry);
+  register_swiglu_ops(registry);
+  register_flex_attention_ops(registry);
+  register_tensor_scatter_ops(registry);
+}
 
 }  // namespace kiln

@@ -1,0 +1,156 @@
+// RotaryEmbedding (opset 23): rotates pairs of each head's first rotary_embedding_dim features
+// by position-dependent angles given as cos/sin caches:
+//
+//   (x1, x2) -> (x1 cos - x2 sin, x1 sin + x2 cos)
+//
+// where the pairs are (x[i], x[i + dim/2]) by default and (x[2i], x[2i+1]) when interleaved.
+// The caches are indexed by position_ids ([batch, seq] into [max_position, dim/2]) or, without
+// position_ids, already hold one row per token ([batch, seq, dim/2]). Input is 4-D
+// [batch, heads, seq, head_size] or 3-D [batch, seq, heads * head_size] (num_heads given).
+#include <string>
+#include <type_traits>
+
+#include "backends/cpu/thread_pool.h"
+#include "ops/attention_common.h"
+#include "ops/element_storage.h"
+#include "ops/op_registry.h"
+
+namespace kiln {
+namespace {
+
+struct RotaryAttrs {
+  bool interleaved = false;
+  int64_t num_heads = 0;
+  int64_t rotary_dim = 0;  // 0: the whole head
+};
+
+struct RotaryGeometry {
+  bool packed = false;  // 3-D input
+  int64_t batch = 0, heads = 0, seq = 0, head_size = 0, rotary_dim = 0;
+};
+
+struct CacheRowTag {};
+
+template <class T>
+using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <class T>
+void rotate(const RotaryGeometry& g, bool interleaved, const T* x, const T* cos_cache,
+            const T* sin_cache, const int64_t* cache_row, int64_t cache_stride, T* y) {
+  using C = Compute<T>;
+  const int64_t half = g.rotary_dim / 2;
+  // Element (b, h, s, d) of the input and the output.
+  const int64_t head_stride = g.packed ? g.head_size : g.seq * g.head_size;
+  const int64_t seq_stride = g.packed ? g.heads * g.head_size : g.head_size;
+  const int64_t rows = g.batch * g.heads * g.seq;
+  cpu::parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, g.head_size)),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t r = begin; r < end; ++r) {
+                        const int64_t s = r % g.seq, h = (r / g.seq) % g.heads,
+                                      b = r / (g.seq * g.heads);
+                        const int64_t offset =
+                            b * g.heads * g.seq * g.head_size + h * head_stride + s * seq_stride;
+                        const T* in = x + offset;
+                        T* out = y + offset;
+                        const int64_t row = cache_row[b * g.seq + s];
+                        const T* c = cos_cache + row * cache_stride;
+                        const T* sn = sin_cache + row * cache_stride;
+                        for (int64_t i = 0; i < half; ++i) {
+                          const int64_t i1 = interleaved ? 2 * i : i;
+                          const int64_t i2 = interleaved ? 2 * i + 1 : i + half;
+                          const C x1 = static_cast<C>(in[i1]), x2 = static_cast<C>(in[i2]);
+                          const C cv = static_cast<C>(c[i]), sv = static_cast<C>(sn[i]);
+                          out[i1] = from_double<T>(x1 * cv - x2 * sv);
+                          out[i2] = from_double<T>(x1 * sv + x2 * cv);
+                        }
+                        for (int64_t d = g.rotary_dim; d < g.head_size; ++d) out[d] = in[d];
+                      }
+                    });
+}
+
+RotaryGeometry geometry(const OpContext& ctx, const RotaryAttrs& a, const Shape& s) {
+  RotaryGeometry g;
+  if (s.size() == 4) {
+    g = {false, s[0], s[1], s[2], s[3], 0};
+  } else if (s.size() == 3) {
+    if (a.num_heads <= 0) ctx.fail("a 3-D input needs a positive num_heads attribute");
+    if (s[2] % a.num_heads != 0) {
+      ctx.fail("hidden size " + std::to_string(s[2]) + " is not divisible by num_heads " +
+               std::to_string(a.num_heads));
+    }
+    g = {true, s[0], a.num_heads, s[1], s[2] / a.num_heads, 0};
+  } else {
+    ctx.fail("input must be 3-D or 4-D, got shape " + s.to_string());
+  }
+  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
+  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
+    ctx.fail("rotary_embedding_dim " + std::to_string(g.rotary_dim) +
+             " must be even and at most the head size " + std::to_string(g.head_size));
+  }
+  return g;
+}
+
+void run_rotary(OpContext& ctx, const RotaryAttrs& a) {
+  const Tensor &x = ctx.input(0), &cos_cache = ctx.input(1), &sin_cache = ctx.input(2);
+  attn::require_float(ctx, x, "input");
+  if (cos_cache.dtype() != x.dtype() || sin_cache.dtype() != x.dtype()) {
+    ctx.fail("cos_cache and sin_cache must have the input's element type");
+  }
+  const RotaryGeometry g = geometry(ctx, a, x.shape());
+  const int64_t half = g.rotary_dim / 2;
+  const Shape& cs = cos_cache.shape();
+  if (sin_cache.shape() != cs) ctx.fail("cos_cache and sin_cache have different shapes");
+  const int64_t tokens = g.batch * g.seq;
+  int64_t* cache_row = attn::scratch<int64_t, CacheRowTag>(tokens);
+  if (ctx.has_input(3)) {
+    const Tensor& ids = ctx.input(3);
+    if (cs.size() != 2 || cs[1] < half) {
+      ctx.fail("with position_ids the caches must be [max_position, >= " + std::to_string(half) +
+               "], got " + cs.to_string());
+    }
+    Shape values;
+    if (!copy_int_list(ids, values) || ids.shape() != Shape{g.batch, g.seq}) {
+      ctx.fail("position_ids must be an int64 tensor of shape [" + std::to_string(g.batch) + ", " +
+               std::to_string(g.seq) + "], got " + ids.shape().to_string());
+    }
+    for (int64_t t = 0; t < tokens; ++t) {
+      if (values[t] < 0 || values[t] >= cs[0]) {
+        ctx.fail("position id " + std::to_string(values[t]) + " is outside the caches' " +
+                 std::to_string(cs[0]) + " rows");
+      }
+      cache_row[t] = values[t];
+    }
+  } else {
+    if (cs.size() != 3 || cs[0] != g.batch || cs[1] != g.seq || cs[2] < half) {
+      ctx.fail("without position_ids the caches must be [" + std::to_string(g.batch) + ", " +
+               std::to_string(g.seq) + ", >= " + std::to_string(half) + "], got " + cs.to_string());
+    }
+    for (int64_t t = 0; t < tokens; ++t) cache_row[t] = t;
+  }
+  Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+  if (x.element_count() == 0) return;
+  visit_dtype(x.dtype(), [&]<class T>() {
+    if constexpr (is_float_like_v<T>) {
+      rotate<T>(g, a.interleaved, x.data<T>(), cos_cache.data<T>(), sin_cache.data<T>(), cache_row,
+                cs.back(), y.mutable_data<T>());
+    }
+  });
+}
+
+CpuKernel make_rotary_embedding(const NodeInfo& info) {
+  RotaryAttrs a;
+  a.interleaved = info.attr_int("interleaved", 0) != 0;
+  a.num_heads = info.attr_int("num_heads", 0);
+  a.rotary_dim = info.attr_int("rotary_embedding_dim", 0);
+  if (a.num_heads < 0) info.fail("num_heads must not be negative");
+  if (a.rotary_dim < 0) info.fail("rotary_embedding_dim must not be negative");
+  return [=](OpContext& ctx) { run_rotary(ctx, a); };
+}
+
+}  // namespace
+
+void register_rotary_embedding_ops(OpRegistry& registry) {
+  registry.add("RotaryEmbedding", make_rotary_embedding);
+}
+
+}  // namespace kiln
