@@ -123,14 +123,16 @@ void negative_log_likelihood(OpContext& ctx, const LossGeometry& g, const Index*
                              LogProbAt&& log_prob_at) {
   using C = Compute<T>;
   check_targets(ctx, target, g, a);
+  auto ignored = [&](int64_t cls) { return a.has_ignore_index && cls == a.ignore_index; };
   // Ignored samples weigh 0; without weights every other sample weighs 1.
   auto weight_of = [&](int64_t cls) -> C {
-    if (a.has_ignore_index && cls == a.ignore_index) return C(0);
+    if (ignored(cls)) return C(0);
     return weight ? static_cast<C>(weight[cls]) : C(1);
   };
+  // An ignored sample's target may be no class at all: its input is never read.
   auto loss_of = [&](int64_t s, C w) -> C {
-    if (w == C(0)) return C(0);
     const int64_t cls = static_cast<int64_t>(target[s]);
+    if (ignored(cls)) return C(0);
     return -static_cast<C>(log_prob_at(s / g.spatial, cls, s % g.spatial)) * w;
   };
   const int64_t samples = g.samples();
