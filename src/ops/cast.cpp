@@ -1,4 +1,5 @@
 // Cast and CastLike: element type conversion between every pair of ONNX types but complex.
+// BitCast: the same bits read as another type of the same bit width.
 //
 // Numeric rules live in backends/cpu/cast_convert.h. Strings follow the Cast spec:
 //  - string -> number parses plain and scientific notation ("3.14", "1e-5", "1E8") and the
@@ -238,13 +239,18 @@ CastOptions parse_options(const NodeInfo& info) {
   return opt;
 }
 
-CpuKernel make_cast(const NodeInfo& info) {
+// The element type named by the required attribute 'to'.
+DataType parse_target_type(const NodeInfo& info) {
   const int64_t to_code = info.required_int("to");
   if (to_code > INT32_MAX || !is_valid_dtype(static_cast<int32_t>(to_code)) ||
       to_code == static_cast<int64_t>(DataType::Undefined)) {
     info.fail("attribute 'to' is not a valid ONNX element type: " + std::to_string(to_code));
   }
-  const DataType to = static_cast<DataType>(to_code);
+  return static_cast<DataType>(to_code);
+}
+
+CpuKernel make_cast(const NodeInfo& info) {
+  const DataType to = parse_target_type(info);
   const CastOptions opt = parse_options(info);
   return [to, opt](OpContext& ctx) { cast_tensor(ctx, ctx.input(0), to, opt); };
 }
@@ -255,11 +261,95 @@ CpuKernel make_cast_like(const NodeInfo& info) {
   return [opt](OpContext& ctx) { cast_tensor(ctx, ctx.input(0), ctx.input(1).dtype(), opt); };
 }
 
+// ---------------------------------------------------------------------------------------------
+// BitCast
+
+// Bits one element holds in ONNX's definition (not in kiln's memory, where the 4- and 2-bit
+// types take a byte each); 0 for String, which has no bit pattern.
+int bit_width(DataType t) {
+  switch (t) {
+    case DataType::String:
+      return 0;
+    case DataType::Int4:
+    case DataType::UInt4:
+    case DataType::Float4E2M1:
+      return 4;
+    case DataType::Int2:
+    case DataType::UInt2:
+      return 2;
+    default:
+      return static_cast<int>(dtype_size(t)) * 8;
+  }
+}
+
+// The 4- or 2-bit pattern of a sub-byte element (each kept one per byte).
+template <class T>
+uint8_t sub_byte_bits(const T& v, int width) {
+  const uint8_t mask = static_cast<uint8_t>((1 << width) - 1);
+  if constexpr (std::is_same_v<T, Float4E2M1>) {
+    return v.bits & mask;
+  } else {
+    return static_cast<uint8_t>(static_cast<int>(v)) & mask;
+  }
+}
+
+template <class T>
+T from_sub_byte_bits(uint8_t bits) {
+  if constexpr (std::is_same_v<T, Float4E2M1>) {
+    return Float4E2M1::from_bits(bits);
+  } else {
+    return T(static_cast<int>(bits));  // the constructors sign-extend the signed types
+  }
+}
+
+void bit_cast_tensor(OpContext& ctx, const Tensor& in, DataType to) {
+  const DataType from = in.dtype();
+  const int width = bit_width(from);
+  if (width == 0 || bit_width(to) == 0)
+    ctx.fail("string tensors have no bit pattern to reinterpret");
+  if (width != bit_width(to)) {
+    ctx.fail("cannot reinterpret " + std::string(dtype_name(from)) + " (" + std::to_string(width) +
+             " bits) as " + std::string(dtype_name(to)) + " (" + std::to_string(bit_width(to)) +
+             " bits): the widths must match");
+  }
+  Tensor& out = ctx.allocate_output(0, to, in.shape());
+  const int64_t n = in.element_count();
+  if (width < 8) {
+    visit_dtype(from, [&]<class S>() {
+      if constexpr (is_small_int_v<S> || std::is_same_v<S, Float4E2M1>) {
+        const S* src = in.data<S>();
+        visit_dtype(to, [&]<class D>() {
+          if constexpr (is_small_int_v<D> || std::is_same_v<D, Float4E2M1>) {
+            D* dst = out.mutable_data<D>();
+            for (int64_t i = 0; i < n; ++i)
+              dst[i] = from_sub_byte_bits<D>(sub_byte_bits(src[i], width));
+          }
+        });
+      }
+    });
+    return;
+  }
+  if (to == DataType::Bool) {
+    // A C++ bool may only hold 0 or 1: any other byte reads as true.
+    const uint8_t* src = static_cast<const uint8_t*>(in.raw_data());
+    bool* dst = out.mutable_data<bool>();
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i] != 0;
+    return;
+  }
+  if (n > 0) std::memcpy(out.mutable_raw_data(), in.raw_data(), in.byte_size());
+}
+
+CpuKernel make_bit_cast(const NodeInfo& info) {
+  const DataType to = parse_target_type(info);
+  return [to](OpContext& ctx) { bit_cast_tensor(ctx, ctx.input(0), to); };
+}
+
 }  // namespace
 
 void register_cast_ops(OpRegistry& registry) {
   registry.add("Cast", make_cast);
   registry.add("CastLike", make_cast_like);
+  registry.add("BitCast", make_bit_cast);
 }
 
 }  // namespace kiln

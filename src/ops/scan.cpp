@@ -1,4 +1,4 @@
-// Ops that scan along an axis or over the whole tensor: CumSum, TopK, NonZero.
+// Ops that scan along an axis or over the whole tensor: CumSum, CumProd, TopK, NonZero.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -30,77 +30,78 @@ AxisSplit split_at(const Shape& shape, int64_t axis) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CumSum
+// CumSum and CumProd: one running total along the axis, started at the operation's identity.
 
-// The type sums are accumulated in: float for the storage-only floats, and unsigned for
-// integers so that overflow wraps instead of being undefined.
+enum class Accumulation { kSum, kProduct };
+
+// The type totals are kept in: float for the 16-bit floats, and an unsigned type of at least
+// 32 bits for integers, so that overflow wraps (modulo the element width, once converted back)
+// instead of being undefined.
 template <class T>
-struct CumSumAccumulator {
+struct ScanAccumulator {
   using type = T;
 };
 template <class T>
 requires is_plain_int_v<T>
-struct CumSumAccumulator<T> {
-  using type = std::make_unsigned_t<T>;
+struct ScanAccumulator<T> {
+  using type = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
 };
 template <>
-struct CumSumAccumulator<Float16> {
+struct ScanAccumulator<Float16> {
   using type = float;
 };
 template <>
-struct CumSumAccumulator<BFloat16> {
+struct ScanAccumulator<BFloat16> {
   using type = float;
 };
 template <class T>
-using CumSumAcc = typename CumSumAccumulator<T>::type;
+using ScanAcc = typename ScanAccumulator<T>::type;
 
-template <class T>
-void cumsum(const T* in, T* out, const AxisSplit& s, bool exclusive, bool reverse) {
-  using Acc = CumSumAcc<T>;
+template <Accumulation Op, class T>
+void accumulate_along_axis(const T* in, T* out, const AxisSplit& s, bool exclusive, bool reverse) {
+  using Acc = ScanAcc<T>;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(s.extent * s.inner, 1));
   cpu::parallel_for(s.outer, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
       const T* src = in + o * s.extent * s.inner;
       T* dst = out + o * s.extent * s.inner;
       for (int64_t i = 0; i < s.inner; ++i) {
-        Acc sum{};
+        Acc total = Op == Accumulation::kSum ? Acc(0) : Acc(1);
         for (int64_t step = 0; step < s.extent; ++step) {
           const int64_t a = reverse ? s.extent - 1 - step : step;
           const Acc v = static_cast<Acc>(src[a * s.inner + i]);
-          if (exclusive) {
-            dst[a * s.inner + i] = static_cast<T>(sum);
-            sum = static_cast<Acc>(sum + v);
-          } else {
-            sum = static_cast<Acc>(sum + v);
-            dst[a * s.inner + i] = static_cast<T>(sum);
-          }
+          if (exclusive) dst[a * s.inner + i] = static_cast<T>(total);
+          total = static_cast<Acc>(Op == Accumulation::kSum ? total + v : total * v);
+          if (!exclusive) dst[a * s.inner + i] = static_cast<T>(total);
         }
       }
     }
   });
 }
 
-CpuKernel make_cumsum(const NodeInfo& info) {
+template <Accumulation Op>
+CpuKernel make_accumulation(const NodeInfo& info) {
   const bool exclusive = info.attr_int("exclusive", 0) != 0;
   const bool reverse = info.attr_int("reverse", 0) != 0;
-  return [exclusive, reverse](OpContext& ctx) {
+  const std::string op = info.op_type();
+  return [exclusive, reverse, op](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& axis_t = ctx.input(1);
     if (axis_t.element_count() != 1 || axis_t.rank() > 1) {
       ctx.fail("axis must be a scalar, got shape " + axis_t.shape().to_string());
     }
     Shape axis_values;
-    read_int_list(axis_t, axis_values, "CumSum axis");
+    read_int_list(axis_t, axis_values, op + " axis");
     const int64_t rank = static_cast<int64_t>(x.rank());
     if (rank == 0) ctx.fail("input must have rank >= 1");
-    const int64_t axis = normalize_axis(axis_values[0], rank, "CumSum");
+    const int64_t axis = normalize_axis(axis_values[0], rank, op);
     Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     if (x.element_count() == 0) return;
     const AxisSplit s = split_at(x.shape(), axis);
     visit_dtype(x.dtype(), [&]<class T>() {
       if constexpr (is_plain_int_v<T> || std::is_floating_point_v<T> ||
                     std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-        cumsum(x.data<T>(), y.mutable_data<T>(), s, exclusive, reverse);
+        accumulate_along_axis<Op>(x.data<T>(), y.mutable_data<T>(), s, exclusive, reverse);
       } else {
         ctx.fail("unsupported type " + type_name(x.dtype()));
       }
@@ -264,7 +265,8 @@ CpuKernel make_non_zero(const NodeInfo&) {
 }  // namespace
 
 void register_scan_ops(OpRegistry& registry) {
-  registry.add("CumSum", make_cumsum);
+  registry.add("CumSum", make_accumulation<Accumulation::kSum>);
+  registry.add("CumProd", make_accumulation<Accumulation::kProduct>);
   registry.add("TopK", make_top_k);
   registry.add("NonZero", make_non_zero);
 }

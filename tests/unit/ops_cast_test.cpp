@@ -181,3 +181,63 @@ TEST(CastLikeOp, TakesTargetTypeFromSecondInput) {
                    .run();
   EXPECT_TRUE(std::isnan(static_cast<float>(nosat[0].data<Float8E4M3FN>()[0])));
 }
+
+// --- BitCast ---------------------------------------------------------------------------------
+
+namespace {
+
+OpTest bit_cast(const Tensor& x, DataType to) {
+  OpTest t("BitCast", 26);
+  t.input(x).attr("to", static_cast<int64_t>(to));
+  return t;
+}
+
+TEST(BitCast, KeepsTheBitsAndTheShape) {
+  // 1.0f is 0x3F800000, -2.0f is 0xC0000000.
+  auto out = bit_cast(f32({2, 1}, {1.0f, -2.0f}), DataType::Int32).run();
+  EXPECT_EQ(out[0].dtype(), DataType::Int32);
+  EXPECT_EQ(out[0].shape(), (Shape{2, 1}));
+  EXPECT_EQ(out[0].to_vector<int32_t>(),
+            (std::vector<int32_t>{0x3F800000, static_cast<int32_t>(0xC0000000u)}));
+  auto scalar = bit_cast(Tensor::scalar<uint16_t>(0x3C00), DataType::Float16).run();
+  EXPECT_EQ(scalar[0].shape(), Shape{});
+  EXPECT_EQ(static_cast<float>(scalar[0].data<Float16>()[0]), 1.0f);
+  auto wide = bit_cast(make<int64_t>({1}, {-1}), DataType::UInt64).run();
+  EXPECT_EQ(wide[0].data<uint64_t>()[0], UINT64_MAX);
+}
+
+TEST(BitCast, BoolAndBytes) {
+  auto to_bytes = bit_cast(make<bool>({3}, {true, false, true}), DataType::UInt8).run();
+  EXPECT_EQ(to_bytes[0].to_vector<uint8_t>(), (std::vector<uint8_t>{1, 0, 1}));
+  auto to_bool = bit_cast(make<int8_t>({2}, {0, 1}), DataType::Bool).run();
+  EXPECT_EQ(to_bool[0].data<bool>()[0], false);
+  EXPECT_EQ(to_bool[0].data<bool>()[1], true);
+}
+
+TEST(BitCast, FourBitTypesReinterpretTheirNibble) {
+  // Int4 -1 is the nibble 0b1111: 15 as UInt4, and -8 is 0b1000: 8.
+  auto out = bit_cast(make<Int4>({2}, {Int4(-1), Int4(-8)}), DataType::UInt4).run();
+  EXPECT_EQ(static_cast<int>(out[0].data<UInt4>()[0]), 15);
+  EXPECT_EQ(static_cast<int>(out[0].data<UInt4>()[1]), 8);
+  auto back = bit_cast(make<UInt4>({1}, {UInt4(9)}), DataType::Int4).run();
+  EXPECT_EQ(static_cast<int>(back[0].data<Int4>()[0]), -7);
+  // Float4E2M1 0b0010 is 1.0.
+  auto f4 = bit_cast(make<UInt4>({1}, {UInt4(2)}), DataType::Float4E2M1).run();
+  EXPECT_EQ(static_cast<float>(f4[0].data<Float4E2M1>()[0]), 1.0f);
+}
+
+TEST(BitCast, EmptyTensor) {
+  auto out = bit_cast(f32({0, 3}, {}), DataType::UInt32).run();
+  EXPECT_EQ(out[0].shape(), (Shape{0, 3}));
+  EXPECT_EQ(out[0].dtype(), DataType::UInt32);
+}
+
+TEST(BitCast, BadInput) {
+  EXPECT_THROW(bit_cast(f32({1}, {1}), DataType::Float64).run(), Error);
+  EXPECT_THROW(bit_cast(f32({1}, {1}), DataType::String).run(), Error);
+  EXPECT_THROW(bit_cast(make<Int4>({1}, {Int4(1)}), DataType::Int8).run(), Error);
+  EXPECT_THROW(OpTest("BitCast", 26).input(f32({1}, {1})).attr("to", int64_t{99}).run(), Error);
+  EXPECT_THROW(OpTest("BitCast", 26).input(f32({1}, {1})).run(), Error);
+}
+
+}  // namespace

@@ -1,4 +1,4 @@
-// Tests of CumSum, TopK and NonZero against hand-computed values.
+// Tests of CumSum, CumProd, TopK and NonZero against hand-computed values.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,6 +68,65 @@ TEST(CumSum, EmptyAndBadAxis) {
   EXPECT_EQ(out[0].shape(), (Shape{0, 2}));
   EXPECT_THROW(OpTest("CumSum").input(kX).input(Tensor::scalar<int64_t>(2)).run(), Error);
   EXPECT_THROW(OpTest("CumSum").input(kX).input(i64({2}, {0, 1})).run(), Error);
+}
+
+// --- CumProd ---------------------------------------------------------------------------------
+
+TEST(CumProd, AlongEachAxis) {
+  auto rows = OpTest("CumProd", 26).input(kX).input(Tensor::scalar<int64_t>(1)).run();
+  EXPECT_EQ(rows[0].to_vector<float>(), (std::vector<float>{1, 2, 6, 4, 20, 120}));
+  auto cols = OpTest("CumProd", 26).input(kX).input(Tensor::from_data<int32_t>({1}, {-2})).run();
+  EXPECT_EQ(cols[0].to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 10, 18}));
+}
+
+TEST(CumProd, ExclusiveStartsAtOneAndReverseRunsBackwards) {
+  const Tensor x = f32({4}, {2, 3, 4, 5});
+  const Tensor axis = Tensor::scalar<int64_t>(0);
+  auto e = OpTest("CumProd", 26).input(x).input(axis).attr("exclusive", 1).run();
+  EXPECT_EQ(e[0].to_vector<float>(), (std::vector<float>{1, 2, 6, 24}));
+  auto r = OpTest("CumProd", 26).input(x).input(axis).attr("reverse", 1).run();
+  EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{120, 60, 20, 5}));
+  auto re =
+      OpTest("CumProd", 26).input(x).input(axis).attr("reverse", 1).attr("exclusive", 1).run();
+  EXPECT_EQ(re[0].to_vector<float>(), (std::vector<float>{60, 20, 5, 1}));
+}
+
+TEST(CumProd, IntegersWrapOnOverflow) {
+  auto i = OpTest("CumProd", 26)
+               .input(Tensor::from_data<int32_t>({3}, {-3, 4, -5}))
+               .input(Tensor::scalar<int64_t>(0))
+               .run();
+  EXPECT_EQ(i[0].to_vector<int32_t>(), (std::vector<int32_t>{-3, -12, 60}));
+  // 65536 * 65536 = 2^32 wraps to 0 in uint32; 200 * 2 = 400 wraps to 144 in uint8.
+  auto u = OpTest("CumProd", 26)
+               .input(Tensor::from_data<uint32_t>({2}, {65536, 65536}))
+               .input(Tensor::scalar<int64_t>(0))
+               .run();
+  EXPECT_EQ(u[0].to_vector<uint32_t>(), (std::vector<uint32_t>{65536, 0}));
+  auto b = OpTest("CumProd", 26)
+               .input(Tensor::from_data<uint8_t>({2}, {200, 2}))
+               .input(Tensor::scalar<int64_t>(0))
+               .run();
+  EXPECT_EQ(b[0].to_vector<uint8_t>(), (std::vector<uint8_t>{200, 144}));
+  auto d = OpTest("CumProd", 26)
+               .input(Tensor::from_data<double>({2}, {0.5, 0.25}))
+               .input(Tensor::scalar<int64_t>(0))
+               .run();
+  EXPECT_EQ(d[0].to_vector<double>(), (std::vector<double>{0.5, 0.125}));
+}
+
+TEST(CumProd, EmptyAndBadAxis) {
+  auto out = OpTest("CumProd", 26).input(f32({2, 0}, {})).input(Tensor::scalar<int64_t>(0)).run();
+  EXPECT_EQ(out[0].shape(), (Shape{2, 0}));
+  EXPECT_THROW(OpTest("CumProd", 26).input(kX).input(Tensor::scalar<int64_t>(-3)).run(), Error);
+  EXPECT_THROW(
+      OpTest("CumProd", 26).input(Tensor::scalar<float>(2)).input(Tensor::scalar<int64_t>(0)).run(),
+      Error);
+  EXPECT_THROW(OpTest("CumProd", 26)
+                   .input(Tensor::from_data<bool>({1}, {true}))
+                   .input(Tensor::scalar<int64_t>(0))
+                   .run(),
+               Error);
 }
 
 // --- TopK ------------------------------------------------------------------------------------
