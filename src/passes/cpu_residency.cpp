@@ -47,6 +47,7 @@ const std::map<std::string, std::vector<ShapeInputs>>& shape_deciding_inputs() {
       {"Resize", {{10, {1}}, {11, {1, 2, 3}}}},
       {"Upsample", {{9, {1}}}},
       {"CumSum", {{11, {1}}}},
+      {"CumProd", {{26, {1}}}},
       {"Trilu", {{14, {1}}}},
       {"NonMaxSuppression", {{10, {2, 3, 4}}}},
       {"MaxUnpool", {{9, {2}}}},

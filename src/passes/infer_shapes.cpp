@@ -455,6 +455,7 @@ const std::map<std::string, Rule>& rules() {
                            "MeanVarianceNormalization",
                            "LRN",
                            "CumSum",
+                           "CumProd",
                            "Trilu"}) {
       t[op] = same_as_first;
     }
