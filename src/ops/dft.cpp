@@ -135,9 +135,9 @@ CpuKernel make_dft(const NodeInfo& info) {
       }
       g.out_length = onesided ? g.n / 2 + 1 : g.n;
     }
-    if (g.n < 1) {
-      ctx.fail("the transform length must be positive, got " + std::to_string(g.n) +
-               " for input shape " + shape.to_string());
+    if (g.n < 1 || g.n > cpu::kMaxFftLength) {
+      ctx.fail("the transform length must be in [1, " + std::to_string(cpu::kMaxFftLength) +
+               "], got " + std::to_string(g.n) + " for input shape " + shape.to_string());
     }
 
     Shape out_shape = shape;

@@ -90,8 +90,9 @@ CpuKernel make_stft(const NodeInfo& info) {
       // Without either, the whole signal is one frame.
       g.frame_length = window ? window->shape()[0] : g.signal_length;
     }
-    if (g.frame_length < 1) {
-      ctx.fail("frame_length must be positive, got " + std::to_string(g.frame_length));
+    if (g.frame_length < 1 || g.frame_length > cpu::kMaxFftLength) {
+      ctx.fail("frame_length must be in [1, " + std::to_string(cpu::kMaxFftLength) + "], got " +
+               std::to_string(g.frame_length));
     }
     g.frames = g.signal_length >= g.frame_length
                    ? (g.signal_length - g.frame_length) / g.frame_step + 1

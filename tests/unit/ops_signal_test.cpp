@@ -218,6 +218,9 @@ TEST(SignalDft, BadInputFails) {
       OpTest("DFT", 20).attr("onesided", int64_t{1}).input(f32({1, 2, 2}, {0, 0, 0, 0})).run(),
       Error);
   EXPECT_THROW(OpTest("DFT", 20).input(f32({1, 0, 1}, {})).run(), Error);  // length 0
+  EXPECT_THROW(
+      OpTest("DFT", 20).input(f32({1, 2, 1}, {0, 0})).input(i64({}, {int64_t{1} << 40})).run(),
+      Error);  // beyond the longest transform
   EXPECT_THROW(OpTest("DFT", 20).input(i64({1, 2, 1}, {0, 0})).run(), Error);
   EXPECT_THROW(OpTest("DFT", 20).attr("axis", int64_t{1}).input(f32({1, 2, 1}, {0, 0})).run(),
                Error);  // opset 20 takes the axis as an input

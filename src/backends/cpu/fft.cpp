@@ -26,8 +26,9 @@ int64_t next_power_of_two(int64_t n) {
   return p;
 }
 
-// Largest length a plan accepts: bit-reversal indices are 32-bit, and Bluestein doubles it.
-constexpr int64_t kMaxLength = int64_t{1} << 30;
+// Largest length a plan accepts: Bluestein's inner power-of-two transform of a
+// kMaxFftLength-point one; bit-reversal indices stay 32-bit.
+constexpr int64_t kMaxLength = 2 * kMaxFftLength;
 
 }  // namespace
 

@@ -50,7 +50,11 @@ class FftPlan {
   std::unique_ptr<FftPlan> inner_;
 };
 
-// The shared plan for length n (n >= 1), built on first use; safe to call from any thread.
+// The longest transform the ops accept (a 2^29-point transform already takes 8 GiB).
+inline constexpr int64_t kMaxFftLength = int64_t{1} << 29;
+
+// The shared plan for length n (1 <= n <= kMaxFftLength), built on first use; safe to call
+// from any thread.
 std::shared_ptr<const FftPlan> fft_plan(int64_t n);
 
 }  // namespace kiln::cpu
