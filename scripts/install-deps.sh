@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build ccache g++ pkg-config
   libprotobuf-dev protobuf-compiler libonnx-dev
   libhwy-dev
+  libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
   googletest libgtest-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--with-python" ]]; then

@@ -1,0 +1,72 @@
+#include "ops/signal_util.h"
+
+#include <type_traits>
+
+#include "ops/element_storage.h"
+
+namespace kiln {
+
+namespace {
+
+const Tensor& scalar_input(const OpContext& ctx, size_t index, const char* what) {
+  if (!ctx.has_input(index)) ctx.fail(std::string(what) + " is required");
+  const Tensor& t = ctx.input(index);
+  if (t.element_count() != 1 || t.rank() > 1) {
+    ctx.fail(std::string(what) + " must be a scalar, got shape " + t.shape().to_string());
+  }
+  return t;
+}
+
+}  // namespace
+
+int64_t scalar_int_input(const OpContext& ctx, size_t index, const char* what) {
+  const Tensor& t = scalar_input(ctx, index, what);
+  if (t.dtype() == DataType::Int64) return t.data<int64_t>()[0];
+  if (t.dtype() == DataType::Int32) return t.data<int32_t>()[0];
+  ctx.fail(std::string(what) + " must be int32 or int64, got " +
+           std::string(dtype_name(t.dtype())));
+}
+
+double scalar_float_input(const OpContext& ctx, size_t index, const char* what) {
+  const Tensor& t = scalar_input(ctx, index, what);
+  double value = 0;
+  visit_signal_float(ctx, t.dtype(), what, [&]<class T>() { value = to_double(t.data<T>()[0]); });
+  return value;
+}
+
+DataType output_datatype_attr(const NodeInfo& info) {
+  const int64_t code = info.attr_int("output_datatype", static_cast<int64_t>(DataType::Float32));
+  const auto t = static_cast<DataType>(code);
+  switch (t) {
+    case DataType::UInt8:
+    case DataType::UInt16:
+    case DataType::UInt32:
+    case DataType::UInt64:
+    case DataType::Int8:
+    case DataType::Int16:
+    case DataType::Int32:
+    case DataType::Int64:
+    case DataType::Float16:
+    case DataType::Float32:
+    case DataType::Float64:
+    case DataType::BFloat16:
+      return t;
+    default:
+      info.fail("output_datatype " + std::to_string(code) +
+                " is not a real numeric type (uint8..uint64, int8..int64, float16, float, double "
+                "or bfloat16)");
+  }
+}
+
+void store_values(Tensor& out, std::span<const double> values) {
+  visit_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (is_float_like_v<T> || is_plain_int_v<T>) {
+      T* p = out.mutable_data<T>();
+      for (size_t i = 0; i < values.size(); ++i) p[i] = from_double<T>(values[i]);
+    } else {
+      throw Error("store_values: unsupported element type " + std::string(dtype_name(out.dtype())));
+    }
+  });
+}
+
+}  // namespace kiln
