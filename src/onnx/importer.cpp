@@ -180,6 +180,20 @@ ir::Node convert_node(const onnx::NodeProto& n, const Context& ctx, ir::Graph* o
   return node;
 }
 
+ir::Function convert_function(const onnx::FunctionProto& f, const Context& ctx,
+                              const std::string& where) {
+  ir::Function fn;
+  fn.name = f.name();
+  fn.domain = ir::canonical_domain(f.domain());
+  fn.inputs.assign(f.input().begin(), f.input().end());
+  fn.outputs.assign(f.output().begin(), f.output().end());
+  fn.attributes.assign(f.attribute().begin(), f.attribute().end());
+  for (const auto& op : f.opset_import())
+    fn.opsets[ir::canonical_domain(op.domain())] = static_cast<int>(op.version());
+  for (const auto& n : f.node()) fn.nodes.push_back(convert_node(n, ctx, nullptr, where));
+  return fn;
+}
+
 void fill_graph(ir::Graph* graph, const onnx::GraphProto& g, const Context& ctx, ir::Graph* parent,
                 const std::string& where) {
   graph->name = g.name();
@@ -239,21 +253,18 @@ std::shared_ptr<ir::Model> import_model(const void* data, size_t size, const std
     model->opsets[domain] = static_cast<int>(op.version());
   }
   Context ctx{source, base_dir};
-  for (const auto& f : proto.functions()) {
-    ir::Function fn;
-    fn.name = f.name();
-    fn.domain = ir::canonical_domain(f.domain());
-    fn.inputs.assign(f.input().begin(), f.input().end());
-    fn.outputs.assign(f.output().begin(), f.output().end());
-    fn.attributes.assign(f.attribute().begin(), f.attribute().end());
-    for (const auto& op : f.opset_import())
-      fn.opsets[ir::canonical_domain(op.domain())] = static_cast<int>(op.version());
-    const std::string where = source + ", function '" + f.name() + "'";
-    for (const auto& n : f.node()) fn.nodes.push_back(convert_node(n, ctx, nullptr, where));
-    model->functions.push_back(std::move(fn));
-  }
+  for (const auto& f : proto.functions())
+    model->functions.push_back(convert_function(f, ctx, source + ", function '" + f.name() + "'"));
   fill_graph(&model->graph, proto.graph(), ctx, nullptr, "");
   return model;
+}
+
+ir::Function import_function(const void* data, size_t size, const std::string& source) {
+  onnx::FunctionProto proto;
+  check(
+      size <= static_cast<size_t>(INT32_MAX) && proto.ParseFromArray(data, static_cast<int>(size)),
+      source + ": not a valid ONNX FunctionProto");
+  return convert_function(proto, Context{source, "."}, source);
 }
 
 }  // namespace kiln::onnx_import

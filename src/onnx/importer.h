@@ -13,4 +13,7 @@ namespace kiln::onnx_import {
 std::shared_ptr<ir::Model> import_model(const void* data, size_t size, const std::string& source,
                                         const std::string& base_dir);
 
+// Parses a serialized FunctionProto (the spec's function bodies kiln carries).
+ir::Function import_function(const void* data, size_t size, const std::string& source);
+
 }  // namespace kiln::onnx_import

@@ -1,6 +1,7 @@
 // Load-time passes, one file each. Each is a plain function over the IR with its own tests.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -29,5 +30,12 @@ void infer_shapes(ir::Model& model);
 std::set<std::string> cpu_resident_values(const ir::Model& model);
 
 using ir::implicit_inputs;
+
+// The ONNX spec's function body for an op kiln has no kernel for, at the model's opset for
+// the node's domain; nullptr when the spec defines none.
+using SpecFunctionLookup = std::function<const ir::Function*(const ir::Node&, int opset)>;
+// Replaces calls to the model's functions, and to ops without a kernel that `spec_function`
+// knows a body for, with the bodies. Nested calls are expanded too.
+void inline_functions(ir::Model& model, const SpecFunctionLookup& spec_function);
 
 }  // namespace kiln::passes
