@@ -15,13 +15,6 @@
 namespace kiln {
 namespace {
 
-const ir::Graph& graph_attr(const NodeInfo& info, const std::string& name) {
-  const ir::Attribute* a = info.attr(name);
-  if (!a || a->type != ir::Attribute::Type::Graph || !a->g)
-    info.fail("needs the graph attribute '" + name + "'");
-  return *a->g;
-}
-
 bool scalar_true(const Tensor& t, const OpContext& ctx, const char* what) {
   if (t.kind() != ValueKind::Tensor || t.dtype() != DataType::Bool || t.element_count() != 1)
     ctx.fail(std::string(what) + " must be a single bool, got " + t.to_string(0));
@@ -39,8 +32,8 @@ Shape declared_shape(const ValueInfo& info) {
 // If
 
 CpuKernel make_if(const NodeInfo& info) {
-  auto then_branch = std::make_shared<Subgraph>(graph_attr(info, "then_branch"), info);
-  auto else_branch = std::make_shared<Subgraph>(graph_attr(info, "else_branch"), info);
+  auto then_branch = std::make_shared<Subgraph>(required_graph_attr(info, "then_branch"), info);
+  auto else_branch = std::make_shared<Subgraph>(required_graph_attr(info, "else_branch"), info);
   if (then_branch->num_outputs() != info.num_outputs() ||
       else_branch->num_outputs() != info.num_outputs()) {
     info.fail("both branches must have as many outputs as the node (" +
@@ -62,7 +55,7 @@ CpuKernel make_if(const NodeInfo& info) {
 // Loop: inputs (M, cond, v_initial...), body (iteration_num, cond, v...) -> (cond, v..., scan...)
 
 CpuKernel make_loop(const NodeInfo& info) {
-  auto body = std::make_shared<Subgraph>(graph_attr(info, "body"), info);
+  auto body = std::make_shared<Subgraph>(required_graph_attr(info, "body"), info);
   if (info.num_inputs() < 2) info.fail("needs the inputs M and cond (either may be empty)");
   const size_t carried = info.num_inputs() - 2;
   if (body->num_inputs() != carried + 2)
@@ -168,7 +161,7 @@ std::vector<int64_t> per_scan_value(const NodeInfo& info, const char* name, size
 }
 
 CpuKernel make_scan(const NodeInfo& info) {
-  auto body = std::make_shared<Subgraph>(graph_attr(info, "body"), info);
+  auto body = std::make_shared<Subgraph>(required_graph_attr(info, "body"), info);
   const bool batched = info.opset() < 9;  // Scan-8: a batch axis first, sequence_lens input
   const size_t first_value = batched ? 1 : 0;
   ScanLayout layout;

@@ -1,16 +1,18 @@
 // ai.onnx.preview::FlexAttention (version 1): softmax attention over 4-D [batch, heads, seq,
-// size] Q, K and V with grouped-query heads and an optional scale (default 1/sqrt(head size)),
-// computed by the same kernel as Attention.
-//
-// Its score_mod and prob_mod attributes are subgraphs applied to the whole [batch, heads, q_len,
-// kv_len] score (before the softmax) and probability (after it) tensors. Running them needs
-// subgraph execution, which the CPU backend does not offer to kernels yet: nodes that carry them
-// are rejected at load time with an error saying so.
+// size] Q, K and V with grouped-query heads and an optional scale (default 1/sqrt(head size)).
+// Without modifiers it is the Attention kernel; with score_mod, mask_mod or prob_mod subgraphs
+// (flex_attention_mods.h) it runs in stages over the whole [B, H, L, S] score matrix:
+// scores, score_mod, mask_mod, softmax, prob_mod, then the product with V.
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/cpu/attention_kernel.h"
 #include "ops/attention_common.h"
+#include "ops/flex_attention_mods.h"
 #include "ops/op_registry.h"
 
 namespace kiln {
@@ -20,8 +22,70 @@ struct QTag {};
 struct KTag {};
 struct VTag {};
 struct YTag {};
+struct ScoresTag {};
 
-void run_flex_attention(OpContext& ctx, bool has_scale, float scale) {
+struct FlexConfig {
+  bool has_scale = false;
+  float scale = 1.0f;
+  float mask_value = -std::numeric_limits<float>::infinity();
+  std::optional<DataType> softmax_precision;
+  std::shared_ptr<const FlexModifier> score_mod, mask_mod, prob_mod;
+  bool has_modifiers() const { return score_mod || mask_mod || prob_mod; }
+};
+
+// The staged computation for nodes with modifiers: every score is materialised, since a
+// modifier may look at any of them.
+void attend_with_modifiers(OpContext& ctx, const FlexConfig& config,
+                           const cpu::AttentionShape& shape, float scale, const float* q,
+                           const float* k, const float* v, float* y) {
+  const FlexDims dims{shape.batch, shape.q_heads, shape.q_len, shape.kv_len};
+  const int64_t L = shape.q_len, S = shape.kv_len, D = shape.head_size, Dv = shape.v_head_size;
+  const int64_t group = shape.q_heads / shape.kv_heads;
+  float* scores = attn::scratch<float, ScoresTag>(static_cast<size_t>(dims.count()));
+  for (int64_t b = 0; b < shape.batch; ++b) {
+    for (int64_t h = 0; h < shape.q_heads; ++h) {
+      const float* qh = q + (b * shape.q_heads + h) * L * D;
+      const float* kh = k + (b * shape.kv_heads + h / group) * S * D;
+      float* sh = scores + (b * shape.q_heads + h) * L * S;
+      for (int64_t i = 0; i < L; ++i) {
+        for (int64_t j = 0; j < S; ++j) {
+          float dot = 0.0f;
+          for (int64_t d = 0; d < D; ++d) dot += qh[i * D + d] * kh[j * D + d];
+          sh[i * S + j] = dot * scale;
+        }
+      }
+    }
+  }
+  const DataType value_type = config.softmax_precision.value_or(
+      ctx.input(0).dtype() == DataType::Float64 ? DataType::Float64 : DataType::Float32);
+  if (config.score_mod) config.score_mod->apply(ctx, 3, dims, value_type, 0.0f, scores);
+  if (config.mask_mod) config.mask_mod->apply(ctx, 3, dims, value_type, config.mask_value, scores);
+  for (int64_t row = 0; row < dims.count() / std::max<int64_t>(S, 1); ++row) {
+    float* r = scores + row * S;
+    float max = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < S; ++j) max = std::max(max, r[j]);
+    float sum = 0.0f;
+    for (int64_t j = 0; j < S; ++j) sum += r[j] = std::exp(r[j] - max);
+    for (int64_t j = 0; j < S; ++j) r[j] /= sum;
+  }
+  if (config.prob_mod) config.prob_mod->apply(ctx, 3, dims, value_type, 0.0f, scores);
+  for (int64_t b = 0; b < shape.batch; ++b) {
+    for (int64_t h = 0; h < shape.q_heads; ++h) {
+      const float* ph = scores + (b * shape.q_heads + h) * L * S;
+      const float* vh = v + (b * shape.kv_heads + h / group) * S * Dv;
+      float* yh = y + (b * shape.q_heads + h) * L * Dv;
+      for (int64_t i = 0; i < L; ++i) {
+        std::fill_n(yh + i * Dv, Dv, 0.0f);
+        for (int64_t j = 0; j < S; ++j) {
+          const float p = ph[i * S + j];
+          for (int64_t d = 0; d < Dv; ++d) yh[i * Dv + d] += p * vh[j * Dv + d];
+        }
+      }
+    }
+  }
+}
+
+void run_flex_attention(OpContext& ctx, const FlexConfig& config) {
   const Tensor &q = ctx.input(0), &k = ctx.input(1), &v = ctx.input(2);
   attn::require_float(ctx, q, "Q");
   if (k.dtype() != q.dtype() || v.dtype() != q.dtype()) {
@@ -42,7 +106,8 @@ void run_flex_attention(OpContext& ctx, bool has_scale, float scale) {
              std::to_string(shape.kv_heads));
   }
   cpu::AttentionParams params;
-  params.scale = has_scale ? scale : 1.0f / std::sqrt(static_cast<float>(shape.head_size));
+  params.scale =
+      config.has_scale ? config.scale : 1.0f / std::sqrt(static_cast<float>(shape.head_size));
   auto view = [](const float* p, const Shape& s) {
     return cpu::HeadView{p, s[1] * s[2] * s[3], s[2] * s[3], s[3]};
   };
@@ -52,6 +117,11 @@ void run_flex_attention(OpContext& ctx, bool has_scale, float scale) {
   const Shape y_shape{shape.batch, shape.q_heads, shape.q_len, shape.v_head_size};
   Tensor& y = ctx.allocate_output(0, q.dtype(), y_shape);
   float* yf = attn::output_buffer<YTag>(y);
+  if (config.has_modifiers()) {
+    attend_with_modifiers(ctx, config, shape, params.scale, qf, kf, vf, yf);
+    attn::finish_output(yf, y);
+    return;
+  }
   const cpu::HeadView yv = view(yf, y_shape);
   cpu::attention_f32(shape, params, view(qf, qs), view(kf, ks), view(vf, vs), cpu::MaskView{},
                      cpu::MutableHeadView{yf, yv.batch, yv.head, yv.row});
@@ -59,15 +129,24 @@ void run_flex_attention(OpContext& ctx, bool has_scale, float scale) {
 }
 
 CpuKernel make_flex_attention(const NodeInfo& info) {
-  for (const char* mod : {"score_mod", "prob_mod"}) {
-    if (info.has_attr(mod)) {
-      info.fail(std::string(mod) +
-                " needs subgraph execution, which the CPU backend does not support yet");
-    }
+  FlexConfig config;
+  config.has_scale = info.has_attr("scale");
+  config.scale = info.attr_float("scale", 1.0f);
+  config.mask_value = info.attr_float("mask_value", config.mask_value);
+  if (info.has_attr("softmax_precision")) {
+    const auto precision = static_cast<DataType>(info.attr_int("softmax_precision", 1));
+    if (!attn::is_attention_float(precision)) info.fail("softmax_precision must be a float type");
+    config.softmax_precision = precision;
   }
-  const bool has_scale = info.has_attr("scale");
-  const float scale = info.attr_float("scale", 1.0f);
-  return [=](OpContext& ctx) { run_flex_attention(ctx, has_scale, scale); };
+  using Kind = FlexModifier::Kind;
+  auto modifier = [&](const char* name, Kind kind) -> std::shared_ptr<const FlexModifier> {
+    const ir::Graph* graph = optional_graph_attr(info, name);
+    return graph ? std::make_shared<FlexModifier>(*graph, info, kind) : nullptr;
+  };
+  config.score_mod = modifier("score_mod", Kind::Score);
+  config.mask_mod = modifier("mask_mod", Kind::Mask);
+  config.prob_mod = modifier("prob_mod", Kind::Prob);
+  return [config](OpContext& ctx) { run_flex_attention(ctx, config); };
 }
 
 }  // namespace

@@ -167,9 +167,7 @@ CpuKernel make_concat_from_sequence(const NodeInfo& info) {
 // SequenceMap: runs the body once per position of the input sequences; tensor inputs are
 // passed whole to every run. Each body output becomes a sequence.
 CpuKernel make_sequence_map(const NodeInfo& info) {
-  const ir::Attribute* a = info.attr("body");
-  if (!a || !a->g) info.fail("needs the graph attribute 'body'");
-  auto body = std::make_shared<Subgraph>(*a->g, info);
+  auto body = std::make_shared<Subgraph>(required_graph_attr(info, "body"), info);
   if (body->num_inputs() != info.num_inputs())
     info.fail("the body must take " + std::to_string(info.num_inputs()) + " inputs");
   if (body->num_outputs() != info.num_outputs())

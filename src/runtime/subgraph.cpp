@@ -8,6 +8,20 @@
 
 namespace kiln {
 
+const ir::Graph* optional_graph_attr(const NodeInfo& info, const std::string& name) {
+  const ir::Attribute* a = info.attr(name);
+  if (!a) return nullptr;
+  if (a->type != ir::Attribute::Type::Graph || !a->g)
+    info.fail("attribute '" + name + "' must be a graph");
+  return a->g.get();
+}
+
+const ir::Graph& required_graph_attr(const NodeInfo& info, const std::string& name) {
+  const ir::Graph* graph = optional_graph_attr(info, name);
+  if (!graph) info.fail("needs the graph attribute '" + name + "'");
+  return *graph;
+}
+
 Subgraph::Subgraph(const ir::Graph& graph, const NodeInfo& info) : graph_(graph) {
   const std::set<std::string> node_implicit = ir::implicit_inputs(info.node());
   const std::set<std::string> outer = ir::free_names(graph);

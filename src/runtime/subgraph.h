@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ops/op_registry.h"
@@ -46,6 +47,11 @@ class Subgraph {
   std::shared_ptr<const CompiledGraph> compiled_;
   std::vector<size_t> outer_index_;  // per outer name of the subgraph: index among enclosing
 };
+
+// The graph attribute `name` of info's node: required_graph_attr fails naming the node when it
+// is missing, optional_graph_attr returns nullptr.
+const ir::Graph& required_graph_attr(const NodeInfo& info, const std::string& name);
+const ir::Graph* optional_graph_attr(const NodeInfo& info, const std::string& name);
 
 // The values a control-flow node's subgraphs read from outer scopes: its OpContext inputs after
 // its own `own_inputs`.

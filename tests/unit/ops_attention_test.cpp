@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "subgraph_builder.h"
 #include "test_util.h"
 
 namespace kiln::testing {
@@ -499,6 +500,98 @@ TEST(FlexAttention, MatchesSoftmaxAttention) {
                    .input(kV)
                    .run(),
                Error);
+}
+
+// Modifiers. Q rows [1, 0] and [0, 1] against keys [1, 0] and [0, 1] with scale 1: the scores
+// are the identity matrix; values 1 and 3.
+const Tensor kQ2 = f32({1, 1, 2, 2}, {1, 0, 0, 1});
+const Tensor kV2 = f32({1, 1, 2, 1}, {1, 3});
+
+// softmax([s0, s1]) . [1, 3] for each query row.
+std::vector<float> weighted(const std::vector<std::vector<float>>& rows) {
+  std::vector<float> out;
+  for (const auto& s : rows) {
+    const float e0 = std::exp(s[0]), e1 = std::exp(s[1]);
+    out.push_back((e0 * 1 + e1 * 3) / (e0 + e1));
+  }
+  return out;
+}
+
+OpTest flex(const char* attr, const Body& body) {
+  return std::move(OpTest("FlexAttention", 26, "ai.onnx.preview")
+                       .input(kQ2)
+                       .input(kK)
+                       .input(kV2)
+                       .attr("scale", 1.0f)
+                       .attr(attr, body.build()));
+}
+
+ir::Attribute int_attr(const std::string& name, int64_t value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::Int;
+  a.i = value;
+  return a;
+}
+
+Body score_inputs(Body body) {
+  return std::move(body.input("s").input("b").input("h").input("q").input("k"));
+}
+
+// score + (q - k): element-wise, so it runs once over the whole matrix.
+TEST(FlexAttention, ScoreModOfIndices) {
+  const Body mod = score_inputs(Body("score_mod"))
+                       .node("Sub", {"q", "k"}, {"d"})
+                       .node("Cast", {"d"}, {"df"}, {int_attr("to", 1)})
+                       .node("Add", {"s", "df"}, {"out"})
+                       .output("out");
+  expect_near(flex("score_mod", mod).run()[0], weighted({{1, -1}, {1, 1}}));
+}
+
+// A bias looked up per key with Gather is not element-wise: it runs once per position.
+TEST(FlexAttention, ScoreModPerPosition) {
+  const Body mod = score_inputs(Body("score_mod"))
+                       .constant("table", f32({2}, {0.5f, -2.0f}))
+                       .node("Gather", {"table", "k"}, {"bias"})
+                       .node("Add", {"s", "bias"}, {"out"})
+                       .output("out");
+  expect_near(flex("score_mod", mod).run()[0], weighted({{1.5f, -2}, {0.5f, -1}}));
+}
+
+// q >= k: a causal mask; the first query sees only the first key.
+TEST(FlexAttention, MaskModIsBroadcast) {
+  const Body mod = Body("mask_mod")
+                       .input("b")
+                       .input("h")
+                       .input("q")
+                       .input("k")
+                       .node("GreaterOrEqual", {"q", "k"}, {"keep"})
+                       .output("keep");
+  expect_near(flex("mask_mod", mod).run()[0], {1, weighted({{0, 1}})[0]});
+}
+
+TEST(FlexAttention, ProbModScalesProbabilities) {
+  const Body mod = score_inputs(Body("prob_mod"))
+                       .constant("two", f32({}, {2}))
+                       .node("Mul", {"s", "two"}, {"out"})
+                       .output("out");
+  const std::vector<float> plain = weighted({{1, 0}, {0, 1}});
+  expect_near(flex("prob_mod", mod).run()[0], {2 * plain[0], 2 * plain[1]});
+}
+
+TEST(FlexAttention, BadModifiersAreErrors) {
+  // Four inputs where a score modifier takes five.
+  const Body short_mod = Body("score_mod").input("s").input("b").input("h").input("q").output("s");
+  EXPECT_THROW(flex("score_mod", short_mod).run(), Error);
+  // A mask must be bool.
+  const Body float_mask = Body("mask_mod")
+                              .input("b")
+                              .input("h")
+                              .input("q")
+                              .input("k")
+                              .node("Sub", {"q", "k"}, {"d"})
+                              .output("d");
+  EXPECT_THROW(flex("mask_mod", float_mask).run(), Error);
 }
 
 }  // namespace

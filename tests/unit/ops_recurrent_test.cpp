@@ -173,7 +173,7 @@ Outputs reference(const Case& c, const Inputs& in) {
       const int64_t len = c.lengths.empty() ? c.seq : c.lengths[b];
       for (int64_t k = 0; k < len; ++k) {
         const int64_t t = reversed ? len - 1 - k : k;
-        const double* x = &in.x[(t * B + b) * I];
+        const double* x = in.x.data() + (t * B + b) * I;
         std::vector<double> next(H);
         if (c.op == "RNN") {
           for (int64_t j = 0; j < H; ++j) next[j] = f(clip(wx(j, x) + rv(j, h)));
