@@ -159,7 +159,7 @@ TEST(Adam, UpdatesSeveralTensorsRoleByRole) {
 
 // --- Momentum ----------------------------------------------------------------------------------
 
-OpTest momentum(const char* mode, int64_t t) {
+OpTest momentum(const char* mode, int64_t t, float norm_coefficient = 0.0f) {
   return training_op("Momentum")
       .input(scalar_f32(0.5f))
       .input(scalar_i64(t))
@@ -168,7 +168,7 @@ OpTest momentum(const char* mode, int64_t t) {
       .input(f32({2}, {2, 0}))
       .attr("alpha", 0.9f)
       .attr("beta", 0.1f)
-      .attr("norm_coefficient", 0.0f)
+      .attr("norm_coefficient", norm_coefficient)
       .attr("mode", mode)
       .outputs(2);
 }
@@ -196,7 +196,7 @@ TEST(Momentum, NesterovStepsAlongGradientPlusMomentum) {
 
 TEST(Momentum, NormCoefficientAddsTheRegularizerGradient) {
   // G' = G + 1 * X = {2, 1}; V_new = 0.9 * V + G' = {3.8, 1}.
-  auto out = momentum("standard", 0).attr("norm_coefficient", 1.0f).run();
+  auto out = momentum("standard", 0, 1.0f).run();
   expect_values(out[1], {2}, {3.8f, 1});
 }
 
