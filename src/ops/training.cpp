@@ -64,7 +64,8 @@ double read_scalar_double(const OpContext& ctx, const Tensor& t, const char* wha
   }
   if (t.dtype() == DataType::Float32) return t.data<float>()[0];
   if (t.dtype() == DataType::Float64) return t.data<double>()[0];
-  ctx.fail(std::string(what) + " must be float or double, got " + std::string(dtype_name(t.dtype())));
+  ctx.fail(std::string(what) + " must be float or double, got " +
+           std::string(dtype_name(t.dtype())));
 }
 
 int64_t read_update_count(const OpContext& ctx) {

@@ -201,7 +201,8 @@ class GradientExpander {
     // The values to differentiate at: the Gradient's inputs stand for xs and zs, and forward
     // nodes reading a substituted value are evaluated again on it.
     std::map<std::string, std::string> value_of;
-    for (size_t i = 0; i < request.xs.size(); ++i) value_of[request.xs[i]] = gradient_node.inputs[i];
+    for (size_t i = 0; i < request.xs.size(); ++i)
+      value_of[request.xs[i]] = gradient_node.inputs[i];
     for (size_t i = 0; i < request.zs.size(); ++i) {
       value_of[request.zs[i]] = gradient_node.inputs[request.xs.size() + i];
     }
@@ -256,7 +257,8 @@ class GradientExpander {
       if (it == grads.end() || it->second.empty()) return "";
       return it->second.size() == 1 ? it->second[0] : emit.add("Sum", it->second);
     };
-    if (active.count(request.y)) grads[request.y].push_back(emit.filled_like(1.0f, value(request.y)));
+    if (active.count(request.y))
+      grads[request.y].push_back(emit.filled_like(1.0f, value(request.y)));
 
     for (size_t k = tape.size(); k-- > 0;) {
       const ir::Node& node = graph_.nodes[tape[k]];

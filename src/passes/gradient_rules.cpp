@@ -23,8 +23,8 @@ std::string NodeEmitter::add(const std::string& op_type, std::vector<std::string
 }
 
 void NodeEmitter::add_named(const std::string& op_type, std::vector<std::string> inputs,
-                            std::vector<std::string> outputs,
-                            std::vector<ir::Attribute> attributes, const std::string& domain) {
+                            std::vector<std::string> outputs, std::vector<ir::Attribute> attributes,
+                            const std::string& domain) {
   ir::Node n;
   n.name = fresh(op_type);
   n.op_type = op_type;
@@ -143,17 +143,16 @@ Grads matmul_rule(const ir::Node& n, const std::string& dy, const std::vector<bo
 
 const BackwardRule* find_rule(const ir::Node& node) {
   static const std::map<std::string, BackwardRule> rules = {
-      {"Add", add_rule},   {"Sub", sub_rule},     {"Mul", mul_rule},
-      {"Div", div_rule},   {"Neg", neg_rule},     {"Identity", identity_rule},
-      {"Relu", relu_rule}, {"MatMul", matmul_rule},
+      {"Add", add_rule}, {"Sub", sub_rule},           {"Mul", mul_rule},   {"Div", div_rule},
+      {"Neg", neg_rule}, {"Identity", identity_rule}, {"Relu", relu_rule}, {"MatMul", matmul_rule},
   };
   if (!node.domain.empty() && node.domain != "ai.onnx") return nullptr;
   if (node.outputs.size() != 1) return nullptr;
   auto it = rules.find(node.op_type);
   if (it == rules.end()) return nullptr;
   // Binary rules read both inputs.
-  const size_t arity = (node.op_type == "Neg" || node.op_type == "Identity" ||
-                        node.op_type == "Relu") ? 1 : 2;
+  const size_t arity =
+      (node.op_type == "Neg" || node.op_type == "Identity" || node.op_type == "Relu") ? 1 : 2;
   return node.inputs.size() == arity ? &it->second : nullptr;
 }
 

@@ -240,11 +240,9 @@ TEST(SumToShape, RejectsShapesThatDoNotBroadcast) {
                    .input(i64({1}, {2}))
                    .run(),
                Error);
-  EXPECT_THROW(OpTest("SumToShape", 12, "kiln")
-                   .input(f32({3}, {1, 2, 3}))
-                   .input(i64({2}, {1, 3}))
-                   .run(),
-               Error);
+  EXPECT_THROW(
+      OpTest("SumToShape", 12, "kiln").input(f32({3}, {1, 2, 3})).input(i64({2}, {1, 3})).run(),
+      Error);
 }
 
 }  // namespace
