@@ -3,6 +3,7 @@
 #include <set>
 
 #include "onnx/spec_functions.h"
+#include "passes/expand_gradient.h"
 #include "passes/passes.h"
 
 namespace kiln::passes {
@@ -11,6 +12,7 @@ void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
   inline_functions(model, [](const ir::Node& node, int opset) {
     return onnx_import::spec_function(node.domain, node.op_type, opset);
   });
+  expand_gradients(model);
   topological_sort(model.graph, model.path);
   check_operators_supported(model);
   infer_shapes(model);
