@@ -6,13 +6,13 @@
 //                                             * (x_scale * w_scale / y_scale)) + y_zp)
 //
 // Padding is zero after the zero point is subtracted, i.e. the zero point before. The weights'
-// zero point and scale are per tensor or per output channel. The shifted operands are widened
-// to int32 and go through the reference conv loop nest of backends/cpu with an int64 sum, whose
-// final narrowing wraps like ONNX's int32 accumulator.
+// zero point and scale are per tensor or per output channel. The products run in
+// backends/cpu/conv_int.h with exact, wrapping int32 accumulation.
+#include <algorithm>
 #include <string>
 #include <vector>
 
-#include "backends/cpu/conv_reference.h"
+#include "backends/cpu/conv_int.h"
 #include "ops/op_registry.h"
 #include "ops/quantization_common.h"
 #include "ops/window_geometry.h"
@@ -91,24 +91,30 @@ std::vector<int32_t> zero_point(const OpContext& ctx, size_t index, DataType ope
   return out;
 }
 
-// y = conv(x - zx, w - zw[m]) + bias[m] in int32 (wrapping).
+// y = conv(x - zx, w - zw[m]) + bias[m] in int32 (wrapping). The shifted operands are
+// differences of two values of one 8-bit type, so they fit int16.
 void integer_conv(const cpu::ConvProblem& p, const Tensor& x, const Tensor& w, int32_t zx,
                   const std::vector<int32_t>& zw, const int32_t* bias, int32_t* y) {
-  std::vector<int32_t> xs(static_cast<size_t>(x.element_count()));
-  std::vector<int32_t> ws(static_cast<size_t>(w.element_count()));
-  auto shift = [](const Tensor& t, int32_t* out, auto&& zero_of) {
+  std::vector<int16_t> xs(static_cast<size_t>(x.element_count()));
+  std::vector<int16_t> ws(static_cast<size_t>(w.element_count()));
+  auto shift = [](const Tensor& t, int16_t* out, auto&& zero_of) {
     if (t.dtype() == DataType::Int8) {
       const int8_t* s = t.data<int8_t>();
-      for (int64_t i = 0; i < t.element_count(); ++i) out[i] = int32_t{s[i]} - zero_of(i);
+      for (int64_t i = 0; i < t.element_count(); ++i) {
+        out[i] = static_cast<int16_t>(int32_t{s[i]} - zero_of(i));
+      }
     } else {
       const uint8_t* u = t.data<uint8_t>();
-      for (int64_t i = 0; i < t.element_count(); ++i) out[i] = int32_t{u[i]} - zero_of(i);
+      for (int64_t i = 0; i < t.element_count(); ++i) {
+        out[i] = static_cast<int16_t>(int32_t{u[i]} - zero_of(i));
+      }
     }
   };
   shift(x, xs.data(), [&](int64_t) { return zx; });
-  const int64_t per_channel = p.out_channels == 0 ? 0 : w.element_count() / p.out_channels;
+  const int64_t per_channel =
+      std::max<int64_t>(1, p.out_channels == 0 ? 1 : w.element_count() / p.out_channels);
   shift(w, ws.data(), [&](int64_t i) { return zw.size() == 1 ? zw[0] : zw[i / per_channel]; });
-  cpu::conv_reference<int32_t, int64_t>(p, xs.data(), ws.data(), bias, y);
+  cpu::conv_int32(p, xs.data(), ws.data(), bias, y);
 }
 
 CpuKernel make_conv_integer(const NodeInfo& info) {
