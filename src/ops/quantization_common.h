@@ -3,11 +3,13 @@
 // of the quantized integer types, and rounding helpers that reproduce ONNX's arithmetic.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
 #include "kiln/tensor.h"
 #include "ops/op_context.h"
@@ -43,16 +45,20 @@ struct QuantParamLayout {
 QuantParamLayout quant_param_layout(const OpContext& ctx, const Shape& x, const Tensor& param,
                                     int64_t axis, int64_t block_size, const char* what);
 
-// Calls body(element_index, param_index) for every element of x, in row-major order.
+// Calls body(element_index, param_index) for every element of x, in parallel over runs of
+// the axis (each element exactly once; body must only write its own element).
 template <class Body>
 void for_each_quantized(const QuantParamLayout& l, Body&& body) {
-  int64_t index = 0;
-  for (int64_t o = 0; o < l.outer; ++o) {
-    for (int64_t a = 0; a < l.extent; ++a) {
+  const int64_t runs = l.outer * l.extent;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, l.inner));
+  cpu::parallel_for(runs, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t run = begin; run < end; ++run) {
+      const int64_t o = run / l.extent, a = run % l.extent;
       const int64_t base = o * l.outer_stride + (a / l.block) * l.axis_stride;
-      for (int64_t i = 0; i < l.inner; ++i) body(index++, base + i * l.inner_stride);
+      const int64_t first = run * l.inner;
+      for (int64_t i = 0; i < l.inner; ++i) body(first + i, base + i * l.inner_stride);
     }
-  }
+  });
 }
 
 // The elements of a numeric tensor as doubles (exact for every type kiln quantizes to).

@@ -6,6 +6,7 @@
 //
 // The arithmetic follows ONNX's reference implementation step by step (which precision each
 // operation rounds to), so that results are bit-exact rather than merely close.
+#include <cmath>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -157,7 +158,9 @@ CpuKernel make_quantize_linear(const NodeInfo& info) {
                 const double v = std::is_same_v<Q, Float4E2M1> ? q + z : q;
                 py[i] = cpu::convert_element<Q>(v, at.saturate);
               } else {
-                py[i] = int_to_element<Q>(rint_clamped(q + z, range.lo, range.hi));
+                // Rounded before the zero point is added: with an odd zero point a tie would
+                // otherwise round the other way.
+                py[i] = int_to_element<Q>(rint_clamped(std::nearbyint(q) + z, range.lo, range.hi));
               }
             });
           }

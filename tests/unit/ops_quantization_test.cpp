@@ -82,6 +82,16 @@ TEST(QuantizeLinear, RoundsHalfToEven) {
   EXPECT_EQ(ints(out[0]), (Ints{0, 2, 2, 0, -2, -2}));
 }
 
+TEST(QuantizeLinear, RoundsBeforeAddingAnOddZeroPoint) {
+  // 2.5 rounds to 2, then + 1: 3 (rounding 3.5 would give 4).
+  auto out = OpTest("QuantizeLinear", 13)
+                 .input(f32({2}, {2.5f, 0.5f}))
+                 .input(scalar_f32(1))
+                 .input(Tensor::scalar<uint8_t>(1))
+                 .run();
+  EXPECT_EQ(ints(out[0]), (Ints{3, 1}));
+}
+
 TEST(QuantizeLinear, WithoutZeroPointGivesUint8) {
   auto out = OpTest("QuantizeLinear", 13).input(f32({3}, {-1, 1, 600})).input(scalar_f32(1)).run();
   EXPECT_EQ(out[0].dtype(), DataType::UInt8);
