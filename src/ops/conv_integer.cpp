@@ -44,8 +44,8 @@ Shape spatial(const Shape& s) { return Shape(s.begin() + 2, s.end()); }
 cpu::ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor& x,
                       const Tensor& w, Shape& y_shape) {
   if (!is_8bit(x.dtype()) || !is_8bit(w.dtype())) ctx.fail("x and w must be int8 or uint8");
-  if (x.rank() < 3) ctx.fail("x must have rank >= 3 (N, C, spatial...), got " +
-                             x.shape().to_string());
+  if (x.rank() < 3)
+    ctx.fail("x must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
   if (x.rank() - 2 > kMaxSpatialRank) ctx.fail("x has too many spatial axes");
   if (w.rank() != x.rank()) {
     ctx.fail("w " + w.shape().to_string() + " must have the rank of x " + x.shape().to_string());
@@ -149,8 +149,8 @@ CpuKernel make_qlinear_conv(const NodeInfo& info) {
     const std::vector<int32_t> zw = zero_point(ctx, kWZero, w.dtype(), M, "w_zero_point");
     const DataType out_type = ctx.has_input(kYZero) ? ctx.input(kYZero).dtype() : x.dtype();
     if (!is_8bit(out_type)) ctx.fail("y_zero_point must be int8 or uint8");
-    const double zy = ctx.has_input(kYZero) ? zero_point(ctx, kYZero, out_type, 0, "y_zero_point")[0]
-                                            : 0.0;
+    const double zy =
+        ctx.has_input(kYZero) ? zero_point(ctx, kYZero, out_type, 0, "y_zero_point")[0] : 0.0;
     const int32_t* bias = nullptr;
     if (ctx.has_input(kBias)) {
       const Tensor& b = ctx.input(kBias);

@@ -68,8 +68,8 @@ std::vector<double> line_params(const OpContext& ctx, size_t index, int64_t line
 double at(const std::vector<double>& v, int64_t i) { return v.size() == 1 ? v[0] : v[i]; }
 
 // The zero point of operand `index`, checked against the operand's type; 0 when absent.
-std::vector<double> zero_points(const OpContext& ctx, size_t index, DataType operand,
-                                int64_t lines, const char* what) {
+std::vector<double> zero_points(const OpContext& ctx, size_t index, DataType operand, int64_t lines,
+                                const char* what) {
   if (!ctx.has_input(index)) return {0.0};
   if (ctx.input(index).dtype() != operand) {
     ctx.fail(std::string(what) + " is " + std::string(dtype_name(ctx.input(index).dtype())) +
@@ -108,8 +108,7 @@ void product_rows(const ProductShape& p, const TA* a, const TB* b, const std::ve
 
 // The int32 products of every row of the (broadcast) batch, in `out` ([batch * M, N]).
 void integer_product(const ProductShape& p, const Tensor& a, const Tensor& b,
-                     const std::vector<double>& za, const std::vector<double>& zb,
-                     int32_t* out) {
+                     const std::vector<double>& za, const std::vector<double>& zb, int32_t* out) {
   const int64_t rows = p.batch.element_count() * p.M;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.N * p.K));
   cpu::parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
@@ -146,22 +145,20 @@ CpuKernel make_qlinear_matmul(const NodeInfo&) {
     for (size_t i : {kAScale, kBScale, kYScale}) {
       const DataType t = ctx.input(i).dtype();
       if (t != DataType::Float32 && t != DataType::Float16 && t != DataType::BFloat16) {
-        ctx.fail("scales must be float32, float16 or bfloat16, got " +
-                 std::string(dtype_name(t)));
+        ctx.fail("scales must be float32, float16 or bfloat16, got " + std::string(dtype_name(t)));
       }
     }
     // Scales of one type multiply in that type; mixed types promote to float32.
-    const bool same_type = ctx.input(kBScale).dtype() == scale_type &&
-                           ctx.input(kYScale).dtype() == scale_type;
+    const bool same_type =
+        ctx.input(kBScale).dtype() == scale_type && ctx.input(kYScale).dtype() == scale_type;
     const DataType precision = same_type ? scale_type : DataType::Float32;
     const std::vector<double> sa = line_params(ctx, kAScale, p.M, "a_scale");
     const std::vector<double> sb = line_params(ctx, kBScale, p.N, "b_scale");
     const double sy = scalar_value(ctx, ctx.input(kYScale), "y_scale");
     const std::vector<double> za = zero_points(ctx, kAZero, a.dtype(), p.M, "a_zero_point");
     const std::vector<double> zb = zero_points(ctx, kBZero, b.dtype(), p.N, "b_zero_point");
-    const double zy = ctx.has_input(kYZero)
-                          ? scalar_value(ctx, ctx.input(kYZero), "y_zero_point")
-                          : 0.0;
+    const double zy =
+        ctx.has_input(kYZero) ? scalar_value(ctx, ctx.input(kYZero), "y_zero_point") : 0.0;
 
     Tensor& y = ctx.allocate_output(0, out_type, p.out);
     const int64_t count = y.element_count();

@@ -27,8 +27,8 @@ QuantParamLayout quant_param_layout(const OpContext& ctx, const Shape& x, const 
   if (block_size <= 0) {
     if (param.rank() != 1 || param.shape()[0] != l.extent) {
       ctx.fail(std::string(what) + " of shape " + param.shape().to_string() +
-               " is neither a single value nor one value per index of axis " +
-               std::to_string(ax) + " of the input " + x.to_string());
+               " is neither a single value nor one value per index of axis " + std::to_string(ax) +
+               " of the input " + x.to_string());
     }
     l.axis_stride = 1;
     return l;

@@ -66,8 +66,7 @@ QuantAttrs parse_quant_attrs(const NodeInfo& info, bool quantize) {
       info.fail("precision " + type_name(a.precision) + " is not a float type");
     }
   } else if (a.output_dtype != DataType::Undefined && !is_dequantized_type(a.output_dtype)) {
-    info.fail("output_dtype " + type_name(a.output_dtype) +
-              " is not float32, float16 or bfloat16");
+    info.fail("output_dtype " + type_name(a.output_dtype) + " is not float32, float16 or bfloat16");
   }
   return a;
 }
@@ -84,9 +83,8 @@ std::vector<double> read_zero_point(const OpContext& ctx, const Tensor& scale, c
 }
 
 void check_numeric_input(const OpContext& ctx, const Tensor& t, const char* what) {
-  const bool ok = visit_dtype(t.dtype(), [&]<class T>() {
-    return is_float_like_v<T> || std::is_same_v<T, int32_t>;
-  });
+  const bool ok = visit_dtype(
+      t.dtype(), [&]<class T>() { return is_float_like_v<T> || std::is_same_v<T, int32_t>; });
   if (!ok) ctx.fail(std::string(what) + " has the unsupported type " + type_name(t.dtype()));
 }
 

@@ -1,5 +1,5 @@
-// Tests of the quantization ops (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-// QLinearMatMul, QLinearConv, ConvInteger) against hand-computed values.
+// Tests of QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear against hand-computed
+// values.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,59 +7,13 @@
 #include <vector>
 
 #include "kiln/error.h"
+#include "quantization_test_util.h"
 #include "test_util.h"
 
 namespace kiln::testing {
 namespace {
 
-template <class T>
-Tensor make(const Shape& shape, std::vector<T> values) {
-  return Tensor::from_data<T>(shape, values);
-}
-Tensor u8(const Shape& shape, std::vector<uint8_t> v) { return make<uint8_t>(shape, v); }
-Tensor s8(const Shape& shape, std::vector<int8_t> v) { return make<int8_t>(shape, v); }
-Tensor s32(const Shape& shape, std::vector<int32_t> v) { return make<int32_t>(shape, v); }
-Tensor scalar_f32(float v) { return Tensor::scalar<float>(v); }
-
-// The elements of an integer tensor of any width as ints.
-std::vector<int> ints(const Tensor& t) {
-  std::vector<int> out;
-  switch (t.dtype()) {
-    case DataType::UInt8:
-      for (uint8_t v : t.to_vector<uint8_t>()) out.push_back(v);
-      break;
-    case DataType::Int8:
-      for (int8_t v : t.to_vector<int8_t>()) out.push_back(v);
-      break;
-    case DataType::Int16:
-      for (int16_t v : t.to_vector<int16_t>()) out.push_back(v);
-      break;
-    case DataType::UInt16:
-      for (uint16_t v : t.to_vector<uint16_t>()) out.push_back(v);
-      break;
-    case DataType::Int32:
-      for (int32_t v : t.to_vector<int32_t>()) out.push_back(v);
-      break;
-    case DataType::Int4:
-      for (Int4 v : t.to_vector<Int4>()) out.push_back(static_cast<int>(v));
-      break;
-    case DataType::UInt4:
-      for (UInt4 v : t.to_vector<UInt4>()) out.push_back(static_cast<int>(v));
-      break;
-    case DataType::Int2:
-      for (Int2 v : t.to_vector<Int2>()) out.push_back(static_cast<int>(v));
-      break;
-    case DataType::UInt2:
-      for (UInt2 v : t.to_vector<UInt2>()) out.push_back(static_cast<int>(v));
-      break;
-    default:
-      ADD_FAILURE() << "not an integer tensor";
-  }
-  return out;
-}
-
-using Ints = std::vector<int>;
-using Floats = std::vector<float>;
+using namespace quant;
 
 // --- QuantizeLinear ---------------------------------------------------------------------------
 
@@ -201,8 +155,12 @@ TEST(QuantizeLinear, Float8SaturatesUnlessToldNotTo) {
   EXPECT_EQ(static_cast<float>(v[0]), 0.5f);
   EXPECT_EQ(static_cast<float>(v[1]), -448.0f);
   EXPECT_EQ(static_cast<float>(v[2]), 448.0f);
-  auto nosat =
-      OpTest("QuantizeLinear", 21).input(x).input(scalar_f32(2)).input(zp).attr("saturate", 0).run();
+  auto nosat = OpTest("QuantizeLinear", 21)
+                   .input(x)
+                   .input(scalar_f32(2))
+                   .input(zp)
+                   .attr("saturate", 0)
+                   .run();
   EXPECT_TRUE(std::isnan(static_cast<float>(nosat[0].to_vector<Float8E4M3FN>()[2])));
   // E5M2 has an infinity: without saturation an overflow becomes it.
   auto e5m2 = OpTest("QuantizeLinear", 21)
@@ -230,7 +188,7 @@ TEST(QuantizeLinear, Float4AddsItsZeroPoint) {
                  .input(Tensor::scalar<Float4E2M1>(Float4E2M1(0.0f)))
                  .run();
   const auto v = out[0].to_vector<Float4E2M1>();
-  EXPECT_EQ(v[0].bits, 0);  // -0 + 0 is +0
+  EXPECT_EQ(v[0].bits, 0);                    // -0 + 0 is +0
   EXPECT_EQ(static_cast<float>(v[1]), 2.0f);  // 2.5 ties to even between 2 and 3
   EXPECT_EQ(static_cast<float>(v[2]), 6.0f);
   EXPECT_EQ(static_cast<float>(v[3]), 1.0f);
@@ -246,8 +204,11 @@ TEST(QuantizeLinear, PrecisionRoundsTheDivision) {
                  .attr("precision", static_cast<int64_t>(DataType::Float16))
                  .run();
   EXPECT_EQ(ints(f16[0]), (Ints{2048}));
-  auto f32p =
-      OpTest("QuantizeLinear", 23).input(x).input(scalar_f32(1)).input(Tensor::scalar<int16_t>(0)).run();
+  auto f32p = OpTest("QuantizeLinear", 23)
+                  .input(x)
+                  .input(scalar_f32(1))
+                  .input(Tensor::scalar<int16_t>(0))
+                  .run();
   EXPECT_EQ(ints(f32p[0]), (Ints{2049}));
 }
 
@@ -293,12 +254,9 @@ TEST(QuantizeLinear, BadParametersAreErrors) {
                    .run(),
                Error);
   // Zero point shaped differently from the scale.
-  EXPECT_THROW(OpTest("QuantizeLinear", 13)
-                   .input(x)
-                   .input(f32({3}, {1, 1, 1}))
-                   .input(u8({2}, {0, 0}))
-                   .run(),
-               Error);
+  EXPECT_THROW(
+      OpTest("QuantizeLinear", 13).input(x).input(f32({3}, {1, 1, 1})).input(u8({2}, {0, 0})).run(),
+      Error);
 }
 
 // --- DequantizeLinear -------------------------------------------------------------------------
@@ -349,8 +307,8 @@ TEST(DequantizeLinear, SmallIntegerTypes) {
 
 TEST(DequantizeLinear, Float8KeepsNegativeZero) {
   auto out = OpTest("DequantizeLinear", 21)
-                 .input(make<Float8E4M3FN>({3}, {Float8E4M3FN(-0.0f), Float8E4M3FN(448.0f),
-                                                 Float8E4M3FN(-1.5f)}))
+                 .input(make<Float8E4M3FN>(
+                     {3}, {Float8E4M3FN(-0.0f), Float8E4M3FN(448.0f), Float8E4M3FN(-1.5f)}))
                  .input(scalar_f32(2))
                  .input(Tensor::scalar<Float8E4M3FN>(Float8E4M3FN(0.0f)))
                  .run();
@@ -415,168 +373,6 @@ TEST(DynamicQuantizeLinear, AllZeroAndEmpty) {
   auto empty = OpTest("DynamicQuantizeLinear", 11).outputs(3).input(f32({0, 2}, {})).run();
   EXPECT_EQ(empty[0].shape(), (Shape{0, 2}));
   EXPECT_THROW(OpTest("DynamicQuantizeLinear", 11).outputs(3).input(u8({1}, {1})).run(), Error);
-}
-
-// --- QLinearMatMul ----------------------------------------------------------------------------
-
-OpTest qlinear_matmul(const Tensor& a, const Tensor& a_scale, const Tensor& a_zp, const Tensor& b,
-                      const Tensor& b_scale, const Tensor& b_zp, const Tensor& y_scale,
-                      const Tensor& y_zp) {
-  OpTest t("QLinearMatMul", 21);
-  for (const Tensor* in : {&a, &a_scale, &a_zp, &b, &b_scale, &b_zp, &y_scale, &y_zp}) {
-    t.input(*in);
-  }
-  return t;
-}
-
-TEST(QLinearMatMul, RequantizesTheIntegerProduct) {
-  // (a - 1) = [[1, 2], [3, 4]], b - 0 = [[1, 0], [1, 1]]: product [[3, 2], [7, 4]];
-  // times 0.5 * 2 / 4 = 0.25: [[0.75, 0.5], [1.75, 1]] -> [[1, 0], [2, 1]] (0.5 rounds to 0),
-  // plus 10.
-  auto out = qlinear_matmul(u8({2, 2}, {2, 3, 4, 5}), scalar_f32(0.5f),
-                            Tensor::scalar<uint8_t>(1), s8({2, 2}, {1, 0, 1, 1}), scalar_f32(2),
-                            Tensor::scalar<int8_t>(0), scalar_f32(4), Tensor::scalar<int8_t>(10))
-                 .run();
-  EXPECT_EQ(out[0].dtype(), DataType::Int8);
-  EXPECT_EQ(ints(out[0]), (Ints{11, 10, 12, 11}));
-}
-
-TEST(QLinearMatMul, BatchesBroadcastAndOutputSaturates) {
-  // a [2, 1, 2] against one b [2, 1].
-  auto out = qlinear_matmul(s8({2, 1, 2}, {100, 100, -100, 1}), scalar_f32(1),
-                            Tensor::scalar<int8_t>(0), s8({2, 1}, {1, 1}), scalar_f32(1),
-                            Tensor::scalar<int8_t>(0), scalar_f32(1), Tensor::scalar<int8_t>(0))
-                 .run();
-  EXPECT_EQ(out[0].shape(), (Shape{2, 1, 1}));
-  EXPECT_EQ(ints(out[0]), (Ints{127, -99}));
-}
-
-TEST(QLinearMatMul, PerColumnScaleOfB) {
-  auto out = qlinear_matmul(u8({1, 2}, {1, 1}), scalar_f32(1), Tensor::scalar<uint8_t>(0),
-                            u8({2, 2}, {1, 1, 1, 1}), f32({2}, {1, 3}), u8({2}, {0, 0}),
-                            scalar_f32(1), Tensor::scalar<uint8_t>(0))
-                 .run();
-  EXPECT_EQ(ints(out[0]), (Ints{2, 6}));
-}
-
-TEST(QLinearMatMul, Float16Scales) {
-  auto h = [](float v) { return Tensor::scalar<Float16>(Float16(v)); };
-  auto out = qlinear_matmul(u8({1, 1}, {10}), h(0.5f), Tensor::scalar<uint8_t>(0), u8({1, 1}, {3}),
-                            h(1), Tensor::scalar<uint8_t>(0), h(1), Tensor::scalar<uint8_t>(0))
-                 .run();
-  EXPECT_EQ(ints(out[0]), (Ints{15}));
-}
-
-TEST(QLinearMatMul, Errors) {
-  // Inner dimensions differ.
-  EXPECT_THROW(qlinear_matmul(u8({1, 2}, {1, 1}), scalar_f32(1), Tensor::scalar<uint8_t>(0),
-                              u8({3, 1}, {1, 1, 1}), scalar_f32(1), Tensor::scalar<uint8_t>(0),
-                              scalar_f32(1), Tensor::scalar<uint8_t>(0))
-                   .run(),
-               Error);
-  // Zero point type differs from its operand.
-  EXPECT_THROW(qlinear_matmul(u8({1, 1}, {1}), scalar_f32(1), Tensor::scalar<int8_t>(0),
-                              u8({1, 1}, {1}), scalar_f32(1), Tensor::scalar<uint8_t>(0),
-                              scalar_f32(1), Tensor::scalar<uint8_t>(0))
-                   .run(),
-               Error);
-  // Float operands.
-  EXPECT_THROW(qlinear_matmul(f32({1, 1}, {1}), scalar_f32(1), Tensor::scalar<uint8_t>(0),
-                              u8({1, 1}, {1}), scalar_f32(1), Tensor::scalar<uint8_t>(0),
-                              scalar_f32(1), Tensor::scalar<uint8_t>(0))
-                   .run(),
-               Error);
-}
-
-// --- ConvInteger and QLinearConv --------------------------------------------------------------
-
-TEST(ConvInteger, SubtractsZeroPoints) {
-  // x - 1 = [[1..9]] as 3x3, a 2x2 kernel of ones: window sums.
-  auto out = OpTest("ConvInteger", 10)
-                 .input(u8({1, 1, 3, 3}, {2, 3, 4, 5, 6, 7, 8, 9, 10}))
-                 .input(u8({1, 1, 2, 2}, {1, 1, 1, 1}))
-                 .input(Tensor::scalar<uint8_t>(1))
-                 .run();
-  EXPECT_EQ(out[0].dtype(), DataType::Int32);
-  EXPECT_EQ(out[0].shape(), (Shape{1, 1, 2, 2}));
-  EXPECT_EQ(ints(out[0]), (Ints{12, 16, 24, 28}));
-}
-
-TEST(ConvInteger, PaddingIsTheZeroPointAndWeightsPerChannel) {
-  // One pixel 7 (zero point 5: value 2) padded by 1; w - zw is 1 for channel 0, -1 for 1.
-  auto out = OpTest("ConvInteger", 10)
-                 .input(u8({1, 1, 1, 1}, {7}))
-                 .input(s8({2, 1, 1, 1}, {3, 3}))
-                 .input(Tensor::scalar<uint8_t>(5))
-                 .input(s8({2}, {2, 4}))
-                 .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-                 .run();
-  EXPECT_EQ(out[0].shape(), (Shape{1, 2, 3, 3}));
-  EXPECT_EQ(ints(out[0]), (Ints{0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, -2, 0, 0, 0, 0}));
-}
-
-TEST(ConvInteger, Errors) {
-  EXPECT_THROW(OpTest("ConvInteger", 10)
-                   .input(f32({1, 1, 2, 2}, {1, 2, 3, 4}))
-                   .input(f32({1, 1, 1, 1}, {1}))
-                   .run(),
-               Error);
-  EXPECT_THROW(OpTest("ConvInteger", 10)
-                   .input(u8({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}))
-                   .input(u8({1, 1, 1, 1}, {1}))
-                   .run(),
-               Error);
-  EXPECT_THROW(OpTest("ConvInteger", 10)
-                   .input(u8({1, 1, 2, 2}, {1, 2, 3, 4}))
-                   .input(u8({2, 1, 1, 1}, {1, 1}))
-                   .input(Tensor::scalar<uint8_t>(0))
-                   .input(u8({3}, {0, 0, 0}))
-                   .run(),
-               Error);
-}
-
-OpTest qlinear_conv(const Tensor& x, float x_scale, const Tensor& x_zp, const Tensor& w,
-                    const Tensor& w_scale, const Tensor& w_zp, float y_scale, const Tensor& y_zp) {
-  OpTest t("QLinearConv", 10);
-  t.input(x).input(scalar_f32(x_scale)).input(x_zp).input(w).input(w_scale).input(w_zp);
-  t.input(scalar_f32(y_scale)).input(y_zp);
-  return t;
-}
-
-TEST(QLinearConv, RequantizesWithBias) {
-  // (x - 10) * 2 = [0, 20, 40, 60]; + B 4; times 0.5 * 1 / 1; + 5.
-  auto out = qlinear_conv(u8({1, 1, 2, 2}, {10, 20, 30, 40}), 0.5f, Tensor::scalar<uint8_t>(10),
-                          s8({1, 1, 1, 1}, {2}), f32({1}, {1}), s8({1}, {0}), 1.0f,
-                          Tensor::scalar<uint8_t>(5))
-                 .input(s32({1}, {4}))
-                 .run();
-  EXPECT_EQ(out[0].dtype(), DataType::UInt8);
-  EXPECT_EQ(ints(out[0]), (Ints{7, 17, 27, 37}));
-}
-
-TEST(QLinearConv, PerChannelWeightScalesAndSaturation) {
-  auto out = qlinear_conv(u8({1, 1, 1, 2}, {100, 200}), 1.0f, Tensor::scalar<uint8_t>(0),
-                          s8({2, 1, 1, 1}, {1, 1}), f32({2}, {1, 0.25f}), s8({2}, {0, 0}), 1.0f,
-                          Tensor::scalar<int8_t>(0))
-                 .run();
-  EXPECT_EQ(out[0].dtype(), DataType::Int8);
-  EXPECT_EQ(ints(out[0]), (Ints{100, 127, 25, 50}));
-}
-
-TEST(QLinearConv, Errors) {
-  // w_scale has neither one value nor one per output channel.
-  EXPECT_THROW(qlinear_conv(u8({1, 1, 1, 1}, {1}), 1.0f, Tensor::scalar<uint8_t>(0),
-                            s8({1, 1, 1, 1}, {1}), f32({2}, {1, 1}), s8({1}, {0}), 1.0f,
-                            Tensor::scalar<uint8_t>(0))
-                   .run(),
-               Error);
-  // A bias of the wrong type.
-  EXPECT_THROW(qlinear_conv(u8({1, 1, 1, 1}, {1}), 1.0f, Tensor::scalar<uint8_t>(0),
-                            s8({1, 1, 1, 1}, {1}), f32({1}, {1}), s8({1}, {0}), 1.0f,
-                            Tensor::scalar<uint8_t>(0))
-                   .input(f32({1}, {1}))
-                   .run(),
-               Error);
 }
 
 }  // namespace
