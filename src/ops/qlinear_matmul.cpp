@@ -1,0 +1,199 @@
+// QLinearMatMul: a matrix product of two quantized (int8/uint8) operands, requantized.
+//
+//   acc[m, n] = sum_k (a[m, k] - a_zero_point) * (b[k, n] - b_zero_point)     (exact, int32)
+//   y[m, n]   = saturate(round_half_even(acc * (a_scale * b_scale / y_scale)) + y_zero_point)
+//
+// Scales and zero points are per tensor, per row of A or per column of B. The multiplier is
+// computed in the scales' own precision (float16 scales give a float16 multiplier, as in ONNX's
+// reference) and applied to the int32 sum in double.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/thread_pool.h"
+#include "ops/op_registry.h"
+#include "ops/op_utils.h"
+#include "ops/quantization_common.h"
+
+namespace kiln {
+namespace {
+
+enum Input : size_t { kA, kAScale, kAZero, kB, kBScale, kBZero, kYScale, kYZero };
+
+bool is_8bit(DataType t) { return t == DataType::Int8 || t == DataType::UInt8; }
+
+// numpy.matmul's shapes: 1-D operands are promoted to matrices, batch dimensions broadcast.
+struct ProductShape {
+  Shape batch;
+  Shape a_strides, b_strides;  // per batch dimension, in elements (0 where broadcast)
+  int64_t M = 1, K = 1, N = 1;
+  Shape out;
+};
+
+ProductShape product_shape(const OpContext& ctx, const Shape& a, const Shape& b) {
+  if (a.empty() || b.empty()) ctx.fail("a and b must have rank >= 1");
+  ProductShape p;
+  const Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
+  const Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
+  p.M = a.size() == 1 ? 1 : a[a.size() - 2];
+  p.K = a.back();
+  const int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
+  p.N = b.size() == 1 ? 1 : b.back();
+  if (p.K != kb) {
+    ctx.fail("inner dimensions differ: a is " + a.to_string() + ", b is " + b.to_string());
+  }
+  p.batch = broadcast_shapes(a_batch, b_batch, ctx.node().op_type);
+  p.a_strides = broadcast_strides(a_batch, p.batch);
+  p.b_strides = broadcast_strides(b_batch, p.batch);
+  for (auto& s : p.a_strides) s *= p.M * p.K;
+  for (auto& s : p.b_strides) s *= p.K * p.N;
+  p.out = p.batch;
+  if (a.size() > 1) p.out.push_back(p.M);
+  if (b.size() > 1) p.out.push_back(p.N);
+  return p;
+}
+
+// A scale or zero point: one value, or `lines` values (rows of A, columns of B).
+std::vector<double> line_params(const OpContext& ctx, size_t index, int64_t lines,
+                                const char* what) {
+  const Tensor& t = ctx.input(index);
+  const int64_t n = t.element_count();
+  if (n != 1 && (n != lines || t.rank() > 2)) {
+    ctx.fail(std::string(what) + " of shape " + t.shape().to_string() +
+             " is neither a single value nor one per " + (index < kB ? "row of a" : "column of b"));
+  }
+  return values_as_double(t);
+}
+
+double at(const std::vector<double>& v, int64_t i) { return v.size() == 1 ? v[0] : v[i]; }
+
+// The zero point of operand `index`, checked against the operand's type; 0 when absent.
+std::vector<double> zero_points(const OpContext& ctx, size_t index, DataType operand, int64_t lines,
+                                const char* what) {
+  if (!ctx.has_input(index)) return {0.0};
+  if (ctx.input(index).dtype() != operand) {
+    ctx.fail(std::string(what) + " is " + std::string(dtype_name(ctx.input(index).dtype())) +
+             " but its operand is " + std::string(dtype_name(operand)));
+  }
+  return line_params(ctx, index, lines, what);
+}
+
+template <class TA, class TB>
+void product_rows(const ProductShape& p, const TA* a, const TB* b, const std::vector<double>& za,
+                  const std::vector<double>& zb, int64_t row_begin, int64_t row_end,
+                  std::vector<int32_t>& acc, int32_t* out) {
+  const int64_t M = p.M, K = p.K, N = p.N;
+  std::vector<int32_t> zb_int(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) zb_int[n] = static_cast<int32_t>(at(zb, n));
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t batch = row / M, m = row % M;
+    int64_t a_off = 0, b_off = 0;
+    for (size_t d = p.batch.size(), rest = batch; d-- > 0;) {
+      const auto idx = static_cast<int64_t>(rest % p.batch[d]);
+      rest /= p.batch[d];
+      a_off += idx * p.a_strides[d];
+      b_off += idx * p.b_strides[d];
+    }
+    const auto zam = static_cast<int32_t>(at(za, m));
+    std::fill(acc.begin(), acc.end(), 0);
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t av = static_cast<int32_t>(a[a_off + m * K + k]) - zam;
+      if (av == 0) continue;
+      const TB* brow = b + b_off + k * N;
+      for (int64_t n = 0; n < N; ++n) acc[n] += av * (static_cast<int32_t>(brow[n]) - zb_int[n]);
+    }
+    std::copy(acc.begin(), acc.end(), out + row * N);
+  }
+}
+
+// The int32 products of every row of the (broadcast) batch, in `out` ([batch * M, N]).
+void integer_product(const ProductShape& p, const Tensor& a, const Tensor& b,
+                     const std::vector<double>& za, const std::vector<double>& zb, int32_t* out) {
+  const int64_t rows = p.batch.element_count() * p.M;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.N * p.K));
+  cpu::parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<int32_t> acc(static_cast<size_t>(p.N));
+    const bool sa = a.dtype() == DataType::Int8, sb = b.dtype() == DataType::Int8;
+    if (sa && sb) {
+      product_rows(p, a.data<int8_t>(), b.data<int8_t>(), za, zb, begin, end, acc, out);
+    } else if (sa) {
+      product_rows(p, a.data<int8_t>(), b.data<uint8_t>(), za, zb, begin, end, acc, out);
+    } else if (sb) {
+      product_rows(p, a.data<uint8_t>(), b.data<int8_t>(), za, zb, begin, end, acc, out);
+    } else {
+      product_rows(p, a.data<uint8_t>(), b.data<uint8_t>(), za, zb, begin, end, acc, out);
+    }
+  });
+}
+
+CpuKernel make_qlinear_matmul(const NodeInfo&) {
+  return [](OpContext& ctx) {
+    for (size_t i : {kA, kAScale, kB, kBScale, kYScale}) {
+      if (!ctx.has_input(i)) ctx.fail("input " + std::to_string(i) + " is required");
+    }
+    const Tensor& a = ctx.input(kA);
+    const Tensor& b = ctx.input(kB);
+    if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) ctx.fail("a and b must be int8 or uint8");
+    const ProductShape p = product_shape(ctx, a.shape(), b.shape());
+
+    const DataType out_type = ctx.has_input(kYZero) ? ctx.input(kYZero).dtype() : a.dtype();
+    if (!is_8bit(out_type)) ctx.fail("y_zero_point must be int8 or uint8");
+    IntRange range;
+    quantized_int_range(out_type, range);
+
+    const DataType scale_type = ctx.input(kAScale).dtype();
+    for (size_t i : {kAScale, kBScale, kYScale}) {
+      const DataType t = ctx.input(i).dtype();
+      if (t != DataType::Float32 && t != DataType::Float16 && t != DataType::BFloat16) {
+        ctx.fail("scales must be float32, float16 or bfloat16, got " + std::string(dtype_name(t)));
+      }
+    }
+    // Scales of one type multiply in that type; mixed types promote to float32.
+    const bool same_type =
+        ctx.input(kBScale).dtype() == scale_type && ctx.input(kYScale).dtype() == scale_type;
+    const DataType precision = same_type ? scale_type : DataType::Float32;
+    const std::vector<double> sa = line_params(ctx, kAScale, p.M, "a_scale");
+    const std::vector<double> sb = line_params(ctx, kBScale, p.N, "b_scale");
+    const double sy = scalar_value(ctx, ctx.input(kYScale), "y_scale");
+    const std::vector<double> za = zero_points(ctx, kAZero, a.dtype(), p.M, "a_zero_point");
+    const std::vector<double> zb = zero_points(ctx, kBZero, b.dtype(), p.N, "b_zero_point");
+    const double zy =
+        ctx.has_input(kYZero) ? scalar_value(ctx, ctx.input(kYZero), "y_zero_point") : 0.0;
+
+    Tensor& y = ctx.allocate_output(0, out_type, p.out);
+    const int64_t count = y.element_count();
+    if (count == 0) return;
+    std::vector<int32_t> acc(static_cast<size_t>(count));
+    integer_product(p, a, b, za, zb, acc.data());
+
+    // One multiplier per (row, column) pair that the scales distinguish.
+    const int64_t rows = sa.size() == 1 ? 1 : p.M, cols = sb.size() == 1 ? 1 : p.N;
+    std::vector<double> multiplier(static_cast<size_t>(rows * cols));
+    for (int64_t m = 0; m < rows; ++m) {
+      for (int64_t n = 0; n < cols; ++n) {
+        const double s = round_to_precision(sa[m] * sb[n], precision);
+        multiplier[m * cols + n] = round_to_precision(s / sy, precision);
+      }
+    }
+    auto store = [&]<class T>(T* py) {
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t n = i % p.N, m = (i / p.N) % p.M;
+        const double mul = multiplier[(rows == 1 ? 0 : m) * cols + (cols == 1 ? 0 : n)];
+        py[i] = static_cast<T>(rint_clamped(acc[i] * mul + zy, range.lo, range.hi));
+      }
+    };
+    if (out_type == DataType::Int8) {
+      store(y.mutable_data<int8_t>());
+    } else {
+      store(y.mutable_data<uint8_t>());
+    }
+  };
+}
+
+}  // namespace
+
+void register_qlinear_matmul_ops(OpRegistry& registry) {
+  registry.add("QLinearMatMul", make_qlinear_matmul);
+}
+
+}  // namespace kiln

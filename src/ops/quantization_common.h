@@ -1,0 +1,101 @@
+// Shared pieces of the quantization family (QuantizeLinear, DequantizeLinear, the QLinear* ops,
+// ConvInteger): how a scale or zero-point tensor maps onto the tensor it describes, the ranges
+// of the quantized integer types, and rounding helpers that reproduce ONNX's arithmetic.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/thread_pool.h"
+#include "core/dtype_dispatch.h"
+#include "kiln/tensor.h"
+#include "ops/op_context.h"
+
+namespace kiln {
+
+class OpRegistry;
+
+// The registrations of the family's files (all called from register_quantization_ops).
+void register_quantize_linear_ops(OpRegistry& registry);
+void register_qlinear_matmul_ops(OpRegistry& registry);
+void register_conv_integer_ops(OpRegistry& registry);
+
+// How one parameter tensor (a scale or a zero point) covers a quantized tensor x seen as
+// [outer, extent, inner] around the quantization axis. The parameter of the element at
+// (o, a, i) is at o * outer_stride + (a / block) * axis_stride + i * inner_stride:
+//   per-tensor  all strides 0;
+//   per-axis    axis_stride 1 (one value per index of the axis);
+//   blocked     the parameter has x's shape but ceil(extent / block) along the axis.
+struct QuantParamLayout {
+  int64_t outer = 1, extent = 1, inner = 1;
+  int64_t block = 1;
+  int64_t outer_stride = 0, axis_stride = 0, inner_stride = 0;
+
+  int64_t param_index(int64_t o, int64_t a, int64_t i) const {
+    return o * outer_stride + (a / block) * axis_stride + i * inner_stride;
+  }
+};
+
+// The layout of `param` (named `what` in errors) for a tensor of shape `x`: a single value is
+// per-tensor whatever the axis; otherwise block_size 0 asks for a 1-D per-axis parameter and a
+// positive block_size for a blocked one. ctx.fail for any shape that fits neither.
+QuantParamLayout quant_param_layout(const OpContext& ctx, const Shape& x, const Tensor& param,
+                                    int64_t axis, int64_t block_size, const char* what);
+
+// Calls body(element_index, param_index) for every element of x, in parallel over runs of
+// the axis (each element exactly once; body must only write its own element).
+template <class Body>
+void for_each_quantized(const QuantParamLayout& l, Body&& body) {
+  const int64_t runs = l.outer * l.extent;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, l.inner));
+  cpu::parallel_for(runs, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t run = begin; run < end; ++run) {
+      const int64_t o = run / l.extent, a = run % l.extent;
+      const int64_t base = o * l.outer_stride + (a / l.block) * l.axis_stride;
+      const int64_t first = run * l.inner;
+      for (int64_t i = 0; i < l.inner; ++i) body(first + i, base + i * l.inner_stride);
+    }
+  });
+}
+
+// The elements of a numeric tensor as doubles (exact for every type kiln quantizes to).
+std::vector<double> values_as_double(const Tensor& t);
+
+// The closed range of a quantized integer type; false for the float types.
+struct IntRange {
+  int64_t lo = 0, hi = 0;
+};
+bool quantized_int_range(DataType t, IntRange& range);
+bool is_quantized_float_type(DataType t);  // the float8 types and float4e2m1
+
+// `v` rounded to the nearest value of the float type `t` (float32, float16, bfloat16 or
+// float64), ties to even, as a double: the result of an operation done in that precision.
+double round_to_precision(double v, DataType t);
+
+// Round half to even (numpy's rint) and clamp into [lo, hi]. NaN gives lo, as ONNX's reference
+// (NaN to int32 is INT32_MIN, then clipped) and ONNX Runtime's MLAS kernels do.
+inline int64_t rint_clamped(double v, int64_t lo, int64_t hi) {
+  if (std::isnan(v)) return lo;
+  const double r = std::nearbyint(v);
+  if (r <= static_cast<double>(lo)) return lo;
+  if (r >= static_cast<double>(hi)) return hi;
+  return static_cast<int64_t>(r);
+}
+
+// Stores an integer already inside T's range into an element of T.
+template <class T>
+T int_to_element(int64_t v) {
+  if constexpr (is_small_int_v<T>) {
+    return T(static_cast<int>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+// The single value of a one-element tensor (a per-tensor scale or zero point) as a double.
+double scalar_value(const OpContext& ctx, const Tensor& t, const char* what);
+
+}  // namespace kiln
