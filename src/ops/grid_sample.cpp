@@ -74,13 +74,11 @@ class AxisSampler {
   // `c` is the normalised coordinate, in the grid's own precision C (the positions it rounds
   // to match the reference's that way).
   template <class C>
-  AxisTaps taps(C c, int spatial_rank) const {
+  AxisTaps taps(C c) const {
     const C n = static_cast<C>(size_);
     C x = a_.align_corners ? (c + C(1)) / C(2) * (n - C(1)) : ((c + C(1)) * n - C(1)) / C(2);
-    if (a_.mode == Mode::kNearest) {
-      // PyTorch rounds half to even in 2-D (nearbyint) and half away from zero in 3-D (round).
-      x = spatial_rank == 3 ? std::round(x) : std::nearbyint(x);
-    }
+    // Halves round to even (the reference data does so for 3-D too, unlike PyTorch's round).
+    if (a_.mode == Mode::kNearest) x = std::nearbyint(x);
     double pos = static_cast<double>(x);
     if (!(pos >= lo_ && pos <= hi_)) {  // also NaN
       if (a_.padding == Padding::kBorder) {
@@ -177,7 +175,7 @@ void grid_sample(const GridSampleAttrs& a, const Tensor& x, const Tensor& grid, 
       const G* g = gd + item * rank;
       // The grid lists coordinates innermost axis first: (x, y[, z]).
       for (int d = 0; d < rank; ++d) {
-        per_axis[d] = axes[d].taps(static_cast<C>(vision::load(g[rank - 1 - d])), rank);
+        per_axis[d] = axes[d].taps(static_cast<C>(vision::load(g[rank - 1 - d])));
       }
       taps.clear();
       int pick[kMaxSpatialRank] = {};

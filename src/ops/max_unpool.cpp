@@ -8,6 +8,7 @@
 
 #include "ops/index_list.h"
 #include "ops/op_registry.h"
+#include "ops/op_utils.h"
 #include "ops/vision_ops.h"
 
 namespace kiln {
@@ -62,30 +63,43 @@ CpuKernel make_max_unpool(const NodeInfo& info) {
                std::string(dtype_name(indices.dtype())) + indices.shape().to_string());
     }
     if (x.dtype() == DataType::String) ctx.fail("X must be numeric");
-    Shape out_shape = default_output_shape(ctx, a, xs);
+    // Indices address the unpooled shape MaxPool saw; a larger output_shape (which recovers
+    // sizes the pooling's rounding lost) holds that shape in its leading corner.
+    const Shape unpooled = default_output_shape(ctx, a, xs);
+    Shape out_shape = unpooled;
     if (ctx.has_input(2)) {
       out_shape = read_index_list(ctx, ctx.input(2), "output_shape");
-      if (out_shape.size() != xs.size()) {
-        ctx.fail("output_shape must have X's rank " + std::to_string(xs.size()) + ", got " +
-                 out_shape.to_string());
-      }
-      for (int64_t d : out_shape) {
-        if (d < 0) ctx.fail("output_shape must not be negative, got " + out_shape.to_string());
+      bool fits = out_shape.size() == xs.size();
+      for (size_t d = 0; fits && d < xs.size(); ++d) fits = out_shape[d] >= unpooled[d];
+      if (!fits) {
+        ctx.fail("output_shape " + out_shape.to_string() + " must have X's rank and be at least "
+                 "the unpooled shape " + unpooled.to_string());
       }
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
-    const int64_t total = y.element_count();
+    const int64_t total = unpooled.element_count();
     const size_t element = dtype_size(x.dtype());
     auto* out = static_cast<std::byte*>(y.mutable_raw_data());
-    if (total > 0) std::memset(out, 0, y.byte_size());
+    if (y.element_count() > 0) std::memset(out, 0, y.byte_size());
     const auto* in = static_cast<const std::byte*>(x.raw_data());
     const int64_t* idx = indices.data<int64_t>();
+    const Shape out_strides = strides_of(out_shape);
+    const bool same = out_shape == unpooled;
     for (int64_t i = 0; i < x.element_count(); ++i) {
       if (idx[i] < 0 || idx[i] >= total) {
-        ctx.fail("index " + std::to_string(idx[i]) + " is outside the output of " +
-                 std::to_string(total) + " elements");
+        ctx.fail("index " + std::to_string(idx[i]) + " is outside the unpooled shape " +
+                 unpooled.to_string());
       }
-      std::memcpy(out + idx[i] * element, in + i * element, element);
+      int64_t target = idx[i];
+      if (!same) {  // the same coordinates in the larger output
+        int64_t rest = idx[i];
+        target = 0;
+        for (size_t d = unpooled.size(); d-- > 0;) {
+          target += (rest % unpooled[d]) * out_strides[d];
+          rest /= unpooled[d];
+        }
+      }
+      std::memcpy(out + target * element, in + i * element, element);
     }
   };
 }

@@ -307,24 +307,33 @@ TEST(MaxUnpool, ScattersToIndices) {
   EXPECT_EQ(floats(out[0]), expected);
 }
 
-TEST(MaxUnpool, OutputShapeAndBadIndex) {
+TEST(MaxUnpool, OutputShapeKeepsCoordinates) {
+  // Indices address the 4 x 4 unpooled shape; a 5 x 5 output_shape keeps their (row, column).
   const Tensor x = f32({1, 1, 2, 2}, {5, 6, 7, 8});
-  auto out = OpTest("MaxUnpool", 11)
-                 .input(x)
-                 .input(i64({1, 1, 2, 2}, {0, 3, 8, 24}))
-                 .input(i64({4}, {1, 1, 5, 5}))
-                 .attr("kernel_shape", std::vector<int64_t>{2, 2})
-                 .attr("strides", std::vector<int64_t>{2, 2})
-                 .run();
+  auto unpool = [&](const Tensor& indices, const Tensor& output_shape) {
+    return OpTest("MaxUnpool", 11)
+        .input(x)
+        .input(indices)
+        .input(output_shape)
+        .attr("kernel_shape", std::vector<int64_t>{2, 2})
+        .attr("strides", std::vector<int64_t>{2, 2})
+        .run();
+  };
+  auto out = unpool(i64({1, 1, 2, 2}, {5, 7, 13, 15}), i64({4}, {1, 1, 5, 5}));
   EXPECT_EQ(out[0].shape(), (Shape{1, 1, 5, 5}));
-  EXPECT_EQ(floats(out[0])[24], 8.0f);
-  EXPECT_THROW(OpTest("MaxUnpool", 11)
-                   .input(x)
-                   .input(i64({1, 1, 2, 2}, {0, 3, 8, 16}))
-                   .attr("kernel_shape", std::vector<int64_t>{2, 2})
-                   .attr("strides", std::vector<int64_t>{2, 2})
-                   .run(),
-               Error);
+  std::vector<float> expected(25, 0.0f);
+  expected[6] = 5;
+  expected[8] = 6;
+  expected[16] = 7;
+  expected[18] = 8;
+  EXPECT_EQ(floats(out[0]), expected);
+  // An index beyond the unpooled shape, or an output_shape smaller than it, is an error.
+  EXPECT_THROW(unpool(i64({1, 1, 2, 2}, {0, 3, 8, 16}), i64({4}, {1, 1, 5, 5})), Error);
+  EXPECT_THROW(unpool(i64({1, 1, 2, 2}, {0, 1, 2, 3}), i64({4}, {1, 1, 3, 5})), Error);
+}
+
+TEST(MaxUnpool, NeedsKernelShape) {
+  const Tensor x = f32({1, 1, 2, 2}, {5, 6, 7, 8});
   EXPECT_THROW(OpTest("MaxUnpool", 11).input(x).input(i64({1, 1, 2, 2}, {0, 1, 2, 3})).run(),
                Error);
 }
