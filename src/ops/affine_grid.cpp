@@ -51,7 +51,9 @@ CpuKernel make_affine_grid(const NodeInfo& info) {
     Shape out_shape{size[0]};
     for (int64_t d = 0; d < r; ++d) out_shape.push_back(size[2 + d]);
     out_shape.push_back(r);
+    vision::check_shape_size(ctx, out_shape, "the grid shape");
     Tensor& grid = ctx.allocate_output(0, theta.dtype(), out_shape);
+    if (grid.element_count() == 0) return;
     std::vector<std::vector<double>> coords;
     for (int64_t d = 0; d < r; ++d) coords.push_back(axis_coordinates(size[2 + d], align_corners));
     const int64_t depth = r == 3 ? size[2] : 1, height = size[r], width = size[r + 1];

@@ -11,6 +11,7 @@
 #include "ops/index_list.h"
 #include "ops/op_registry.h"
 #include "ops/op_utils.h"
+#include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 
 namespace kiln {
@@ -37,8 +38,8 @@ CpuKernel make_center_crop_pad(const NodeInfo& info) {
     }
 
     Shape out = in;
-    Shape region = in;              // the part of the input that survives
-    Shape src_start, dst_start;     // where that part starts in the input and in the output
+    Shape region = in;           // the part of the input that survives
+    Shape src_start, dst_start;  // where that part starts in the input and in the output
     src_start.resize(in.size(), 0);
     dst_start.resize(in.size(), 0);
     std::vector<bool> seen(in.size(), false);
@@ -57,10 +58,12 @@ CpuKernel make_center_crop_pad(const NodeInfo& info) {
       }
     }
 
+    vision::check_shape_size(ctx, out, "the output shape");
     Tensor& y = ctx.allocate_output(0, x.dtype(), out);
     if (y.element_count() == 0) return;
     // Strings come out as empty strings already; every other type pads with zero bytes.
-    if (padded && x.dtype() != DataType::String) std::memset(y.mutable_raw_data(), 0, y.byte_size());
+    if (padded && x.dtype() != DataType::String)
+      std::memset(y.mutable_raw_data(), 0, y.byte_size());
     if (region.element_count() == 0) return;
     const Shape in_strides = strides_of(in), out_strides = strides_of(out);
     int64_t src_offset = 0, dst_offset = 0;
@@ -69,11 +72,10 @@ CpuKernel make_center_crop_pad(const NodeInfo& info) {
       dst_offset += dst_start[d] * out_strides[d];
     }
     const size_t element = dtype_size(x.dtype());
-    cpu::strided_copy(x.dtype(), region,
-                      static_cast<std::byte*>(y.mutable_raw_data()) + dst_offset * element,
-                      out_strides,
-                      static_cast<const std::byte*>(x.raw_data()) + src_offset * element,
-                      in_strides);
+    cpu::strided_copy(
+        x.dtype(), region, static_cast<std::byte*>(y.mutable_raw_data()) + dst_offset * element,
+        out_strides, static_cast<const std::byte*>(x.raw_data()) + src_offset * element,
+        in_strides);
   };
 }
 

@@ -55,8 +55,13 @@ Col2ImGeometry resolve_geometry(const OpContext& ctx, const Col2ImAttrs& a, cons
       ctx.fail("dilations and strides must be positive and pads not negative");
     }
     if (image[d] <= 0 || block[d] <= 0) {
-      ctx.fail("image_shape and block_shape must be positive, got " + image.to_string() +
-               " and " + block.to_string());
+      ctx.fail("image_shape and block_shape must be positive, got " + image.to_string() + " and " +
+               block.to_string());
+    }
+    // Sizes past 2^30 are corrupt input, and would overflow the arithmetic below.
+    constexpr int64_t kLimit = int64_t{1} << 30;
+    if (image[d] > kLimit || block[d] > kLimit || dil > kLimit || pb > kLimit || pe > kLimit) {
+      ctx.fail("image_shape, block_shape, dilations or pads too large");
     }
     const int64_t extent = dil * (block[d] - 1) + 1;
     const int64_t room = image[d] + pb + pe;
@@ -68,9 +73,11 @@ Col2ImGeometry resolve_geometry(const OpContext& ctx, const Col2ImAttrs& a, cons
     g.stride.push_back(stride);
     g.pad_begin.push_back(pb);
     g.positions.push_back((room - extent) / stride + 1);
-    g.block_size *= block[d];
-    g.image_size *= image[d];
-    g.columns *= g.positions.back();
+    if (__builtin_mul_overflow(g.block_size, block[d], &g.block_size) ||
+        __builtin_mul_overflow(g.image_size, image[d], &g.image_size) ||
+        __builtin_mul_overflow(g.columns, g.positions.back(), &g.columns)) {
+      ctx.fail("image_shape and block_shape describe more than 2^63 elements");
+    }
   }
   return g;
 }

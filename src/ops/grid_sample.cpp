@@ -55,7 +55,7 @@ struct AxisTaps {
 
 void cubic_weights(double t, double* w) {
   const double a = kCubicAlpha;
-  auto near = [a](double x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };        // |x| <= 1
+  auto near = [a](double x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };       // |x| <= 1
   auto far = [a](double x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };  // 1 < |x| < 2
   w[0] = far(t + 1);
   w[1] = near(t);
@@ -82,7 +82,8 @@ class AxisSampler {
     double pos = static_cast<double>(x);
     if (!(pos >= lo_ && pos <= hi_)) {  // also NaN
       if (a_.padding == Padding::kBorder) {
-        pos = std::isnan(pos) ? 0.0 : std::fmin(std::fmax(pos, 0.0), static_cast<double>(size_ - 1));
+        pos =
+            std::isnan(pos) ? 0.0 : std::fmin(std::fmax(pos, 0.0), static_cast<double>(size_ - 1));
       } else if (a_.padding == Padding::kReflection) {
         pos = reflect(pos, lo_, hi_);
       }
@@ -243,8 +244,8 @@ CpuKernel make_grid_sample(const NodeInfo& info) {
                std::to_string(kMaxSpatialRank) + " are supported");
     }
     if (gs.size() != xs.size() || gs[0] != xs[0] || gs.back() != rank) {
-      ctx.fail("grid must have shape (N, D1_out, ..., " + std::to_string(rank) + ") with N = " +
-               std::to_string(xs[0]) + ", got " + gs.to_string());
+      ctx.fail("grid must have shape (N, D1_out, ..., " + std::to_string(rank) +
+               ") with N = " + std::to_string(xs[0]) + ", got " + gs.to_string());
     }
     Shape out_shape{xs[0], xs[1]};
     for (int64_t d = 0; d < rank; ++d) out_shape.push_back(gs[1 + d]);

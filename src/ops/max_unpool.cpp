@@ -9,6 +9,7 @@
 #include "ops/index_list.h"
 #include "ops/op_registry.h"
 #include "ops/op_utils.h"
+#include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 
 namespace kiln {
@@ -37,9 +38,13 @@ Shape default_output_shape(const OpContext& ctx, const MaxUnpoolAttrs& a, const 
     if (stride <= 0 || a.kernel_shape[d] <= 0) {
       ctx.fail("kernel_shape and strides must be positive");
     }
-    const int64_t size = (xs[2 + d] - 1) * stride + a.kernel_shape[d] - pads;
-    if (size < 0) ctx.fail("the pads are larger than the unpooled size along axis " +
-                           std::to_string(d));
+    int64_t size = 0;
+    if (__builtin_mul_overflow(xs[2 + d] - 1, stride, &size) ||
+        __builtin_add_overflow(size, a.kernel_shape[d] - pads, &size)) {
+      ctx.fail("the unpooled size along axis " + std::to_string(d) + " overflows");
+    }
+    if (size < 0)
+      ctx.fail("the pads are larger than the unpooled size along axis " + std::to_string(d));
     out.push_back(size);
   }
   return out;
@@ -50,8 +55,12 @@ CpuKernel make_max_unpool(const NodeInfo& info) {
   a.kernel_shape = info.required_ints("kernel_shape");
   a.pads = info.attr_ints("pads");
   a.strides = info.attr_ints("strides");
-  for (int64_t p : a.pads) {
-    if (p < 0) info.fail("pads must not be negative");
+  // Window sizes past 2^31 are corrupt; bounding them keeps the shape arithmetic exact.
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  for (const auto* v : {&a.kernel_shape, &a.pads, &a.strides}) {
+    for (int64_t e : *v) {
+      if (e < 0 || e > kLimit) info.fail("kernel_shape, pads and strides must be in [0, 2^31]");
+    }
   }
   return [a](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
@@ -72,10 +81,13 @@ CpuKernel make_max_unpool(const NodeInfo& info) {
       bool fits = out_shape.size() == xs.size();
       for (size_t d = 0; fits && d < xs.size(); ++d) fits = out_shape[d] >= unpooled[d];
       if (!fits) {
-        ctx.fail("output_shape " + out_shape.to_string() + " must have X's rank and be at least "
-                 "the unpooled shape " + unpooled.to_string());
+        ctx.fail("output_shape " + out_shape.to_string() +
+                 " must have X's rank and be at least "
+                 "the unpooled shape " +
+                 unpooled.to_string());
       }
     }
+    vision::check_shape_size(ctx, out_shape, "output_shape");
     Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
     const int64_t total = unpooled.element_count();
     const size_t element = dtype_size(x.dtype());

@@ -77,8 +77,7 @@ CpuKernel make_non_max_suppression(const NodeInfo& info) {
     }
     const double iou_threshold = vision::optional_float_scalar(ctx, 3, "iou_threshold", 0.0);
     const bool has_score_threshold = ctx.has_input(4) && ctx.input(4).element_count() > 0;
-    const double score_threshold =
-        vision::optional_float_scalar(ctx, 4, "score_threshold", 0.0);
+    const double score_threshold = vision::optional_float_scalar(ctx, 4, "score_threshold", 0.0);
 
     const int64_t batches = bs[0], num_boxes = bs[1], classes = ss[1];
     std::vector<double> boxes(static_cast<size_t>(boxes_t.element_count()));
@@ -125,8 +124,8 @@ CpuKernel make_non_max_suppression(const NodeInfo& info) {
         }
       }
     }
-    Tensor& out = ctx.allocate_output(
-        0, DataType::Int64, Shape{static_cast<int64_t>(selected.size()), 3});
+    Tensor& out =
+        ctx.allocate_output(0, DataType::Int64, Shape{static_cast<int64_t>(selected.size()), 3});
     int64_t* o = out.mutable_data<int64_t>();
     for (const Selected& s : selected) {
       *o++ = s.batch;

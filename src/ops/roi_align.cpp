@@ -139,8 +139,8 @@ CpuKernel make_roi_align(const NodeInfo& info) {
   if (mode != "avg" && mode != "max") info.fail("mode must be avg or max, got '" + mode + "'");
   a.max_mode = mode == "max";
   // Opset 10 had no attribute and behaved as output_half_pixel.
-  const std::string ctm = info.attr_string(
-      "coordinate_transformation_mode", info.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  const std::string ctm = info.attr_string("coordinate_transformation_mode",
+                                           info.opset() >= 16 ? "half_pixel" : "output_half_pixel");
   if (ctm != "half_pixel" && ctm != "output_half_pixel") {
     info.fail("coordinate_transformation_mode must be half_pixel or output_half_pixel, got '" +
               ctm + "'");
@@ -163,11 +163,10 @@ CpuKernel make_roi_align(const NodeInfo& info) {
     if (rois.rank() != 2 || rois.shape()[1] != 4) {
       ctx.fail("rois must have shape (num_rois, 4), got " + rois.shape().to_string());
     }
-    if (batch_indices.shape() != Shape{num_rois} || (batch_indices.dtype() != DataType::Int64 &&
-                                                     batch_indices.dtype() != DataType::Int32)) {
+    if (batch_indices.shape() != Shape{num_rois} ||
+        (batch_indices.dtype() != DataType::Int64 && batch_indices.dtype() != DataType::Int32)) {
       ctx.fail("batch_indices must be int64 of shape (" + std::to_string(num_rois) + "), got " +
-               std::string(dtype_name(batch_indices.dtype())) +
-               batch_indices.shape().to_string());
+               std::string(dtype_name(batch_indices.dtype())) + batch_indices.shape().to_string());
     }
     if (rois.dtype() != x.dtype()) ctx.fail("rois must have X's element type");
     std::vector<int64_t> batch(static_cast<size_t>(num_rois));

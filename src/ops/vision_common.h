@@ -63,4 +63,15 @@ inline double optional_float_scalar(const OpContext& ctx, size_t index, const ch
   return v;
 }
 
+// Fails unless `shape` (an output shape read from an input) has a representable element count;
+// its product would otherwise wrap around and describe a bogus tensor.
+inline void check_shape_size(const OpContext& ctx, const Shape& shape, const char* what) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) {
+      ctx.fail(std::string(what) + " " + shape.to_string() + " is not a valid tensor shape");
+    }
+  }
+}
+
 }  // namespace kiln::vision

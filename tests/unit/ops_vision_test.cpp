@@ -195,15 +195,15 @@ TEST(RoiAlign, OutputHalfPixelAndErrors) {
                  .attr("sampling_ratio", 2)
                  .run();
   expect_near(out[0], {1.0f, 2.75f});
-  EXPECT_THROW(
-      OpTest("RoiAlign", 16).input(kRamp).input(f32({1, 4}, {0, 0, 4, 4})).input(i64({1}, {1})).run(),
-      Error);
   EXPECT_THROW(OpTest("RoiAlign", 16)
                    .input(kRamp)
-                   .input(f32({1, 3}, {0, 0, 4}))
-                   .input(i64({1}, {0}))
+                   .input(f32({1, 4}, {0, 0, 4, 4}))
+                   .input(i64({1}, {1}))
                    .run(),
                Error);
+  EXPECT_THROW(
+      OpTest("RoiAlign", 16).input(kRamp).input(f32({1, 3}, {0, 0, 4})).input(i64({1}, {0})).run(),
+      Error);
   auto none = OpTest("RoiAlign", 16).input(kRamp).input(f32({0, 4}, {})).input(i64({0}, {})).run();
   EXPECT_EQ(none[0].shape(), (Shape{0, 1, 1, 1}));
 }
@@ -256,8 +256,7 @@ TEST(NonMaxSuppression, FlippedCornersAndCenterFormat) {
                  .run();
   EXPECT_EQ(ints(out[0]), (std::vector<int64_t>{0, 0, 0, 0, 0, 2}));
   // The same boxes as (x_center, y_center, width, height).
-  const Tensor centers =
-      f32({1, 3, 4}, {0.5f, 0.5f, 1, 1, 0.6f, 0.5f, 1, 1, 10.5f, 0.5f, 1, 1});
+  const Tensor centers = f32({1, 3, 4}, {0.5f, 0.5f, 1, 1, 0.6f, 0.5f, 1, 1, 10.5f, 0.5f, 1, 1});
   auto c = OpTest("NonMaxSuppression", 11)
                .input(centers)
                .input(kScores)
@@ -271,11 +270,7 @@ TEST(NonMaxSuppression, FlippedCornersAndCenterFormat) {
 TEST(NonMaxSuppression, ClassesAndBatchesAndErrors) {
   // Two classes: the second ranks box 2 first.
   const Tensor scores = f32({1, 2, 3}, {0.9f, 0.8f, 0.7f, 0.1f, 0.2f, 0.3f});
-  auto out = OpTest("NonMaxSuppression", 11)
-                 .input(kBoxes)
-                 .input(scores)
-                 .input(i64({1}, {1}))
-                 .run();
+  auto out = OpTest("NonMaxSuppression", 11).input(kBoxes).input(scores).input(i64({1}, {1})).run();
   EXPECT_EQ(ints(out[0]), (std::vector<int64_t>{0, 0, 0, 0, 1, 2}));
   EXPECT_THROW(OpTest("NonMaxSuppression", 11).input(kBoxes).input(f32({1, 1, 2}, {1, 2})).run(),
                Error);
@@ -380,9 +375,12 @@ TEST(DeformConv, MaskAndBias) {
 }
 
 TEST(DeformConv, BadShapes) {
-  EXPECT_THROW(
-      OpTest("DeformConv", 19).input(k3x3).input(kOnes2x2).input(f32({1, 8, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0})).run(),
-      Error);
+  EXPECT_THROW(OpTest("DeformConv", 19)
+                   .input(k3x3)
+                   .input(kOnes2x2)
+                   .input(f32({1, 8, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0}))
+                   .run(),
+               Error);
   EXPECT_THROW(OpTest("DeformConv", 19)
                    .input(k3x3)
                    .input(kOnes2x2)
@@ -476,6 +474,51 @@ TEST(CenterCropPad, BadInputs) {
                    .run(),
                Error);
   EXPECT_THROW(OpTest("CenterCropPad", 18).input(k2x3).input(i64({2}, {-1, 2})).run(), Error);
+}
+
+// --- Corrupt input fails cleanly ------------------------------------------------------------
+
+TEST(VisionOps, HugeOrNonFiniteInputsAreErrors) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(OpTest("RoiAlign", 16)
+                   .input(kRamp)
+                   .input(f32({1, 4}, {0, 0, nan, 4}))
+                   .input(i64({1}, {0}))
+                   .run(),
+               Error);
+  // An adaptive sampling grid of 10^9 x 10^9 samples is refused rather than run.
+  EXPECT_THROW(OpTest("RoiAlign", 16)
+                   .input(kRamp)
+                   .input(f32({1, 4}, {0, 0, 1e9f, 1e9f}))
+                   .input(i64({1}, {0}))
+                   .run(),
+               Error);
+  EXPECT_THROW(OpTest("Col2Im", 18)
+                   .input(f32({1, 1, 1}, {1}))
+                   .input(i64({2}, {int64_t{1} << 40, int64_t{1} << 40}))
+                   .input(i64({2}, {1, 1}))
+                   .run(),
+               Error);
+  EXPECT_THROW(OpTest("CenterCropPad", 18)
+                   .input(k2x3)
+                   .input(i64({2}, {int64_t{1} << 40, int64_t{1} << 40}))
+                   .run(),
+               Error);
+}
+
+TEST(VisionOps, DoubleAndHalfPrecision) {
+  const Tensor x = Tensor::from_data<double>({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto out = OpTest("GridSample", 20)
+                 .input(x)
+                 .input(Tensor::from_data<double>({1, 1, 1, 2}, {0, 0}))
+                 .run();
+  ASSERT_EQ(out[0].dtype(), DataType::Float64);
+  EXPECT_DOUBLE_EQ(out[0].data<double>()[0], 2.5);
+  const Tensor h = Tensor::from_data<Float16>(
+      {1, 1, 2, 2}, {Float16(1.0f), Float16(2.0f), Float16(3.0f), Float16(4.0f)});
+  auto half = OpTest("GridSample", 20).input(h).input(f32({1, 1, 1, 2}, {0, 0})).run();
+  ASSERT_EQ(half[0].dtype(), DataType::Float16);
+  EXPECT_EQ(static_cast<float>(half[0].data<Float16>()[0]), 2.5f);
 }
 
 }  // namespace
