@@ -45,8 +45,10 @@ FlexModifier::FlexModifier(const ir::Graph& graph, const NodeInfo& info, Kind ki
             : kind == Kind::Mask ? "mask_mod"
                                  : "prob_mod") {
   const size_t inputs = kind == Kind::Mask ? 4 : 5;
-  if (subgraph_.num_inputs() != inputs || subgraph_.num_outputs() != 1) {
-    info.fail(name_ + " must take " + std::to_string(inputs) + " inputs and return one output");
+  whole_tensor_ = subgraph_.num_inputs() == 1;
+  if ((subgraph_.num_inputs() != inputs && !whole_tensor_) || subgraph_.num_outputs() != 1) {
+    info.fail(name_ + " must take " + std::to_string(inputs) +
+              " scalar inputs (or the whole score tensor) and return one output");
   }
   elementwise_ = true;
   for (const ir::Node& node : graph.nodes) elementwise_ = elementwise_ && is_elementwise(node);
@@ -55,7 +57,9 @@ FlexModifier::FlexModifier(const ir::Graph& graph, const NodeInfo& info, Kind ki
 void FlexModifier::apply(const OpContext& ctx, size_t own_inputs, const FlexDims& dims,
                          DataType value_type, float mask_value, float* values) const {
   if (dims.count() == 0) return;
-  if (elementwise_) {
+  if (whole_tensor_) {
+    apply_whole_tensor(ctx, own_inputs, dims, value_type, values);
+  } else if (elementwise_) {
     apply_broadcast(ctx, own_inputs, dims, value_type, mask_value, values);
   } else {
     apply_per_position(ctx, own_inputs, dims, value_type, mask_value, values);
@@ -82,6 +86,21 @@ void FlexModifier::store(const Tensor& result, const OpContext& ctx, DataType va
   } else {
     attn::copy_to_float(result, values + offset);
   }
+}
+
+void FlexModifier::apply_whole_tensor(const OpContext& ctx, size_t own_inputs, const FlexDims& dims,
+                                      DataType value_type, float* values) const {
+  const Shape shape{dims.batch, dims.heads, dims.q_len, dims.kv_len};
+  Tensor value = Tensor::zeros(value_type, shape);
+  attn::store_from_float(values, value, dims.count());
+  Subgraph::Run run(subgraph_, enclosing_values(ctx, own_inputs));
+  const std::vector<Tensor> inputs = {std::move(value)};
+  const Tensor result = run(inputs)[0];
+  if (result.shape() != shape || result.dtype() != value_type) {
+    ctx.fail(name_ + " returned " + result.to_string(0) + " for scores of shape " +
+             shape.to_string());
+  }
+  attn::copy_to_float(result, values);
 }
 
 void FlexModifier::apply_broadcast(const OpContext& ctx, size_t own_inputs, const FlexDims& dims,

@@ -4,6 +4,9 @@
 //   mask_mod(b, h, q, k) -> bool             false masks the position out (mask_value, -inf)
 //   prob_mod(prob, b, h, q, k) -> prob       after the softmax
 // The indices are int64 scalars; scores and probabilities have the softmax precision's type.
+// Models exported for the operator's first draft use another contract, which kiln accepts too:
+// a subgraph of one input that maps the whole [B, H, L, S] score (or probability) tensor to a
+// tensor of the same shape; a mask_mod of that form returns the masked scores.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +44,12 @@ class FlexModifier {
   void store(const Tensor& result, const OpContext& ctx, DataType value_type, float mask_value,
              int64_t offset, int64_t count, float* values) const;
 
+  void apply_whole_tensor(const OpContext& ctx, size_t own_inputs, const FlexDims& dims,
+                          DataType value_type, float* values) const;
+
   Subgraph subgraph_;
   Kind kind_;
+  bool whole_tensor_;  // the one-input contract
   std::string name_;
   // True when every node of the subgraph is an element-wise op with numpy broadcasting: the
   // subgraph then runs once on the whole matrix, with the indices as broadcastable

@@ -45,7 +45,7 @@ class Body {
   std::shared_ptr<ir::Graph> graph_;
 };
 
-ir::Attribute graph_attr(const std::string& name, const Body& body) {
+inline ir::Attribute graph_attr(const std::string& name, const Body& body) {
   ir::Attribute a;
   a.name = name;
   a.type = ir::Attribute::Type::Graph;
