@@ -1,0 +1,241 @@
+// Tests of the ai.onnx.ml ops against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.h"
+#include "test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+using Strings = std::vector<std::string>;
+constexpr const char* kMl = "ai.onnx.ml";
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+Tensor str(const Shape& shape, Strings values) {
+  return Tensor::from_data<std::string>(shape, values);
+}
+OpTest ml_op(const std::string& op, int opset = 1) { return OpTest(op, opset, kMl); }
+
+void expect_near_all(const Tensor& t, const std::vector<float>& expected, float tol = 1e-5f) {
+  ASSERT_EQ(t.element_count(), static_cast<int64_t>(expected.size()));
+  const float* p = t.data<float>();
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(p[i], expected[i], tol) << "at " << i;
+}
+
+// --- LabelEncoder ----------------------------------------------------------------------------
+
+TEST(LabelEncoder, StringsToInts) {
+  auto out = ml_op("LabelEncoder", 2)
+                 .input(str({2, 2}, {"a", "c", "b", "z"}))
+                 .attr("keys_strings", Strings{"a", "b", "c"})
+                 .attr("values_int64s", std::vector<int64_t>{10, 20, 30})
+                 .attr("default_int64", int64_t{-7})
+                 .run();
+  EXPECT_EQ(out[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(out[0].to_vector<int64_t>(), (std::vector<int64_t>{10, 30, 20, -7}));
+}
+
+TEST(LabelEncoder, FloatsToStringsWithNaNKeyAndDefault) {
+  auto out = ml_op("LabelEncoder", 2)
+                 .input(f32({4}, {1.5f, kNaN, -0.0f, 9}))
+                 .attr("keys_floats", std::vector<float>{1.5f, kNaN, 0.0f})
+                 .attr("values_strings", Strings{"x", "nan", "zero"})
+                 .run();
+  EXPECT_EQ(out[0].to_vector<std::string>(), (Strings{"x", "nan", "zero", "_Unused"}));
+}
+
+TEST(LabelEncoder, TensorAttributes) {
+  auto out = ml_op("LabelEncoder", 4)
+                 .input(i64({3}, {1, 2, 3}))
+                 .attr("keys_tensor", i64({2}, {1, 3}))
+                 .attr("values_tensor", Tensor::from_data<double>({2}, {0.5, 1.5}))
+                 .attr("default_tensor", Tensor::from_data<double>({1}, {42.0}))
+                 .run();
+  EXPECT_EQ(out[0].dtype(), DataType::Float64);
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{0.5, 42.0, 1.5}));
+  // Without default_tensor an int32 value type defaults to -1.
+  auto ints = ml_op("LabelEncoder", 4)
+                  .input(str({2}, {"a", "q"}))
+                  .attr("keys_strings", Strings{"a"})
+                  .attr("values_tensor", Tensor::from_data<int32_t>({1}, {5}))
+                  .run();
+  EXPECT_EQ(ints[0].to_vector<int32_t>(), (std::vector<int32_t>{5, -1}));
+}
+
+TEST(LabelEncoder, Opset1MapsBothWays) {
+  auto to_index = ml_op("LabelEncoder", 1)
+                      .input(str({3}, {"b", "a", "?"}))
+                      .attr("classes_strings", Strings{"a", "b"})
+                      .run();
+  EXPECT_EQ(to_index[0].to_vector<int64_t>(), (std::vector<int64_t>{1, 0, -1}));
+  auto to_string = ml_op("LabelEncoder", 1)
+                       .input(i64({2}, {1, 5}))
+                       .attr("classes_strings", Strings{"a", "b"})
+                       .attr("default_string", "none")
+                       .run();
+  EXPECT_EQ(to_string[0].to_vector<std::string>(), (Strings{"b", "none"}));
+}
+
+TEST(LabelEncoder, BadAttributesAndInputs) {
+  EXPECT_THROW(ml_op("LabelEncoder", 2)
+                   .input(str({1}, {"a"}))
+                   .attr("keys_strings", Strings{"a", "b"})
+                   .attr("values_int64s", std::vector<int64_t>{1})
+                   .run(),
+               Error);
+  EXPECT_THROW(ml_op("LabelEncoder", 2)
+                   .input(i64({1}, {1}))
+                   .attr("keys_strings", Strings{"a"})
+                   .attr("values_int64s", std::vector<int64_t>{1})
+                   .run(),
+               Error);
+  EXPECT_THROW(ml_op("LabelEncoder", 2).input(str({1}, {"a"})).run(), Error);
+}
+
+// --- TreeEnsemble ----------------------------------------------------------------------------
+
+// One tree: node 0 tests x0 <= 0.5 (false: leaf 0, 10 to target 0); node 1 tests x1 in {1, 3}
+// (true: leaf 1, 1 to target 0; false: leaf 2, 2 to target 1).
+OpTest one_tree(int64_t aggregate = 1, int64_t post_transform = 0) {
+  OpTest t = ml_op("TreeEnsemble", 5);
+  t.attr("nodes_featureids", std::vector<int64_t>{0, 1})
+      .attr("nodes_splits", f32({2}, {0.5f, 0}))
+      .attr("nodes_modes", Tensor::from_data<uint8_t>({2}, {0, 6}))
+      .attr("nodes_truenodeids", std::vector<int64_t>{1, 1})
+      .attr("nodes_trueleafs", std::vector<int64_t>{0, 1})
+      .attr("nodes_falsenodeids", std::vector<int64_t>{0, 2})
+      .attr("nodes_falseleafs", std::vector<int64_t>{1, 1})
+      .attr("membership_values", f32({3}, {1, 3, kNaN}))
+      .attr("leaf_targetids", std::vector<int64_t>{0, 0, 1})
+      .attr("leaf_weights", f32({3}, {10, 1, 2}))
+      .attr("tree_roots", std::vector<int64_t>{0})
+      .attr("n_targets", int64_t{2})
+      .attr("aggregate_function", aggregate)
+      .attr("post_transform", post_transform);
+  return t;
+}
+
+const Tensor kTreeRows = f32({4, 2}, {0.2f, 3, 0.2f, 2, 0.9f, 1, kNaN, 1});
+
+TEST(TreeEnsemble, BranchesAndSetMembership) {
+  auto out = one_tree().input(kTreeRows).run();
+  EXPECT_EQ(out[0].shape(), (Shape{4, 2}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 0, 0, 2, 10, 0, 10, 0}));
+}
+
+TEST(TreeEnsemble, MissingValueTracksTrue) {
+  auto out = one_tree()
+                 .attr("nodes_missing_value_tracks_true", std::vector<int64_t>{1, 0})
+                 .input(f32({1, 2}, {kNaN, 1}))
+                 .run();
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 0}));
+}
+
+TEST(TreeEnsemble, MinAggregateAndLogistic) {
+  // MIN leaves an unreached target at the type's largest value.
+  auto min = one_tree(2).input(f32({1, 2}, {0.9f, 1})).run();
+  EXPECT_EQ(min[0].data<float>()[0], 10.0f);
+  EXPECT_EQ(min[0].data<float>()[1], std::numeric_limits<float>::max());
+  auto logistic = one_tree(1, 2).input(f32({1, 2}, {0.2f, 2})).run();
+  expect_near_all(logistic[0], {0.5f, 1.0f / (1.0f + std::exp(-2.0f))});
+}
+
+TEST(TreeEnsemble, DoubleInputGivesDoubleOutput) {
+  auto out = one_tree().input(Tensor::from_data<double>({1, 2}, {0.9, 1})).run();
+  EXPECT_EQ(out[0].dtype(), DataType::Float64);
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{10, 0}));
+}
+
+TEST(TreeEnsemble, BadModels) {
+  // Too few features for the trees.
+  EXPECT_THROW(one_tree().input(f32({1, 1}, {0})).run(), Error);
+  // A cycle: node 1's true branch leads back to node 0.
+  EXPECT_THROW(
+      one_tree().attr("nodes_truenodeids", std::vector<int64_t>{1, 0}).input(kTreeRows).run(),
+      Error);
+  // A leaf index out of range.
+  EXPECT_THROW(
+      one_tree().attr("nodes_falsenodeids", std::vector<int64_t>{7, 2}).input(kTreeRows).run(),
+      Error);
+}
+
+// --- ArrayFeatureExtractor and Binarizer -----------------------------------------------------
+
+TEST(ArrayFeatureExtractor, PicksLastAxisColumns) {
+  auto out = ml_op("ArrayFeatureExtractor")
+                 .input(f32({2, 3}, {1, 2, 3, 4, 5, 6}))
+                 .input(i64({2}, {2, 0}))
+                 .run();
+  EXPECT_EQ(out[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{3, 1, 6, 4}));
+  auto strings =
+      ml_op("ArrayFeatureExtractor").input(str({3}, {"a", "b", "c"})).input(i64({1}, {1})).run();
+  EXPECT_EQ(strings[0].shape(), (Shape{1, 1}));
+  EXPECT_EQ(strings[0].to_vector<std::string>(), Strings{"b"});
+  EXPECT_THROW(ml_op("ArrayFeatureExtractor").input(f32({3}, {1, 2, 3})).input(i64({1}, {3})).run(),
+               Error);
+}
+
+TEST(Binarizer, ThresholdsEachElement) {
+  auto out = ml_op("Binarizer").input(f32({4}, {-1, 0.5f, 2, kNaN})).attr("threshold", 0.5f).run();
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 0, 1, 0}));
+  auto ints = ml_op("Binarizer").input(i64({3}, {-2, 0, 3})).run();
+  EXPECT_EQ(ints[0].to_vector<int64_t>(), (std::vector<int64_t>{0, 0, 1}));
+}
+
+// --- Normalizer, Scaler, Imputer, FeatureVectorizer ------------------------------------------
+
+TEST(Normalizer, MaxL1L2) {
+  const Tensor x = f32({2, 2}, {3, -4, 0, 0});
+  expect_near_all(ml_op("Normalizer").input(x).attr("norm", "MAX").run()[0], {0.75f, -1, 0, 0});
+  expect_near_all(ml_op("Normalizer").input(x).attr("norm", "L1").run()[0],
+                  {3.0f / 7, -4.0f / 7, 0, 0});
+  expect_near_all(ml_op("Normalizer").input(x).attr("norm", "L2").run()[0], {0.6f, -0.8f, 0, 0});
+  EXPECT_THROW(ml_op("Normalizer").input(x).attr("norm", "L3").run(), Error);
+}
+
+TEST(Scaler, PerColumnOffsetAndScale) {
+  auto out = ml_op("Scaler")
+                 .input(i64({2, 2}, {1, 2, 3, 4}))
+                 .attr("offset", std::vector<float>{1, 2})
+                 .attr("scale", std::vector<float>{2})
+                 .run();
+  EXPECT_EQ(out[0].dtype(), DataType::Float32);
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 0, 4, 4}));
+  EXPECT_THROW(
+      ml_op("Scaler").input(f32({1, 2}, {1, 2})).attr("scale", std::vector<float>{1, 2, 3}).run(),
+      Error);
+}
+
+TEST(Imputer, ReplacesNaNOrAValue) {
+  auto nan = ml_op("Imputer")
+                 .input(f32({2, 2}, {kNaN, 1, 2, kNaN}))
+                 .attr("imputed_value_floats", std::vector<float>{7, 8})
+                 .attr("replaced_value_float", kNaN)
+                 .run();
+  EXPECT_EQ(nan[0].to_vector<float>(), (std::vector<float>{7, 1, 2, 8}));
+  auto ints = ml_op("Imputer")
+                  .input(i64({3}, {0, -1, 5}))
+                  .attr("imputed_value_int64s", std::vector<int64_t>{9})
+                  .attr("replaced_value_int64", int64_t{-1})
+                  .run();
+  EXPECT_EQ(ints[0].to_vector<int64_t>(), (std::vector<int64_t>{0, 9, 5}));
+}
+
+TEST(FeatureVectorizer, ConcatenatesCutsAndPads) {
+  auto out = ml_op("FeatureVectorizer")
+                 .input(f32({2, 3}, {1, 2, 3, 4, 5, 6}))
+                 .input(i64({2, 1}, {7, 8}))
+                 .attr("inputdimensions", std::vector<int64_t>{2, 2})
+                 .run();
+  EXPECT_EQ(out[0].shape(), (Shape{2, 4}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 2, 7, 0, 4, 5, 8, 0}));
+}
+
+}  // namespace
+}  // namespace kiln::testing
