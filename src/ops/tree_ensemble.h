@@ -40,6 +40,10 @@ struct Ensemble {
   std::vector<ChildRef> roots;
   int64_t n_targets = 1;
   Aggregate aggregate = Aggregate::kSum;
+  // The legacy ops send a NaN feature down the true branch only when the node's
+  // missing_value_tracks_true says so; opset 5 otherwise compares NaN like any value (so that
+  // BRANCH_NEQ is true for it).
+  bool nan_only_tracks_missing = false;
 
   int64_t add_leaf(const std::vector<LeafTarget>& leaf_targets);
   // Checks every reference, target and the absence of cycles (so that evaluation ends):

@@ -70,8 +70,10 @@ int64_t Ensemble::validate(const NodeInfo& info) const {
 
 namespace {
 
-bool goes_true(const Branch& b, const std::vector<double>& members, double v) {
-  if (std::isnan(v) && b.missing_goes_true) return true;
+bool goes_true(const Branch& b, const Ensemble& e, double v) {
+  if (std::isnan(v) && (b.missing_goes_true || e.nan_only_tracks_missing)) {
+    return b.missing_goes_true;
+  }
   switch (b.mode) {
     case NodeMode::kLeq:
       return v <= b.threshold;
@@ -86,8 +88,8 @@ bool goes_true(const Branch& b, const std::vector<double>& members, double v) {
     case NodeMode::kNeq:
       return v != b.threshold;
     case NodeMode::kMember:
-      return std::binary_search(members.begin() + b.members_begin, members.begin() + b.members_end,
-                                v);
+      return std::binary_search(e.members.begin() + b.members_begin,
+                                e.members.begin() + b.members_end, v);
   }
   return false;
 }
@@ -98,7 +100,7 @@ void evaluate_row(const Ensemble& e, const double* x, double* scores, bool* reac
   for (ChildRef at : e.roots) {
     while (at >= 0) {
       const Branch& b = e.branches[at];
-      at = goes_true(b, e.members, x[b.feature]) ? b.if_true : b.if_false;
+      at = goes_true(b, e, x[b.feature]) ? b.if_true : b.if_false;
     }
     const int64_t leaf = ~static_cast<int64_t>(at);
     for (uint32_t k = e.leaf_begin[leaf]; k < e.leaf_begin[leaf + 1]; ++k) {

@@ -237,5 +237,154 @@ TEST(FeatureVectorizer, ConcatenatesCutsAndPads) {
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 2, 7, 0, 4, 5, 8, 0}));
 }
 
+// --- TreeEnsembleRegressor and TreeEnsembleClassifier ----------------------------------------
+
+// Tree 0: x0 <= 0.5 ? node 1 : node 2 (both leaves); tree 1: a single leaf (node 0). The
+// weights go to the leaves (w_trees[k], w_nodes[k]).
+OpTest legacy_trees(const std::string& op, const std::string& prefix, std::vector<int64_t> w_trees,
+                    std::vector<int64_t> w_nodes, std::vector<int64_t> ids,
+                    std::vector<float> weights, std::vector<int64_t> false_ids = {2, 0, 0, 0}) {
+  OpTest t = ml_op(op, 3);
+  t.attr("nodes_treeids", std::vector<int64_t>{0, 0, 0, 1})
+      .attr("nodes_nodeids", std::vector<int64_t>{0, 1, 2, 0})
+      .attr("nodes_featureids", std::vector<int64_t>{0, 0, 0, 0})
+      .attr("nodes_modes", Strings{"BRANCH_LEQ", "LEAF", "LEAF", "LEAF"})
+      .attr("nodes_values", std::vector<float>{0.5f, 0, 0, 0})
+      .attr("nodes_truenodeids", std::vector<int64_t>{1, 0, 0, 0})
+      .attr("nodes_falsenodeids", false_ids)
+      .attr(prefix + "_treeids", w_trees)
+      .attr(prefix + "_nodeids", w_nodes)
+      .attr(prefix + "_ids", ids)
+      .attr(prefix + "_weights", weights);
+  return t;
+}
+
+TEST(TreeEnsembleRegressor, SumAverageAndBaseValues) {
+  const Tensor x = f32({3, 1}, {0.2f, 0.9f, kNaN});
+  auto make = [](const std::string& aggregate) {
+    // The third weight belongs to tree 1's leaf.
+    OpTest t = legacy_trees("TreeEnsembleRegressor", "target", {0, 0, 1}, {1, 2, 0}, {0, 0, 0},
+                            {1, 2, 10});
+    t.attr("n_targets", int64_t{1}).attr("aggregate_function", aggregate);
+    return t;
+  };
+  // NaN takes the false branch (missing values do not track true here).
+  EXPECT_EQ(make("SUM").input(x).run()[0].to_vector<float>(), (std::vector<float>{11, 12, 12}));
+  EXPECT_EQ(make("AVERAGE").input(x).run()[0].to_vector<float>(), (std::vector<float>{5.5f, 6, 6}));
+  EXPECT_EQ(make("MAX").input(x).run()[0].to_vector<float>(), (std::vector<float>{10, 10, 10}));
+  auto based = make("SUM").attr("base_values", std::vector<float>{1}).input(x).run();
+  EXPECT_EQ(based[0].shape(), (Shape{3, 1}));
+  EXPECT_EQ(based[0].to_vector<float>(), (std::vector<float>{12, 13, 13}));
+}
+
+TEST(TreeEnsembleRegressor, RejectsUnknownChild) {
+  OpTest t =
+      legacy_trees("TreeEnsembleRegressor", "target", {0, 0}, {1, 2}, {0, 0}, {1, 2}, {9, 0, 0, 0});
+  t.input(f32({1, 1}, {0}));
+  EXPECT_THROW(t.run(), Error);
+}
+
+TEST(TreeEnsembleClassifier, BinaryLogistic) {
+  OpTest t = legacy_trees("TreeEnsembleClassifier", "class", {0, 0}, {1, 2}, {0, 0}, {-1, 2});
+  auto out = t.attr("classlabels_int64s", std::vector<int64_t>{0, 1})
+                 .attr("post_transform", "LOGISTIC")
+                 .outputs(2)
+                 .input(f32({2, 1}, {0.2f, 0.9f}))
+                 .run();
+  EXPECT_EQ(out[0].to_vector<int64_t>(), (std::vector<int64_t>{0, 1}));
+  const auto sigmoid = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
+  expect_near_all(out[1], {sigmoid(1), sigmoid(-1), sigmoid(-2), sigmoid(2)});
+}
+
+TEST(TreeEnsembleClassifier, MultiClassStrings) {
+  OpTest t = legacy_trees("TreeEnsembleClassifier", "class", {0, 0, 0}, {1, 2, 2}, {2, 1, 0},
+                          {1, 1, 0.5f});
+  auto out = t.attr("classlabels_strings", Strings{"a", "b", "c"})
+                 .outputs(2)
+                 .input(f32({2, 1}, {0.2f, 0.9f}))
+                 .run();
+  EXPECT_EQ(out[0].to_vector<std::string>(), (Strings{"c", "b"}));
+  EXPECT_EQ(out[1].shape(), (Shape{2, 3}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{0, 0, 1, 0.5f, 1, 0}));
+}
+
+// --- LinearRegressor and LinearClassifier ----------------------------------------------------
+
+TEST(LinearRegressor, TwoTargets) {
+  auto out = ml_op("LinearRegressor")
+                 .input(f32({2, 2}, {1, 1, 0, 2}))
+                 .attr("coefficients", std::vector<float>{1, 2, 3, 4})
+                 .attr("intercepts", std::vector<float>{0.5f, -1})
+                 .attr("targets", int64_t{2})
+                 .run();
+  EXPECT_EQ(out[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{3.5f, 6, 4.5f, 7}));
+  EXPECT_THROW(ml_op("LinearRegressor")
+                   .input(f32({1, 3}, {1, 1, 1}))
+                   .attr("coefficients", std::vector<float>{1, 2})
+                   .run(),
+               Error);
+}
+
+TEST(LinearClassifier, BinaryAndMultiClass) {
+  auto binary = ml_op("LinearClassifier")
+                    .outputs(2)
+                    .input(f32({2, 2}, {2, 1, 0, 3}))
+                    .attr("coefficients", std::vector<float>{1, -1})
+                    .attr("intercepts", std::vector<float>{0})
+                    .attr("classlabels_ints", std::vector<int64_t>{0, 1})
+                    .run();
+  EXPECT_EQ(binary[0].to_vector<int64_t>(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(binary[1].to_vector<float>(), (std::vector<float>{-1, 1, 3, -3}));
+  auto multi = ml_op("LinearClassifier")
+                   .outputs(2)
+                   .input(f32({1, 1}, {2}))
+                   .attr("coefficients", std::vector<float>{1, 0, -1})
+                   .attr("classlabels_strings", Strings{"x", "y", "z"})
+                   .attr("post_transform", "SOFTMAX")
+                   .run();
+  EXPECT_EQ(multi[0].to_vector<std::string>(), Strings{"x"});
+  const float e2 = std::exp(2.0f), e0 = 1, em2 = std::exp(-2.0f), sum = e2 + e0 + em2;
+  expect_near_all(multi[1], {e2 / sum, e0 / sum, em2 / sum});
+}
+
+// --- OneHotEncoder and CategoryMapper --------------------------------------------------------
+
+TEST(OneHotEncoder, IntsAndStrings) {
+  auto out = ml_op("OneHotEncoder")
+                 .input(i64({2, 2}, {1, 5, 3, 7}))
+                 .attr("cats_int64s", std::vector<int64_t>{1, 3, 5})
+                 .run();
+  EXPECT_EQ(out[0].shape(), (Shape{2, 2, 3}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0}));
+  auto s = ml_op("OneHotEncoder")
+               .input(str({2}, {"b", "a"}))
+               .attr("cats_strings", Strings{"a", "b"})
+               .run();
+  EXPECT_EQ(s[0].to_vector<float>(), (std::vector<float>{0, 1, 1, 0}));
+  EXPECT_THROW(ml_op("OneHotEncoder")
+                   .input(i64({1}, {7}))
+                   .attr("cats_int64s", std::vector<int64_t>{1})
+                   .attr("zeros", int64_t{0})
+                   .run(),
+               Error);
+}
+
+TEST(CategoryMapper, BothDirections) {
+  auto to_int = ml_op("CategoryMapper")
+                    .input(str({3}, {"b", "a", "q"}))
+                    .attr("cats_strings", Strings{"a", "b"})
+                    .attr("cats_int64s", std::vector<int64_t>{10, 20})
+                    .run();
+  EXPECT_EQ(to_int[0].to_vector<int64_t>(), (std::vector<int64_t>{20, 10, -1}));
+  auto to_str = ml_op("CategoryMapper")
+                    .input(i64({2}, {10, 3}))
+                    .attr("cats_strings", Strings{"a", "b"})
+                    .attr("cats_int64s", std::vector<int64_t>{10, 20})
+                    .attr("default_string", "?")
+                    .run();
+  EXPECT_EQ(to_str[0].to_vector<std::string>(), (Strings{"a", "?"}));
+}
+
 }  // namespace
 }  // namespace kiln::testing
