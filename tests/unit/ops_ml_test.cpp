@@ -101,14 +101,15 @@ TEST(LabelEncoder, BadAttributesAndInputs) {
 
 // One tree: node 0 tests x0 <= 0.5 (false: leaf 0, 10 to target 0); node 1 tests x1 in {1, 3}
 // (true: leaf 1, 1 to target 0; false: leaf 2, 2 to target 1).
-OpTest one_tree(int64_t aggregate = 1, int64_t post_transform = 0) {
+OpTest one_tree(int64_t aggregate = 1, int64_t post_transform = 0,
+                std::vector<int64_t> true_ids = {1, 1}, std::vector<int64_t> false_ids = {0, 2}) {
   OpTest t = ml_op("TreeEnsemble", 5);
   t.attr("nodes_featureids", std::vector<int64_t>{0, 1})
       .attr("nodes_splits", f32({2}, {0.5f, 0}))
       .attr("nodes_modes", Tensor::from_data<uint8_t>({2}, {0, 6}))
-      .attr("nodes_truenodeids", std::vector<int64_t>{1, 1})
+      .attr("nodes_truenodeids", true_ids)
       .attr("nodes_trueleafs", std::vector<int64_t>{0, 1})
-      .attr("nodes_falsenodeids", std::vector<int64_t>{0, 2})
+      .attr("nodes_falsenodeids", false_ids)
       .attr("nodes_falseleafs", std::vector<int64_t>{1, 1})
       .attr("membership_values", f32({3}, {1, 3, kNaN}))
       .attr("leaf_targetids", std::vector<int64_t>{0, 0, 1})
@@ -154,14 +155,10 @@ TEST(TreeEnsemble, DoubleInputGivesDoubleOutput) {
 TEST(TreeEnsemble, BadModels) {
   // Too few features for the trees.
   EXPECT_THROW(one_tree().input(f32({1, 1}, {0})).run(), Error);
-  // A cycle: node 1's true branch leads back to node 0.
-  EXPECT_THROW(
-      one_tree().attr("nodes_truenodeids", std::vector<int64_t>{1, 0}).input(kTreeRows).run(),
-      Error);
+  // A cycle: node 0's true branch leads back to node 0.
+  EXPECT_THROW(one_tree(1, 0, {0, 1}, {0, 2}).input(kTreeRows).run(), Error);
   // A leaf index out of range.
-  EXPECT_THROW(
-      one_tree().attr("nodes_falsenodeids", std::vector<int64_t>{7, 2}).input(kTreeRows).run(),
-      Error);
+  EXPECT_THROW(one_tree(1, 0, {1, 1}, {7, 2}).input(kTreeRows).run(), Error);
 }
 
 // --- ArrayFeatureExtractor and Binarizer -----------------------------------------------------
