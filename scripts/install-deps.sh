@@ -8,6 +8,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   libhwy-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
+  libre2-dev
   googletest libgtest-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--with-python" ]]; then
