@@ -57,7 +57,7 @@ CpuKernel make_affine_grid(const NodeInfo& info) {
     std::vector<std::vector<double>> coords;
     for (int64_t d = 0; d < r; ++d) coords.push_back(axis_coordinates(size[2 + d], align_corners));
     const int64_t depth = r == 3 ? size[2] : 1, height = size[r], width = size[r + 1];
-    vision::visit_float(ctx, theta.dtype(), "theta", [&]<class T>() {
+    visit_float(ctx, theta.dtype(), "theta", [&]<class T>() {
       const T* th = theta.data<T>();
       T* out = grid.mutable_data<T>();
       for (int64_t n = 0; n < size[0]; ++n) {

@@ -182,20 +182,13 @@ CpuKernel make_qlinear_conv(const NodeInfo& info) {
     if (count == 0) return;
     std::vector<int32_t> acc(static_cast<size_t>(count));
     integer_conv(p, x, w, zx[0], zw, bias, acc.data());
-    IntRange range;
-    quantized_int_range(out_type, range);
     const int64_t plane = count / (p.batch * M);
-    auto store = [&]<class T>(T* py) {
-      for (int64_t i = 0; i < count; ++i) {
-        const double mul = multiplier.size() == 1 ? multiplier[0] : multiplier[(i / plane) % M];
-        py[i] = static_cast<T>(rint_clamped(acc[i] * mul + zy, range.lo, range.hi));
-      }
-    };
-    if (out_type == DataType::Int8) {
-      store(y.mutable_data<int8_t>());
-    } else {
-      store(y.mutable_data<uint8_t>());
-    }
+    requantize(
+        acc.data(),
+        [&](int64_t i) {
+          return multiplier.size() == 1 ? multiplier[0] : multiplier[(i / plane) % M];
+        },
+        zy, y);
   };
 }
 

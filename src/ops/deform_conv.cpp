@@ -189,7 +189,7 @@ CpuKernel make_deform_conv(const NodeInfo& info) {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), Shape{g.batch, g.out_c, g.out_h, g.out_w});
     if (y.element_count() == 0) return;
-    vision::visit_float(ctx, x.dtype(), "X", [&]<class T>() {
+    visit_float(ctx, x.dtype(), "X", [&]<class T>() {
       deform_conv<T>(g, x.data<T>(), w.data<T>(), offset.data<T>(),
                      bias ? bias->data<T>() : nullptr, mask ? mask->data<T>() : nullptr,
                      y.mutable_data<T>());

@@ -40,6 +40,7 @@ void attend_with_modifiers(OpContext& ctx, const FlexConfig& config,
                            const float* k, const float* v, float* y) {
   const FlexDims dims{shape.batch, shape.q_heads, shape.q_len, shape.kv_len};
   const int64_t L = shape.q_len, S = shape.kv_len, D = shape.head_size, Dv = shape.v_head_size;
+  if (shape.batch == 0 || shape.q_heads == 0) return;  // Y is empty
   const int64_t group = shape.q_heads / shape.kv_heads;
   float* scores = attn::scratch<float, ScoresTag>(static_cast<size_t>(dims.count()));
   for (int64_t b = 0; b < shape.batch; ++b) {

@@ -250,8 +250,8 @@ CpuKernel make_grid_sample(const NodeInfo& info) {
     Shape out_shape{xs[0], xs[1]};
     for (int64_t d = 0; d < rank; ++d) out_shape.push_back(gs[1 + d]);
     Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
-    vision::visit_float(ctx, x.dtype(), "X", [&]<class T>() {
-      vision::visit_float(ctx, grid.dtype(), "grid", [&]<class G>() {
+    visit_float(ctx, x.dtype(), "X", [&]<class T>() {
+      visit_float(ctx, grid.dtype(), "grid", [&]<class G>() {
         if (y.element_count() > 0) grid_sample<T, G>(a, x, grid, y);
       });
     });

@@ -82,11 +82,11 @@ CpuKernel make_non_max_suppression(const NodeInfo& info) {
     const int64_t batches = bs[0], num_boxes = bs[1], classes = ss[1];
     std::vector<double> boxes(static_cast<size_t>(boxes_t.element_count()));
     std::vector<double> scores(static_cast<size_t>(scores_t.element_count()));
-    vision::visit_float(ctx, boxes_t.dtype(), "boxes", [&]<class T>() {
+    visit_float(ctx, boxes_t.dtype(), "boxes", [&]<class T>() {
       const T* p = boxes_t.data<T>();
       for (size_t i = 0; i < boxes.size(); ++i) boxes[i] = vision::load(p[i]);
     });
-    vision::visit_float(ctx, scores_t.dtype(), "scores", [&]<class T>() {
+    visit_float(ctx, scores_t.dtype(), "scores", [&]<class T>() {
       const T* p = scores_t.data<T>();
       for (size_t i = 0; i < scores.size(); ++i) scores[i] = vision::load(p[i]);
     });

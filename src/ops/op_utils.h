@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/tensor.h"
+#include "ops/op_context.h"
 
 namespace kiln {
 
@@ -51,6 +52,25 @@ void for_each_broadcast(const Shape& out, const Shape& a_strides, const Shape& b
       b_off -= b_strides[d] * out[d];
       index[d] = 0;
     }
+  }
+}
+
+// Calls f.template operator()<T>() for float32, float64, float16 and bfloat16; ctx.fail naming
+// `what` for any other element type.
+template <class F>
+void visit_float(const OpContext& ctx, DataType t, const char* what, F&& f) {
+  switch (t) {
+    case DataType::Float32:
+      return f.template operator()<float>();
+    case DataType::Float64:
+      return f.template operator()<double>();
+    case DataType::Float16:
+      return f.template operator()<Float16>();
+    case DataType::BFloat16:
+      return f.template operator()<BFloat16>();
+    default:
+      ctx.fail(std::string(what) + " must be float32, float64, float16 or bfloat16, got " +
+               std::string(dtype_name(t)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "core/dtype_dispatch.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
+#include "ops/op_utils.h"
 #include "ops/window_geometry.h"
 
 namespace kiln {
@@ -29,27 +30,6 @@ void check_input(const OpContext& ctx, const Tensor& x) {
     ctx.fail("X must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
   if (x.rank() - 2 > kMaxSpatialRank)
     ctx.fail("X has too many spatial axes: " + x.shape().to_string());
-}
-
-[[noreturn]] void unsupported(const OpContext& ctx, DataType t, const char* allowed) {
-  ctx.fail("element type " + std::string(dtype_name(t)) + " is not supported (" + allowed + ")");
-}
-
-// Calls f.template operator()<T>() for the float types every pooling op accepts.
-template <class F>
-void visit_float(const OpContext& ctx, DataType t, F&& f) {
-  switch (t) {
-    case DataType::Float32:
-      return f.template operator()<float>();
-    case DataType::Float64:
-      return f.template operator()<double>();
-    case DataType::Float16:
-      return f.template operator()<Float16>();
-    case DataType::BFloat16:
-      return f.template operator()<BFloat16>();
-    default:
-      unsupported(ctx, t, "float32, float64, float16, bfloat16");
-  }
 }
 
 CpuKernel make_pool(const NodeInfo& info, Pool kind) {
@@ -91,9 +71,9 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
       };
       if (x.dtype() == DataType::Int8) return run.template operator()<int8_t>();
       if (x.dtype() == DataType::UInt8) return run.template operator()<uint8_t>();
-      return visit_float(ctx, x.dtype(), run);
+      return visit_float(ctx, x.dtype(), "X", run);
     }
-    visit_float(ctx, x.dtype(), [&]<class T>() {
+    visit_float(ctx, x.dtype(), "X", [&]<class T>() {
       if (a.kind == Pool::kAverage) {
         cpu::average_pool<T>(s, x.data<T>(), y.mutable_data<T>(), a.count_include_pad);
       } else {
@@ -120,9 +100,9 @@ CpuKernel make_global_pool(const NodeInfo& info, Pool kind) {
       };
       if (x.dtype() == DataType::Int8) return run.template operator()<int8_t>();
       if (x.dtype() == DataType::UInt8) return run.template operator()<uint8_t>();
-      return visit_float(ctx, x.dtype(), run);
+      return visit_float(ctx, x.dtype(), "X", run);
     }
-    visit_float(ctx, x.dtype(), [&]<class T>() {
+    visit_float(ctx, x.dtype(), "X", [&]<class T>() {
       if (kind == Pool::kAverage) {
         cpu::global_average_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>());
       } else {

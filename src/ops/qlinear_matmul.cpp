@@ -138,8 +138,6 @@ CpuKernel make_qlinear_matmul(const NodeInfo&) {
 
     const DataType out_type = ctx.has_input(kYZero) ? ctx.input(kYZero).dtype() : a.dtype();
     if (!is_8bit(out_type)) ctx.fail("y_zero_point must be int8 or uint8");
-    IntRange range;
-    quantized_int_range(out_type, range);
 
     const DataType scale_type = ctx.input(kAScale).dtype();
     for (size_t i : {kAScale, kBScale, kYScale}) {
@@ -175,18 +173,13 @@ CpuKernel make_qlinear_matmul(const NodeInfo&) {
         multiplier[m * cols + n] = round_to_precision(s / sy, precision);
       }
     }
-    auto store = [&]<class T>(T* py) {
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t n = i % p.N, m = (i / p.N) % p.M;
-        const double mul = multiplier[(rows == 1 ? 0 : m) * cols + (cols == 1 ? 0 : n)];
-        py[i] = static_cast<T>(rint_clamped(acc[i] * mul + zy, range.lo, range.hi));
-      }
-    };
-    if (out_type == DataType::Int8) {
-      store(y.mutable_data<int8_t>());
-    } else {
-      store(y.mutable_data<uint8_t>());
-    }
+    requantize(
+        acc.data(),
+        [&](int64_t i) {
+          const int64_t n = i % p.N, m = (i / p.N) % p.M;
+          return multiplier[(rows == 1 ? 0 : m) * cols + (cols == 1 ? 0 : n)];
+        },
+        zy, y);
   };
 }
 

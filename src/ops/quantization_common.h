@@ -95,6 +95,25 @@ T int_to_element(int64_t v) {
   }
 }
 
+// The last step of QLinearConv and QLinearMatMul: y[i] = saturate(rint(acc[i] * multiplier(i)
+// + zero_point)) into y, an int8 or uint8 tensor of `acc`'s element count.
+template <class MultiplierOf>
+void requantize(const int32_t* acc, MultiplierOf&& multiplier_of, double zero_point, Tensor& y) {
+  IntRange range;
+  quantized_int_range(y.dtype(), range);
+  auto store = [&]<class T>(T* out) {
+    for (int64_t i = 0; i < y.element_count(); ++i) {
+      out[i] =
+          static_cast<T>(rint_clamped(acc[i] * multiplier_of(i) + zero_point, range.lo, range.hi));
+    }
+  };
+  if (y.dtype() == DataType::Int8) {
+    store(y.mutable_data<int8_t>());
+  } else {
+    store(y.mutable_data<uint8_t>());
+  }
+}
+
 // The single value of a one-element tensor (a per-tensor scale or zero point) as a double.
 double scalar_value(const OpContext& ctx, const Tensor& t, const char* what);
 

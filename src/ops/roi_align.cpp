@@ -182,7 +182,7 @@ CpuKernel make_roi_align(const NodeInfo& info) {
     Tensor& y = ctx.allocate_output(0, x.dtype(), Shape{num_rois, channels, a.out_h, a.out_w});
     if (y.element_count() == 0) return;
     if (height == 0 || width == 0) ctx.fail("X has an empty spatial axis: " + xs.to_string());
-    vision::visit_float(ctx, x.dtype(), "X", [&]<class T>() {
+    visit_float(ctx, x.dtype(), "X", [&]<class T>() {
       const T* xd = x.data<T>();
       const T* rd = rois.data<T>();
       T* yd = y.mutable_data<T>();
