@@ -61,15 +61,18 @@ const std::map<std::string, std::vector<ShapeInputs>>& shape_deciding_inputs() {
       {"BlackmanWindow", {{17, {0}}}},
       {"MelWeightMatrix", {{17, {0, 1, 2, 3, 4}}}},
       {"SplitToSequence", {{11, {1}}}},
+      {"Compress", {{9, {1}}}},
       {"If", {{1, {0}}}},
       {"Loop", {{1, {0, 1}}}},
+      // Ops of other domains, named domain::op; their rules hold at every opset.
+      {"kiln::SumToShape", {{0, {1}}}},
   };
   return table;
 }
 
 const std::vector<size_t>* rule_for(const ir::Node& node, int opset) {
-  if (!node.domain.empty()) return nullptr;
-  auto it = shape_deciding_inputs().find(node.op_type);
+  const std::string key = node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type;
+  auto it = shape_deciding_inputs().find(key);
   if (it == shape_deciding_inputs().end()) return nullptr;
   const std::vector<size_t>* found = nullptr;
   for (const auto& rule : it->second) {

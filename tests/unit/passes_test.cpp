@@ -676,6 +676,18 @@ TEST(CpuResidentValues, FollowsTheOpsetOfTheModel) {
   EXPECT_EQ(passes::cpu_resident_values(new_model.ir()), (std::set<std::string>{"axes"}));
 }
 
+TEST(CpuResidentValues, OpsOfOtherDomains) {
+  // The shape kiln::SumToShape reduces to (from Gradient's expansion) decides its output.
+  GraphBuilder b;
+  b.input("g", DataType::Float32, {2, 3});
+  b.input("x", DataType::Float32, {1, 3});
+  b.node("Shape", {"x"}, {"s"});
+  ir::Node& n = b.node("SumToShape", {"g", "s"}, {"y"});
+  n.domain = "kiln";
+  b.output("y");
+  EXPECT_EQ(passes::cpu_resident_values(b.ir()), (std::set<std::string>{"s"}));
+}
+
 TEST(CpuResidentValues, NothingForModelsWithoutShapeDecidingInputs) {
   GraphBuilder b;
   b.input("x", DataType::Float32, {2, 3});
