@@ -81,7 +81,10 @@ std::vector<int32_t> zero_point(const OpContext& ctx, size_t index, DataType ope
     ctx.fail(std::string(what) + " is " + std::string(dtype_name(z.dtype())) +
              " but its operand is " + std::string(dtype_name(operand)));
   }
-  if (z.element_count() != 1 && (z.rank() != 1 || z.element_count() != per_channel)) {
+  // per_channel 0 asks for exactly one value: an empty [0] tensor must not pass as "one per
+  // channel" (the caller reads element 0).
+  if (z.element_count() != 1 &&
+      (per_channel == 0 || z.rank() != 1 || z.element_count() != per_channel)) {
     ctx.fail(std::string(what) + " of shape " + z.shape().to_string() +
              (per_channel > 0 ? " is neither a single value nor one per output channel"
                               : " must be a single value"));

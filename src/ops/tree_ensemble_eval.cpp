@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,11 @@ int64_t Ensemble::validate(const NodeInfo& info) const {
   for (const Branch& b : branches) {
     check_ref(b.if_true);
     check_ref(b.if_false);
-    if (b.feature < 0) info.fail("a node reads negative feature " + std::to_string(b.feature));
+    // The top of the range would overflow b.feature + 1 and slip past the caller's check of
+    // X's width.
+    if (b.feature < 0 || b.feature == std::numeric_limits<int64_t>::max()) {
+      info.fail("a node reads feature " + std::to_string(b.feature) + ", which is out of range");
+    }
     features = std::max(features, b.feature + 1);
   }
   for (ChildRef root : roots) check_ref(root);

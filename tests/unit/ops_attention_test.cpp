@@ -592,6 +592,17 @@ TEST(FlexAttention, BadModifiersAreErrors) {
                               .node("Sub", {"q", "k"}, {"d"})
                               .output("d");
   EXPECT_THROW(flex("mask_mod", float_mask).run(), Error);
+  // A string result that needs broadcasting: its bytes were copied as if plain data (freeing
+  // the copies crashed) before the type was checked.
+  const Body string_mask = Body("mask_mod")
+                               .input("b")
+                               .input("h")
+                               .input("q")
+                               .input("k")
+                               .constant("word", Tensor::from_data<std::string>({1}, {"keep"}))
+                               .node("Identity", {"word"}, {"out"})
+                               .output("out");
+  EXPECT_THROW(flex("mask_mod", string_mask).run(), Error);
 }
 
 }  // namespace

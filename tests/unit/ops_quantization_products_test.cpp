@@ -165,6 +165,16 @@ TEST(ConvInteger, Errors) {
                Error);
 }
 
+TEST(ConvInteger, EmptyZeroPointIsAnError) {
+  // A [0] zero point once passed as "one per channel" and element 0 of nothing was read.
+  EXPECT_THROW(OpTest("ConvInteger", 10)
+                   .input(u8({1, 1, 2, 2}, {1, 2, 3, 4}))
+                   .input(u8({1, 1, 1, 1}, {1}))
+                   .input(u8({0}, {}))
+                   .run(),
+               Error);
+}
+
 OpTest qlinear_conv(const Tensor& x, float x_scale, const Tensor& x_zp, const Tensor& w,
                     const Tensor& w_scale, const Tensor& w_zp, float y_scale, const Tensor& y_zp) {
   OpTest t("QLinearConv", 10);
