@@ -26,7 +26,11 @@ int64_t Ensemble::validate(const NodeInfo& info) const {
                                std::to_string(n_leaves));
     }
   };
-  if (n_targets < 1) info.fail("n_targets must be positive");
+  // The scores take n_targets doubles per row: past 2^31 a tiny model would ask for a huge
+  // allocation (or overflow rows * n_targets).
+  if (n_targets < 1 || n_targets > std::numeric_limits<int32_t>::max()) {
+    info.fail("n_targets must be in [1, 2^31), got " + std::to_string(n_targets));
+  }
   for (const LeafTarget& t : targets) {
     if (t.target < 0 || t.target >= n_targets) {
       info.fail("leaf target " + std::to_string(t.target) + " is outside [0, " +
