@@ -51,8 +51,10 @@ cpu::ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor
     ctx.fail("w " + w.shape().to_string() + " must have the rank of x " + x.shape().to_string());
   }
   const int64_t channels = x.shape()[1], out_channels = w.shape()[0];
+  // A huge group overflows w's channels times group (and could wrap onto x's channel count).
+  int64_t grouped = 0;
   if (channels % at.group != 0 || out_channels % at.group != 0 ||
-      w.shape()[1] * at.group != channels) {
+      __builtin_mul_overflow(w.shape()[1], at.group, &grouped) || grouped != channels) {
     ctx.fail("x " + x.shape().to_string() + " and w " + w.shape().to_string() +
              " do not fit group " + std::to_string(at.group));
   }

@@ -185,6 +185,13 @@ TEST(ConvInteger, EmptyZeroPointIsAnError) {
                    .input(u8({0}, {}))
                    .run(),
                Error);
+  // group 2^62 times w's 4 channels wrapped to x's 0 channels.
+  EXPECT_THROW(OpTest("ConvInteger", 10)
+                   .input(u8({1, 0, 2, 2}, {}))
+                   .input(u8({0, 4, 1, 1}, {}))
+                   .attr("group", int64_t{1} << 62)
+                   .run(),
+               Error);
 }
 
 OpTest qlinear_conv(const Tensor& x, float x_scale, const Tensor& x_zp, const Tensor& w,
