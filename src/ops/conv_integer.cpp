@@ -51,8 +51,10 @@ cpu::ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor
     ctx.fail("w " + w.shape().to_string() + " must have the rank of x " + x.shape().to_string());
   }
   const int64_t channels = x.shape()[1], out_channels = w.shape()[0];
+  // A huge group overflows w's channels times group (and could wrap onto x's channel count).
+  int64_t grouped = 0;
   if (channels % at.group != 0 || out_channels % at.group != 0 ||
-      w.shape()[1] * at.group != channels) {
+      __builtin_mul_overflow(w.shape()[1], at.group, &grouped) || grouped != channels) {
     ctx.fail("x " + x.shape().to_string() + " and w " + w.shape().to_string() +
              " do not fit group " + std::to_string(at.group));
   }
@@ -81,7 +83,10 @@ std::vector<int32_t> zero_point(const OpContext& ctx, size_t index, DataType ope
     ctx.fail(std::string(what) + " is " + std::string(dtype_name(z.dtype())) +
              " but its operand is " + std::string(dtype_name(operand)));
   }
-  if (z.element_count() != 1 && (z.rank() != 1 || z.element_count() != per_channel)) {
+  // per_channel 0 asks for exactly one value: an empty [0] tensor must not pass as "one per
+  // channel" (the caller reads element 0).
+  if (z.element_count() != 1 &&
+      (per_channel == 0 || z.rank() != 1 || z.element_count() != per_channel)) {
     ctx.fail(std::string(what) + " of shape " + z.shape().to_string() +
              (per_channel > 0 ? " is neither a single value nor one per output channel"
                               : " must be a single value"));

@@ -75,7 +75,11 @@ DeformGeometry resolve(const OpContext& ctx, const DeformConvAttrs& a, const Ten
   if (g.k_h != ws[2] || g.k_w != ws[3]) {
     ctx.fail("kernel_shape does not match W's shape " + ws.to_string());
   }
-  if (g.in_c != ws[1] * g.group || g.out_c % g.group != 0) {
+  // An empty kernel has no taps, so an empty offset tensor would fit any output size.
+  if (g.k_h <= 0 || g.k_w <= 0) ctx.fail("W's kernel " + ws.to_string() + " must not be empty");
+  int64_t grouped_c = 0;
+  if (__builtin_mul_overflow(ws[1], g.group, &grouped_c) || g.in_c != grouped_c ||
+      g.out_c % g.group != 0) {
     ctx.fail("X " + xs.to_string() + " and W " + ws.to_string() +
              " do not fit group = " + std::to_string(g.group));
   }
@@ -91,12 +95,29 @@ DeformGeometry resolve(const OpContext& ctx, const DeformConvAttrs& a, const Ten
   g.pad_w = a.pads.empty() ? 0 : a.pads[1];
   const int64_t pad_h_end = a.pads.empty() ? 0 : a.pads[2];
   const int64_t pad_w_end = a.pads.empty() ? 0 : a.pads[3];
-  const int64_t room_h = g.in_h + g.pad_h + pad_h_end - (g.k_h - 1) * g.dil_h - 1;
-  const int64_t room_w = g.in_w + g.pad_w + pad_w_end - (g.k_w - 1) * g.dil_w - 1;
+  // The room the dilated kernel leaves in the padded input; huge sizes (of an empty X or W) or
+  // attributes must not overflow.
+  const auto room = [&](int64_t in, int64_t pad_begin, int64_t pad_end, int64_t k, int64_t dil) {
+    int64_t extent = 0, padded = 0;
+    if (__builtin_mul_overflow(k - 1, dil, &extent) ||
+        __builtin_add_overflow(in, pad_begin, &padded) ||
+        __builtin_add_overflow(padded, pad_end, &padded)) {
+      ctx.fail("the padded input or the dilated kernel is too large");
+    }
+    return padded - extent - 1;
+  };
+  const int64_t room_h = room(g.in_h, g.pad_h, pad_h_end, g.k_h, g.dil_h);
+  const int64_t room_w = room(g.in_w, g.pad_w, pad_w_end, g.k_w, g.dil_w);
   if (room_h < 0 || room_w < 0) ctx.fail("the kernel is larger than the padded input");
   g.out_h = room_h / g.stride_h + 1;
   g.out_w = room_w / g.stride_w + 1;
-  const Shape expected_offset{g.batch, g.offset_group * 2 * g.taps(), g.out_h, g.out_w};
+  int64_t offset_channels = 0;
+  if (__builtin_mul_overflow(g.k_h, g.k_w, &offset_channels) ||
+      __builtin_mul_overflow(offset_channels, 2 * g.offset_group, &offset_channels)) {
+    ctx.fail("offset_group " + std::to_string(g.offset_group) + " and the kernel " +
+             ws.to_string() + " are too large");
+  }
+  const Shape expected_offset{g.batch, offset_channels, g.out_h, g.out_w};
   if (os != expected_offset) {
     ctx.fail("offset must have shape " + expected_offset.to_string() + ", got " + os.to_string());
   }
@@ -148,9 +169,12 @@ void check_positive(const NodeInfo& info, const std::vector<int64_t>& v, size_t 
   if (!v.empty() && v.size() != count) {
     info.fail(std::string(name) + " must have " + std::to_string(count) + " values");
   }
+  // Past 2^31 a size is corrupt; the bound keeps the geometry's arithmetic exact.
+  constexpr int64_t kLimit = int64_t{1} << 31;
   for (int64_t e : v) {
-    if (e < 0 || (e == 0 && !allow_zero)) {
-      info.fail(std::string(name) + " must be " + (allow_zero ? "non-negative" : "positive"));
+    if (e < 0 || (e == 0 && !allow_zero) || e > kLimit) {
+      info.fail(std::string(name) + " must be " + (allow_zero ? "non-negative" : "positive") +
+                " and at most 2^31");
     }
   }
 }
@@ -167,7 +191,10 @@ CpuKernel make_deform_conv(const NodeInfo& info) {
   check_positive(info, a.kernel_shape, 2, "kernel_shape", false);
   check_positive(info, a.pads, 4, "pads", true);
   check_positive(info, a.strides, 2, "strides", false);
-  if (a.group <= 0 || a.offset_group <= 0) info.fail("group and offset_group must be positive");
+  if (a.group <= 0 || a.offset_group <= 0 || a.group > (int64_t{1} << 31) ||
+      a.offset_group > (int64_t{1} << 31)) {
+    info.fail("group and offset_group must be in [1, 2^31]");
+  }
   return [a](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);

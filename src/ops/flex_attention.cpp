@@ -40,7 +40,18 @@ void attend_with_modifiers(OpContext& ctx, const FlexConfig& config,
                            const float* k, const float* v, float* y) {
   const FlexDims dims{shape.batch, shape.q_heads, shape.q_len, shape.kv_len};
   const int64_t L = shape.q_len, S = shape.kv_len, D = shape.head_size, Dv = shape.v_head_size;
-  if (shape.batch == 0 || shape.q_heads == 0) return;  // Y is empty
+  if (shape.batch == 0 || shape.q_heads == 0 || L == 0 || Dv == 0) return;  // Y is empty
+  // Every score is materialised: long empty-headed Q and K (size 0) would otherwise ask for
+  // an L x S matrix past any memory, or overflow its size.
+  int64_t score_count = 0;
+  if (__builtin_mul_overflow(dims.batch, dims.heads, &score_count) ||
+      __builtin_mul_overflow(score_count, L, &score_count) ||
+      __builtin_mul_overflow(score_count, S, &score_count) ||
+      score_count > (int64_t{1} << 40) / static_cast<int64_t>(sizeof(float))) {
+    ctx.fail("the [" + std::to_string(dims.batch) + ", " + std::to_string(dims.heads) + ", " +
+             std::to_string(L) + ", " + std::to_string(S) +
+             "] score matrix is too large for modifiers");
+  }
   const int64_t group = shape.q_heads / shape.kv_heads;
   float* scores = attn::scratch<float, ScoresTag>(static_cast<size_t>(dims.count()));
   for (int64_t b = 0; b < shape.batch; ++b) {

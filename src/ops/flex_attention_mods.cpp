@@ -36,6 +36,17 @@ Tensor index_tensor(int64_t count, size_t axis) {
   return Tensor::from_data<int64_t>(shape, values);
 }
 
+// ctx.fail unless a modifier's result has the element type its kind returns.
+void check_result_type(const Tensor& result, const OpContext& ctx, FlexModifier::Kind kind,
+                       const std::string& name, DataType value_type) {
+  if (kind == FlexModifier::Kind::Mask) {
+    if (result.dtype() != DataType::Bool) ctx.fail(name + " must return a bool");
+  } else if (result.dtype() != value_type) {
+    ctx.fail(name + " must return " + std::string(dtype_name(value_type)) + ", got " +
+             std::string(dtype_name(result.dtype())));
+  }
+}
+
 }  // namespace
 
 FlexModifier::FlexModifier(const ir::Graph& graph, const NodeInfo& info, Kind kind)
@@ -68,12 +79,7 @@ void FlexModifier::apply(const OpContext& ctx, size_t own_inputs, const FlexDims
 
 void FlexModifier::store(const Tensor& result, const OpContext& ctx, DataType value_type,
                          float mask_value, int64_t offset, int64_t count, float* values) const {
-  if (kind_ == Kind::Mask) {
-    if (result.dtype() != DataType::Bool) ctx.fail(name_ + " must return a bool");
-  } else if (result.dtype() != value_type) {
-    ctx.fail(name_ + " must return " + std::string(dtype_name(value_type)) + ", got " +
-             std::string(dtype_name(result.dtype())));
-  }
+  check_result_type(result, ctx, kind_, name_, value_type);
   if (result.element_count() != count) {
     ctx.fail(name_ + " returned " + std::to_string(result.element_count()) + " values, expected " +
              std::to_string(count));
@@ -118,6 +124,8 @@ void FlexModifier::apply_broadcast(const OpContext& ctx, size_t own_inputs, cons
   inputs.push_back(index_tensor(dims.kv_len, 3));
   Subgraph::Run run(subgraph_, enclosing_values(ctx, own_inputs));
   Tensor result = run(inputs)[0];
+  // Checked before broadcasting, which copies raw bytes: those of strings would be garbage.
+  check_result_type(result, ctx, kind_, name_, value_type);
   if (result.shape() != shape) {
     // A result that depends on fewer indices (a causal mask of q and k only) is broadcast.
     if (result.rank() > 4) ctx.fail(name_ + " returned rank " + std::to_string(result.rank()));

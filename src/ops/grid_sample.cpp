@@ -249,6 +249,8 @@ CpuKernel make_grid_sample(const NodeInfo& info) {
     }
     Shape out_shape{xs[0], xs[1]};
     for (int64_t d = 0; d < rank; ++d) out_shape.push_back(gs[1 + d]);
+    // X's channels times the grid's positions can overflow when X or the grid is empty.
+    vision::check_shape_size(ctx, out_shape, "the output shape");
     Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
     visit_float(ctx, x.dtype(), "X", [&]<class T>() {
       visit_float(ctx, grid.dtype(), "grid", [&]<class G>() {

@@ -206,7 +206,7 @@ CpuKernel make_feature_vectorizer(const NodeInfo& info) {
   int64_t total = 0;
   for (int64_t w : widths) {
     if (w < 0) info.fail("inputdimensions must not be negative");
-    total += w;
+    if (__builtin_add_overflow(total, w, &total)) info.fail("inputdimensions sum past 2^63");
   }
   return [widths, total](OpContext& ctx) {
     if (ctx.num_inputs() != widths.size()) {

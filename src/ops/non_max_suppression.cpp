@@ -100,7 +100,8 @@ CpuKernel make_non_max_suppression(const NodeInfo& info) {
         extents[i] = to_extent(&boxes[(b * num_boxes + i) * 4], center_point);
       }
       for (int64_t c = 0; c < classes; ++c) {
-        const double* s = &scores[(b * classes + c) * num_boxes];
+        // data() + offset: with no boxes, &scores[0] would index an empty vector.
+        const double* s = scores.data() + (b * classes + c) * num_boxes;
         order.clear();
         for (int64_t i = 0; i < num_boxes; ++i) {
           if (!has_score_threshold || s[i] > score_threshold) order.push_back(i);

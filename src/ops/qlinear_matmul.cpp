@@ -100,7 +100,13 @@ void product_rows(const ProductShape& p, const TA* a, const TB* b, const std::ve
       const int32_t av = static_cast<int32_t>(a[a_off + m * K + k]) - zam;
       if (av == 0) continue;
       const TB* brow = b + b_off + k * N;
-      for (int64_t n = 0; n < N; ++n) acc[n] += av * (static_cast<int32_t>(brow[n]) - zb_int[n]);
+      // Each product fits int32, but long sums may not: they wrap as ONNX's int32 accumulation
+      // does, in unsigned arithmetic (signed overflow would be undefined behaviour).
+      for (int64_t n = 0; n < N; ++n) {
+        const int32_t product = av * (static_cast<int32_t>(brow[n]) - zb_int[n]);
+        acc[n] =
+            static_cast<int32_t>(static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(product));
+      }
     }
     std::copy(acc.begin(), acc.end(), out + row * N);
   }

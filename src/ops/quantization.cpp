@@ -30,7 +30,10 @@ CpuKernel make_dynamic_quantize_linear(const NodeInfo&) {
       hi = std::max(hi, px[i]);
     }
     const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-    const float zero_point = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
+    float zero_point = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
+    // Both infinities give inf / inf: a NaN zero point, which converting to uint8 is undefined
+    // for. 0, as NaN quantizes elsewhere.
+    if (std::isnan(zero_point)) zero_point = 0.0f;
 
     Tensor& y = ctx.allocate_output(0, DataType::UInt8, x.shape());
     uint8_t* py = y.mutable_data<uint8_t>();

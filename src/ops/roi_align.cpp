@@ -179,7 +179,11 @@ CpuKernel make_roi_align(const NodeInfo& info) {
       }
     }
     const int64_t channels = xs[1], height = xs[2], width = xs[3];
-    Tensor& y = ctx.allocate_output(0, x.dtype(), Shape{num_rois, channels, a.out_h, a.out_w});
+    // Huge output_height and output_width overflow the element count (then a small buffer
+    // would be taken for a huge shape).
+    const Shape y_shape{num_rois, channels, a.out_h, a.out_w};
+    vision::check_shape_size(ctx, y_shape, "the output shape");
+    Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
     if (y.element_count() == 0) return;
     if (height == 0 || width == 0) ctx.fail("X has an empty spatial axis: " + xs.to_string());
     visit_float(ctx, x.dtype(), "X", [&]<class T>() {

@@ -100,8 +100,15 @@ template <class Key, class Item>
 void count_ngrams(const TfIdfSpec& spec, const NgramTrie<Key>& trie, int64_t length, Item item,
                   int64_t* counts) {
   int64_t shortest = spec.min_gram;
-  for (int64_t skip = 1; skip <= spec.max_skip + 1; ++skip) {
-    for (int64_t start = 0; start + skip * (shortest - 1) < length; ++start) {
+  // A gap as long as the row fits no n-gram of two or more items, so larger skip counts add
+  // nothing: bounding them keeps a huge max_skip_count from looping (nearly) forever.
+  const int64_t max_skip = std::min(spec.max_skip, length);
+  for (int64_t skip = 1; skip <= max_skip + 1; ++skip) {
+    // The span of the shortest n-gram at this skip; one longer than the row fits nowhere (and
+    // a huge min_gram_length would overflow the product).
+    int64_t span = 0;
+    const bool fits = !__builtin_mul_overflow(skip, shortest - 1, &span) && span < length;
+    for (int64_t start = 0; fits && start + span < length; ++start) {
       int32_t node = 0;
       int64_t at = start;
       for (int64_t n = 1; n <= spec.max_gram && at < length; ++n, at += skip) {
@@ -196,7 +203,11 @@ CpuKernel make_tfidf_vectorizer(const NodeInfo& info) {
   const std::vector<int64_t> ngram_counts = info.required_ints("ngram_counts");
   const std::vector<int64_t> ngram_indexes = info.required_ints("ngram_indexes");
   for (int64_t column : ngram_indexes) {
-    if (column < 0) info.fail("ngram_indexes must not be negative");
+    // Past 2^31 the output (one column per index) could not be allocated, and column + 1
+    // would overflow at the top of the range.
+    if (column < 0 || column > INT32_MAX) {
+      info.fail("ngram_indexes must be in [0, 2^31), got " + std::to_string(column));
+    }
     spec->output_size = std::max(spec->output_size, column + 1);
   }
   spec->weights = info.attr_floats("weights");

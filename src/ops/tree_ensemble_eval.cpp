@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,11 @@ int64_t Ensemble::validate(const NodeInfo& info) const {
                                std::to_string(n_leaves));
     }
   };
-  if (n_targets < 1) info.fail("n_targets must be positive");
+  // The scores take n_targets doubles per row: past 2^31 a tiny model would ask for a huge
+  // allocation (or overflow rows * n_targets).
+  if (n_targets < 1 || n_targets > std::numeric_limits<int32_t>::max()) {
+    info.fail("n_targets must be in [1, 2^31), got " + std::to_string(n_targets));
+  }
   for (const LeafTarget& t : targets) {
     if (t.target < 0 || t.target >= n_targets) {
       info.fail("leaf target " + std::to_string(t.target) + " is outside [0, " +
@@ -36,7 +41,11 @@ int64_t Ensemble::validate(const NodeInfo& info) const {
   for (const Branch& b : branches) {
     check_ref(b.if_true);
     check_ref(b.if_false);
-    if (b.feature < 0) info.fail("a node reads negative feature " + std::to_string(b.feature));
+    // The top of the range would overflow b.feature + 1 and slip past the caller's check of
+    // X's width.
+    if (b.feature < 0 || b.feature == std::numeric_limits<int64_t>::max()) {
+      info.fail("a node reads feature " + std::to_string(b.feature) + ", which is out of range");
+    }
     features = std::max(features, b.feature + 1);
   }
   for (ChildRef root : roots) check_ref(root);

@@ -592,6 +592,39 @@ TEST(FlexAttention, BadModifiersAreErrors) {
                               .node("Sub", {"q", "k"}, {"d"})
                               .output("d");
   EXPECT_THROW(flex("mask_mod", float_mask).run(), Error);
+  // A string result that needs broadcasting: its bytes were copied as if plain data (freeing
+  // the copies crashed) before the type was checked.
+  const Body string_mask = Body("mask_mod")
+                               .input("b")
+                               .input("h")
+                               .input("q")
+                               .input("k")
+                               .constant("word", Tensor::from_data<std::string>({1}, {"keep"}))
+                               .node("Identity", {"word"}, {"out"})
+                               .output("out");
+  EXPECT_THROW(flex("mask_mod", string_mask).run(), Error);
+}
+
+TEST(FlexAttention, HugeScoreMatricesWithModifiers) {
+  const Body mod = score_inputs(Body("score_mod")).output("s");
+  // Empty heads over 2^30 positions: Y is empty, and no 2^60-element score matrix is made.
+  const Tensor empty = f32({1, 1, int64_t{1} << 30, 0}, {});
+  auto out = OpTest("FlexAttention", 26, "ai.onnx.preview")
+                 .input(empty)
+                 .input(empty)
+                 .input(empty)
+                 .attr("score_mod", mod.build())
+                 .run();
+  EXPECT_EQ(out[0].shape(), (Shape{1, 1, int64_t{1} << 30, 0}));
+  // 2^20 queries and keys of size 1: a 2^40-element matrix is an error, not a failed allocation.
+  const Tensor wide = f32({1, 1, int64_t{1} << 20, 1}, std::vector<float>(size_t{1} << 20, 0.0f));
+  EXPECT_THROW(OpTest("FlexAttention", 26, "ai.onnx.preview")
+                   .input(wide)
+                   .input(wide)
+                   .input(wide)
+                   .attr("score_mod", mod.build())
+                   .run(),
+               Error);
 }
 
 }  // namespace

@@ -202,6 +202,26 @@ TEST(TreeEnsemble, BadModels) {
   EXPECT_THROW(one_tree(1, 0, {1, 1}, {7, 2}).input(kTreeRows).run(), Error);
 }
 
+TEST(TreeEnsemble, FeatureIdAtTheTopOfTheRange) {
+  // Feature INT64_MAX overflowed the feature count, which then passed X's width check and the
+  // walk read far outside X.
+  EXPECT_THROW(ml_op("TreeEnsemble", 5)
+                   .attr("nodes_featureids", std::vector<int64_t>{INT64_MAX})
+                   .attr("nodes_splits", f32({1}, {0.5f}))
+                   .attr("nodes_modes", Tensor::from_data<uint8_t>({1}, {0}))
+                   .attr("nodes_truenodeids", std::vector<int64_t>{0})
+                   .attr("nodes_trueleafs", std::vector<int64_t>{1})
+                   .attr("nodes_falsenodeids", std::vector<int64_t>{1})
+                   .attr("nodes_falseleafs", std::vector<int64_t>{1})
+                   .attr("leaf_targetids", std::vector<int64_t>{0, 0})
+                   .attr("leaf_weights", f32({2}, {1, 2}))
+                   .attr("tree_roots", std::vector<int64_t>{0})
+                   .attr("n_targets", int64_t{1})
+                   .input(f32({1, 2}, {0, 1}))
+                   .run(),
+               Error);
+}
+
 // --- ArrayFeatureExtractor and Binarizer -----------------------------------------------------
 
 TEST(ArrayFeatureExtractor, PicksLastAxisColumns) {
@@ -273,6 +293,32 @@ TEST(FeatureVectorizer, ConcatenatesCutsAndPads) {
                  .run();
   EXPECT_EQ(out[0].shape(), (Shape{2, 4}));
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 2, 7, 0, 4, 5, 8, 0}));
+  // Widths whose sum overflows int64.
+  EXPECT_THROW(ml_op("FeatureVectorizer")
+                   .input(f32({1, 1}, {1}))
+                   .input(f32({1, 1}, {2}))
+                   .attr("inputdimensions", std::vector<int64_t>{INT64_MAX, 2})
+                   .run(),
+               Error);
+}
+
+TEST(TreeEnsemble, HugeTargetCount) {
+  // n_targets 2^62 asked for 2^62 scores per row from a one-node model.
+  EXPECT_THROW(ml_op("TreeEnsemble", 5)
+                   .attr("nodes_featureids", std::vector<int64_t>{0})
+                   .attr("nodes_splits", f32({1}, {0.5f}))
+                   .attr("nodes_modes", Tensor::from_data<uint8_t>({1}, {0}))
+                   .attr("nodes_truenodeids", std::vector<int64_t>{0})
+                   .attr("nodes_trueleafs", std::vector<int64_t>{1})
+                   .attr("nodes_falsenodeids", std::vector<int64_t>{1})
+                   .attr("nodes_falseleafs", std::vector<int64_t>{1})
+                   .attr("leaf_targetids", std::vector<int64_t>{0, 0})
+                   .attr("leaf_weights", f32({2}, {1, 2}))
+                   .attr("tree_roots", std::vector<int64_t>{0})
+                   .attr("n_targets", int64_t{1} << 62)
+                   .input(f32({1, 1}, {0}))
+                   .run(),
+               Error);
 }
 
 // --- TreeEnsembleRegressor and TreeEnsembleClassifier ----------------------------------------

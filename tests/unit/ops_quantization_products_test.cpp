@@ -38,6 +38,18 @@ TEST(QLinearMatMul, RequantizesTheIntegerProduct) {
   EXPECT_EQ(ints(out[0]), (Ints{11, 10, 12, 11}));
 }
 
+TEST(QLinearMatMul, LongSumsWrapAsInt32) {
+  // 40000 * 255 * 255 = 2601000000 wraps to a negative int32 (as ONNX's int32 accumulation
+  // does; it used to be a signed overflow), which saturates to 0.
+  constexpr int64_t k = 40000;
+  auto out = qlinear_matmul(u8({1, k}, std::vector<uint8_t>(k, 255)), scalar_f32(1),
+                            Tensor::scalar<uint8_t>(0), u8({k, 1}, std::vector<uint8_t>(k, 255)),
+                            scalar_f32(1), Tensor::scalar<uint8_t>(0), scalar_f32(1),
+                            Tensor::scalar<uint8_t>(0))
+                 .run();
+  EXPECT_EQ(ints(out[0]), (Ints{0}));
+}
+
 TEST(QLinearMatMul, BatchesBroadcastAndOutputSaturates) {
   // a [2, 1, 2] against one b [2, 1].
   auto out = qlinear_matmul(s8({2, 1, 2}, {100, 100, -100, 1}), scalar_f32(1),
@@ -161,6 +173,23 @@ TEST(ConvInteger, Errors) {
                    .input(u8({2, 1, 1, 1}, {1, 1}))
                    .input(Tensor::scalar<uint8_t>(0))
                    .input(u8({3}, {0, 0, 0}))
+                   .run(),
+               Error);
+}
+
+TEST(ConvInteger, EmptyZeroPointIsAnError) {
+  // A [0] zero point once passed as "one per channel" and element 0 of nothing was read.
+  EXPECT_THROW(OpTest("ConvInteger", 10)
+                   .input(u8({1, 1, 2, 2}, {1, 2, 3, 4}))
+                   .input(u8({1, 1, 1, 1}, {1}))
+                   .input(u8({0}, {}))
+                   .run(),
+               Error);
+  // group 2^62 times w's 4 channels wrapped to x's 0 channels.
+  EXPECT_THROW(OpTest("ConvInteger", 10)
+                   .input(u8({1, 0, 2, 2}, {}))
+                   .input(u8({0, 4, 1, 1}, {}))
+                   .attr("group", int64_t{1} << 62)
                    .run(),
                Error);
 }

@@ -375,5 +375,12 @@ TEST(DynamicQuantizeLinear, AllZeroAndEmpty) {
   EXPECT_THROW(OpTest("DynamicQuantizeLinear", 11).outputs(3).input(u8({1}, {1})).run(), Error);
 }
 
+TEST(DynamicQuantizeLinear, BothInfinities) {
+  // inf / inf made a NaN zero point, converted to uint8 with undefined behaviour.
+  const float inf = std::numeric_limits<float>::infinity();
+  auto out = OpTest("DynamicQuantizeLinear", 11).outputs(3).input(f32({3}, {inf, -inf, 1})).run();
+  EXPECT_EQ(ints(out[2]), (Ints{0}));
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -2,6 +2,7 @@
 // against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -248,6 +249,28 @@ TEST(TfIdfVectorizer, EmptyInputAndBadAttributes) {
   EXPECT_THROW(tfidf(kTokens, 1, 2, 0, "BM25").run(), Error);
   EXPECT_THROW(tfidf(kTokens, 3, 2, 0).run(), Error);
   EXPECT_THROW(tfidf(str({1}, {"a"}), 1, 2, 0).run(), Error);
+  // An output column at the top of the int64 range (column + 1 overflowed).
+  EXPECT_THROW(OpTest("TfIdfVectorizer", 9)
+                   .input(kTokens)
+                   .attr("min_gram_length", int64_t{1})
+                   .attr("max_gram_length", int64_t{1})
+                   .attr("max_skip_count", int64_t{0})
+                   .attr("mode", "TF")
+                   .attr("ngram_counts", std::vector<int64_t>{0})
+                   .attr("ngram_indexes", std::vector<int64_t>{INT64_MAX})
+                   .attr("pool_int64s", std::vector<int64_t>{3})
+                   .run(),
+               Error);
+}
+
+TEST(TfIdfVectorizer, HugeSkipCountsAndGramLengths) {
+  // A skip count past the row's length finds nothing more than one of the row's length (it used
+  // to loop 2^50 times, or to overflow); a huge min_gram_length finds nothing at all.
+  const std::vector<float> all_skips = tfidf(kTokens, 2, 2, 11).run()[0].to_vector<float>();
+  EXPECT_EQ(tfidf(kTokens, 2, 2, int64_t{1} << 50).run()[0].to_vector<float>(), all_skips);
+  EXPECT_EQ(tfidf(kTokens, 2, 2, INT64_MAX).run()[0].to_vector<float>(), all_skips);
+  EXPECT_EQ(tfidf(kTokens, int64_t{1} << 62, INT64_MAX, 3).run()[0].to_vector<float>(),
+            std::vector<float>(7, 0.0f));
 }
 
 }  // namespace

@@ -112,6 +112,12 @@ TEST(GridSample, BadInputs) {
   EXPECT_THROW(
       OpTest("GridSample", 20).input(k2x2).input(f32({1, 1, 1, 2}, {0, 0})).attr("mode", "x").run(),
       Error);
+  // An empty X with 2^62 channels: channels times grid positions overflowed Y's element count.
+  EXPECT_THROW(OpTest("GridSample", 20)
+                   .input(f32({1, int64_t{1} << 62, 0, 0}, {}))
+                   .input(f32({1, 4, 1, 2}, std::vector<float>(8, 0.0f)))
+                   .run(),
+               Error);
   // A NaN position reads zero padding rather than crashing.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto out = OpTest("GridSample", 20).input(k2x2).input(f32({1, 1, 1, 2}, {nan, nan})).run();
@@ -206,6 +212,16 @@ TEST(RoiAlign, OutputHalfPixelAndErrors) {
       Error);
   auto none = OpTest("RoiAlign", 16).input(kRamp).input(f32({0, 4}, {})).input(i64({0}, {})).run();
   EXPECT_EQ(none[0].shape(), (Shape{0, 1, 1, 1}));
+  // 2^32 x 2^32 bins: the element count wrapped to 0 and Y came back with a huge shape and no
+  // storage.
+  EXPECT_THROW(OpTest("RoiAlign", 16)
+                   .input(kRamp)
+                   .input(f32({1, 4}, {0, 0, 4, 4}))
+                   .input(i64({1}, {0}))
+                   .attr("output_height", int64_t{1} << 32)
+                   .attr("output_width", int64_t{1} << 32)
+                   .run(),
+               Error);
 }
 
 // --- NonMaxSuppression ---------------------------------------------------------------------
@@ -386,6 +402,26 @@ TEST(DeformConv, BadShapes) {
                    .input(kOnes2x2)
                    .input(offsets(0, 0))
                    .attr("offset_group", 2)
+                   .run(),
+               Error);
+}
+
+TEST(DeformConv, EmptyKernelsAndHugeAttributes) {
+  // A 0 x 0 kernel has no taps: an empty offset tensor used to fit any output size, so tiny
+  // inputs with large pads could ask for a huge Y.
+  EXPECT_THROW(OpTest("DeformConv", 19)
+                   .input(k3x3)
+                   .input(f32({1, 1, 0, 0}, {}))
+                   .input(f32({1, 0, 5, 5}, {}))
+                   .attr("pads", std::vector<int64_t>{1, 1, 0, 0})
+                   .run(),
+               Error);
+  // Dilations that overflowed the output size arithmetic.
+  EXPECT_THROW(OpTest("DeformConv", 19)
+                   .input(k3x3)
+                   .input(kOnes2x2)
+                   .input(offsets(0, 0))
+                   .attr("dilations", std::vector<int64_t>{int64_t{1} << 62, 1})
                    .run(),
                Error);
 }
