@@ -9,6 +9,8 @@ packages=(
   libhwy-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
   libre2-dev
+  # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
   googletest libgtest-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--with-python" ]]; then

@@ -1,0 +1,13 @@
+#include "backends/vulkan/shaders.h"
+
+namespace kiln::vulkan::shaders {
+namespace {
+// glslc -mfmt=c writes a braced list of words; each include is the initializer of an array.
+constexpr uint32_t kBinaryElementwise[] =
+#include "vulkan_shaders/binary_elementwise.spv.inc"
+    ;
+}  // namespace
+
+std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
+
+}  // namespace kiln::vulkan::shaders

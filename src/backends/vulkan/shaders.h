@@ -1,0 +1,12 @@
+// SPIR-V of the shaders in shaders/*.comp, compiled by glslc at build time and embedded, so the
+// library needs no shader files at run time.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace kiln::vulkan::shaders {
+
+std::span<const uint32_t> binary_elementwise();
+
+}  // namespace kiln::vulkan::shaders

@@ -1,0 +1,58 @@
+#version 450
+// c = a <op> b for float32 with numpy broadcasting. Shapes and strides come in push constants so
+// one pipeline serves every shape; a broadcast dimension has stride 0.
+
+layout(local_size_x_id = 0) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer C { float c[]; };
+
+// Must match BinaryPushConstants in binary_elementwise.h.
+layout(push_constant) uniform Params {
+  uint op;     // BinaryOp
+  uint rank;   // <= 6
+  uint count;  // elements of c
+  uint shape[6];
+  uint a_stride[6];
+  uint b_stride[6];
+} p;
+
+const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6;
+
+// ONNX Pow follows C's pow: a negative base works with an integral exponent. GLSL's pow is
+// undefined for x < 0, and for x == 0 with y <= 0, so those cases are handled here.
+float onnx_pow(float x, float y) {
+  if (y == 0.0) return 1.0;
+  if (x == 0.0) return y > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);  // +inf
+  if (x > 0.0) return pow(x, y);
+  if (y != trunc(y)) return uintBitsToFloat(0x7fc00000u);  // NaN
+  const float r = pow(-x, y);
+  return mod(y, 2.0) == 0.0 ? r : -r;
+}
+
+void main() {
+  const uint row = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const uint i = gl_GlobalInvocationID.y * row + gl_GlobalInvocationID.x;
+  if (i >= p.count) return;
+
+  uint rest = i, ia = 0, ib = 0;
+  for (int d = int(p.rank) - 1; d >= 0; --d) {
+    const uint coord = rest % p.shape[d];
+    rest /= p.shape[d];
+    ia += coord * p.a_stride[d];
+    ib += coord * p.b_stride[d];
+  }
+  const float x = a[ia], y = b[ib];
+  float r;
+  switch (p.op) {
+    case ADD: r = x + y; break;
+    case SUB: r = x - y; break;
+    case MUL: r = x * y; break;
+    case DIV: r = x / y; break;
+    case POW: r = onnx_pow(x, y); break;
+    case MAX: r = max(x, y); break;
+    default: r = min(x, y); break;
+  }
+  c[i] = r;
+}
