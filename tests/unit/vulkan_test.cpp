@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -18,68 +17,10 @@
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
-#include "test_util.h"
+#include "vulkan_fixture.h"
 
 namespace kiln::vulkan {
 namespace {
-
-// Restores an environment variable when the test ends, so tests cannot leak settings.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() { old_.empty() ? unsetenv(name_) : setenv(name_, old_.c_str(), 1); }
-
- private:
-  const char* name_;
-  std::string old_;
-};
-
-bool is_no_device(const Error& e) {
-  return std::string(e.what()).find("no Vulkan device") != std::string::npos;
-}
-
-// One device for the whole suite (creating one costs a little); validation is on wherever the
-// layer is installed, and every test checks it reported nothing.
-struct SharedDevice {
-  std::unique_ptr<Device> device;
-  std::string skip_reason;  // no Vulkan device on this machine
-  std::string failure;      // any other error: a real failure
-};
-
-SharedDevice& shared_device() {
-  static SharedDevice shared = [] {
-    SharedDevice s;
-    try {
-      s.device = std::make_unique<Device>(DeviceOptions{.validation = true});
-    } catch (const Error& e) {
-      (is_no_device(e) ? s.skip_reason : s.failure) = e.what();
-    }
-    return s;
-  }();
-  return shared;
-}
-
-class Vulkan : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SharedDevice& s = shared_device();
-    ASSERT_TRUE(s.failure.empty()) << s.failure;
-    if (!s.device) GTEST_SKIP() << s.skip_reason;
-    device_ = s.device.get();
-    device_->clear_validation_messages();
-  }
-  void TearDown() override {
-    if (!device_) return;
-    for (const std::string& m : device_->validation_messages()) ADD_FAILURE() << m;
-  }
-  Device& device() { return *device_; }
-
- private:
-  Device* device_ = nullptr;
-};
 
 std::vector<DeviceInfo> fake_devices() {
   auto make = [](std::string name, DeviceType type, uint32_t api) {

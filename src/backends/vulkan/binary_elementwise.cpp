@@ -52,8 +52,8 @@ BinaryPushConstants binary_push_constants(BinaryOp op, const Shape& a, const Sha
   pc.op = static_cast<uint32_t>(op);
   uint64_t count = 1;
   for (size_t d = 0; d < out.size(); ++d) count *= static_cast<uint64_t>(out[d]);
-  check(count <= UINT32_MAX, "binary op on the GPU: " + std::to_string(count) +
-                                 " elements exceed 32-bit indexing");
+  check(count <= UINT32_MAX,
+        "binary op on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
   pc.count = static_cast<uint32_t>(count);
   // Size-1 output dimensions contribute nothing to any index, so dropping them lets higher-rank
   // tensors with unit dimensions through the 6-dimension limit.
@@ -72,8 +72,8 @@ BinaryPushConstants binary_push_constants(BinaryOp op, const Shape& a, const Sha
 
 BinaryElementwise::BinaryElementwise(Device& device, uint32_t workgroup_size)
     : device_(device),
-      pipeline_(device, PipelineDesc{shaders::binary_elementwise(), 3,
-                                     sizeof(BinaryPushConstants), workgroup_size}) {}
+      pipeline_(device, PipelineDesc{shaders::binary_elementwise(), 3, sizeof(BinaryPushConstants),
+                                     workgroup_size}) {}
 
 void BinaryElementwise::record(VkCommandBuffer cmd, DescriptorArena& arena, BinaryOp op,
                                const Buffer& a, const Shape& a_shape, const Buffer& b,

@@ -36,7 +36,7 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
 
   VkBuffer handle() const { return buffer_; }
-  size_t size() const { return size_; }                     // as requested
+  size_t size() const { return size_; }                      // as requested
   VkDeviceSize allocated_size() const { return capacity_; }  // what the VkBuffer spans
   MemoryUse use() const { return use_; }
   std::byte* mapped() const { return mapped_; }  // staging buffers only, else nullptr
@@ -55,8 +55,7 @@ class Buffer {
 
 // Copies `bytes` into `dst` at `offset` and waits until the copy is visible to later shaders
 // and transfers. kiln::Error when the range does not fit.
-void upload(Device& device, const Buffer& dst, std::span<const std::byte> bytes,
-            size_t offset = 0);
+void upload(Device& device, const Buffer& dst, std::span<const std::byte> bytes, size_t offset = 0);
 // Waits for the copy of `bytes.size()` bytes from `src` at `offset` into `bytes`.
 void download(Device& device, const Buffer& src, std::span<std::byte> bytes, size_t offset = 0);
 

@@ -77,8 +77,8 @@ DeviceInfo describe(VkPhysicalDevice device) {
 std::string list_devices(const std::vector<DeviceInfo>& devices) {
   std::string out;
   for (size_t i = 0; i < devices.size(); ++i) {
-    out += "\n  " + std::to_string(i) + ": " + devices[i].name + " (" +
-           to_string(devices[i].type) + ", Vulkan " + devices[i].api_version_string() +
+    out += "\n  " + std::to_string(i) + ": " + devices[i].name + " (" + to_string(devices[i].type) +
+           ", Vulkan " + devices[i].api_version_string() +
            (devices[i].usable() ? "" : ", unusable: needs Vulkan 1.2 and a compute queue") + ")";
   }
   return out;
@@ -89,8 +89,9 @@ bool layer_installed(const char* name) {
   if (vkEnumerateInstanceLayerProperties(&count, nullptr) != VK_SUCCESS) return false;
   std::vector<VkLayerProperties> layers(count);
   if (vkEnumerateInstanceLayerProperties(&count, layers.data()) != VK_SUCCESS) return false;
-  return std::any_of(layers.begin(), layers.end(),
-                     [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
+  return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) {
+    return std::strcmp(l.layerName, name) == 0;
+  });
 }
 
 }  // namespace
@@ -133,8 +134,9 @@ size_t select_device(const std::vector<DeviceInfo>& devices, std::string_view se
     return best;
   }
   size_t chosen = devices.size();
-  const bool is_index = std::all_of(selector.begin(), selector.end(),
-                                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  const bool is_index = std::all_of(selector.begin(), selector.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
   if (is_index) {
     const unsigned long index = selector.size() <= 9 ? std::stoul(std::string(selector)) : ~0UL;
     if (index < devices.size()) chosen = index;
@@ -298,12 +300,13 @@ void Device::clear_validation_messages() {
   messages_.clear();
 }
 
-VKAPI_ATTR VkBool32 VKAPI_CALL Device::on_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+VKAPI_ATTR VkBool32 VKAPI_CALL Device::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                  VkDebugUtilsMessageTypeFlagsEXT,
+                                                  const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                  void* user) {
   auto* self = static_cast<Device*>(user);
-  const char* level = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "[error] "
-                                                                               : "[warning] ";
+  const char* level =
+      severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "[error] " : "[warning] ";
   std::lock_guard lock(self->messages_mutex_);
   self->messages_.push_back(level + std::string(data && data->pMessage ? data->pMessage : ""));
   return VK_FALSE;  // never abort the call that triggered the message

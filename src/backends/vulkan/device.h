@@ -84,9 +84,10 @@ class Device {
  private:
   void create(const DeviceOptions& options);
   void destroy() noexcept;
-  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(
-      VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
-      const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT types,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* user);
 
   DeviceInfo info_;
   VkPhysicalDeviceLimits limits_{};

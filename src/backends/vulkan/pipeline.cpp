@@ -65,9 +65,9 @@ ComputePipeline::ComputePipeline(Device& device, const PipelineDesc& desc)
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
     info.layout = layout_;
-    vk_check(vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr,
-                                      &pipeline_),
-             "vkCreateComputePipelines");
+    vk_check(
+        vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_),
+        "vkCreateComputePipelines");
   } catch (...) {
     if (module) vkDestroyShaderModule(device.handle(), module, nullptr);
     destroy();
@@ -88,9 +88,9 @@ void ComputePipeline::destroy() noexcept {
   set_layout_ = VK_NULL_HANDLE;
 }
 
-GroupCount groups_for(const Device& device, const ComputePipeline& pipeline,
-                      uint64_t invocations) {
-  const uint64_t groups = (invocations + pipeline.workgroup_size_x() - 1) / pipeline.workgroup_size_x();
+GroupCount groups_for(const Device& device, const ComputePipeline& pipeline, uint64_t invocations) {
+  const uint64_t groups =
+      (invocations + pipeline.workgroup_size_x() - 1) / pipeline.workgroup_size_x();
   const uint64_t max_x = device.limits().maxComputeWorkGroupCount[0];
   const uint64_t max_y = device.limits().maxComputeWorkGroupCount[1];
   if (groups <= max_x) return {static_cast<uint32_t>(groups), groups ? 1u : 0u, 1};
