@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "backends/vulkan/shaders.h"
 #include "kiln/error.h"
@@ -12,8 +13,12 @@ namespace {
 
 std::string to_string(const Shape& s) {
   std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
-  return out + "]";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(s[i]);
+  }
+  out += ']';
+  return out;
 }
 
 // Row-major strides of `shape` aligned to the right of an output of rank `rank`, with 0 for
