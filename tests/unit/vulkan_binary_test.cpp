@@ -166,6 +166,30 @@ TEST_F(Vulkan, BinaryShapeErrors) {
                Error);
 }
 
+TEST_F(Vulkan, DescriptorArenaGrowsAndResets) {
+  // Many small pools force the arena through several of them; after a reset it reuses them.
+  BinaryElementwise kernel(device());
+  DescriptorArena arena(device(), 4);
+  const Tensor a = random_tensor({3}, BinaryOp::Mul, false, 11);
+  const Tensor b = random_tensor({}, BinaryOp::Mul, true, 12);
+  Buffer ga(device(), a.byte_size(), MemoryUse::DeviceLocal);
+  Buffer gb(device(), b.byte_size(), MemoryUse::DeviceLocal);
+  Buffer gc(device(), a.byte_size(), MemoryUse::DeviceLocal);
+  upload(device(), ga, std::as_bytes(std::span(a.data<float>(), 3)));
+  upload(device(), gb, std::as_bytes(std::span(b.data<float>(), 1)));
+  for (int round = 0; round < 2; ++round) {
+    submit_and_wait(device(), [&](VkCommandBuffer cmd) {
+      for (int i = 0; i < 25; ++i) {
+        kernel.record(cmd, arena, BinaryOp::Mul, ga, {3}, gb, {}, gc);
+      }
+    });
+    arena.reset();
+  }
+  Tensor c = Tensor::zeros(DataType::Float32, {3});
+  download(device(), gc, std::as_writable_bytes(std::span(c.mutable_data<float>(), 3)));
+  expect_matches(c, testing::OpTest("Mul").input(a).input(b).run()[0], 0, "Mul");
+}
+
 bool validation_layer_installed() {
   uint32_t count = 0;
   vkEnumerateInstanceLayerProperties(&count, nullptr);

@@ -51,12 +51,14 @@ VkDescriptorSet DescriptorArena::bind(const ComputePipeline& pipeline,
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &layout;
   while (true) {
-    if (current_ == pools_.size()) new_pool();
+    const bool fresh = current_ == pools_.size();
+    if (fresh) new_pool();
     alloc.descriptorPool = pools_[current_];
     const VkResult r = vkAllocateDescriptorSets(device_.handle(), &alloc, &set);
     if (r == VK_SUCCESS) break;
-    // A full pool is expected; move on to the next (or a new) one.
-    if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) {
+    // A full pool is expected: move on to the next (or a new) one. A fresh pool that cannot
+    // hold one set never will, so that is an error rather than an endless loop.
+    if (fresh || (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL)) {
       vk_check(r, "vkAllocateDescriptorSets");
     }
     ++current_;
