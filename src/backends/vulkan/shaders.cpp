@@ -6,8 +6,12 @@ namespace {
 constexpr uint32_t kBinaryElementwise[] =
 #include "vulkan_shaders/binary_elementwise.spv.inc"
     ;
+constexpr uint32_t kUnaryElementwise[] =
+#include "vulkan_shaders/unary_elementwise.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
+std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 
 }  // namespace kiln::vulkan::shaders

@@ -8,5 +8,6 @@
 namespace kiln::vulkan::shaders {
 
 std::span<const uint32_t> binary_elementwise();
+std::span<const uint32_t> unary_elementwise();
 
 }  // namespace kiln::vulkan::shaders

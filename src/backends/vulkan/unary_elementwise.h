@@ -1,0 +1,81 @@
+// Host side of shaders/unary_elementwise.comp: float32 unary math and activations, the op and
+// its parameters chosen by push constants so one pipeline serves them all.
+//
+//   UnaryElementwise kernel(device);
+//   submit_and_wait(device, [&](VkCommandBuffer cmd) {
+//     kernel.record(cmd, arena, {UnaryOp::LeakyRelu, 0.1f}, x, y, count);
+//   });
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+
+#include "backends/vulkan/buffer.h"
+#include "backends/vulkan/descriptors.h"
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/pipeline.h"
+
+namespace kiln::vulkan {
+
+// The shader's op codes; the order is part of the shader interface.
+enum class UnaryOp : uint32_t {
+  Abs,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Reciprocal,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Relu,
+  LeakyRelu,    // alpha
+  Elu,          // alpha
+  Selu,         // alpha, gamma (in beta)
+  HardSigmoid,  // alpha, beta
+  HardSwish,
+  Softplus,
+  Softsign,
+  Gelu,  // the exact (erf) form
+  Erf,
+  Floor,
+  Ceil,
+  Round,  // halves to even
+  Sign,
+  Clip,  // min (in alpha), max (in beta)
+};
+
+// An op with its parameters; ops without parameters ignore alpha and beta.
+struct UnaryParams {
+  UnaryOp op = UnaryOp::Abs;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// Mirrors the shader's push-constant block.
+struct UnaryPushConstants {
+  uint32_t op = 0;
+  uint32_t count = 0;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+static_assert(sizeof(UnaryPushConstants) <= kMaxPushConstantBytes);
+
+class UnaryElementwise {
+ public:
+  explicit UnaryElementwise(Device& device, uint32_t workgroup_size = 256);
+
+  // Records y = f(x) over `count` float32 elements followed by a barrier on y. Records nothing
+  // for count 0. kiln::Error when a buffer is smaller than count elements or count exceeds
+  // 32-bit indexing.
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const UnaryParams& params,
+              const Buffer& x, const Buffer& y, uint64_t count) const;
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
+};
+
+}  // namespace kiln::vulkan

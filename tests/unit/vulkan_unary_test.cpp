@@ -1,0 +1,172 @@
+// shaders/unary_elementwise.comp against kiln's CPU ops (the oracle) over negatives, zeros,
+// halves, tiny and large magnitudes, and an empty tensor.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/vulkan/buffer.h"
+#include "backends/vulkan/command.h"
+#include "backends/vulkan/descriptors.h"
+#include "backends/vulkan/unary_elementwise.h"
+#include "test_util.h"
+#include "vulkan_fixture.h"
+
+namespace kiln::vulkan {
+namespace {
+
+using testing::OpTest;
+
+struct OpCase {
+  UnaryParams params;
+  const char* onnx;
+  // Sets the CPU node's attributes and extra inputs to match `params`; empty when there are none.
+  std::function<void(OpTest&)> configure;
+  // Largest input magnitude: sin and cos reduce their argument exactly only up to about 1e4.
+  float max_magnitude = 1e30f;
+};
+
+std::vector<OpCase> op_cases() {
+  return {
+      {{UnaryOp::Abs}, "Abs"},
+      {{UnaryOp::Neg}, "Neg"},
+      {{UnaryOp::Exp}, "Exp"},
+      {{UnaryOp::Log}, "Log"},
+      {{UnaryOp::Sqrt}, "Sqrt"},
+      {{UnaryOp::Reciprocal}, "Reciprocal"},
+      {{UnaryOp::Sin}, "Sin", {}, 1e3f},
+      {{UnaryOp::Cos}, "Cos", {}, 1e3f},
+      {{UnaryOp::Tanh}, "Tanh"},
+      {{UnaryOp::Sigmoid}, "Sigmoid"},
+      {{UnaryOp::Relu}, "Relu"},
+      {{UnaryOp::LeakyRelu, 0.1f}, "LeakyRelu", [](OpTest& t) { t.attr("alpha", 0.1f); }},
+      {{UnaryOp::Elu, 0.7f}, "Elu", [](OpTest& t) { t.attr("alpha", 0.7f); }},
+      {{UnaryOp::Selu, 1.5f, 1.2f},
+       "Selu",
+       [](OpTest& t) { t.attr("alpha", 1.5f).attr("gamma", 1.2f); }},
+      {{UnaryOp::HardSigmoid, 0.3f, 0.4f},
+       "HardSigmoid",
+       [](OpTest& t) { t.attr("alpha", 0.3f).attr("beta", 0.4f); }},
+      {{UnaryOp::HardSwish}, "HardSwish"},
+      {{UnaryOp::Softplus}, "Softplus"},
+      {{UnaryOp::Softsign}, "Softsign"},
+      {{UnaryOp::Gelu}, "Gelu"},
+      {{UnaryOp::Erf}, "Erf"},
+      {{UnaryOp::Floor}, "Floor"},
+      {{UnaryOp::Ceil}, "Ceil"},
+      {{UnaryOp::Round}, "Round"},
+      {{UnaryOp::Sign}, "Sign"},
+      {{UnaryOp::Clip, -1.5f, 2.0f},
+       "Clip",
+       [](OpTest& t) { t.input(testing::f32({}, {-1.5f})).input(testing::f32({}, {2.0f})); }},
+  };
+}
+
+// Hand-picked edge values followed by a random spread; magnitudes above `max_magnitude` drop out.
+std::vector<float> test_values(float max_magnitude) {
+  std::vector<float> v = {0.0f,  -0.0f,  1e-30f, -1e-30f, 1e-7f,  -1e-7f,  1e-3f,      -1e-3f,
+                          0.5f,  -0.5f,  1.0f,   -1.0f,   1.5f,   -1.5f,   2.5f,       -2.5f,
+                          3.0f,  -3.0f,  1.9f,   -1.9f,   2.1f,   -2.1f,   3.7f,       -3.7f,
+                          6.0f,  -6.0f,  9.5f,   -9.5f,   15.0f,  -15.0f,  30.0f,      -30.0f,
+                          80.0f, -80.0f, 88.0f,  -88.0f,  100.0f, -100.0f, 1e3f,       -1e3f,
+                          1e4f,  -1e4f,  1e6f,   -1e6f,   1e30f,  -1e30f,  3.14159274f};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-12.0f, 12.0f);
+  for (int i = 0; i < 1000; ++i) v.push_back(dist(rng));
+  std::erase_if(v, [&](float x) { return std::fabs(x) > max_magnitude; });
+  return v;
+}
+
+Tensor run_on_gpu(Device& device, const UnaryElementwise& kernel, const UnaryParams& params,
+                  const Tensor& x) {
+  Buffer gx(device, x.byte_size(), MemoryUse::DeviceLocal);
+  Buffer gy(device, x.byte_size(), MemoryUse::DeviceLocal);
+  upload(device, gx, std::as_bytes(std::span(x.data<float>(), x.element_count())));
+  DescriptorArena arena(device);
+  submit_and_wait(device, [&](VkCommandBuffer cmd) {
+    kernel.record(cmd, arena, params, gx, gy, static_cast<uint64_t>(x.element_count()));
+  });
+  Tensor y = Tensor::zeros(DataType::Float32, x.shape());
+  download(device, gy,
+           std::as_writable_bytes(std::span(y.mutable_data<float>(), y.element_count())));
+  return y;
+}
+
+// The brief's tolerance for every op: 1e-5 relative plus 1e-6 absolute. NaN matches NaN and
+// infinities match exactly.
+void expect_close(const Tensor& gpu, const Tensor& cpu, const Tensor& input, const char* what) {
+  ASSERT_EQ(gpu.shape(), cpu.shape()) << what;
+  const float* g = gpu.data<float>();
+  const float* c = cpu.data<float>();
+  const float* x = input.data<float>();
+  int reported = 0;
+  for (int64_t i = 0; i < cpu.element_count() && reported < 5; ++i) {
+    const bool same = (std::isnan(g[i]) && std::isnan(c[i])) || g[i] == c[i] ||
+                      std::fabs(double{g[i]} - c[i]) <= 1e-5 * std::fabs(double{c[i]}) + 1e-6;
+    if (!same) {
+      ADD_FAILURE() << what << "(" << x[i] << "): gpu " << g[i] << ", cpu " << c[i];
+      ++reported;
+    }
+  }
+}
+
+TEST_F(Vulkan, UnaryOpsMatchCpu) {
+  UnaryElementwise kernel(device());
+  for (const OpCase& op : op_cases()) {
+    const std::vector<float> values = test_values(op.max_magnitude);
+    for (const Shape& shape : {Shape{static_cast<int64_t>(values.size())}, Shape{0}, Shape{2, 0}}) {
+      const Tensor x =
+          testing::f32(shape, shape.size() == 1 && shape[0] > 0 ? values : std::vector<float>{});
+      OpTest test(op.onnx);
+      test.input(x);
+      if (op.configure) op.configure(test);
+      expect_close(run_on_gpu(device(), kernel, op.params, x), test.run()[0], x, op.onnx);
+    }
+  }
+}
+
+TEST_F(Vulkan, UnaryRoundsHalvesToEvenAndErfIsAccurate) {
+  UnaryElementwise kernel(device());
+  const Tensor halves = testing::f32({6}, {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 3.5f});
+  const Tensor rounded = run_on_gpu(device(), kernel, {UnaryOp::Round}, halves);
+  EXPECT_EQ(std::vector<float>(rounded.data<float>(), rounded.data<float>() + 6),
+            (std::vector<float>{0.0f, 2.0f, 2.0f, -0.0f, -2.0f, 4.0f}));
+  // A dense sweep against double-precision erf: the polynomial and continued-fraction pieces
+  // meet at 2, where a weak approximation would show.
+  std::vector<float> v;
+  for (float t = -6.0f; t <= 6.0f; t += 1.0f / 256) v.push_back(t);
+  const Tensor x = testing::f32({static_cast<int64_t>(v.size())}, v);
+  const Tensor y = run_on_gpu(device(), kernel, {UnaryOp::Erf}, x);
+  double worst = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double exact = std::erf(double{v[i]});
+    worst =
+        std::max(worst, std::fabs(y.data<float>()[i] - exact) / std::max(std::fabs(exact), 1e-3));
+  }
+  EXPECT_LT(worst, 1e-6);
+}
+
+TEST_F(Vulkan, UnaryRejectsBadArguments) {
+  UnaryElementwise kernel(device());
+  DescriptorArena arena(device());
+  Buffer small(device(), 4, MemoryUse::DeviceLocal);
+  EXPECT_THROW(submit_and_wait(device(),
+                               [&](VkCommandBuffer cmd) {
+                                 kernel.record(cmd, arena, {UnaryOp::Exp}, small, small, 2);
+                               }),
+               Error);
+  EXPECT_THROW(submit_and_wait(device(),
+                               [&](VkCommandBuffer cmd) {
+                                 kernel.record(cmd, arena, {static_cast<UnaryOp>(99)}, small, small,
+                                               1);
+                               }),
+               Error);
+}
+
+}  // namespace
+}  // namespace kiln::vulkan
