@@ -1,5 +1,6 @@
 // shaders/unary_elementwise.comp against kiln's CPU ops (the oracle) over negatives, zeros,
-// halves, tiny and large magnitudes, and an empty tensor.
+// halves, tiny and large magnitudes, infinities, NaN and empty tensors. Every op meets 1e-5
+// relative plus 1e-6 absolute; none needs a looser tolerance.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,6 +76,7 @@ std::vector<float> test_values(float max_magnitude) {
                           6.0f,  -6.0f,  9.5f,   -9.5f,   15.0f,  -15.0f,  30.0f,      -30.0f,
                           80.0f, -80.0f, 88.0f,  -88.0f,  100.0f, -100.0f, 1e3f,       -1e3f,
                           1e4f,  -1e4f,  1e6f,   -1e6f,   1e30f,  -1e30f,  3.14159274f};
+  for (float special : {INFINITY, -INFINITY, NAN}) v.push_back(special);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-12.0f, 12.0f);
   for (int i = 0; i < 1000; ++i) v.push_back(dist(rng));

@@ -123,6 +123,9 @@ float gelu(float v) {
 }
 
 float apply(float v) {
+  // NaN in, NaN out for every op, as on the CPU; GLSL leaves min, max, clamp and sign of NaN
+  // undefined.
+  if (isnan(v)) return v;
   switch (p.op) {
     case ABS: return abs(v);
     case NEG: return -v;
