@@ -9,9 +9,13 @@ constexpr uint32_t kBinaryElementwise[] =
 constexpr uint32_t kUnaryElementwise[] =
 #include "vulkan_shaders/unary_elementwise.spv.inc"
     ;
+constexpr uint32_t kRegionCopy[] =
+#include "vulkan_shaders/region_copy.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
 std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
+std::span<const uint32_t> region_copy() { return kRegionCopy; }
 
 }  // namespace kiln::vulkan::shaders

@@ -9,5 +9,6 @@ namespace kiln::vulkan::shaders {
 
 std::span<const uint32_t> binary_elementwise();
 std::span<const uint32_t> unary_elementwise();
+std::span<const uint32_t> region_copy();
 
 }  // namespace kiln::vulkan::shaders
