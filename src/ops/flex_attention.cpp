@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backends/cpu/attention_kernel.h"
+#include "backends/cpu/softmax_kernel.h"
 #include "ops/attention_common.h"
 #include "ops/flex_attention_mods.h"
 #include "ops/op_registry.h"
@@ -23,6 +24,7 @@ struct KTag {};
 struct VTag {};
 struct YTag {};
 struct ScoresTag {};
+struct ProbsTag {};
 
 struct FlexConfig {
   bool has_scale = false;
@@ -72,18 +74,12 @@ void attend_with_modifiers(OpContext& ctx, const FlexConfig& config,
       ctx.input(0).dtype() == DataType::Float64 ? DataType::Float64 : DataType::Float32);
   if (config.score_mod) config.score_mod->apply(ctx, 3, dims, value_type, 0.0f, scores);
   if (config.mask_mod) config.mask_mod->apply(ctx, 3, dims, value_type, config.mask_value, scores);
-  for (int64_t row = 0; row < dims.count() / std::max<int64_t>(S, 1); ++row) {
-    float* r = scores + row * S;
-    float max = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < S; ++j) max = std::max(max, r[j]);
-    float sum = 0.0f;
-    for (int64_t j = 0; j < S; ++j) sum += r[j] = std::exp(r[j] - max);
-    for (int64_t j = 0; j < S; ++j) r[j] /= sum;
-  }
-  if (config.prob_mod) config.prob_mod->apply(ctx, 3, dims, value_type, 0.0f, scores);
+  float* probs = attn::scratch<float, ProbsTag>(static_cast<size_t>(dims.count()));
+  cpu::softmax_f32(scores, probs, dims.count() / std::max<int64_t>(S, 1), S, 1, /*log=*/false);
+  if (config.prob_mod) config.prob_mod->apply(ctx, 3, dims, value_type, 0.0f, probs);
   for (int64_t b = 0; b < shape.batch; ++b) {
     for (int64_t h = 0; h < shape.q_heads; ++h) {
-      const float* ph = scores + (b * shape.q_heads + h) * L * S;
+      const float* ph = probs + (b * shape.q_heads + h) * L * S;
       const float* vh = v + (b * shape.kv_heads + h / group) * S * Dv;
       float* yh = y + (b * shape.q_heads + h) * L * Dv;
       for (int64_t i = 0; i < L; ++i) {
