@@ -43,6 +43,15 @@ struct LayerStep {
   std::string_view node_name;
 };
 
+// Where one node of the optimized graph runs on a worker: on the worker's backend, or on the
+// CPU with the reason (the GPU backend lacks the op or dtype, the value decides shapes, ...).
+struct NodePlacement {
+  std::string node_name;
+  std::string op_type;
+  Backend backend = Backend::Cpu;
+  std::string fallback_reason;  // empty when the node runs on the worker's backend
+};
+
 class WorkerImpl;
 class LayerSteps;
 
@@ -80,6 +89,10 @@ class Worker {
   const Model& model() const;
   Backend backend() const;
   std::vector<std::string> output_names() const;
+  // Per node of the optimized graph, in execution order.
+  std::vector<NodePlacement> placements() const;
+  // The device in words ("cpu", or the GPU's name and API version).
+  std::string device_description() const;
 
  private:
   std::unique_ptr<WorkerImpl> impl_;

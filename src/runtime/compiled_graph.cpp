@@ -12,11 +12,53 @@ int opset_of(const std::map<std::string, int>& opsets, const std::string& domain
   return it == opsets.end() ? 0 : it->second;
 }
 
+DataType value_type(const ir::Graph& graph, const std::string& name) {
+  if (name.empty()) return DataType::Undefined;
+  if (auto it = graph.initializers.find(name); it != graph.initializers.end())
+    return it->second.dtype();
+  const ValueInfo* info = graph.find_value_info(name);
+  return info && info->kind == ValueInfo::Kind::Tensor ? info->dtype : DataType::Undefined;
+}
+
+// Asks the device backend for a kernel for `cn`; records where the node runs and why.
+void place_node(const ir::Graph& graph, const NodeInfo& info, const DevicePlacement& device,
+                CompiledNode& cn) {
+  const ir::Node& node = *cn.node;
+  DevicePlacementQuery query{info, {}, {}, {}, false};
+  for (const auto& in : node.inputs) {
+    query.input_types.push_back(value_type(graph, in));
+    query.input_on_cpu.push_back(!in.empty() && device.cpu_resident.count(in) > 0);
+  }
+  for (const auto& out : node.outputs) {
+    query.output_types.push_back(value_type(graph, out));
+    if (!out.empty() && device.cpu_resident.count(out)) query.output_on_cpu = true;
+  }
+  std::string reason;
+  if (!ir::implicit_inputs(node).empty()) {
+    reason = "control flow runs on the CPU";
+  } else {
+    std::unique_ptr<DeviceKernel> kernel = device.backend->compile(query, reason);
+    if (kernel) {
+      cn.device_kernel = std::move(kernel);
+      cn.placement = std::string(backend_name(device.backend->kind()));
+      return;
+    }
+  }
+  if (device.strict) {
+    throw Error(node.describe() + " cannot run on " +
+                std::string(backend_name(device.backend->kind())) + ": " + reason +
+                " (WorkerOptions::strict forbids falling back to the CPU)");
+  }
+  cn.placement = "cpu: " + reason;
+}
+
 }  // namespace
 
 CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
-                            const std::vector<std::string>& outer_names) {
+                            const std::vector<std::string>& outer_names,
+                            const DevicePlacement& device) {
   CompiledGraph g;
+  g.device = device.backend;
   auto add_slot = [&](const std::string& name) {
     auto [it, inserted] = g.slot_of.emplace(name, static_cast<int>(g.slot_names.size()));
     if (inserted) {
@@ -90,7 +132,9 @@ CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, 
       }
       cn.inputs.push_back(it->second);
     }
-    cn.kernel = schema->factory(NodeInfo(node, cn.opset, constant_inputs, &opsets));
+    const NodeInfo info(node, cn.opset, constant_inputs, &opsets);
+    cn.kernel = schema->factory(info);
+    if (device.backend) place_node(graph, info, device, cn);
     g.nodes.push_back(std::move(cn));
   }
   for (const auto& out : graph.outputs) {

@@ -2,19 +2,25 @@
 // once, and the dependency structure between nodes.
 #pragma once
 
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ir/graph.h"
 #include "ops/op_registry.h"
+#include "runtime/device_backend.h"
 
 namespace kiln {
 
 struct CompiledNode {
   const ir::Node* node = nullptr;
   int opset = 0;
-  CpuKernel kernel;
+  CpuKernel kernel;  // also the fallback of a device node whose shapes the device cannot bind
+  // Set when the node runs on the device backend; `placement` then names it, otherwise it
+  // says why the node runs on the CPU ("" on a CPU worker).
+  std::shared_ptr<DeviceKernel> device_kernel;
+  std::string placement;
   std::vector<int> inputs;     // slot per input, -1 for an absent optional input
   std::vector<int> outputs;    // slot per output, -1 for an unused optional output
   std::vector<int> consumers;  // nodes that read an output of this one (each once)
@@ -31,14 +37,24 @@ struct CompiledGraph {
   std::vector<int> output_slots;          // graph outputs (model.outputs() order)
   std::vector<std::pair<int, Tensor>> constants;  // initializer slots and their values
   std::vector<int> roots;                         // nodes with no dependencies
+  DeviceBackend* device = nullptr;  // where device nodes record; null on a CPU worker
 
   size_t slot_count() const { return slot_names.size(); }
+};
+
+// Where a GPU worker places nodes: on `backend` when it has a kernel, else on the CPU, or a
+// load failure naming the node when `strict`.
+struct DevicePlacement {
+  DeviceBackend* backend = nullptr;
+  bool strict = false;
+  std::set<std::string> cpu_resident;  // values that must be host tensors (passes/cpu_residency)
 };
 
 // Compiles `graph`. A subgraph names the values it reads from enclosing scopes in
 // `outer_names`: they become extra inputs, bound after the graph's own. Kernel factories run here, so attribute errors surface
 // at load time.
 CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
-                            const std::vector<std::string>& outer_names = {});
+                            const std::vector<std::string>& outer_names = {},
+                            const DevicePlacement& device = {});
 
 }  // namespace kiln

@@ -11,6 +11,10 @@ class Execution::NodeJob : public cpu::Runnable, public OutputAllocator {
     const CompiledNode& cn = owner.graph_->nodes[index];
     inputs.resize(cn.inputs.size());
     outputs.resize(cn.outputs.size());
+    if (cn.device_kernel) {
+      mirrors.resize(cn.inputs.size());
+      for (int slot : cn.inputs) constant.push_back(slot >= 0 && owner.is_constant_[slot]);
+    }
   }
   void run() override {
     owner_.execute(index_);
@@ -26,6 +30,8 @@ class Execution::NodeJob : public cpu::Runnable, public OutputAllocator {
   std::atomic<int> pending{0};
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
+  std::vector<DeviceMirror*> mirrors;
+  std::vector<char> constant;
 
  private:
   Execution& owner_;
@@ -48,6 +54,9 @@ Execution::Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool
   values_.resize(g.slot_count());
   is_graph_output_.assign(g.slot_count(), false);
   taken_.assign(g.slot_count(), false);
+  is_constant_.assign(g.slot_count(), false);
+  mirrors_.resize(g.slot_count());
+  for (const auto& [slot, tensor] : g.constants) is_constant_[static_cast<size_t>(slot)] = true;
   for (int s : g.output_slots) is_graph_output_[static_cast<size_t>(s)] = true;
   for (const auto& [slot, tensor] : g.constants) values_[static_cast<size_t>(slot)] = tensor;
   for (size_t s = 0; s < g.slot_count(); ++s) {
@@ -59,6 +68,12 @@ Execution::Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool
 }
 
 Execution::~Execution() { wait_idle(); }
+
+Tensor download_to_host(const Tensor& t) {
+  auto host = std::make_shared<TensorImpl>(t.dtype(), t.shape(), nullptr);
+  t.impl()->device->wait_download(*host);
+  return Tensor(std::move(host));
+}
 
 void Execution::wait_idle() const {
   if (idle()) return;
@@ -87,6 +102,9 @@ void Execution::bind(std::span<const Tensor> inputs) {
   const auto& g = *graph_;
   select_plan(inputs);
   std::fill(taken_.begin(), taken_.end(), false);
+  for (size_t s = 0; s < g.slot_count(); ++s) {
+    if (!is_constant_[s]) mirrors_[s].reset();
+  }
   for (size_t i = 0; i < g.input_slots.size(); ++i)
     values_[static_cast<size_t>(g.input_slots[i])] = inputs[i];
   for (size_t s = 0; s < g.slot_count(); ++s) {
@@ -138,6 +156,8 @@ void Execution::prepare(std::span<const Tensor> inputs) {
 
 void Execution::run_node_inline(size_t node) {
   execute(node);
+  // One layer per step: the device starts on it now rather than at the end of the run.
+  if (graph_->device) graph_->device->flush();
   node_finished(node);
 }
 
@@ -221,9 +241,7 @@ void Execution::execute(size_t index) {
   for (size_t k = 0; k < cn.outputs.size(); ++k) job.outputs[k] = Tensor();
   if (!failure) {
     try {
-      OpContext ctx(*cn.node, cn.opset, job.inputs, job.outputs, job);
-      KernelScope scope;
-      cn.kernel(ctx);
+      if (!cn.device_kernel || !record_on_device(cn, job)) run_on_cpu(cn, job);
       for (size_t k = 0; k < cn.outputs.size(); ++k) {
         const int slot = cn.outputs[k];
         if (slot < 0) continue;
@@ -232,6 +250,11 @@ void Execution::execute(size_t index) {
         if (!produced.defined())
           throw Error(cn.node->describe() + ": output " + std::to_string(k) + " was not produced");
         if (produced.impl().get() == &target) continue;
+        // Device results are never written again once recorded: sharing them is safe.
+        if (produced.impl()->device) {
+          target.assign_contents(*produced.impl());
+          continue;
+        }
         // The kernel handed over an existing tensor (a view, a constant, a sequence).
         if (is_graph_output_[static_cast<size_t>(slot)]) {
           // Graph outputs own their memory: the user may keep them past the next run.
@@ -264,6 +287,28 @@ void Execution::execute(size_t index) {
   for (auto& t : job.outputs) t = Tensor();
 }
 
+bool Execution::record_on_device(const CompiledNode& cn, NodeJob& job) {
+  for (size_t k = 0; k < cn.inputs.size(); ++k) {
+    const int slot = cn.inputs[k];
+    const bool host_value = slot >= 0 && job.inputs[k].defined() && !job.inputs[k].impl()->device;
+    job.mirrors[k] = host_value ? &mirrors_[static_cast<size_t>(slot)] : nullptr;
+  }
+  DeviceOpRun run{job.inputs, job.outputs, job.mirrors, job.constant};
+  return cn.device_kernel->record(run);
+}
+
+void Execution::run_on_cpu(const CompiledNode& cn, NodeJob& job) {
+  // Values a device node produced come to the host first; this job waits for the device, the
+  // caller of schedule never does.
+  for (Tensor& in : job.inputs) {
+    if (in.defined() && in.impl()->device) in = download_to_host(in);
+  }
+  for (auto& out : job.outputs) out = Tensor();
+  OpContext ctx(*cn.node, cn.opset, job.inputs, job.outputs, job);
+  KernelScope scope;
+  cn.kernel(ctx);
+}
+
 void Execution::node_finished(size_t index) {
   for (int c : graph_->nodes[index].consumers) {
     NodeJob& job = *jobs_[static_cast<size_t>(c)];
@@ -274,6 +319,7 @@ void Execution::node_finished(size_t index) {
 }
 
 void Execution::finish_run() {
+  if (graph_->device) graph_->device->flush();
   if (!plan_) {
     auto p = std::make_unique<SignaturePlan>();
     p->signature = signature_;

@@ -57,6 +57,8 @@ class Execution {
   Tensor allocate(size_t node, size_t output, DataType dtype, const Shape& shape);
   Tensor view(size_t node, size_t output, const Tensor& source, const Shape& shape);
   void record_alias(const CompiledNode& node, int slot, const Storage* storage);
+  bool record_on_device(const CompiledNode& node, NodeJob& job);
+  void run_on_cpu(const CompiledNode& node, NodeJob& job);
   void select_plan(std::span<const Tensor> inputs);
 
   std::shared_ptr<const CompiledGraph> graph_;
@@ -64,6 +66,9 @@ class Execution {
   std::vector<Tensor> values_;
   std::vector<bool> is_graph_output_;
   std::vector<bool> taken_;
+  std::vector<bool> is_constant_;
+  // Device copies of host values (see DeviceMirror); constants keep theirs between runs.
+  std::vector<DeviceMirror> mirrors_;
   std::vector<std::unique_ptr<NodeJob>> jobs_;
   std::atomic<int> nodes_left_{0};
   std::atomic<int> kernels_left_{0};

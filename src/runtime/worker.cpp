@@ -6,6 +6,7 @@
 #include "ir/graph.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution.h"
+#include "passes/passes.h"
 
 namespace kiln {
 
@@ -33,18 +34,24 @@ class WorkerImpl {
  public:
   WorkerImpl(const Model& model, Backend backend, const WorkerOptions& options)
       : model_(model), backend_(backend), pool_(cpu::ThreadPool::shared(options.num_threads)) {
-    if (backend != Backend::Cpu) {
-      throw Error("backend " + std::string(backend_name(backend)) +
-                  " is not available in this build of kiln");
-    }
     const ir::Model& ir = *model.ir();
-    graph_ = std::make_shared<const CompiledGraph>(compile_graph(ir.graph, ir.opsets));
+    DevicePlacement placement;
+    if (backend != Backend::Cpu) {
+      device_ = make_device_backend(backend);
+      placement.backend = device_.get();
+      placement.strict = options.strict;
+      placement.cpu_resident = passes::cpu_resident_values(ir);
+    }
+    graph_ = std::make_shared<const CompiledGraph>(
+        compile_graph(ir.graph, ir.opsets, {}, placement));
     bound_.resize(ir.inputs.size());
     symbols_.reserve(16);
   }
 
   ~WorkerImpl() {
     for (auto& e : executions_) e->wait_idle();
+    executions_.clear();
+    graph_.reset();  // device kernels go before their backend
   }
 
   // Checks the user's inputs against the model and orders them as the graph's inputs.
@@ -187,6 +194,7 @@ class WorkerImpl {
 
   Model model_;
   Backend backend_;
+  std::unique_ptr<DeviceBackend> device_;
   cpu::ThreadPool& pool_;
   std::shared_ptr<const CompiledGraph> graph_;
   std::vector<std::unique_ptr<Execution>> executions_;
@@ -256,6 +264,24 @@ std::vector<std::string> Worker::output_names() const {
   std::vector<std::string> names;
   for (const auto& o : impl_->model_.outputs()) names.push_back(o.name);
   return names;
+}
+
+std::vector<NodePlacement> Worker::placements() const {
+  std::vector<NodePlacement> out;
+  for (const CompiledNode& cn : impl_->graph_->nodes) {
+    NodePlacement p{cn.node->name, cn.node->op_type, Backend::Cpu, {}};
+    if (cn.device_kernel) {
+      p.backend = impl_->backend_;
+    } else if (impl_->device_) {
+      p.fallback_reason = cn.placement.substr(cn.placement.find(": ") + 2);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string Worker::device_description() const {
+  return impl_->device_ ? impl_->device_->description() : "cpu";
 }
 
 // ---- schedule_iterable ------------------------------------------------------------------------

@@ -36,20 +36,23 @@ VkBufferMemoryBarrier barrier(VkBuffer buffer, VkAccessFlags src, VkAccessFlags 
 
 }  // namespace
 
+void Buffer::create_handle(Device& device) {
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = capacity_;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (use_ == MemoryUse::DeviceLocal) info.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  vk_check(vkCreateBuffer(device.handle(), &info, nullptr, &buffer_), "vkCreateBuffer");
+}
+
 Buffer::Buffer(Device& device, size_t bytes, MemoryUse use)
     : device_(&device),
       size_(bytes),
       capacity_(std::max<VkDeviceSize>(bytes, kMinBufferBytes)),
       use_(use) {
   try {
-    VkBufferCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-    info.size = capacity_;
-    info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    if (use == MemoryUse::DeviceLocal) info.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    vk_check(vkCreateBuffer(device.handle(), &info, nullptr, &buffer_), "vkCreateBuffer");
-
+    create_handle(device);
     VkMemoryRequirements req{};
     vkGetBufferMemoryRequirements(device.handle(), buffer_, &req);
     VkMemoryAllocateInfo alloc{};
@@ -76,6 +79,26 @@ Buffer::Buffer(Device& device, size_t bytes, MemoryUse use)
   }
 }
 
+Buffer::Buffer(Device& device, MemoryPool& pool, size_t bytes)
+    : device_(&device),
+      size_(bytes),
+      capacity_(std::max<VkDeviceSize>(bytes, kMinBufferBytes)),
+      use_(pool.use()) {
+  try {
+    create_handle(device);
+    VkMemoryRequirements req{};
+    vkGetBufferMemoryRequirements(device.handle(), buffer_, &req);
+    range_ = pool.allocate(req);
+    pool_ = &pool;
+    vk_check(vkBindBufferMemory(device.handle(), buffer_, range_.memory, range_.offset),
+             "vkBindBufferMemory");
+    mapped_ = range_.mapped;
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this == &other) return *this;
   release();
@@ -86,6 +109,8 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   capacity_ = std::exchange(other.capacity_, 0);
   use_ = other.use_;
   mapped_ = std::exchange(other.mapped_, nullptr);
+  pool_ = std::exchange(other.pool_, nullptr);
+  range_ = std::exchange(other.range_, MemoryRange{});
   return *this;
 }
 
@@ -94,6 +119,9 @@ void Buffer::release() noexcept {
   // Freeing mapped memory unmaps it implicitly.
   if (buffer_) vkDestroyBuffer(device_->handle(), buffer_, nullptr);
   if (memory_) vkFreeMemory(device_->handle(), memory_, nullptr);
+  if (pool_) pool_->free(range_);
+  pool_ = nullptr;
+  range_ = MemoryRange{};
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;

@@ -5,8 +5,8 @@
 //   upload(device, x, std::as_bytes(std::span(values)));
 //   download(device, x, std::as_writable_bytes(std::span(result)));
 //
-// Each buffer owns one VkDeviceMemory allocation for now. Sub-allocating tensors from large
-// blocks (drivers cap the number of allocations, and each one is slow) is a later step.
+// A buffer either owns one VkDeviceMemory allocation (tests, one-off transfers) or takes a
+// range of a MemoryPool's blocks (the executor's tensors and staging).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -15,6 +15,7 @@
 #include <span>
 
 #include "backends/vulkan/device.h"
+#include "backends/vulkan/memory_pool.h"
 
 namespace kiln::vulkan {
 
@@ -29,6 +30,8 @@ class Buffer {
   // `bytes` may be 0: Vulkan forbids empty buffers, so a small one stands in and descriptors
   // for empty tensors stay valid.
   Buffer(Device& device, size_t bytes, MemoryUse use);
+  // A buffer over a range of `pool`'s memory, returned to the pool on destruction.
+  Buffer(Device& device, MemoryPool& pool, size_t bytes);
   ~Buffer() { release(); }
   Buffer(Buffer&& other) noexcept { *this = std::move(other); }
   Buffer& operator=(Buffer&& other) noexcept;
@@ -40,9 +43,12 @@ class Buffer {
   VkDeviceSize allocated_size() const { return capacity_; }  // what the VkBuffer spans
   MemoryUse use() const { return use_; }
   std::byte* mapped() const { return mapped_; }  // staging buffers only, else nullptr
+  // The memory behind the buffer: buffers from one pool may share a block.
+  VkDeviceMemory memory() const { return pool_ ? range_.memory : memory_; }
 
  private:
   void release() noexcept;
+  void create_handle(Device& device);
 
   Device* device_ = nullptr;
   VkBuffer buffer_ = VK_NULL_HANDLE;
@@ -51,6 +57,8 @@ class Buffer {
   VkDeviceSize capacity_ = 0;
   MemoryUse use_ = MemoryUse::DeviceLocal;
   std::byte* mapped_ = nullptr;
+  MemoryPool* pool_ = nullptr;
+  MemoryRange range_;
 };
 
 // Copies `bytes` into `dst` at `offset` and waits until the copy is visible to later shaders

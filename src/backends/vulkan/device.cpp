@@ -244,8 +244,27 @@ void Device::create(const DeviceOptions& options) {
   queue_info.queueFamilyIndex = queue_family_;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
+  // Timeline semaphores let the host poll how far the queue has got without a fence per
+  // submission; 64-bit integers in shaders serve int64 tensors where the device has them.
+  VkPhysicalDeviceVulkan12Features supported12{};
+  supported12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  VkPhysicalDeviceFeatures2 supported{};
+  supported.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  supported.pNext = &supported12;
+  vkGetPhysicalDeviceFeatures2(physical_device_, &supported);
+  check(supported12.timelineSemaphore == VK_TRUE,
+        "no Vulkan device: " + info_.name + " lacks timeline semaphores");
+  VkPhysicalDeviceVulkan12Features enabled12{};
+  enabled12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  enabled12.timelineSemaphore = VK_TRUE;
+  VkPhysicalDeviceFeatures2 enabled{};
+  enabled.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  enabled.pNext = &enabled12;
+  enabled.features.shaderInt64 = supported.features.shaderInt64;
+  info_.has_int64 = supported.features.shaderInt64 == VK_TRUE;
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.pNext = &enabled;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   vk_check(vkCreateDevice(physical_device_, &device_info, nullptr, &device_), "vkCreateDevice");

@@ -116,24 +116,18 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
   }
   vkCmdDispatch(cmd, groups.x, groups.y, groups.z);
 
-  std::vector<VkBufferMemoryBarrier> barriers;
-  for (const Buffer* buffer : written) {
-    VkBufferMemoryBarrier b{};
-    b.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-    b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.buffer = buffer->handle();
-    b.size = VK_WHOLE_SIZE;
-    barriers.push_back(b);
-  }
-  if (barriers.empty()) return;
+  if (written.empty()) return;
+  // A global barrier rather than one per written buffer: executor tensors share memory blocks,
+  // and a range freed by one tensor and reused by the next must be ordered too. Every later
+  // dispatch and transfer sees this dispatch's writes.
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
-                       nullptr, static_cast<uint32_t>(barriers.size()), barriers.data(), 0,
-                       nullptr);
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                       &barrier, 0, nullptr, 0, nullptr);
 }
 
 }  // namespace kiln::vulkan

@@ -62,8 +62,8 @@ struct GroupCount {
 // and skip indices past the end. kiln::Error when even X * Y cannot cover it.
 GroupCount groups_for(const Device& device, const ComputePipeline& pipeline, uint64_t invocations);
 
-// Records bind pipeline + descriptor set + push constants + dispatch, then a buffer memory
-// barrier on each of `written` so later dispatches and transfers see the results.
+// Records bind pipeline + descriptor set + push constants + dispatch, then a global memory
+// barrier (when `written` is not empty) so later dispatches and transfers see the results.
 // An empty grid (any count 0) records nothing.
 void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDescriptorSet set,
                      std::span<const std::byte> push_constants, GroupCount groups,

@@ -1,0 +1,26 @@
+// Builds the device backend a Worker asks for, where this build has it.
+#include "runtime/device_backend.h"
+
+#if KILN_VULKAN
+#include "backends/vulkan/backend.h"
+#endif
+
+namespace kiln {
+
+std::unique_ptr<DeviceBackend> make_device_backend(Backend backend) {
+  switch (backend) {
+    case Backend::Cpu:
+      return nullptr;
+    case Backend::GpuCompute:
+#if KILN_VULKAN
+      return vulkan::make_backend();
+#else
+      throw Error("backend gpu-compute is not available: this build of kiln has no Vulkan");
+#endif
+    case Backend::GpuPixel:
+      throw Error("backend gpu-pixel is not available in this build of kiln");
+  }
+  throw Error("unknown backend");
+}
+
+}  // namespace kiln

@@ -1,0 +1,59 @@
+// What a GPU-compute node's recording sees: its inputs as device buffers (host values uploaded
+// on first use and kept for the run, constants for the worker's life), new device outputs, and
+// the command stream to record into. One OpRecorder per node per run, used under the stream's
+// lock.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+
+#include "backends/vulkan/context.h"
+#include "backends/vulkan/device_tensor.h"
+#include "runtime/device_backend.h"
+
+namespace kiln::vulkan {
+
+// Thrown while recording when a tensor exceeds what one binding may span
+// (maxStorageBufferRange): the node runs on the CPU for this run instead.
+struct BeyondDeviceLimits : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class OpRecorder {
+ public:
+  OpRecorder(const std::shared_ptr<Context>& context, DeviceOpRun& run)
+      : context_(context), run_(run) {}
+
+  Context& context() { return *context_; }
+  Device& device() { return context_->device; }
+  VkCommandBuffer cmd() { return context_->stream.cmd(); }
+  DescriptorArena& arena() { return context_->stream.arena(); }
+  template <class Kernel>
+  Kernel& kernel() {
+    return context_->kernel<Kernel>();
+  }
+
+  size_t num_inputs() const { return run_.inputs.size(); }
+  bool has_input(size_t k) const { return k < run_.inputs.size() && run_.inputs[k].defined(); }
+  // Shape and dtype of any input; host data of host inputs (CPU-resident values, constants).
+  const Tensor& input(size_t k) const { return run_.inputs[k]; }
+  const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
+  DataType dtype(size_t k) const { return run_.inputs[k].dtype(); }
+  // Input k on the device.
+  const Buffer& buffer(size_t k);
+
+  size_t num_outputs() const { return run_.outputs.size(); }
+  // A new device tensor for output k (allocated even when the graph does not use it, so
+  // kernels always have somewhere to write).
+  const Buffer& output(size_t k, DataType dtype, const Shape& shape);
+  // Output k as input `source`'s device data under another shape (Reshape and friends).
+  void output_view(size_t k, size_t source, const Shape& shape);
+
+ private:
+  void check_binding(size_t bytes) const;
+
+  const std::shared_ptr<Context>& context_;
+  DeviceOpRun& run_;
+};
+
+}  // namespace kiln::vulkan

@@ -1,0 +1,187 @@
+// Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
+// Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat
+// and Expand are strided region copies (shaders/region_copy.comp) for 32- and 64-bit elements.
+#include "backends/vulkan/ops/op_table.h"
+#include "backends/vulkan/region_copy.h"
+#include "core/tensor_impl.h"
+#include "ops/element_storage.h"
+
+namespace kiln::vulkan {
+namespace {
+
+const std::initializer_list<DataType> kMovable = {DataType::Float32, DataType::Int32,
+                                                  DataType::Int64};
+
+// Captures the shape a CPU view kernel gives its output, without touching any data.
+class ShapeCapture final : public OutputAllocator {
+ public:
+  Tensor allocate(size_t, DataType, const Shape&) override {
+    throw Error("a view op allocated data");
+  }
+  Tensor view(size_t, const Tensor& source, const Shape& shape) override {
+    shape_ = shape;
+    return source;
+  }
+  const Shape& shape() const { return shape_; }
+
+ private:
+  Shape shape_;
+};
+
+// Views reuse the CPU kernel for their shape rules (Reshape's 0 and -1, Squeeze's axes...):
+// it runs on a data-less stand-in for input 0, so only the output shape comes out.
+OpFactory view_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason, 0, 1)) return nullptr;
+    const OpSchema* schema = OpRegistry::global().find("", q.info.op_type());
+    CpuKernel shape_rule = schema->factory(q.info);
+    const ir::Node* node = &q.info.node();
+    const int opset = q.info.opset();
+    return [shape_rule, node, opset](OpRecorder& r) {
+      std::vector<Tensor> inputs;
+      for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
+      inputs[0] = Tensor(std::make_shared<TensorImpl>(r.dtype(0), r.shape(0), nullptr));
+      std::vector<Tensor> outputs(r.num_outputs());
+      ShapeCapture capture;
+      OpContext ctx(*node, opset, inputs, outputs, capture);
+      shape_rule(ctx);
+      r.output_view(0, 0, capture.shape());
+      // Dropout's optional mask output has no GPU kernel; its placement check keeps such
+      // nodes on the CPU.
+    };
+  };
+}
+
+OpFactory dropout_factory() {
+  OpFactory view = view_factory();
+  return [view](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.has_output(1)) {
+      reason = "Dropout's mask output has no GPU kernel";
+      return nullptr;
+    }
+    if (q.info.opset() >= 12 && q.info.has_input(2)) {
+      const Tensor* training = q.info.constant_input(2);
+      if (!training || training->dtype() != DataType::Bool || training->data<bool>()[0]) {
+        reason = "Dropout in training mode has no GPU kernel";
+        return nullptr;
+      }
+    }
+    return view(q, reason);
+  };
+}
+
+Shape int_list(const Tensor& t, const char* what) {
+  Shape out;
+  read_int_list(t, out, what);
+  return out;
+}
+
+RecordFn transpose(std::vector<int64_t> perm) {
+  return [perm](OpRecorder& r) {
+    const Region region = transpose_region(r.shape(0), perm);
+    const Buffer& in = r.buffer(0);
+    const Buffer& out = r.output(0, r.dtype(0), Shape(region.shape));
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), in, out);
+  };
+}
+
+// Slice: starts/ends/axes/steps are attributes before opset 10 and CPU-resident inputs after.
+RecordFn slice(const NodeInfo& info) {
+  if (info.opset() < 10) {
+    const std::vector<int64_t> starts = info.required_ints("starts");
+    const std::vector<int64_t> ends = info.required_ints("ends");
+    const std::vector<int64_t> axes = info.attr_ints("axes");
+    return [=](OpRecorder& r) {
+      const Region region = slice_region(r.shape(0), starts, ends, axes, {});
+      const Buffer& in = r.buffer(0);
+      const Buffer& out = r.output(0, r.dtype(0), Shape(region.shape));
+      r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), in, out);
+    };
+  }
+  return [](OpRecorder& r) {
+    const Shape starts = int_list(r.input(1), "Slice starts");
+    const Shape ends = int_list(r.input(2), "Slice ends");
+    const Shape axes = r.has_input(3) ? int_list(r.input(3), "Slice axes") : Shape{};
+    const Shape steps = r.has_input(4) ? int_list(r.input(4), "Slice steps") : Shape{};
+    const Region region = slice_region(r.shape(0), starts, ends, axes, steps);
+    const Buffer& in = r.buffer(0);
+    const Buffer& out = r.output(0, r.dtype(0), Shape(region.shape));
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), in, out);
+  };
+}
+
+RecordFn concat(int64_t axis) {
+  return [axis](OpRecorder& r) {
+    std::vector<Shape> shapes;
+    std::vector<const Buffer*> ins;
+    for (size_t k = 0; k < r.num_inputs(); ++k) {
+      shapes.push_back(r.shape(k));
+      ins.push_back(&r.buffer(k));
+    }
+    const int64_t rank = static_cast<int64_t>(shapes[0].size());
+    check(axis >= -rank && axis < rank, "Concat: axis " + std::to_string(axis) +
+                                            " is out of range for rank " + std::to_string(rank));
+    const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+    Shape out_shape = shapes[0];
+    out_shape[a] = 0;
+    for (const Shape& s : shapes) {
+      check(s.size() == shapes[0].size(), "Concat: inputs differ in rank");
+      for (size_t d = 0; d < s.size(); ++d) {
+        check(d == a || s[d] == shapes[0][d], "Concat: inputs differ outside the axis");
+      }
+      out_shape[a] += s[a];
+    }
+    const Buffer& out = r.output(0, r.dtype(0), out_shape);
+    r.kernel<RegionCopy>().concat(r.cmd(), r.arena(), r.dtype(0), ins, shapes,
+                                  static_cast<int64_t>(a), out);
+  };
+}
+
+RecordFn expand() {
+  return [](OpRecorder& r) {
+    const Shape target = int_list(r.input(1), "Expand shape");
+    const Region region = expand_region(r.shape(0), target);
+    const Buffer& in = r.buffer(0);
+    const Buffer& out = r.output(0, r.dtype(0), Shape(region.shape));
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), in, out);
+  };
+}
+
+// The inputs after the data must be CPU-resident (the analysis puts shape inputs there).
+bool index_inputs_on_cpu(const DevicePlacementQuery& q, size_t first, std::string& reason) {
+  for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
+    if (q.info.has_input(k) && !q.input_on_cpu[k]) {
+      reason = "input " + std::to_string(k) + " is not on the CPU";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void register_data_movement_ops(OpTable& t) {
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
+    t.add(op, view_factory());
+  t.add("Dropout", dropout_factory());
+  t.add("Transpose", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason)) return nullptr;
+    return transpose(q.info.attr_ints("perm"));
+  });
+  t.add("Slice", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason, 0, 1) || !index_inputs_on_cpu(q, 1, reason))
+      return nullptr;
+    return slice(q.info);
+  });
+  t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason)) return nullptr;
+    return concat(q.info.required_int("axis"));
+  });
+  t.add("Expand", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason, 0, 1) || !index_inputs_on_cpu(q, 1, reason))
+      return nullptr;
+    return expand();
+  });
+}
+
+}  // namespace kiln::vulkan

@@ -1,0 +1,33 @@
+#include "backends/vulkan/ops/op_table.h"
+
+namespace kiln::vulkan {
+
+const OpTable& OpTable::global() {
+  static const OpTable table = [] {
+    OpTable t;
+    register_elementwise_ops(t);
+    register_data_movement_ops(t);
+    return t;
+  }();
+  return table;
+}
+
+bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,
+                std::string& reason, size_t first, size_t count) {
+  for (size_t k = first; k < q.input_types.size() && k - first < count; ++k) {
+    if (q.info.node().inputs[k].empty()) continue;
+    const DataType t = q.input_types[k];
+    bool ok = false;
+    for (DataType a : allowed) ok = ok || t == a;
+    if (!ok) {
+      reason = t == DataType::Undefined
+                   ? "input " + std::to_string(k) + " has no inferred dtype"
+                   : "no " + std::string(dtype_name(t)) + " kernel (input " + std::to_string(k) +
+                         ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace kiln::vulkan

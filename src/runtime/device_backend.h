@@ -1,0 +1,81 @@
+// What the runtime needs from a GPU backend (Vulkan compute, GLES pixel): which nodes it runs
+// natively, a kernel per such node that records the node's GPU work, and moving values between
+// the host and the device. Everything else — the job graph, dependencies, outputs and readbacks
+// — is the same executor as on the CPU: a device node's job records its work and returns, so the
+// job system stays the only scheduler and `schedule` never blocks.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/worker.h"
+#include "ops/op_registry.h"
+
+namespace kiln {
+
+// A value slot's device copy of host data (a graph input, a CPU node's output, a constant),
+// owned by the execution so each host value is uploaded once per run (constants once).
+using DeviceMirror = std::shared_ptr<void>;
+
+// What a device kernel sees while its node's job records it. Inputs are host tensors (constants,
+// graph inputs, CPU-resident values, outputs of CPU nodes) or device tensors (outputs of other
+// device nodes); the kernel sets every wanted output to a device or host tensor.
+struct DeviceOpRun {
+  std::span<const Tensor> inputs;
+  std::span<Tensor> outputs;
+  // mirrors[k]: where the device copy of host input k is kept; empty for device inputs.
+  std::span<DeviceMirror*> mirrors;
+  // constant[k]: input k is an initializer (its mirror lives as long as the worker).
+  std::span<const char> constant;
+};
+
+class DeviceKernel {
+ public:
+  virtual ~DeviceKernel() = default;
+  // Records the node's work. Returns false when this run's shapes are beyond what the device can
+  // bind (a tensor over the device's buffer range or texture size): the node then runs on the
+  // CPU for this run, its device inputs downloaded. Errors in the inputs throw kiln::Error.
+  virtual bool record(DeviceOpRun& run) = 0;
+};
+
+// Load-time facts about one node, for deciding its placement.
+struct DevicePlacementQuery {
+  const NodeInfo& info;
+  // Inferred dtype of each input and output (DataType::Undefined where unknown or absent).
+  std::vector<DataType> input_types;
+  std::vector<DataType> output_types;
+  // Inputs whose contents decide shapes (the CPU-residency analysis): they arrive as host
+  // tensors.
+  std::vector<bool> input_on_cpu;
+  // Some output is read for its contents by a shape-deciding consumer: it must be on the host.
+  bool output_on_cpu = false;
+};
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  virtual Backend kind() const = 0;
+  // The device in words ("llvmpipe (LLVM 15.0.6, 256 bits), Vulkan 1.3.230").
+  virtual std::string description() const = 0;
+
+  // A kernel when the node runs natively; otherwise nullptr and `reason` says why it falls back.
+  virtual std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
+                                                std::string& reason) = 0;
+
+  // Starts the device on everything recorded so far (end of a run, before a wait).
+  virtual void flush() = 0;
+};
+
+// Called from a job: a host tensor with the contents of device tensor `t`. Submits pending
+// work and waits for it (blocking the job, not the caller of schedule). The device keeps the
+// host copy, so several CPU readers download once.
+Tensor download_to_host(const Tensor& t);
+
+// The backend for `backend` (nullptr for Backend::Cpu); kiln::Error when it is not built in or
+// no device is usable.
+std::unique_ptr<DeviceBackend> make_device_backend(Backend backend);
+
+}  // namespace kiln
