@@ -21,14 +21,13 @@ const char* kHelp = R"(usage: kiln inspect MODEL [options]
 Prints the model's metadata, then the optimized graph one node per line:
   index  op  'node name'  inputs -> outputs  @ backend
 each value with its inferred dtype and shape ("const" for initializers), and [cpu-resident] on
-values that hold shapes or indices and so stay on the CPU whatever the backend. Closes with
-node counts per op and, per backend, how many nodes run natively.
+values that hold shapes or indices and so stay on the CPU whatever the backend; a node that
+falls back to the CPU says why. Closes with node counts per op and, per backend, how many
+nodes run natively.
 
 options:
   --backend B   cpu (default), gpu-compute or gpu-pixel: the backend whose placement to show
 )";
-
-const char* kNotAvailable = "backend not available in this build";
 
 std::string type_of(const ir::Graph& graph, const std::string& value) {
   if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
@@ -64,18 +63,29 @@ size_t subgraph_node_count(const ir::Node& node) {
   return n;
 }
 
-// Whether a worker can be built on `backend`; `reason` says why not. The public API reports
-// placement per model, not per node, so a backend that cannot be built runs nothing natively
-// and one that can is taken to run every node.
-bool backend_available(const Model& model, Backend backend, std::string& reason) {
-  if (backend == Backend::Cpu) return true;
-  try {
-    Worker probe(model, backend);
-    return true;
-  } catch (const Error&) {
-    reason = kNotAvailable;
-    return false;
+// Where each node runs on `backend`, from a worker built for it; when no worker can be built
+// (no device, a backend missing from this build) every node falls back, for that reason.
+struct BackendPlacement {
+  std::vector<NodePlacement> nodes;
+  std::string device;
+  std::string unavailable;  // why no worker could be built
+  size_t native() const {
+    size_t n = 0;
+    for (const auto& p : nodes) n += p.fallback_reason.empty() ? 1 : 0;
+    return unavailable.empty() ? n : 0;
   }
+};
+
+BackendPlacement placement_on(const Model& model, Backend backend) {
+  BackendPlacement p;
+  try {
+    Worker worker(model, backend);
+    p.nodes = worker.placements();
+    p.device = worker.device_description();
+  } catch (const Error& e) {
+    p.unavailable = e.what();
+  }
+  return p;
 }
 
 }  // namespace
@@ -108,10 +118,8 @@ int inspect_command(const Args& args) {
     std::cout << "  " << v.name << ": " << v.to_string() << "\n";
 
   const std::set<std::string> cpu_resident = passes::cpu_resident_values(ir);
-  std::string reason;
-  const bool native = backend_available(model, backend, reason);
-  const std::string placement =
-      native ? std::string(backend_name(backend)) : "cpu (fallback: " + reason + ")";
+  const BackendPlacement chosen = placement_on(model, backend);
+  if (chosen.unavailable.empty()) std::cout << "device: " << chosen.device << "\n";
 
   std::cout << "\noptimized graph (" << graph.nodes.size() << " nodes, backend "
             << backend_name(backend) << "):\n";
@@ -128,7 +136,14 @@ int inspect_command(const Args& args) {
               << describe_values(graph, node.outputs, cpu_resident);
     if (const size_t sub = subgraph_node_count(node))
       std::cout << "  (subgraphs: " << sub << " nodes)";
-    std::cout << "  @ " << placement << "\n";
+    std::cout << "  @ ";
+    if (!chosen.unavailable.empty()) {
+      std::cout << "cpu (fallback: " << chosen.unavailable << ")\n";
+    } else if (const NodePlacement& p = chosen.nodes[i]; p.fallback_reason.empty()) {
+      std::cout << backend_name(p.backend) << "\n";
+    } else {
+      std::cout << "cpu (fallback: " << p.fallback_reason << ")\n";
+    }
   }
 
   std::cout << "\nsummary:\n  nodes per op:";
@@ -141,14 +156,15 @@ int inspect_command(const Args& args) {
   std::cout << "\n  cpu-resident values: " << cpu_resident.size() << "\n";
   const size_t total = graph.nodes.size();
   for (Backend b : {Backend::Cpu, Backend::GpuCompute, Backend::GpuPixel}) {
-    std::string why;
-    const size_t n = backend_available(model, b, why) ? total : 0;
-    char line[200];
-    std::snprintf(line, sizeof line, "  %-12s %zu/%zu nodes native (%.1f%%)%s%s\n",
+    const BackendPlacement p = b == backend ? chosen : placement_on(model, b);
+    const size_t n = p.native();
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-12s %zu/%zu nodes native (%.1f%%)",
                   (std::string(backend_name(b)) + ":").c_str(), n, total,
-                  total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 100.0,
-                  why.empty() ? "" : ", the rest fall back to cpu: ", why.c_str());
+                  total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 100.0);
     std::cout << line;
+    if (!p.unavailable.empty()) std::cout << ", the rest fall back to cpu: " << p.unavailable;
+    std::cout << "\n";
   }
   return 0;
 }

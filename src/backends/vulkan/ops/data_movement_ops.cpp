@@ -12,20 +12,15 @@ namespace {
 const std::initializer_list<DataType> kMovable = {DataType::Float32, DataType::Int32,
                                                   DataType::Int64};
 
-// Captures the shape a CPU view kernel gives its output, without touching any data.
+// Lets a CPU view kernel produce its output's shape without touching any data.
 class ShapeCapture final : public OutputAllocator {
  public:
   Tensor allocate(size_t, DataType, const Shape&) override {
     throw Error("a view op allocated data");
   }
   Tensor view(size_t, const Tensor& source, const Shape& shape) override {
-    shape_ = shape;
-    return source;
+    return source.reshaped(shape);
   }
-  const Shape& shape() const { return shape_; }
-
- private:
-  Shape shape_;
 };
 
 // Views reuse the CPU kernel for their shape rules (Reshape's 0 and -1, Squeeze's axes...):
@@ -45,7 +40,8 @@ OpFactory view_factory() {
       ShapeCapture capture;
       OpContext ctx(*node, opset, inputs, outputs, capture);
       shape_rule(ctx);
-      r.output_view(0, 0, capture.shape());
+      // The kernel either made a view (its shape) or handed the input over (Identity).
+      r.output_view(0, 0, outputs[0].shape());
       // Dropout's optional mask output has no GPU kernel; its placement check keeps such
       // nodes on the CPU.
     };
