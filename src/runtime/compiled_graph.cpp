@@ -24,7 +24,7 @@ DataType value_type(const ir::Graph& graph, const std::string& name) {
 void place_node(const ir::Graph& graph, const NodeInfo& info, const DevicePlacement& device,
                 CompiledNode& cn) {
   const ir::Node& node = *cn.node;
-  DevicePlacementQuery query{info, {}, {}, {}, false};
+  DevicePlacementQuery query{info, {}, {}, {}, false, {}};
   for (const auto& in : node.inputs) {
     query.input_types.push_back(value_type(graph, in));
     query.input_on_cpu.push_back(!in.empty() && device.cpu_resident.count(in) > 0);

@@ -52,6 +52,10 @@ struct DevicePlacementQuery {
   std::vector<bool> input_on_cpu;
   // Some output is read for its contents by a shape-deciding consumer: it must be on the host.
   bool output_on_cpu = false;
+  // Inputs whose dtype shape inference could not tell (a custom op's output): the backend notes
+  // here which dtypes its kernel takes, and a run that brings another one runs the node on the
+  // CPU.
+  mutable std::vector<std::pair<size_t, std::vector<DataType>>> deferred_dtype_checks;
 };
 
 class DeviceBackend {

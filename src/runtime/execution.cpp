@@ -56,6 +56,7 @@ Execution::Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool
   taken_.assign(g.slot_count(), false);
   is_constant_.assign(g.slot_count(), false);
   mirrors_.resize(g.slot_count());
+  readers_left_ = std::make_unique<std::atomic<int>[]>(g.slot_count());
   for (const auto& [slot, tensor] : g.constants) is_constant_[static_cast<size_t>(slot)] = true;
   for (int s : g.output_slots) is_graph_output_[static_cast<size_t>(s)] = true;
   for (const auto& [slot, tensor] : g.constants) values_[static_cast<size_t>(slot)] = tensor;
@@ -104,6 +105,7 @@ void Execution::bind(std::span<const Tensor> inputs) {
   std::fill(taken_.begin(), taken_.end(), false);
   for (size_t s = 0; s < g.slot_count(); ++s) {
     if (!is_constant_[s]) mirrors_[s].reset();
+    readers_left_[s].store(static_cast<int>(g.readers[s].size()), std::memory_order_relaxed);
   }
   for (size_t i = 0; i < g.input_slots.size(); ++i)
     values_[static_cast<size_t>(g.input_slots[i])] = inputs[i];
@@ -285,6 +287,25 @@ void Execution::execute(size_t index) {
   }
   for (auto& t : job.inputs) t = Tensor();
   for (auto& t : job.outputs) t = Tensor();
+  if (graph_->device) release_device_inputs(cn);
+}
+
+void Execution::release_device_inputs(const CompiledNode& cn) {
+  for (int slot : cn.inputs) {
+    if (slot < 0) continue;
+    const auto s = static_cast<size_t>(slot);
+    if (readers_left_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (is_constant_[s]) continue;
+    mirrors_[s].reset();
+    // Intermediate device values: nobody outside the run can see them.
+    if (graph_->producer[s] >= 0 && !is_graph_output_[s]) {
+      TensorImpl& impl = *values_[s].impl();
+      if (impl.device) {
+        impl.device.reset();
+        impl.storage.reset();
+      }
+    }
+  }
 }
 
 bool Execution::record_on_device(const CompiledNode& cn, NodeJob& job) {

@@ -59,6 +59,7 @@ class Execution {
   void record_alias(const CompiledNode& node, int slot, const Storage* storage);
   bool record_on_device(const CompiledNode& node, NodeJob& job);
   void run_on_cpu(const CompiledNode& node, NodeJob& job);
+  void release_device_inputs(const CompiledNode& node);
   void select_plan(std::span<const Tensor> inputs);
 
   std::shared_ptr<const CompiledGraph> graph_;
@@ -69,6 +70,9 @@ class Execution {
   std::vector<bool> is_constant_;
   // Device copies of host values (see DeviceMirror); constants keep theirs between runs.
   std::vector<DeviceMirror> mirrors_;
+  // Per slot, readers of this run that have not finished: device memory of intermediate values
+  // goes back to the pool as soon as the last one has recorded its work.
+  std::unique_ptr<std::atomic<int>[]> readers_left_;
   std::vector<std::unique_ptr<NodeJob>> jobs_;
   std::atomic<int> nodes_left_{0};
   std::atomic<int> kernels_left_{0};

@@ -1,5 +1,7 @@
 #include "backends/vulkan/backend.h"
 
+#include <algorithm>
+
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/ops/op_table.h"
 
@@ -8,10 +10,18 @@ namespace {
 
 class Kernel final : public DeviceKernel {
  public:
-  Kernel(std::shared_ptr<Context> context, RecordFn record)
-      : context_(std::move(context)), record_(std::move(record)) {}
+  Kernel(std::shared_ptr<Context> context, RecordFn record,
+         std::vector<std::pair<size_t, std::vector<DataType>>> dtype_checks)
+      : context_(std::move(context)),
+        record_(std::move(record)),
+        dtype_checks_(std::move(dtype_checks)) {}
 
   bool record(DeviceOpRun& run) override {
+    for (const auto& [k, allowed] : dtype_checks_) {
+      if (k >= run.inputs.size() || !run.inputs[k].defined()) continue;
+      if (std::find(allowed.begin(), allowed.end(), run.inputs[k].dtype()) == allowed.end())
+        return false;
+    }
     auto lock = context_->stream.lock();
     try {
       OpRecorder recorder(context_, run);
@@ -26,6 +36,7 @@ class Kernel final : public DeviceKernel {
  private:
   std::shared_ptr<Context> context_;
   RecordFn record_;
+  std::vector<std::pair<size_t, std::vector<DataType>>> dtype_checks_;
 };
 
 class VulkanBackend final : public DeviceBackend {
@@ -58,7 +69,8 @@ class VulkanBackend final : public DeviceBackend {
     }
     RecordFn record = (*factory)(query, reason);
     if (!record) return nullptr;
-    return std::make_unique<Kernel>(context_, std::move(record));
+    return std::make_unique<Kernel>(context_, std::move(record),
+                                    std::move(query.deferred_dtype_checks));
   }
 
   void flush() override {

@@ -11,6 +11,16 @@
 namespace kiln::vulkan {
 namespace {
 
+// Every device's validation messages, for tests of devices they cannot reach (a worker's).
+struct MessageLog {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+};
+MessageLog& process_log() {
+  static MessageLog log;
+  return log;
+}
+
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 constexpr uint32_t kRequiredApi = VK_API_VERSION_1_2;
 
@@ -326,9 +336,27 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Device::on_message(VkDebugUtilsMessageSeverityFla
   auto* self = static_cast<Device*>(user);
   const char* level =
       severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "[error] " : "[warning] ";
-  std::lock_guard lock(self->messages_mutex_);
-  self->messages_.push_back(level + std::string(data && data->pMessage ? data->pMessage : ""));
+  const std::string message = level + std::string(data && data->pMessage ? data->pMessage : "");
+  {
+    std::lock_guard lock(self->messages_mutex_);
+    self->messages_.push_back(message);
+  }
+  MessageLog& log = process_log();
+  std::lock_guard lock(log.mutex);
+  log.messages.push_back(message);
   return VK_FALSE;  // never abort the call that triggered the message
+}
+
+std::vector<std::string> validation_messages_of_all_devices() {
+  MessageLog& log = process_log();
+  std::lock_guard lock(log.mutex);
+  return log.messages;
+}
+
+void clear_validation_messages_of_all_devices() {
+  MessageLog& log = process_log();
+  std::lock_guard lock(log.mutex);
+  log.messages.clear();
 }
 
 }  // namespace kiln::vulkan

@@ -105,4 +105,8 @@ class Device {
   std::vector<std::string> messages_;
 };
 
+// The validation messages of every device this process has created (a worker's device too).
+std::vector<std::string> validation_messages_of_all_devices();
+void clear_validation_messages_of_all_devices();
+
 }  // namespace kiln::vulkan

@@ -1,9 +1,12 @@
 #include "backends/vulkan/device_tensor.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace kiln::vulkan {
 namespace {
+
+std::atomic<uint64_t> downloads{0};
 
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
              VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
@@ -44,6 +47,7 @@ void DeviceTensor::request_locked() {
   if (staging_) return;
   auto lock = context_->stream.lock();
   staging_ = std::make_shared<Buffer>(context_->device, context_->staging, buffer_->size());
+  downloads.fetch_add(1, std::memory_order_relaxed);
   if (buffer_->size() > 0) {
     const VkCommandBuffer cmd = context_->stream.cmd();
     const VkBufferCopy region{0, 0, buffer_->size()};
@@ -77,6 +81,8 @@ void DeviceTensor::wait_download(TensorImpl& tensor) {
   tensor.storage = host_;
   tensor.offset = 0;
 }
+
+uint64_t downloads_recorded() { return downloads.load(std::memory_order_relaxed); }
 
 DeviceTensor* device_tensor_of(const Tensor& t, const Context& context) {
   if (!t.defined() || !t.impl()->device) return nullptr;

@@ -43,6 +43,9 @@ class DeviceTensor final : public DeviceData {
   std::shared_ptr<Storage> host_;       // the downloaded bytes
 };
 
+// Device-to-host transfers recorded by this process so far (a statistic for tests).
+uint64_t downloads_recorded();
+
 // The device tensor behind `t` when it lives in `context`, else nullptr.
 DeviceTensor* device_tensor_of(const Tensor& t, const Context& context);
 

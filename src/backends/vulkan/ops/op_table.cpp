@@ -17,13 +17,14 @@ bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> a
   for (size_t k = first; k < q.input_types.size() && k - first < count; ++k) {
     if (q.info.node().inputs[k].empty()) continue;
     const DataType t = q.input_types[k];
+    if (t == DataType::Undefined) {
+      q.deferred_dtype_checks.emplace_back(k, std::vector<DataType>(allowed));
+      continue;
+    }
     bool ok = false;
     for (DataType a : allowed) ok = ok || t == a;
     if (!ok) {
-      reason = t == DataType::Undefined
-                   ? "input " + std::to_string(k) + " has no inferred dtype"
-                   : "no " + std::string(dtype_name(t)) + " kernel (input " + std::to_string(k) +
-                         ")";
+      reason = "no " + std::string(dtype_name(t)) + " kernel (input " + std::to_string(k) + ")";
       return false;
     }
   }
