@@ -23,11 +23,11 @@ run_suite() {  # name dir [extra options]
   echo "== $name ($backend)"
   local opts=(--backend "$backend")
   [[ -f $list ]] && opts+=(--known-failures "$list")
-  if ! "$kiln" test-onnx "$dir" "${opts[@]}" "$@" >"/tmp/kiln-conformance-$name.log" 2>&1; then
+  if ! "$kiln" test-onnx "$dir" "${opts[@]}" "$@" >"/tmp/kiln-conformance-$backend-$name.log" 2>&1; then
     status=1
   fi
-  grep -E "^FAIL .*[^)]: |known failures that passed|remove it from the list" "/tmp/kiln-conformance-$name.log" | grep -v "(known)" | head -50
-  tail -n 1 "/tmp/kiln-conformance-$name.log"
+  grep -E "^FAIL .*[^)]: |known failures that passed|remove it from the list" "/tmp/kiln-conformance-$backend-$name.log" | grep -v "(known)" | head -50
+  tail -n 1 "/tmp/kiln-conformance-$backend-$name.log"
 }
 
 run_suite node "$shared/onnx-backend/node"

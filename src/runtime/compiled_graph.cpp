@@ -33,9 +33,18 @@ void place_node(const ir::Graph& graph, const NodeInfo& info, const DevicePlacem
     query.output_types.push_back(value_type(graph, out));
     if (!out.empty() && device.cpu_resident.count(out)) query.output_on_cpu = true;
   }
+  auto holds_container = [&](const std::vector<std::string>& values) {
+    for (const auto& v : values) {
+      const ValueInfo* vi = v.empty() ? nullptr : graph.find_value_info(v);
+      if (vi && vi->kind != ValueInfo::Kind::Tensor) return true;
+    }
+    return false;
+  };
   std::string reason;
   if (!ir::implicit_inputs(node).empty()) {
     reason = "control flow runs on the CPU";
+  } else if (holds_container(node.inputs) || holds_container(node.outputs)) {
+    reason = "sequences and optionals stay on the CPU";
   } else {
     std::unique_ptr<DeviceKernel> kernel = device.backend->compile(query, reason);
     if (kernel) {

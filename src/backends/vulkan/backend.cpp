@@ -17,6 +17,9 @@ class Kernel final : public DeviceKernel {
         dtype_checks_(std::move(dtype_checks)) {}
 
   bool record(DeviceOpRun& run) override {
+    for (const Tensor& in : run.inputs) {
+      if (in.defined() && in.kind() != ValueKind::Tensor) return false;  // sequences, optionals
+    }
     for (const auto& [k, allowed] : dtype_checks_) {
       if (k >= run.inputs.size() || !run.inputs[k].defined()) continue;
       if (std::find(allowed.begin(), allowed.end(), run.inputs[k].dtype()) == allowed.end())
