@@ -2,6 +2,12 @@
 // elementwise shader against kiln's CPU ops. Runs on any Vulkan 1.2 device, lavapipe included;
 // skips (with the reason) where the machine has no Vulkan device at all.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backends/vulkan/binary_elementwise.h"
 
 #include <cmath>
 #include <cstring>
@@ -146,6 +152,48 @@ TEST_F(Vulkan, PipelineRejectsBadDescriptions) {
   desc.push_constant_bytes = 0;
   desc.workgroup_size_x = 1u << 20;
   EXPECT_THROW(ComputePipeline(device(), desc), Error);
+}
+
+}  // namespace
+}  // namespace kiln::vulkan
+
+namespace kiln::vulkan {
+namespace {
+
+// Compiled pipelines survive the device: the next device (the next process) loads them.
+TEST_F(Vulkan, PipelineCacheIsSavedToDiskAndLoadedAgain) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("kiln-pipeline-cache-test-" + std::to_string(::getpid()) + ".bin");
+  std::filesystem::remove(file);
+  {
+    ScopedEnv env("KILN_VULKAN_PIPELINE_CACHE", file.c_str());
+    {
+      Device d;
+      EXPECT_EQ(d.pipeline_cache() != VK_NULL_HANDLE, true);
+      BinaryElementwise kernel(d);
+    }
+    // A cache with Vulkan's header for this device; what follows it is the driver's business
+    // (lavapipe stores no pipeline data, real GPUs do).
+    ASSERT_TRUE(std::filesystem::exists(file));
+    std::ifstream in(file, std::ios::binary);
+    uint32_t header[3] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    EXPECT_EQ(header[0], 32u);  // header length
+    EXPECT_EQ(header[1], static_cast<uint32_t>(VK_PIPELINE_CACHE_HEADER_VERSION_ONE));
+    VkPhysicalDeviceProperties props{};
+    vkGetPhysicalDeviceProperties(device().physical_device(), &props);
+    EXPECT_EQ(header[2], props.vendorID);
+    Device again;  // loads it; a pipeline from it works as before
+    BinaryElementwise kernel(again);
+  }
+  std::filesystem::remove(file);
+  {
+    ScopedEnv off("KILN_VULKAN_PIPELINE_CACHE", "off");
+    Device d;
+    BinaryElementwise kernel(d);
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
 }
 
 }  // namespace

@@ -286,12 +286,14 @@ void Device::create(const DeviceOptions& options) {
   pool_info.queueFamilyIndex = queue_family_;
   vk_check(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_),
            "vkCreateCommandPool");
+  cache_ = std::make_unique<PipelineCache>(device_, physical_device_);
 }
 
 void Device::destroy() noexcept {
   if (device_) {
     vkDeviceWaitIdle(device_);
     if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
+    cache_.reset();  // saves it
     vkDestroyDevice(device_, nullptr);
   }
   if (messenger_) {

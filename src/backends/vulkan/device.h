@@ -13,10 +13,13 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "backends/vulkan/pipeline_cache.h"
 
 namespace kiln::vulkan {
 
@@ -71,6 +74,8 @@ class Device {
   // allocating from command_pool() or submitting to queue().
   std::mutex& submit_mutex() { return submit_mutex_; }
   VkCommandPool command_pool() const { return command_pool_; }
+  // Compiled pipelines, loaded from and saved to disk (see pipeline_cache.h).
+  VkPipelineCache pipeline_cache() const { return cache_ ? cache_->handle() : VK_NULL_HANDLE; }
 
   // A memory type index allowed by `type_bits` with all `required` flags, preferring one that
   // also has `preferred`; kiln::Error when none has `required`.
@@ -100,6 +105,7 @@ class Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  std::unique_ptr<PipelineCache> cache_;
   std::mutex submit_mutex_;
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;

@@ -66,7 +66,8 @@ ComputePipeline::ComputePipeline(Device& device, const PipelineDesc& desc)
     info.stage.pSpecializationInfo = &spec;
     info.layout = layout_;
     vk_check(
-        vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_),
+        vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr,
+                                 &pipeline_),
         "vkCreateComputePipelines");
   } catch (...) {
     if (module) vkDestroyShaderModule(device.handle(), module, nullptr);
