@@ -29,7 +29,7 @@ class Kernel final : public DeviceKernel {
     try {
       OpRecorder recorder(context_, run);
       record_(recorder);
-    } catch (const BeyondDeviceLimits&) {
+    } catch (const RunOnCpu&) {
       return false;
     }
     context_->stream.dispatched();

@@ -13,9 +13,11 @@
 
 namespace kiln::vulkan {
 
-// Thrown while recording when a tensor exceeds what one binding may span
-// (maxStorageBufferRange): the node runs on the CPU for this run instead.
-struct BeyondDeviceLimits : std::runtime_error {
+// Thrown while recording when this run's inputs are beyond the GPU kernel — a tensor exceeds
+// what one binding may span (maxStorageBufferRange), a rank or layout the shader lacks, or
+// inputs the CPU kernel will reject with its own message: the node runs on the CPU for this
+// run instead.
+struct RunOnCpu : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

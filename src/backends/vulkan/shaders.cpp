@@ -12,10 +12,22 @@ constexpr uint32_t kUnaryElementwise[] =
 constexpr uint32_t kRegionCopy[] =
 #include "vulkan_shaders/region_copy.spv.inc"
     ;
+constexpr uint32_t kMatmul[] =
+#include "vulkan_shaders/matmul.spv.inc"
+    ;
+constexpr uint32_t kConv2d[] =
+#include "vulkan_shaders/conv2d.spv.inc"
+    ;
+constexpr uint32_t kConvDepthwise[] =
+#include "vulkan_shaders/conv_depthwise.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
 std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 std::span<const uint32_t> region_copy() { return kRegionCopy; }
+std::span<const uint32_t> matmul() { return kMatmul; }
+std::span<const uint32_t> conv2d() { return kConv2d; }
+std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 
 }  // namespace kiln::vulkan::shaders

@@ -10,5 +10,8 @@ namespace kiln::vulkan::shaders {
 std::span<const uint32_t> binary_elementwise();
 std::span<const uint32_t> unary_elementwise();
 std::span<const uint32_t> region_copy();
+std::span<const uint32_t> matmul();
+std::span<const uint32_t> conv2d();
+std::span<const uint32_t> conv_depthwise();
 
 }  // namespace kiln::vulkan::shaders

@@ -7,6 +7,8 @@ const OpTable& OpTable::global() {
     OpTable t;
     register_elementwise_ops(t);
     register_data_movement_ops(t);
+    register_matmul_ops(t);
+    register_conv_ops(t);
     return t;
   }();
   return table;
