@@ -1,0 +1,272 @@
+// One harness for every GPU backend: each op runs as a one-node model over shapes, broadcasts
+// and dtypes on the backend and on the CPU (the reference), the results must agree, and the
+// node must have run natively on the backend (not quietly on the CPU fallback).
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+Tensor random_f32(const Shape& shape, unsigned seed, float lo = -2.0f, float hi = 2.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(shape.element_count()));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_data<float>(shape, v);
+}
+
+template <class T>
+Tensor random_int(const Shape& shape, unsigned seed, int lo = -50, int hi = 50) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> v(static_cast<size_t>(shape.element_count()));
+  for (T& x : v) x = static_cast<T>(dist(rng));
+  return Tensor::from_data<T>(shape, v);
+}
+
+struct OpCase {
+  std::string name;
+  std::function<OpTest()> make;
+  double rtol = 1e-5;  // long sums (MatMul, Conv) need more: float32 summation order differs
+  double atol = 1e-6;
+};
+
+std::vector<OpCase> make_cases() {
+  std::vector<OpCase> c;
+  // Element-wise binary with broadcasting.
+  const std::vector<std::pair<Shape, Shape>> pairs = {{{7}, {7}},
+                                                      {{2, 3, 4}, {4}},
+                                                      {{2, 1, 4}, {3, 1}},
+                                                      {{1}, {5, 6}},
+                                                      {{}, {3}},
+                                                      {{0, 3}, {1, 3}},
+                                                      {{2, 1, 3, 1, 2, 1, 2}, {3, 2, 1, 2}}};
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      c.push_back({std::string(op) + "_" + std::to_string(i), [op, p = pairs[i], i] {
+                     return OpTest(op)
+                         .input(random_f32(p.first, 10 + i))
+                         .input(random_f32(p.second, 20 + i, 0.5f, 2.0f));
+                   }});
+    }
+  }
+  c.push_back(
+      {"Pow",
+       [] {
+         return OpTest("Pow").input(random_f32({3, 4}, 1, 0.1f, 3.0f)).input(random_f32({4}, 2));
+       },
+       2e-5});
+  // Unary math and activations.
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Sin", "Cos", "Erf",
+                         "Floor", "Ceil", "Round", "Sign", "Softplus", "Softsign", "HardSwish"}) {
+    c.push_back({op, [op] { return OpTest(op).input(random_f32({3, 17}, 3)); }});
+  }
+  c.push_back({"Sqrt", [] { return OpTest("Sqrt").input(random_f32({40}, 4, 0.0f, 9.0f)); }});
+  c.push_back({"Log", [] { return OpTest("Log").input(random_f32({40}, 5, 0.01f, 9.0f)); }});
+  c.push_back({"LeakyRelu", [] {
+                 return OpTest("LeakyRelu").input(random_f32({5, 5}, 6)).attr("alpha", 0.3f);
+               }});
+  c.push_back({"Elu", [] {
+                 return OpTest("Elu").input(random_f32({5, 5}, 7)).attr("alpha", 0.7f);
+               }});
+  c.push_back({"HardSigmoid", [] { return OpTest("HardSigmoid").input(random_f32({9}, 8)); }});
+  c.push_back({"Gelu", [] { return OpTest("Gelu").input(random_f32({33}, 9)); }});
+  c.push_back({"Clip", [] {
+                 return OpTest("Clip")
+                     .input(random_f32({4, 6}, 10))
+                     .input(Tensor::scalar<float>(-0.5f))
+                     .input(Tensor::scalar<float>(0.75f))
+                     .constant_input(1)
+                     .constant_input(2);
+               }});
+  // Data movement for every dtype the GPU moves.
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    const std::string suffix = std::string("_") + std::string(dtype_name(dt));
+    auto data = [dt](const Shape& s, unsigned seed) {
+      if (dt == DataType::Int32) return random_int<int32_t>(s, seed);
+      if (dt == DataType::Int64) return random_int<int64_t>(s, seed);
+      return random_f32(s, seed);
+    };
+    c.push_back({"Transpose" + suffix, [data] {
+                   return OpTest("Transpose")
+                       .input(data({2, 3, 4, 5}, 11))
+                       .attr("perm", std::vector<int64_t>{3, 1, 0, 2});
+                 }});
+    c.push_back({"Slice" + suffix, [data] {
+                   return OpTest("Slice")
+                       .input(data({6, 7, 5}, 12))
+                       .input(i64({3}, {1, -1, 0}))
+                       .input(i64({3}, {5, -8, 5}))
+                       .input(i64({3}, {0, 1, 2}))
+                       .input(i64({3}, {2, -2, 1}))
+                       .constant_input(1)
+                       .constant_input(2)
+                       .constant_input(3)
+                       .constant_input(4);
+                 }});
+    c.push_back({"Concat" + suffix, [data] {
+                   return OpTest("Concat")
+                       .input(data({2, 3, 4}, 13))
+                       .input(data({2, 1, 4}, 14))
+                       .input(data({2, 5, 4}, 15))
+                       .attr("axis", int64_t{-2});
+                 }});
+    c.push_back({"Expand" + suffix, [data] {
+                   return OpTest("Expand")
+                       .input(data({3, 1}, 16))
+                       .input(i64({3}, {2, 3, 4}))
+                       .constant_input(1);
+                 }});
+    c.push_back({"Reshape" + suffix, [data] {
+                   return OpTest("Reshape")
+                       .input(data({2, 3, 4}, 17))
+                       .input(i64({2}, {0, -1}))
+                       .constant_input(1);
+                 }});
+  }
+  // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
+  const std::vector<std::pair<Shape, Shape>> mm = {
+      {{1, 1}, {1, 1}}, {{3, 17}, {17, 5}},     {{13, 63}, {63, 66}},      {{7}, {7, 9}},
+      {{9, 7}, {7}},    {{2, 3, 5, 8}, {8, 6}}, {{2, 1, 5, 8}, {3, 8, 6}}, {{4, 1, 6}, {4, 6, 1}}};
+  for (size_t i = 0; i < mm.size(); ++i) {
+    c.push_back({"MatMul_" + std::to_string(i),
+                 [p = mm[i], i] {
+                   return OpTest("MatMul")
+                       .input(random_f32(p.first, 30 + i))
+                       .input(random_f32(p.second, 40 + i));
+                 },
+                 1e-4, 1e-5});
+  }
+  struct GemmCase {
+    bool ta, tb;
+    Shape c;
+  };
+  const std::vector<GemmCase> gemms = {{false, false, {}},
+                                       {true, false, {6}},
+                                       {false, true, {5, 1}},
+                                       {true, true, {5, 6}},
+                                       {false, false, {1}}};
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    c.push_back({"Gemm_" + std::to_string(i),
+                 [g = gemms[i], i] {
+                   OpTest t("Gemm");
+                   t.input(random_f32(g.ta ? Shape{9, 5} : Shape{5, 9}, 50 + i));
+                   t.input(random_f32(g.tb ? Shape{6, 9} : Shape{9, 6}, 60 + i));
+                   if (!g.c.empty()) t.input(random_f32(g.c, 70 + i));
+                   return t.attr("transA", int64_t{g.ta})
+                       .attr("transB", int64_t{g.tb})
+                       .attr("alpha", 0.7f)
+                       .attr("beta", 1.3f);
+                 },
+                 1e-4, 1e-5});
+  }
+  // Convolutions: groups, depthwise, strides, dilations, asymmetric pads, 1-D, 1x1, bias.
+  struct ConvCase {
+    Shape x, w;
+    int64_t group;
+    std::vector<int64_t> strides, dilations, pads;
+    bool bias;
+  };
+  const std::vector<ConvCase> convs = {
+      {{1, 3, 9, 11}, {5, 3, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+      {{2, 4, 10, 7}, {6, 2, 3, 2}, 2, {2, 1}, {1, 2}, {0, 1, 2, 0}, false},
+      {{1, 6, 8, 8}, {6, 1, 3, 3}, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, true},
+      {{1, 4, 8, 8}, {8, 1, 5, 5}, 4, {1, 1}, {2, 2}, {4, 4, 4, 4}, false},
+      {{2, 8, 5, 6}, {7, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
+      {{1, 3, 20}, {4, 3, 5}, 1, {3}, {1}, {2, 1}, true},
+      {{1, 16, 14, 14}, {33, 16, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}};
+  for (size_t i = 0; i < convs.size(); ++i) {
+    c.push_back({"Conv_" + std::to_string(i),
+                 [k = convs[i], i] {
+                   OpTest t("Conv");
+                   t.input(random_f32(k.x, 80 + i)).input(random_f32(k.w, 90 + i));
+                   if (k.bias) t.input(random_f32({k.w[0]}, 100 + i));
+                   return t.constant_input(1)
+                       .attr("group", k.group)
+                       .attr("strides", k.strides)
+                       .attr("dilations", k.dilations)
+                       .attr("pads", k.pads);
+                 },
+                 1e-4, 1e-5});
+  }
+  return c;
+}
+
+const std::vector<OpCase>& cases() {
+  static const std::vector<OpCase> all = make_cases();
+  return all;
+}
+
+struct Param {
+  Backend backend;
+  size_t index;
+};
+
+class BackendOps : public ::testing::TestWithParam<Param> {};
+
+TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
+  const OpCase& op = cases()[GetParam().index];
+  const Backend backend = GetParam().backend;
+  const OpTest test = op.make();
+  const Model model = test.model();
+  std::vector<NodePlacement> placements;
+  try {
+    placements = Worker(model, backend).placements();
+  } catch (const Error& e) {
+    GTEST_SKIP() << backend_name(backend) << " is not available here: " << e.what();
+  }
+  for (const NodePlacement& p : placements) {
+    EXPECT_EQ(p.backend, backend) << p.op_type << " fell back: " << p.fallback_reason;
+  }
+  const std::vector<Tensor> expected = test.run(Backend::Cpu);
+  const std::vector<Tensor> actual = test.run(backend);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    ASSERT_EQ(actual[k].dtype(), expected[k].dtype());
+    ASSERT_EQ(actual[k].shape(), expected[k].shape());
+    if (expected[k].dtype() == DataType::Float32) {
+      const auto a = actual[k].to_vector<float>(), e = expected[k].to_vector<float>();
+      for (size_t i = 0; i < e.size(); ++i) {
+        if (std::isnan(e[i])) {
+          EXPECT_TRUE(std::isnan(a[i])) << "element " << i;
+          continue;
+        }
+        ASSERT_NEAR(a[i], e[i], op.atol + op.rtol * std::abs(e[i])) << "element " << i;
+      }
+    } else {
+      ASSERT_EQ(0,
+                std::memcmp(actual[k].raw_data(), expected[k].raw_data(), expected[k].byte_size()));
+    }
+  }
+}
+
+std::vector<Param> all_params() {
+  std::vector<Param> out;
+  const size_t n = cases().size();
+  for (Backend b : {Backend::GpuCompute}) {
+    for (size_t i = 0; i < n; ++i) out.push_back({b, i});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, BackendOps, ::testing::ValuesIn(all_params()),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           std::string name = std::string(backend_name(info.param.backend)) + "_" +
+                                              cases()[info.param.index].name;
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace kiln::testing
