@@ -26,13 +26,13 @@ class Kernel final : public DeviceKernel {
         return false;
     }
     auto lock = context_->stream.lock();
+    OpRecorder recorder(context_, run);
     try {
-      OpRecorder recorder(context_, run);
       record_(recorder);
     } catch (const RunOnCpu&) {
       return false;
     }
-    context_->stream.dispatched();
+    context_->stream.dispatched(recorder.work());
     return true;
   }
 

@@ -14,8 +14,11 @@ constexpr uint64_t kWaitTimeoutNs = 300'000'000'000ull;
 
 }  // namespace
 
-CommandStream::CommandStream(Device& device, uint32_t dispatches_per_batch)
-    : device_(device), dispatches_per_batch_(dispatches_per_batch) {
+CommandStream::CommandStream(Device& device, uint32_t dispatches_per_batch,
+                             uint64_t work_per_batch)
+    : device_(device),
+      dispatches_per_batch_(dispatches_per_batch),
+      work_per_batch_(work_per_batch) {
   VkSemaphoreTypeCreateInfo type{};
   type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
   type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
@@ -68,6 +71,7 @@ void CommandStream::begin_batch() {
   vk_check(vkBeginCommandBuffer(current_->cmd, &begin), "vkBeginCommandBuffer");
   current_->value = next_value_;
   current_->dispatches = 0;
+  current_->work = 0;
 }
 
 void CommandStream::recycle_finished() {
@@ -98,9 +102,11 @@ void CommandStream::keep_alive(std::shared_ptr<void> object) {
   current_->keep_alive.push_back(std::move(object));
 }
 
-void CommandStream::dispatched() {
+void CommandStream::dispatched(uint64_t work) {
   cmd();
-  if (++current_->dispatches >= dispatches_per_batch_) submit();
+  current_->work += work;
+  if (++current_->dispatches >= dispatches_per_batch_ || current_->work >= work_per_batch_)
+    submit();
 }
 
 uint64_t CommandStream::submit() {

@@ -25,7 +25,10 @@ namespace kiln::vulkan {
 
 class CommandStream {
  public:
-  explicit CommandStream(Device& device, uint32_t dispatches_per_batch = 64);
+  // A batch is submitted after `dispatches_per_batch` dispatches or `work_per_batch` units of
+  // work (multiply-adds or elements touched), whichever comes first.
+  explicit CommandStream(Device& device, uint32_t dispatches_per_batch = 64,
+                         uint64_t work_per_batch = uint64_t{1} << 27);
   ~CommandStream();  // waits for the device
   CommandStream(const CommandStream&) = delete;
   CommandStream& operator=(const CommandStream&) = delete;
@@ -38,8 +41,8 @@ class CommandStream {
   // Keeps `object` alive until the device has finished the current batch (staging buffers,
   // tensors dropped while their last readers are still queued).
   void keep_alive(std::shared_ptr<void> object);
-  // Counts a recorded dispatch; submits the batch when it is full.
-  void dispatched();
+  // Counts a recorded node and its work; submits the batch when it is full.
+  void dispatched(uint64_t work);
   // Submits the current batch if it holds anything. Returns the timeline value that is reached
   // once everything recorded so far has finished.
   uint64_t submit();
@@ -59,12 +62,14 @@ class CommandStream {
     std::vector<std::shared_ptr<void>> keep_alive;
     uint64_t value = 0;
     uint32_t dispatches = 0;
+    uint64_t work = 0;
   };
   void begin_batch();
   void recycle_finished();
 
   Device& device_;
   uint32_t dispatches_per_batch_;
+  uint64_t work_per_batch_;
   std::recursive_mutex mutex_;  // a tensor released while recording re-enters
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   std::unique_ptr<Batch> current_;

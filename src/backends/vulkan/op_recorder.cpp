@@ -42,6 +42,7 @@ const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
   for (int64_t d : shape) check(d >= 0, "negative dimension in output shape " + shape.to_string());
   const size_t bytes = byte_size_of(dtype, shape);
   check_binding(bytes);
+  work_ += static_cast<uint64_t>(shape.element_count());
   auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
   const Buffer& b = d->buffer();
   auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);

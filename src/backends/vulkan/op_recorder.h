@@ -51,11 +51,17 @@ class OpRecorder {
   // Output k as input `source`'s device data under another shape (Reshape and friends).
   void output_view(size_t k, size_t source, const Shape& shape);
 
+  // The node's work, for splitting submissions: each output counts its elements; kernels that
+  // do more per element (matrix products, convolutions) add their multiply-adds.
+  void add_work(uint64_t units) { work_ += units; }
+  uint64_t work() const { return work_; }
+
  private:
   void check_binding(size_t bytes) const;
 
   const std::shared_ptr<Context>& context_;
   DeviceOpRun& run_;
+  uint64_t work_ = 0;
 };
 
 }  // namespace kiln::vulkan

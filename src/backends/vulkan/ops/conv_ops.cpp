@@ -32,6 +32,8 @@ RecordFn conv(WindowAttrs window, int64_t group, const ir::Node* node, int opset
     const Buffer& wb = r.buffer(1);
     const Buffer* bias = has_bias ? &r.buffer(2) : nullptr;
     const Buffer& y = r.output(0, DataType::Float32, p.out_shape);
+    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * p.pc.cin_g * p.pc.KH *
+               p.pc.KW);
     r.kernel<Conv>().record(r.cmd(), r.arena(), p, xb, wb, bias, y);
   };
 }

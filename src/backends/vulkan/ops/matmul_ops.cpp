@@ -11,6 +11,7 @@ RecordFn matmul() {
     const Buffer& a = r.buffer(0);
     const Buffer& b = r.buffer(1);
     const Buffer& c = r.output(0, DataType::Float32, p.out_shape);
+    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * p.pc.K);
     r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, nullptr, c);
   };
 }
@@ -25,6 +26,7 @@ RecordFn gemm(bool trans_a, bool trans_b, float alpha, float beta) {
     const Buffer& b = r.buffer(1);
     const Buffer* c = has_c ? &r.buffer(2) : nullptr;
     const Buffer& y = r.output(0, DataType::Float32, p.out_shape);
+    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * p.pc.K);
     r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, c, y);
   };
 }
