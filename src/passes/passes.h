@@ -20,6 +20,8 @@ void check_operators_supported(const ir::Model& model);
 void remove_noop_nodes(ir::Graph& graph);
 // Evaluates nodes whose inputs are all constant and replaces their outputs by initializers.
 void fold_constants(ir::Model& model);
+// Folds inference-mode BatchNormalization into the Conv before it (constant float32 weights).
+void fold_batch_norm(ir::Graph& graph);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.
 void remove_dead_nodes(ir::Graph& graph);
 // Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.

@@ -19,6 +19,7 @@ void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
   if (options.optimize) {
     remove_noop_nodes(model.graph);
     fold_constants(model);
+    fold_batch_norm(model.graph);
     remove_dead_nodes(model.graph);
     infer_shapes(model);  // again: folding made more inputs constant
   }

@@ -2,7 +2,9 @@
 // checked against the unoptimized model.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
+#include <random>
 #include <mutex>
 #include <set>
 
@@ -804,4 +806,65 @@ TEST(LoadPipeline, SplitWithAnUnreadOutputGivesTheSameResults) {
   const Tensor b = run_once(make().build(false), x);
   EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{6, 8}));
   EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{6, 8}));
+}
+
+namespace {
+
+// x -> Conv(W, B) -> BatchNormalization -> Relu -> y, with random but well-conditioned values.
+GraphBuilder conv_batch_norm_model(bool conv_bias) {
+  auto values = [](const Shape& s, float lo, float hi, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(static_cast<size_t>(s.element_count()));
+    for (float& x : v) x = d(rng);
+    return Tensor::from_data<float>(s, v);
+  };
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {1, 3, 6, 6});
+  b.initializer("w", values({4, 3, 3, 3}, -1, 1, 1));
+  std::vector<std::string> conv_inputs = {"x", "w"};
+  if (conv_bias) {
+    b.initializer("cb", values({4}, -1, 1, 2));
+    conv_inputs.push_back("cb");
+  }
+  b.initializer("scale", values({4}, 0.5f, 2, 3));
+  b.initializer("bias", values({4}, -1, 1, 4));
+  b.initializer("mean", values({4}, -1, 1, 5));
+  b.initializer("var", values({4}, 0.1f, 2, 6));
+  b.node("Conv", conv_inputs, {"c"});
+  b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"n"});
+  b.node("Relu", {"n"}, {"y"});
+  b.output("y");
+  return b;
+}
+
+}  // namespace
+
+TEST(FoldBatchNorm, FoldsIntoTheConvAndKeepsTheResult) {
+  for (bool conv_bias : {false, true}) {
+    Model folded = conv_batch_norm_model(conv_bias).build(true);
+    Model plain = conv_batch_norm_model(conv_bias).build(false);
+    std::vector<std::string> ops;
+    for (const auto& n : folded.ir()->graph.nodes) ops.push_back(n.op_type);
+    EXPECT_EQ(ops, (std::vector<std::string>{"Conv", "Relu"}));
+    std::vector<float> xv(108);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::sin(static_cast<float>(i));
+    const Tensor x = Tensor::from_data<float>({1, 3, 6, 6}, xv);
+    Worker a(folded), b(plain);
+    a.schedule({{"x", x}});
+    b.schedule({{"x", x}});
+    const auto ya = a.peek_output("y").readback_and_clone().to_vector<float>();
+    const auto yb = b.peek_output("y").readback_and_clone().to_vector<float>();
+    ASSERT_EQ(ya.size(), yb.size());
+    for (size_t i = 0; i < ya.size(); ++i) EXPECT_NEAR(ya[i], yb[i], 1e-5 + 1e-5 * std::abs(yb[i]));
+  }
+}
+
+TEST(FoldBatchNorm, LeavesAConvWhoseOutputIsReadElsewhere) {
+  GraphBuilder b = conv_batch_norm_model(false);
+  b.output("c");
+  Model m = b.build(true);
+  size_t bn = 0;
+  for (const auto& n : m.ir()->graph.nodes) bn += n.op_type == "BatchNormalization";
+  EXPECT_EQ(bn, 1u);
 }
