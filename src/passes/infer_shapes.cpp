@@ -1,6 +1,7 @@
 // Shape and type inference for the common ops, keeping symbolic dims by name ("batch").
 // Values no rule covers stay unknown: the CPU kernels compute real shapes at run time, so
 // inference only serves planning, inspection and folding, never correctness.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -157,6 +158,59 @@ std::vector<ValueInfo> window_rule(const ir::Node& n, const Known& k, int) {
   std::vector<ValueInfo> result = {tensor_info(x->dtype, out)};
   if (n.op_type == "MaxPool") result.push_back(tensor_info(DataType::Int64, out));
   return result;
+}
+
+// Slice with bounds known at load time (attributes before opset 10, constant inputs after).
+std::vector<ValueInfo> slice_rule(const ir::Node& n, const Known& k, int opset) {
+  const ValueInfo* x = in(k, n, 0);
+  if (!x) return {};
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset < 10) {
+    starts = get_ints(n, "starts");
+    ends = get_ints(n, "ends");
+    axes = get_ints(n, "axes");
+  } else {
+    starts = const_ints(k, n, 1);
+    ends = const_ints(k, n, 2);
+    axes = const_ints(k, n, 3);
+    steps = const_ints(k, n, 4);
+    const bool bounds_known = !starts.empty() && !ends.empty() &&
+                              (axes.empty() == (n.inputs.size() < 4 || n.inputs[3].empty())) &&
+                              (steps.empty() == (n.inputs.size() < 5 || n.inputs[4].empty()));
+    if (!bounds_known) return {type_only(x->dtype)};
+  }
+  const auto rank = static_cast<int64_t>(x->shape.size());
+  if (!x->has_shape || starts.size() != ends.size() ||
+      (!axes.empty() && axes.size() != starts.size()) ||
+      (!steps.empty() && steps.size() != starts.size()))
+    return {type_only(x->dtype)};
+  ValueInfo out = *x;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = axes.empty() ? static_cast<int64_t>(i) : axes[i];
+    if (a < 0) a += rank;
+    const int64_t step = steps.empty() ? 1 : steps[i];
+    if (a < 0 || a >= rank || step == 0) return {type_only(x->dtype)};
+    const Dim& d = x->shape[static_cast<size_t>(a)];
+    if (!d.is_fixed()) {
+      out.shape[static_cast<size_t>(a)] = Dim{};
+      continue;
+    }
+    const int64_t dim = d.value;
+    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
+    int64_t count = 0;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      if (end > start) count = (end - start - 1) / step + 1;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      if (start > end) count = (start - end - 1) / -step + 1;
+    }
+    out.shape[static_cast<size_t>(a)] = fixed(count);
+  }
+  return {out};
 }
 
 std::vector<ValueInfo> global_pool_rule(const ir::Node& n, const Known& k, int) {
@@ -486,6 +540,7 @@ const std::map<std::string, Rule>& rules() {
     t["MatMul"] = matmul_rule;
     t["Reshape"] = reshape_rule;
     t["Transpose"] = transpose_rule;
+    t["Slice"] = slice_rule;
     t["Flatten"] = flatten_rule;
     t["Concat"] = concat_rule;
     t["Shape"] = shape_rule;

@@ -18,10 +18,17 @@ void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
   infer_shapes(model);
   if (options.optimize) {
     remove_noop_nodes(model.graph);
-    fold_constants(model);
+    // Folding makes more inputs constant, so inference learns more shapes, which lets Shape
+    // nodes further down fold: repeat while the graph shrinks (a chain of attention layers
+    // needs one round per layer).
+    for (size_t before = 0; before != model.graph.nodes.size();) {
+      before = model.graph.nodes.size();
+      fold_constants(model);
+      remove_dead_nodes(model.graph);
+      infer_shapes(model);
+    }
     fold_batch_norm(model.graph);
     remove_dead_nodes(model.graph);
-    infer_shapes(model);  // again: folding made more inputs constant
   }
   std::set<std::string> initialized;
   for (const auto& [name, t] : model.graph.initializers) initialized.insert(name);
