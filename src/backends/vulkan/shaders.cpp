@@ -12,10 +12,14 @@ constexpr uint32_t kUnaryElementwise[] =
 constexpr uint32_t kRegionCopy[] =
 #include "vulkan_shaders/region_copy.spv.inc"
     ;
+constexpr uint32_t kMatMul[] =
+#include "vulkan_shaders/matmul.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
 std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 std::span<const uint32_t> region_copy() { return kRegionCopy; }
+std::span<const uint32_t> matmul() { return kMatMul; }
 
 }  // namespace kiln::vulkan::shaders

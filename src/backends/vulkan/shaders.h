@@ -10,5 +10,6 @@ namespace kiln::vulkan::shaders {
 std::span<const uint32_t> binary_elementwise();
 std::span<const uint32_t> unary_elementwise();
 std::span<const uint32_t> region_copy();
+std::span<const uint32_t> matmul();
 
 }  // namespace kiln::vulkan::shaders

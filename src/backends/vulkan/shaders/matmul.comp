@@ -1,0 +1,89 @@
+#version 450
+// Batched y = act(alpha * A x B + beta * C) for float32, operands as strided views. Each
+// invocation computes a TM x TN block of y in registers, reading A and B straight from their
+// buffers: no shared memory and no barriers, which CPU implementations (lavapipe) run several
+// times faster than classic shared-memory tiling. Rows and columns past the edges are clamped to
+// the last valid one, so the loop needs no bounds checks; their results are not stored.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x_id = 0) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
+layout(std430, set = 0, binding = 3) readonly buffer C { float c[]; };
+
+// Must match MatMulPushConstants in matmul.h.
+layout(push_constant) uniform Params {
+  uint m, n, k;
+  uint a_row_stride, a_col_stride, b_row_stride, b_col_stride;
+  uint c_row_stride, c_col_stride;
+  uint batch_shape[3];
+  uint a_batch_stride[3];
+  uint b_batch_stride[3];
+  uint c_batch_stride[3];
+  float alpha, beta;
+  uint has_addend;
+  uint activation;
+  float act_min, act_max;
+} p;
+
+#include "activation.glsl"
+
+const uint TM = 4, TN = 8;
+
+void main() {
+  const uint tiles_n = (p.n + TN - 1) / TN;
+  const uint tiles = tiles_n * ((p.m + TM - 1) / TM);
+  // Neighbouring invocations take neighbouring column blocks, so they read the same rows of A.
+  const uint tile =
+      gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+  if (tile >= tiles) return;
+  const uint m0 = (tile / tiles_n) * TM, n0 = (tile % tiles_n) * TN;
+
+  const uint batch = gl_WorkGroupID.z;
+  const uint i2 = batch % p.batch_shape[2];
+  const uint i1 = (batch / p.batch_shape[2]) % p.batch_shape[1];
+  const uint i0 = batch / (p.batch_shape[2] * p.batch_shape[1]);
+  const uint a_base =
+      i0 * p.a_batch_stride[0] + i1 * p.a_batch_stride[1] + i2 * p.a_batch_stride[2];
+  const uint b_base =
+      i0 * p.b_batch_stride[0] + i1 * p.b_batch_stride[1] + i2 * p.b_batch_stride[2];
+
+  uint a_row[TM];
+  [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+  uint b_col[TN];
+  [[unroll]] for (uint j = 0; j < TN; ++j) b_col[j] = b_base + min(n0 + j, p.n - 1) * p.b_col_stride;
+
+  float acc[TM][TN];
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
+    [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+  }
+  uint ak = 0, bk = 0;
+  for (uint kk = 0; kk < p.k; ++kk) {
+    float av[TM], bv[TN];
+    [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a[a_row[i] + ak];
+    [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = b[b_col[j] + bk];
+    [[unroll]] for (uint i = 0; i < TM; ++i) {
+      [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+    }
+    ak += p.a_col_stride;
+    bk += p.b_row_stride;
+  }
+
+  const uint c_base =
+      i0 * p.c_batch_stride[0] + i1 * p.c_batch_stride[1] + i2 * p.c_batch_stride[2];
+  const uint y_base = batch * p.m * p.n;
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
+    const uint m = m0 + i;
+    if (m >= p.m) break;
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
+      const uint n = n0 + j;
+      if (n >= p.n) break;
+      float v = p.alpha * acc[i][j];
+      if (p.has_addend != 0) v += p.beta * c[c_base + m * p.c_row_stride + n * p.c_col_stride];
+      y[y_base + m * p.n + n] = activate(v, p.activation, p.act_min, p.act_max);
+    }
+  }
+}
