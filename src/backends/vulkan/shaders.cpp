@@ -15,11 +15,23 @@ constexpr uint32_t kRegionCopy[] =
 constexpr uint32_t kMatMul[] =
 #include "vulkan_shaders/matmul.spv.inc"
     ;
+constexpr uint32_t kConv[] =
+#include "vulkan_shaders/conv.spv.inc"
+    ;
+constexpr uint32_t kConvDepthwise[] =
+#include "vulkan_shaders/conv_depthwise.spv.inc"
+    ;
+constexpr uint32_t kConvTranspose[] =
+#include "vulkan_shaders/conv_transpose.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
 std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 std::span<const uint32_t> region_copy() { return kRegionCopy; }
 std::span<const uint32_t> matmul() { return kMatMul; }
+std::span<const uint32_t> conv() { return kConv; }
+std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
+std::span<const uint32_t> conv_transpose() { return kConvTranspose; }
 
 }  // namespace kiln::vulkan::shaders
