@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -93,38 +94,41 @@ TEST_F(Vulkan, MatMulBroadcastsBatchesAndVectors) {
 }
 
 TEST_F(Vulkan, GemmMatchesCpuOverTransposesAndCShapes) {
-  const int64_t m = 13, n = 17, k = 11;
-  const std::vector<Shape> c_shapes = {{}, {1}, {n}, {1, n}, {m, 1}, {m, n}, {1, 1}};
   MatMul kernel(device());
   unsigned seed = 200;
-  for (int trans_a = 0; trans_a < 2; ++trans_a) {
-    for (int trans_b = 0; trans_b < 2; ++trans_b) {
-      const Tensor a = random_floats(trans_a ? Shape{k, m} : Shape{m, k}, seed++);
-      const Tensor b = random_floats(trans_b ? Shape{n, k} : Shape{k, n}, seed++);
-      const MatMulProblem p = gemm_problem(a.shape(), b.shape(), trans_a, trans_b, 0.75f);
-      const std::string what =
-          "Gemm transA " + std::to_string(trans_a) + " transB " + std::to_string(trans_b);
-      const Tensor no_c = OpTest("Gemm")
-                              .input(a)
-                              .input(b)
-                              .attr("transA", trans_a)
-                              .attr("transB", trans_b)
-                              .attr("alpha", 0.75f)
-                              .run()[0];
-      expect_close(run_matmul(device(), kernel, p, a, b), no_c, what + " without C");
-      for (const Shape& cs : c_shapes) {
-        const Tensor c = random_floats(cs, seed++);
-        const Tensor expected = OpTest("Gemm")
-                                    .input(a)
-                                    .input(b)
-                                    .input(c)
-                                    .attr("transA", trans_a)
-                                    .attr("transB", trans_b)
-                                    .attr("alpha", 0.75f)
-                                    .attr("beta", -1.5f)
-                                    .run()[0];
-        expect_close(run_matmul(device(), kernel, p, a, b, c, -1.5f), expected,
-                     what + " C " + cs.to_string());
+  // Odd sizes read with scalar loads; k and n multiples of 4 take the vec4 paths (B's rows, or
+  // B's columns with transB).
+  for (const auto [m, n, k] : {std::array<int64_t, 3>{13, 17, 11}, {13, 20, 16}}) {
+    const std::vector<Shape> c_shapes = {{}, {1}, {n}, {1, n}, {m, 1}, {m, n}, {1, 1}};
+    for (int trans_a = 0; trans_a < 2; ++trans_a) {
+      for (int trans_b = 0; trans_b < 2; ++trans_b) {
+        const Tensor a = random_floats(trans_a ? Shape{k, m} : Shape{m, k}, seed++);
+        const Tensor b = random_floats(trans_b ? Shape{n, k} : Shape{k, n}, seed++);
+        const MatMulProblem p = gemm_problem(a.shape(), b.shape(), trans_a, trans_b, 0.75f);
+        const std::string what =
+            "Gemm transA " + std::to_string(trans_a) + " transB " + std::to_string(trans_b);
+        const Tensor no_c = OpTest("Gemm")
+                                .input(a)
+                                .input(b)
+                                .attr("transA", trans_a)
+                                .attr("transB", trans_b)
+                                .attr("alpha", 0.75f)
+                                .run()[0];
+        expect_close(run_matmul(device(), kernel, p, a, b), no_c, what + " without C");
+        for (const Shape& cs : c_shapes) {
+          const Tensor c = random_floats(cs, seed++);
+          const Tensor expected = OpTest("Gemm")
+                                      .input(a)
+                                      .input(b)
+                                      .input(c)
+                                      .attr("transA", trans_a)
+                                      .attr("transB", trans_b)
+                                      .attr("alpha", 0.75f)
+                                      .attr("beta", -1.5f)
+                                      .run()[0];
+          expect_close(run_matmul(device(), kernel, p, a, b, c, -1.5f), expected,
+                       what + " C " + cs.to_string());
+        }
       }
     }
   }
@@ -153,6 +157,21 @@ TEST_F(Vulkan, MatMulFusesAddAndActivations) {
   expect_close(run_matmul(device(), kernel, pv, v, b, bias, 1.0f, relu),
                apply(OpTest("Add").input(cpu_matmul(v, b)).input(bias).run()[0], relu),
                "vector MatMul+bias+Relu");
+}
+
+TEST(VulkanMatMul, PicksTheVectorPathsWhereAligned) {
+  auto mode = [](const MatMulProblem& p) {
+    uint32_t batches = 0;
+    return static_cast<MatMulMode>(matmul_push_constants(p, {}, &batches).mode);
+  };
+  EXPECT_EQ(mode(matmul_problem({5, 8}, {8, 12})), MatMulMode::Rows);
+  EXPECT_EQ(mode(matmul_problem({2, 5, 8}, {8, 12})), MatMulMode::Rows);
+  EXPECT_EQ(mode(gemm_problem({13, 16}, {20, 16}, false, true)), MatMulMode::Columns);
+  EXPECT_EQ(mode(gemm_problem({13, 16}, {17, 16}, false, true)), MatMulMode::Columns);
+  EXPECT_EQ(mode(gemm_problem({16, 13}, {16, 20}, true, false)), MatMulMode::Scalar);
+  EXPECT_EQ(mode(matmul_problem({5, 8}, {8, 13})), MatMulMode::Scalar);  // n odd
+  EXPECT_EQ(mode(matmul_problem({5, 7}, {7, 12})), MatMulMode::Scalar);  // k odd
+  EXPECT_EQ(mode(matmul_problem({3, 5, 2}, {2, 4})), MatMulMode::Scalar);
 }
 
 TEST_F(Vulkan, MatMulEmptyAndZeroK) {

@@ -190,6 +190,15 @@ MatMulPushConstants matmul_push_constants(const MatMulProblem& problem,
     pc.b_batch_stride[first + i] = narrow(dims[i].b, "b batch stride");
     pc.c_batch_stride[first + i] = narrow(dims[i].c, "addend batch stride");
   }
+  bool aligned = problem.k % 4 == 0 && problem.a_col_stride == 1 && problem.a_row_stride % 4 == 0;
+  for (int d = 0; d < kMatMulMaxBatchRank; ++d) {
+    aligned = aligned && pc.a_batch_stride[d] % 4 == 0 && pc.b_batch_stride[d] % 4 == 0;
+  }
+  if (aligned && problem.b_col_stride == 1 && problem.b_row_stride % 4 == 0 && problem.n % 4 == 0) {
+    pc.mode = static_cast<uint32_t>(MatMulMode::Rows);
+  } else if (aligned && problem.b_row_stride == 1 && problem.b_col_stride % 4 == 0) {
+    pc.mode = static_cast<uint32_t>(MatMulMode::Columns);
+  }
   narrow(static_cast<int64_t>(count * static_cast<uint64_t>(problem.m * problem.n)), "output size");
   *batches = narrow(static_cast<int64_t>(count), "batch count");
   return pc;

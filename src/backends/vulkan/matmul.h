@@ -96,6 +96,11 @@ struct MatMulEpilogue {
 
 constexpr int kMatMulMaxBatchRank = 3;
 
+// The shader's loops: vec4 loads four k at a time where A's rows are contiguous and either B's
+// rows (Rows: MatMul, Gemm) or B's columns (Columns: Gemm with transB) are too, with k, the
+// strides and the batch offsets multiples of 4; scalar loads for any other strides.
+enum class MatMulMode : uint32_t { Scalar, Rows, Columns };
+
 // Mirrors the shader's push-constant block (std430, no padding).
 struct MatMulPushConstants {
   uint32_t m = 0, n = 0, k = 0;
@@ -111,6 +116,7 @@ struct MatMulPushConstants {
   uint32_t activation = 0;
   float act_min = 0.0f;
   float act_max = 0.0f;
+  uint32_t mode = 0;  // how the shader reads A and B: MatMulMode
 };
 static_assert(sizeof(MatMulPushConstants) <= kMaxPushConstantBytes);
 

@@ -13,6 +13,9 @@ layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
 layout(std430, set = 0, binding = 3) readonly buffer C { float c[]; };
+// The same buffers read four floats at a time by the vector paths (aligned operands only).
+layout(std430, set = 0, binding = 0) readonly buffer A4 { vec4 a4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B4 { vec4 b4[]; };
 
 // Must match MatMulPushConstants in matmul.h.
 layout(push_constant) uniform Params {
@@ -27,7 +30,13 @@ layout(push_constant) uniform Params {
   uint has_addend;
   uint activation;
   float act_min, act_max;
+  uint mode;  // MODE_*: how A and B are read (MatMulMode)
 } p;
+
+// MODE_ROWS: A's rows and B's rows contiguous (plain MatMul), MODE_COLUMNS: A's rows and B's
+// columns contiguous (Gemm with transB, i.e. dot products along k); both need k, the strides
+// and the batch strides to be multiples of 4. MODE_SCALAR reads any strides.
+const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
 
 #include "activation.glsl"
 
@@ -51,25 +60,70 @@ void main() {
   const uint b_base =
       i0 * p.b_batch_stride[0] + i1 * p.b_batch_stride[1] + i2 * p.b_batch_stride[2];
 
-  uint a_row[TM];
-  [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
-  uint b_col[TN];
-  [[unroll]] for (uint j = 0; j < TN; ++j) b_col[j] = b_base + min(n0 + j, p.n - 1) * p.b_col_stride;
-
   float acc[TM][TN];
   [[unroll]] for (uint i = 0; i < TM; ++i) {
     [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
   }
-  uint ak = 0, bk = 0;
-  for (uint kk = 0; kk < p.k; ++kk) {
-    float av[TM], bv[TN];
-    [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a[a_row[i] + ak];
-    [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = b[b_col[j] + bk];
-    [[unroll]] for (uint i = 0; i < TM; ++i) {
-      [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+  uint a_row[TM];
+  [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+
+  if (p.mode == MODE_ROWS) {
+    // Four k at a time: one vec4 of each A row, two vec4 of each of four B rows.
+    [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] /= 4;
+    // n is a multiple of 4, so each half of the block is wholly inside or wholly past the edge.
+    const uint b_lo = (b_base + min(n0, p.n - 4)) / 4, b_hi = (b_base + min(n0 + 4, p.n - 4)) / 4;
+    const uint b_step = p.b_row_stride / 4;
+    uint bk = 0;
+    for (uint kk = 0; kk < p.k; kk += 4) {
+      vec4 av[TM];
+      [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a4[a_row[i] + kk / 4];
+      [[unroll]] for (uint q = 0; q < 4; ++q) {
+        const vec4 lo = b4[b_lo + bk], hi = b4[b_hi + bk];
+        bk += b_step;
+        [[unroll]] for (uint i = 0; i < TM; ++i) {
+          [[unroll]] for (uint j = 0; j < 4; ++j) {
+            acc[i][j] = fma(av[i][q], lo[j], acc[i][j]);
+            acc[i][j + 4] = fma(av[i][q], hi[j], acc[i][j + 4]);
+          }
+        }
+      }
     }
-    ak += p.a_col_stride;
-    bk += p.b_row_stride;
+  } else if (p.mode == MODE_COLUMNS) {
+    // Dot products along k, four k at a time.
+    [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] /= 4;
+    uint b_col[TN];
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
+      b_col[j] = (b_base + min(n0 + j, p.n - 1) * p.b_col_stride) / 4;
+    }
+    for (uint k4 = 0; k4 < p.k / 4; ++k4) {
+      vec4 av[TM], bv[TN];
+      [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a4[a_row[i] + k4];
+      [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = b4[b_col[j] + k4];
+      [[unroll]] for (uint i = 0; i < TM; ++i) {
+        [[unroll]] for (uint j = 0; j < TN; ++j) {
+          acc[i][j] = fma(av[i].x, bv[j].x, acc[i][j]);
+          acc[i][j] = fma(av[i].y, bv[j].y, acc[i][j]);
+          acc[i][j] = fma(av[i].z, bv[j].z, acc[i][j]);
+          acc[i][j] = fma(av[i].w, bv[j].w, acc[i][j]);
+        }
+      }
+    }
+  } else {
+    uint b_col[TN];
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
+      b_col[j] = b_base + min(n0 + j, p.n - 1) * p.b_col_stride;
+    }
+    uint ak = 0, bk = 0;
+    for (uint kk = 0; kk < p.k; ++kk) {
+      float av[TM], bv[TN];
+      [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a[a_row[i] + ak];
+      [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = b[b_col[j] + bk];
+      [[unroll]] for (uint i = 0; i < TM; ++i) {
+        [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+      }
+      ak += p.a_col_stride;
+      bk += p.b_row_stride;
+    }
   }
 
   const uint c_base =
