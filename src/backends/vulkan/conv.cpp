@@ -11,7 +11,7 @@ namespace {
 
 constexpr uint32_t kWorkgroupSize = 64;
 // The register blocks of the shaders: output channels x pixels along x.
-constexpr uint64_t kBlockChannels = 8, kBlockPixels = 4;  // conv.comp, conv_transpose.comp
+constexpr uint64_t kBlockChannels = 8, kBlockPixels = 8;  // conv.comp, conv_transpose.comp
 constexpr uint64_t kDepthwisePixels = 8;                  // conv_depthwise.comp
 
 uint32_t narrow(int64_t v, const std::string& what) {

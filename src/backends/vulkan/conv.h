@@ -15,8 +15,8 @@
 // Conv picks one of three paths: a 1x1 stride-1 unpadded conv is a batched GEMM on X itself
 // (MatMul); one input channel per group (depthwise, any channel multiplier) runs a direct
 // kernel; everything else is an implicit GEMM (output channels x output pixels, K = channels
-// per group x taps) register-blocked 8 x 4, reading X in place. ConvTranspose gathers, for each
-// output pixel, the input positions and taps that reach it, blocked 8 output channels x 4 pixels.
+// per group x taps) register-blocked 8 x 8, reading X in place. ConvTranspose gathers, for each
+// output pixel, the input positions and taps that reach it, blocked 8 output channels x 8 pixels.
 //
 // Limits (kiln::Error from record(), so the caller can fall back to the CPU): at most 3 spatial
 // axes (conv_supported() says so up front); every tensor fits one storage-buffer binding

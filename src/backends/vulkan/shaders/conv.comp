@@ -17,7 +17,7 @@ layout(std430, set = 0, binding = 3) writeonly buffer Y { float y[]; };
 #include "conv_params.glsl"
 #include "activation.glsl"
 
-const uint TM = 8, TP = 4;
+const uint TM = 8, TP = 8;
 
 void main() {
   const uint tiles_x = (p.out_[2] + TP - 1) / TP;

@@ -16,7 +16,7 @@ layout(std430, set = 0, binding = 3) writeonly buffer Y { float y[]; };
 #include "conv_params.glsl"
 #include "activation.glsl"
 
-const uint TM = 8, TP = 4;
+const uint TM = 8, TP = 8;
 
 // The window position along an axis that tap `k` maps onto image coordinate `i`, or -1.
 int source(int i, uint k, uint axis) {
