@@ -27,6 +27,14 @@ uint64_t pixel_tiles(const uint32_t dims[3], uint64_t blocked) {
   return uint64_t{dims[0]} * dims[1] * ceil_div(dims[2], blocked);
 }
 
+// 0 for the general depthwise kernel, else 1 + (kernel 5 wide ? 2 : 0) + (stride 2 ? 1 : 0) for
+// the row-window variants, which need no dilation along x.
+size_t depthwise_variant(const ConvPushConstants& pc) {
+  const uint32_t kw = pc.kernel[2], s = pc.stride[2];
+  if (pc.dilation[2] != 1 || (kw != 3 && kw != 5) || (s != 1 && s != 2)) return 0;
+  return 1 + (kw == 5 ? 2 : 0) + (s == 2 ? 1 : 0);
+}
+
 bool is_pointwise(const cpu::ConvGeometry& g) {
   for (size_t d = 0; d < g.rank(); ++d) {
     if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.out[d] != g.in[d]) {
@@ -111,9 +119,15 @@ ConvPushConstants conv_push_constants(const cpu::ConvProblem& problem, bool has_
 Conv::Conv(Device& device)
     : device_(device),
       matmul_(device),
-      general_(device, PipelineDesc{shaders::conv(), 4, sizeof(ConvPushConstants), kWorkgroupSize}),
-      depthwise_(device, PipelineDesc{shaders::conv_depthwise(), 4, sizeof(ConvPushConstants),
-                                      kWorkgroupSize}) {}
+      general_(device,
+               PipelineDesc{shaders::conv(), 4, sizeof(ConvPushConstants), kWorkgroupSize}) {
+  for (std::span<const uint32_t> spirv :
+       {shaders::conv_depthwise(), shaders::conv_depthwise_k3s1(), shaders::conv_depthwise_k3s2(),
+        shaders::conv_depthwise_k5s1(), shaders::conv_depthwise_k5s2()}) {
+    depthwise_.push_back(std::make_unique<ComputePipeline>(
+        device, PipelineDesc{spirv, 4, sizeof(ConvPushConstants), kWorkgroupSize}));
+  }
+}
 
 void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvProblem& problem,
                   const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
@@ -151,10 +165,11 @@ void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvPr
 
   const uint32_t batch = narrow(problem.batch, "batch");
   if (cg == 1) {
+    const ComputePipeline& pipeline = *depthwise_[depthwise_variant(pc)];
     const uint64_t tiles = pixel_tiles(pc.out, kDepthwisePixels) * problem.out_channels;
-    record_dispatch(cmd, depthwise_, bind(arena, depthwise_, x, w, bias, y),
+    record_dispatch(cmd, pipeline, bind(arena, pipeline, x, w, bias, y),
                     std::as_bytes(std::span(&pc, 1)),
-                    batched_groups(device_, depthwise_, tiles, batch), written);
+                    batched_groups(device_, pipeline, tiles, batch), written);
     return;
   }
   const uint64_t tiles =

@@ -14,9 +14,10 @@
 //
 // Conv picks one of three paths: a 1x1 stride-1 unpadded conv is a batched GEMM on X itself
 // (MatMul); one input channel per group (depthwise, any channel multiplier) runs a direct
-// kernel; everything else is an implicit GEMM (output channels x output pixels, K = channels
-// per group x taps) register-blocked 8 x 8, reading X in place. ConvTranspose gathers, for each
-// output pixel, the input positions and taps that reach it, blocked 8 output channels x 8 pixels.
+// kernel, with variants that load each input row once for kernels 3 or 5 wide; everything else is
+// an implicit GEMM (output channels x output pixels, K = channels per group x taps)
+// register-blocked 8 x 8, reading X in place. ConvTranspose gathers, for each output pixel, the
+// input positions and taps that reach it, blocked 8 output channels x 8 pixels.
 //
 // Limits (kiln::Error from record(), so the caller can fall back to the CPU): at most 3 spatial
 // axes (conv_supported() says so up front); every tensor fits one storage-buffer binding
@@ -27,6 +28,8 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "backends/cpu/conv_f32.h"
 #include "backends/vulkan/buffer.h"
@@ -84,7 +87,9 @@ class Conv {
   Device& device_;
   MatMul matmul_;
   ComputePipeline general_;
-  ComputePipeline depthwise_;
+  // Any depthwise kernel, then the variants for kernels 3 or 5 wide with stride 1 or 2 along x
+  // (see shaders/conv_depthwise.glsl), indexed by depthwise_variant().
+  std::vector<std::unique_ptr<ComputePipeline>> depthwise_;
 };
 
 class ConvTranspose {
