@@ -58,9 +58,23 @@ Tensor apply(const Tensor& t, ActivationParams act) {
 
 TEST_F(Vulkan, MatMulMatchesCpuAroundTileEdges) {
   // m, n, k: below, at and past the 4 x 8 block, and many blocks with ragged edges.
-  const int64_t sizes[][3] = {{1, 1, 1},   {1, 1, 17},   {3, 5, 7},    {4, 8, 1},
-                              {5, 9, 3},   {17, 3, 63},  {63, 65, 2},  {65, 63, 17},
-                              {1, 130, 5}, {130, 1, 65}, {32, 64, 16}, {130, 67, 129}};
+  const int64_t sizes[][3] = {{1, 1, 1},
+                              {1, 1, 17},
+                              {3, 5, 7},
+                              {4, 8, 1},
+                              {5, 9, 3},
+                              {17, 3, 63},
+                              {63, 65, 2},
+                              {65, 63, 17},
+                              {1, 130, 5},
+                              {130, 1, 65},
+                              {32, 64, 16},
+                              {130, 67, 129},
+                              // vec4 path (k, n multiples of 4) with ragged m and n edges
+                              {5, 12, 8},
+                              {63, 68, 64},
+                              {1, 4, 4},
+                              {130, 36, 132}};
   MatMul kernel(device());
   unsigned seed = 1;
   for (const auto& s : sizes) {
@@ -73,14 +87,15 @@ TEST_F(Vulkan, MatMulMatchesCpuAroundTileEdges) {
 
 TEST_F(Vulkan, MatMulBroadcastsBatchesAndVectors) {
   const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{2, 1, 5, 7}, {3, 7, 9}},           // both sides broadcast
-      {{4, 5, 6}, {6, 3}},                 // B shared by every batch (stride 0)
-      {{6, 3}, {4, 3, 10}},                // A shared
-      {{4, 5, 6}, {6}},                    // 1-D B: n dropped
-      {{6}, {2, 6, 5}},                    // 1-D A: m dropped
-      {{9}, {9}},                          // dot product: a scalar
-      {{2, 3, 1, 2, 3, 4}, {3, 2, 4, 5}},  // rank 6; [2, 3] merges into one batch dim
-      {{2, 1, 3, 5, 2}, {1, 4, 3, 2, 3}},  // three strided batch dims
+      {{2, 1, 5, 7}, {3, 7, 9}},            // both sides broadcast
+      {{4, 5, 6}, {6, 3}},                  // B shared by every batch (stride 0)
+      {{6, 3}, {4, 3, 10}},                 // A shared
+      {{4, 5, 6}, {6}},                     // 1-D B: n dropped
+      {{6}, {2, 6, 5}},                     // 1-D A: m dropped
+      {{9}, {9}},                           // dot product: a scalar
+      {{2, 3, 1, 2, 3, 4}, {3, 2, 4, 5}},   // rank 6; [2, 3] merges into one batch dim
+      {{2, 1, 3, 5, 2}, {1, 4, 3, 2, 3}},   // three strided batch dims
+      {{2, 1, 3, 5, 8}, {1, 4, 3, 8, 12}},  // the same through the vec4 path
   };
   MatMul kernel(device());
   unsigned seed = 100;
