@@ -1,4 +1,4 @@
-// shaders/matmul.comp against kiln's CPU MatMul and Gemm (the oracle): sizes around the 4 x 8
+// shaders/matmul.comp against kiln's CPU MatMul and Gemm (the oracle): sizes around the 8 x 8
 // register block, 1-D operands, broadcast batches, transposes, every Gemm C shape, alpha and
 // beta, a fused Add, and the Relu / Clip epilogues; and the errors past the kernel's limits.
 #include <gtest/gtest.h>
@@ -57,7 +57,7 @@ Tensor apply(const Tensor& t, ActivationParams act) {
 }
 
 TEST_F(Vulkan, MatMulMatchesCpuAroundTileEdges) {
-  // m, n, k: below, at and past the 4 x 8 block, and many blocks with ragged edges.
+  // m, n, k: below, at and past the 8 x 8 block, and many blocks with ragged edges.
   const int64_t sizes[][3] = {{1, 1, 1},
                               {1, 1, 17},
                               {3, 5, 7},

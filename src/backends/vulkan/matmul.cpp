@@ -11,7 +11,7 @@ namespace kiln::vulkan {
 namespace {
 
 constexpr uint32_t kWorkgroupSize = 64;
-constexpr int64_t kTileM = 4, kTileN = 8;  // as TM, TN in matmul.comp
+constexpr int64_t kTileM = 8, kTileN = 8;  // as TM, TN in matmul.comp
 
 int64_t element_count(const Shape& s) {
   int64_t n = 1;

@@ -5,7 +5,7 @@
 //   y[b] = act(alpha * A[b] x B[b] + beta * C[b])
 //
 // Operands are strided views, so transposes and broadcast batches cost no copies. Each shader
-// invocation computes a 4 x 8 block of y reading A and B straight from their buffers with no
+// invocation computes an 8 x 8 block of y reading A and B straight from their buffers with no
 // shared memory and no barriers (the fastest form on CPU implementations such as lavapipe).
 //
 //   MatMul kernel(device);

@@ -40,7 +40,7 @@ const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
 
 #include "activation.glsl"
 
-const uint TM = 4, TN = 8;
+const uint TM = 8, TN = 8;
 
 void main() {
   const uint tiles_n = (p.n + TN - 1) / TN;
