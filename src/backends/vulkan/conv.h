@@ -1,64 +1,115 @@
-// Host side of shaders/conv2d.comp (implicit GEMM, register-blocked) and
-// shaders/conv_depthwise.comp: float32 Conv over NCHW images with 1 or 2 spatial axes, groups,
-// strides, dilations, begin pads (end pads only shape the output, which the geometry carries),
-// a bias and a fused activation. 1x1 stride-1 unpadded convolutions without groups are plain
-// matrix products and go to the MatMul kernel.
+// Host side of shaders/conv.comp, conv_depthwise.comp and conv_transpose.comp: float32 ONNX Conv
+// and ConvTranspose on NCHW tensors with 1, 2 or 3 spatial axes, with the bias and an activation
+// (fused Conv+Relu / Conv+Clip) applied in the store.
+//
+// The problem is kiln::cpu::ConvProblem, exactly as the CPU op fills it (src/ops/conv.cpp):
+// the executor resolves auto_pad, pads, output_padding and output_shape into its geometry, so
+// these kernels cover kernel_shape, strides, dilations, begin/end pads (end pads only show in
+// geometry.out), group, output_padding and output_shape.
+//
+//   Conv conv(device);
+//   submit_and_wait(device, [&](VkCommandBuffer cmd) {
+//     conv.record(cmd, arena, problem, x, w, &bias, y, {Activation::Relu});
+//   });
+//
+// Conv picks one of three paths: a 1x1 stride-1 unpadded conv is a batched GEMM on X itself
+// (MatMul); one input channel per group (depthwise, any channel multiplier) runs a direct
+// kernel, with variants that load each input row once for kernels 3 or 5 wide; everything else is
+// an implicit GEMM (output channels x output pixels, K = channels per group x taps)
+// register-blocked 8 x 8, reading X in place. ConvTranspose gathers, for each output pixel, the
+// input positions and taps that reach it, blocked 8 output channels x 8 pixels.
+//
+// Limits (kiln::Error from record(), so the caller can fall back to the CPU): at most 3 spatial
+// axes (conv_supported() says so up front); every tensor fits one storage-buffer binding
+// (maxStorageBufferRange: 128 MiB on lavapipe) and 32-bit indexing; batch * group at most
+// maxComputeWorkGroupCount[2] (65535 on most devices).
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
-#include "backends/cpu/conv_geometry.h"
+#include "backends/cpu/conv_f32.h"
 #include "backends/vulkan/buffer.h"
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/matmul.h"
 #include "backends/vulkan/pipeline.h"
-#include "kiln/shape.h"
 
 namespace kiln::vulkan {
 
-// Mirrors the shaders' push-constant block.
+constexpr size_t kConvMaxSpatialRank = 3;
+
+// Whether Conv / ConvTranspose here handle `problem` (its spatial rank is 1 to 3).
+bool conv_supported(const cpu::ConvProblem& problem);
+
+// Mirrors shaders/conv_params.glsl (std430, no padding). Spatial axes are (z, y, x), lower
+// ranks padded in front with size-1 axes.
 struct ConvPushConstants {
-  uint32_t cout_g = 0, cin_g = 0, groups = 1;
-  uint32_t H = 0, W = 0, OH = 0, OW = 0;
-  uint32_t KH = 0, KW = 0;
-  uint32_t sh = 1, sw = 1, dh = 1, dw = 1;
-  int32_t ph = 0, pw = 0;
-  uint32_t has_bias = 0, act = 0;
-  float lo = 0, hi = 0;
+  uint32_t in[3] = {1, 1, 1};
+  uint32_t out[3] = {1, 1, 1};
+  uint32_t kernel[3] = {1, 1, 1};
+  uint32_t stride[3] = {1, 1, 1};
+  uint32_t dilation[3] = {1, 1, 1};
+  int32_t pad[3] = {};
+  uint32_t in_channels_per_group = 0;   // cg: X's
+  uint32_t out_channels_per_group = 0;  // mg: Y's
+  uint32_t groups = 1;
+  uint32_t has_bias = 0;
+  uint32_t activation = 0;
+  float act_min = 0.0f;
+  float act_max = 0.0f;
 };
 static_assert(sizeof(ConvPushConstants) <= kMaxPushConstantBytes);
 
-enum class ConvPath { Direct, Depthwise, Pointwise };
-
-struct ConvProblem {
-  ConvPushConstants pc;
-  uint32_t batch = 0;
-  ConvPath path = ConvPath::Direct;
-  Shape out_shape;
-};
-
-// `x` is [N, C, (H,) W], `geometry` the resolved window over the spatial axes (1 or 2), `group`
-// ONNX's group attribute. kiln::Error for more than 2 spatial axes or 32-bit index overflow.
-ConvProblem conv_problem(const Shape& x, int64_t out_channels, const cpu::ConvGeometry& geometry,
-                         int64_t group, bool has_bias, Activation act = Activation::None,
-                         float lo = 0, float hi = 0);
+// Push constants for `problem`; kiln::Error when it is inconsistent (channels not divisible by
+// group, an empty kernel, a stride or dilation below 1) or past the limits.
+ConvPushConstants conv_push_constants(const cpu::ConvProblem& problem, bool has_bias,
+                                      const ActivationParams& activation);
 
 class Conv {
  public:
   explicit Conv(Device& device);
 
-  // y = act(conv(x, w) + bias); `bias` may be null. Nothing for an empty output.
-  void record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
-              const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y) const;
+  // y = act(conv(x, w) + bias), then a barrier on y.
+  //   x: [batch, in_channels, in...]                 (geometry.in)
+  //   w: [out_channels, in_channels / group, kernel...]
+  //   bias: [out_channels], or null
+  //   y: [batch, out_channels, out...]               (geometry.out)
+  // Records nothing for an empty output.
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvProblem& problem,
+              const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
+              const ActivationParams& activation = {}) const;
 
  private:
   Device& device_;
-  ComputePipeline direct_;
-  ComputePipeline depthwise_;
   MatMul matmul_;
+  ComputePipeline general_;
+  // Any depthwise kernel, then the variants for kernels 3 or 5 wide with stride 1 or 2 along x
+  // (see shaders/conv_depthwise.glsl), indexed by depthwise_variant().
+  std::vector<std::unique_ptr<ComputePipeline>> depthwise_;
+};
+
+class ConvTranspose {
+ public:
+  explicit ConvTranspose(Device& device);
+
+  // y = act(conv_transpose(x, w) + bias), then a barrier on y. As for cpu::conv_transpose_f32,
+  // the geometry's window positions are X's and its image is Y's:
+  //   x: [batch, in_channels, geometry.out...]
+  //   w: [in_channels, out_channels / group, kernel...]
+  //   bias: [out_channels], or null
+  //   y: [batch, out_channels, geometry.in...]
+  // Records nothing for an empty output.
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvProblem& problem,
+              const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
+              const ActivationParams& activation = {}) const;
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
 };
 
 }  // namespace kiln::vulkan

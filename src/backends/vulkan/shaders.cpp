@@ -12,22 +12,42 @@ constexpr uint32_t kUnaryElementwise[] =
 constexpr uint32_t kRegionCopy[] =
 #include "vulkan_shaders/region_copy.spv.inc"
     ;
-constexpr uint32_t kMatmul[] =
+constexpr uint32_t kMatMul[] =
 #include "vulkan_shaders/matmul.spv.inc"
     ;
-constexpr uint32_t kConv2d[] =
-#include "vulkan_shaders/conv2d.spv.inc"
+constexpr uint32_t kConv[] =
+#include "vulkan_shaders/conv.spv.inc"
     ;
 constexpr uint32_t kConvDepthwise[] =
 #include "vulkan_shaders/conv_depthwise.spv.inc"
+    ;
+constexpr uint32_t kConvDepthwiseK3S1[] =
+#include "vulkan_shaders/conv_depthwise_k3s1.spv.inc"
+    ;
+constexpr uint32_t kConvDepthwiseK3S2[] =
+#include "vulkan_shaders/conv_depthwise_k3s2.spv.inc"
+    ;
+constexpr uint32_t kConvDepthwiseK5S1[] =
+#include "vulkan_shaders/conv_depthwise_k5s1.spv.inc"
+    ;
+constexpr uint32_t kConvDepthwiseK5S2[] =
+#include "vulkan_shaders/conv_depthwise_k5s2.spv.inc"
+    ;
+constexpr uint32_t kConvTranspose[] =
+#include "vulkan_shaders/conv_transpose.spv.inc"
     ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
 std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 std::span<const uint32_t> region_copy() { return kRegionCopy; }
-std::span<const uint32_t> matmul() { return kMatmul; }
-std::span<const uint32_t> conv2d() { return kConv2d; }
+std::span<const uint32_t> matmul() { return kMatMul; }
+std::span<const uint32_t> conv() { return kConv; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
+std::span<const uint32_t> conv_depthwise_k3s1() { return kConvDepthwiseK3S1; }
+std::span<const uint32_t> conv_depthwise_k3s2() { return kConvDepthwiseK3S2; }
+std::span<const uint32_t> conv_depthwise_k5s1() { return kConvDepthwiseK5S1; }
+std::span<const uint32_t> conv_depthwise_k5s2() { return kConvDepthwiseK5S2; }
+std::span<const uint32_t> conv_transpose() { return kConvTranspose; }
 
 }  // namespace kiln::vulkan::shaders

@@ -11,7 +11,12 @@ std::span<const uint32_t> binary_elementwise();
 std::span<const uint32_t> unary_elementwise();
 std::span<const uint32_t> region_copy();
 std::span<const uint32_t> matmul();
-std::span<const uint32_t> conv2d();
+std::span<const uint32_t> conv();
 std::span<const uint32_t> conv_depthwise();
+std::span<const uint32_t> conv_depthwise_k3s1();
+std::span<const uint32_t> conv_depthwise_k3s2();
+std::span<const uint32_t> conv_depthwise_k5s1();
+std::span<const uint32_t> conv_depthwise_k5s2();
+std::span<const uint32_t> conv_transpose();
 
 }  // namespace kiln::vulkan::shaders

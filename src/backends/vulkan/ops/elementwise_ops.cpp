@@ -124,8 +124,8 @@ void register_elementwise_ops(OpTable& t) {
           return UnaryParams{UnaryOp::HardSigmoid, info.attr_float("alpha", 0.2f),
                              info.attr_float("beta", 0.5f)};
         }));
-  t.add("Gelu", unary_factory([](const NodeInfo& info,
-                                 std::string& reason) -> std::optional<UnaryParams> {
+  t.add("Gelu",
+        unary_factory([](const NodeInfo& info, std::string& reason) -> std::optional<UnaryParams> {
           if (info.attr_string("approximate", "none") != "none") {
             reason = "Gelu's tanh approximation has no GPU kernel";
             return std::nullopt;

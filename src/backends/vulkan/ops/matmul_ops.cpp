@@ -5,29 +5,51 @@
 namespace kiln::vulkan {
 namespace {
 
+// Problems beyond the kernel's limits (more than three batch dimensions that do not merge, a
+// batch count past the device's grid) and malformed shapes run on the CPU, whose kernel then
+// reports any real error.
+template <class F>
+auto or_run_on_cpu(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw RunOnCpu(e.what());
+  }
+}
+
 RecordFn matmul() {
   return [](OpRecorder& r) {
-    const MatMulProblem p = matmul_problem(r.shape(0), r.shape(1));
+    const MatMulProblem p = or_run_on_cpu([&] { return matmul_problem(r.shape(0), r.shape(1)); });
     const Buffer& a = r.buffer(0);
     const Buffer& b = r.buffer(1);
-    const Buffer& c = r.output(0, DataType::Float32, p.out_shape);
-    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * p.pc.K);
-    r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, nullptr, c);
+    const Buffer& y = r.output(0, DataType::Float32, p.out_shape);
+    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * static_cast<uint64_t>(p.k));
+    or_run_on_cpu([&] {
+      r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, y);
+      return 0;
+    });
   };
 }
 
 RecordFn gemm(bool trans_a, bool trans_b, float alpha, float beta) {
   return [=](OpRecorder& r) {
-    const bool has_c = r.has_input(2);
-    const Shape c_shape = has_c ? r.shape(2) : Shape{};
-    const MatMulProblem p =
-        gemm_problem(r.shape(0), r.shape(1), trans_a, trans_b, alpha, beta, has_c ? &c_shape : nullptr);
+    const MatMulProblem p = or_run_on_cpu(
+        [&] { return gemm_problem(r.shape(0), r.shape(1), trans_a, trans_b, alpha); });
+    MatMulAddend addend;
+    MatMulEpilogue epilogue;
+    if (r.has_input(2)) {
+      addend = or_run_on_cpu([&] { return matmul_addend(p, r.shape(2), beta); });
+      epilogue.addend = &addend;
+      epilogue.addend_buffer = &r.buffer(2);
+    }
     const Buffer& a = r.buffer(0);
     const Buffer& b = r.buffer(1);
-    const Buffer* c = has_c ? &r.buffer(2) : nullptr;
     const Buffer& y = r.output(0, DataType::Float32, p.out_shape);
-    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * p.pc.K);
-    r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, c, y);
+    r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * static_cast<uint64_t>(p.k));
+    or_run_on_cpu([&] {
+      r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, y, epilogue);
+      return 0;
+    });
   };
 }
 

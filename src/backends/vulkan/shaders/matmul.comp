@@ -1,72 +1,143 @@
 #version 450
-// C = act(alpha * A x B + beta * bias) over a batch, register-blocked: each invocation computes a
-// 4x4 block of C, reading A and B straight from memory (no shared memory or barriers, which
-// lavapipe runs slowly; see PLATFORM-NOTES). Strides make transposes and broadcast batches free:
-// A(m, k) = a[batch offset + m * a_rs + k * a_cs], and likewise B(k, n).
+// Batched y = act(alpha * A x B + beta * C) for float32, operands as strided views. Each
+// invocation computes a TM x TN block of y in registers, reading A and B straight from their
+// buffers: no shared memory and no barriers, which CPU implementations (lavapipe) run several
+// times faster than classic shared-memory tiling. Rows and columns past the edges are clamped to
+// the last valid one, so the loop needs no bounds checks; their results are not stored.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer C { float c[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
+layout(std430, set = 0, binding = 3) readonly buffer C { float c[]; };
+// The same buffers read four floats at a time by the vector paths (aligned operands only).
+layout(std430, set = 0, binding = 0) readonly buffer A4 { vec4 a4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B4 { vec4 b4[]; };
 
 // Must match MatMulPushConstants in matmul.h.
 layout(push_constant) uniform Params {
-  uint M, N, K;
-  uint batch_inner;     // batch index = outer * batch_inner + inner
-  uint a_s0, a_s1, a_rs, a_cs;
-  uint b_s0, b_s1, b_rs, b_cs;
-  uint c_s0, c_s1;      // C is row-major M x N per batch
-  uint has_bias, bias_rs, bias_cs;
-  uint act;             // 0 none, 1 relu, 2 clip
-  float alpha, beta, lo, hi;
+  uint m, n, k;
+  uint a_row_stride, a_col_stride, b_row_stride, b_col_stride;
+  uint c_row_stride, c_col_stride;
+  uint batch_shape[3];
+  uint a_batch_stride[3];
+  uint b_batch_stride[3];
+  uint c_batch_stride[3];
+  float alpha, beta;
+  uint has_addend;
+  uint activation;
+  float act_min, act_max;
+  uint mode;  // MODE_*: how A and B are read (MatMulMode)
 } p;
 
+// MODE_ROWS: A's rows and B's rows contiguous (plain MatMul), MODE_COLUMNS: A's rows and B's
+// columns contiguous (Gemm with transB, i.e. dot products along k); both need k, the strides
+// and the batch strides to be multiples of 4. MODE_SCALAR reads any strides.
+const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
+
+#include "activation.glsl"
+
+const uint TM = 8, TN = 8;
+
 void main() {
-  const uint tiles_n = (p.N + 3) / 4;
-  const uint tiles = tiles_n * ((p.M + 3) / 4);
-  const uint t = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
-                 gl_GlobalInvocationID.x;
-  if (t >= tiles) return;
-  const uint outer = gl_GlobalInvocationID.z / p.batch_inner;
-  const uint inner = gl_GlobalInvocationID.z % p.batch_inner;
-  const uint m0 = (t / tiles_n) * 4;
-  const uint n0 = (t % tiles_n) * 4;
-  const uint a_base = outer * p.a_s0 + inner * p.a_s1;
-  const uint b_base = outer * p.b_s0 + inner * p.b_s1;
+  const uint tiles_n = (p.n + TN - 1) / TN;
+  const uint tiles = tiles_n * ((p.m + TM - 1) / TM);
+  // Neighbouring invocations take neighbouring column blocks, so they read the same rows of A.
+  const uint tile =
+      gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+  if (tile >= tiles) return;
+  const uint m0 = (tile / tiles_n) * TM, n0 = (tile % tiles_n) * TN;
 
-  // Rows and columns past the edge read the last valid one (in bounds) and are never written.
-  uint ar[4];
-  uint bc[4];
-  for (uint i = 0; i < 4; ++i) ar[i] = a_base + min(m0 + i, p.M - 1) * p.a_rs;
-  for (uint j = 0; j < 4; ++j) bc[j] = b_base + min(n0 + j, p.N - 1) * p.b_cs;
+  const uint batch = gl_WorkGroupID.z;
+  const uint i2 = batch % p.batch_shape[2];
+  const uint i1 = (batch / p.batch_shape[2]) % p.batch_shape[1];
+  const uint i0 = batch / (p.batch_shape[2] * p.batch_shape[1]);
+  const uint a_base =
+      i0 * p.a_batch_stride[0] + i1 * p.a_batch_stride[1] + i2 * p.a_batch_stride[2];
+  const uint b_base =
+      i0 * p.b_batch_stride[0] + i1 * p.b_batch_stride[1] + i2 * p.b_batch_stride[2];
 
-  vec4 acc[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
-  uint ak = 0;
-  uint bk = 0;
-  for (uint k = 0; k < p.K; ++k) {
-    const vec4 bv = vec4(b[bc[0] + bk], b[bc[1] + bk], b[bc[2] + bk], b[bc[3] + bk]);
-    acc[0] += a[ar[0] + ak] * bv;
-    acc[1] += a[ar[1] + ak] * bv;
-    acc[2] += a[ar[2] + ak] * bv;
-    acc[3] += a[ar[3] + ak] * bv;
-    ak += p.a_cs;
-    bk += p.b_rs;
+  float acc[TM][TN];
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
+    [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+  }
+  uint a_row[TM];
+  [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+
+  if (p.mode == MODE_ROWS) {
+    // Four k at a time: one vec4 of each A row, two vec4 of each of four B rows.
+    [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] /= 4;
+    // n is a multiple of 4, so each half of the block is wholly inside or wholly past the edge.
+    const uint b_lo = (b_base + min(n0, p.n - 4)) / 4, b_hi = (b_base + min(n0 + 4, p.n - 4)) / 4;
+    const uint b_step = p.b_row_stride / 4;
+    uint bk = 0;
+    for (uint kk = 0; kk < p.k; kk += 4) {
+      vec4 av[TM];
+      [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a4[a_row[i] + kk / 4];
+      [[unroll]] for (uint q = 0; q < 4; ++q) {
+        const vec4 lo = b4[b_lo + bk], hi = b4[b_hi + bk];
+        bk += b_step;
+        [[unroll]] for (uint i = 0; i < TM; ++i) {
+          [[unroll]] for (uint j = 0; j < 4; ++j) {
+            acc[i][j] = fma(av[i][q], lo[j], acc[i][j]);
+            acc[i][j + 4] = fma(av[i][q], hi[j], acc[i][j + 4]);
+          }
+        }
+      }
+    }
+  } else if (p.mode == MODE_COLUMNS) {
+    // Dot products along k, four k at a time.
+    [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] /= 4;
+    uint b_col[TN];
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
+      b_col[j] = (b_base + min(n0 + j, p.n - 1) * p.b_col_stride) / 4;
+    }
+    for (uint k4 = 0; k4 < p.k / 4; ++k4) {
+      vec4 av[TM], bv[TN];
+      [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a4[a_row[i] + k4];
+      [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = b4[b_col[j] + k4];
+      [[unroll]] for (uint i = 0; i < TM; ++i) {
+        [[unroll]] for (uint j = 0; j < TN; ++j) {
+          acc[i][j] = fma(av[i].x, bv[j].x, acc[i][j]);
+          acc[i][j] = fma(av[i].y, bv[j].y, acc[i][j]);
+          acc[i][j] = fma(av[i].z, bv[j].z, acc[i][j]);
+          acc[i][j] = fma(av[i].w, bv[j].w, acc[i][j]);
+        }
+      }
+    }
+  } else {
+    uint b_col[TN];
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
+      b_col[j] = b_base + min(n0 + j, p.n - 1) * p.b_col_stride;
+    }
+    uint ak = 0, bk = 0;
+    for (uint kk = 0; kk < p.k; ++kk) {
+      float av[TM], bv[TN];
+      [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = a[a_row[i] + ak];
+      [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = b[b_col[j] + bk];
+      [[unroll]] for (uint i = 0; i < TM; ++i) {
+        [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+      }
+      ak += p.a_col_stride;
+      bk += p.b_row_stride;
+    }
   }
 
-  const uint c_base = outer * p.c_s0 + inner * p.c_s1;
-  for (uint i = 0; i < 4; ++i) {
+  const uint c_base =
+      i0 * p.c_batch_stride[0] + i1 * p.c_batch_stride[1] + i2 * p.c_batch_stride[2];
+  const uint y_base = batch * p.m * p.n;
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
     const uint m = m0 + i;
-    if (m >= p.M) break;
-    for (uint j = 0; j < 4; ++j) {
+    if (m >= p.m) break;
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
       const uint n = n0 + j;
-      if (n >= p.N) break;
+      if (n >= p.n) break;
       float v = p.alpha * acc[i][j];
-      if (p.has_bias != 0) v += p.beta * bias[m * p.bias_rs + n * p.bias_cs];
-      if (p.act == 1) v = max(v, 0.0);
-      if (p.act == 2) v = min(max(v, p.lo), p.hi);
-      c[c_base + m * p.N + n] = v;
+      if (p.has_addend != 0) v += p.beta * c[c_base + m * p.c_row_stride + n * p.c_col_stride];
+      y[y_base + m * p.n + n] = activate(v, p.activation, p.act_min, p.act_max);
     }
   }
 }
