@@ -198,6 +198,31 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
+  // Transposed convolutions: strides, output_padding, groups, pads.
+  struct ConvTransposeCase {
+    Shape x, w;
+    int64_t group;
+    std::vector<int64_t> strides, pads, output_padding;
+  };
+  const std::vector<ConvTransposeCase> deconvs = {
+      {{1, 4, 5, 6}, {4, 3, 3, 3}, 1, {2, 2}, {1, 1, 1, 1}, {1, 0}},
+      {{2, 6, 4, 4}, {6, 2, 2, 3}, 3, {1, 2}, {0, 1, 0, 1}, {0, 1}},
+      {{1, 3, 9}, {3, 5, 4}, 1, {3}, {1, 2}, {0}}};
+  for (size_t i = 0; i < deconvs.size(); ++i) {
+    c.push_back({"ConvTranspose_" + std::to_string(i),
+                 [k = deconvs[i], i] {
+                   return OpTest("ConvTranspose")
+                       .input(random_f32(k.x, 110 + i))
+                       .input(random_f32(k.w, 120 + i))
+                       .input(random_f32({k.w[1] * k.group}, 130 + i))
+                       .constant_input(1)
+                       .attr("group", k.group)
+                       .attr("strides", k.strides)
+                       .attr("pads", k.pads)
+                       .attr("output_padding", k.output_padding);
+                 },
+                 1e-4, 1e-5});
+  }
   return c;
 }
 
