@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "test_util.h"
+#if KILN_VULKAN
+#include "backends/vulkan/device.h"
+#include "vulkan_fixture.h"
+#endif
 
 namespace kiln::testing {
 namespace {
@@ -241,6 +245,16 @@ class BackendOps : public ::testing::TestWithParam<Param> {};
 TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
   const OpCase& op = cases()[GetParam().index];
   const Backend backend = GetParam().backend;
+#if KILN_VULKAN
+  // The validation layer watches every GPU-compute run; any message fails the case.
+  vulkan::ScopedEnv validation("KILN_VULKAN_VALIDATION", "1");
+  vulkan::clear_validation_messages_of_all_devices();
+  struct CheckValidation {
+    ~CheckValidation() {
+      for (const std::string& m : vulkan::validation_messages_of_all_devices()) ADD_FAILURE() << m;
+    }
+  } check_validation;
+#endif
   const OpTest test = op.make();
   const Model model = test.model();
   std::vector<NodePlacement> placements;
