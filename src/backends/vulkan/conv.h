@@ -86,7 +86,9 @@ class Conv {
  private:
   Device& device_;
   MatMul matmul_;
-  ComputePipeline general_;
+  // The implicit GEMM for any kernel, then its variants for kernels 3 wide with stride 1 or 2
+  // along x (see shaders/conv.glsl), indexed by general_variant().
+  std::vector<std::unique_ptr<ComputePipeline>> general_;
   // Any depthwise kernel, then the variants for kernels 3 or 5 wide with stride 1 or 2 along x
   // (see shaders/conv_depthwise.glsl), indexed by depthwise_variant().
   std::vector<std::unique_ptr<ComputePipeline>> depthwise_;
