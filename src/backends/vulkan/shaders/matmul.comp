@@ -35,7 +35,8 @@ layout(push_constant) uniform Params {
 
 // MODE_ROWS: A's rows and B's rows contiguous (plain MatMul), MODE_COLUMNS: A's rows and B's
 // columns contiguous (Gemm with transB, i.e. dot products along k); both need k, the strides
-// and the batch strides to be multiples of 4. MODE_SCALAR reads any strides.
+// and the batch strides to be multiples of 4, and MODE_ROWS n as well. MODE_SCALAR reads any
+// strides.
 const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
 
 #include "activation.glsl"
