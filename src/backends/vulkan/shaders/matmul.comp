@@ -7,7 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x_id = 0) in;
+layout(local_size_x_id = 0) in;  // a multiple of 8
 
 layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
@@ -44,13 +44,17 @@ const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
 const uint TM = 8, TN = 8;
 
 void main() {
-  const uint tiles_n = (p.n + TN - 1) / TN;
-  const uint tiles = tiles_n * ((p.m + TM - 1) / TM);
-  // Neighbouring invocations take neighbouring column blocks, so they read the same rows of A.
-  const uint tile =
-      gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
-  if (tile >= tiles) return;
-  const uint m0 = (tile / tiles_n) * TM, n0 = (tile % tiles_n) * TN;
+  // A workgroup covers (size / 8) x 8 blocks (64 x 64 elements of y for 64 invocations), so
+  // that its reads of A and B stay in cache; within a run of 8 invocations (a subgroup on CPU
+  // implementations) the blocks are neighbours along n, sharing the rows of A.
+  const uint tiles_n = (p.n + TN - 1) / TN, tiles_m = (p.m + TM - 1) / TM;
+  const uint patches_n = (tiles_n + 7) / 8;
+  const uint patch_index = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint patch_rows = gl_WorkGroupSize.x / 8;
+  const uint tm = (patch_index / patches_n) * patch_rows + gl_LocalInvocationID.x / 8;
+  const uint tn = (patch_index % patches_n) * 8 + gl_LocalInvocationID.x % 8;
+  if (tm >= tiles_m || tn >= tiles_n) return;
+  const uint m0 = tm * TM, n0 = tn * TN;
 
   const uint batch = gl_WorkGroupID.z;
   const uint i2 = batch % p.batch_shape[2];
