@@ -70,7 +70,9 @@ void main() {
     [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
   }
   uint a_row[TM];
-  [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
+    a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+  }
 
   if (p.mode == MODE_ROWS) {
     // Four k at a time: one vec4 of each A row, two vec4 of each of four B rows.
