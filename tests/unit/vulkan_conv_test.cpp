@@ -173,7 +173,7 @@ TEST_F(Vulkan, ConvPointwiseRunsAsGemm) {
 
 TEST_F(Vulkan, ConvDepthwiseMatchesCpu) {
   const std::vector<ConvCase> cases = {
-      {{2, 8, 9, 10}, {8, 1, 3, 3}, {2, 2}, {}, {1, 1, 1, 1}, 8, true, kClip},  // ReLU6-like
+      {{2, 8, 9, 10}, {8, 1, 3, 3}, {2, 2}, {}, {1, 1, 1, 1}, 8, true, kClip},  // fused Clip
       {{1, 4, 7, 7}, {8, 1, 5, 5}, {}, {}, {2, 2, 2, 2}, 4},                    // multiplier 2
       {{1, 6, 17, 19}, {6, 1, 3, 3}, {}, {2, 3}, {2, 3, 1, 0}, 6, true, kRelu},
       {{1, 3, 30}, {3, 1, 5}, {3}, {}, {2, 2}, 3, false},  // 1-D
