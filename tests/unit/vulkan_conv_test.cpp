@@ -148,9 +148,11 @@ TEST_F(Vulkan, ConvMatchesCpu) {
       {{2, 5, 20}, {6, 5, 3}, {2}, {2}, {1, 0}},                       // 1-D
       {{1, 3, 5, 6, 7}, {4, 3, 2, 3, 3}, {}, {}, {0, 1, 1, 1, 0, 1}},  // 3-D
       {{1, 3, 32, 32}, {16, 3, 7, 7}, {2, 2}, {}, {3, 3, 3, 3}, 1, true, kRelu},  // a stem
-      {{1, 4, 5, 5}, {3, 4, 1, 1}, {}, {}, {0, 0, 1, 1}},  // 1x1 with end pads: not a GEMM
-      {{1, 8, 9, 9}, {12, 8, 1, 1}, {2, 2}},               // 1x1 stride 2: not a GEMM
-      {{1, 1, 6, 6}, {2, 1, 3, 3}, {}, {}, {1, 1, 1, 1}},  // one input channel: depthwise path
+      {{1, 4, 5, 5}, {3, 4, 1, 1}, {}, {}, {0, 0, 1, 1}},     // 1x1 with end pads: not a GEMM
+      {{1, 8, 9, 9}, {12, 8, 1, 1}, {2, 2}},                  // 1x1 stride 2: not a GEMM
+      {{1, 1, 6, 6}, {2, 1, 3, 3}, {}, {}, {1, 1, 1, 1}},     // one input channel: depthwise path
+      {{2, 6, 7, 9}, {9, 2, 3, 3}, {}, {}, {1, 1, 1, 1}, 3},  // batches x groups
+      {{3, 4, 6, 5}, {6, 2, 2, 2}, {}, {}, {1, 0, 0, 1}, 2},  // batches x groups, 2x2 kernel
   };
   Conv kernel(device());
   unsigned seed = 1;
@@ -161,6 +163,7 @@ TEST_F(Vulkan, ConvPointwiseRunsAsGemm) {
   const std::vector<ConvCase> cases = {
       {{2, 16, 7, 9}, {24, 16, 1, 1}},
       {{1, 8, 5, 5}, {6, 4, 1, 1}, {}, {}, {}, 2, true, kRelu},  // grouped
+      {{2, 8, 5, 5}, {6, 4, 1, 1}, {}, {}, {}, 2},               // batches x groups
       {{3, 5, 11}, {9, 5, 1}, {}, {}, {}, 1, false, kClip},      // 1-D
   };
   Conv kernel(device());
@@ -170,7 +173,7 @@ TEST_F(Vulkan, ConvPointwiseRunsAsGemm) {
 
 TEST_F(Vulkan, ConvDepthwiseMatchesCpu) {
   const std::vector<ConvCase> cases = {
-      {{2, 8, 9, 10}, {8, 1, 3, 3}, {2, 2}, {}, {1, 1, 1, 1}, 8, true, kClip},  // ReLU6-like
+      {{2, 8, 9, 10}, {8, 1, 3, 3}, {2, 2}, {}, {1, 1, 1, 1}, 8, true, kClip},  // fused Clip
       {{1, 4, 7, 7}, {8, 1, 5, 5}, {}, {}, {2, 2, 2, 2}, 4},                    // multiplier 2
       {{1, 6, 17, 19}, {6, 1, 3, 3}, {}, {2, 3}, {2, 3, 1, 0}, 6, true, kRelu},
       {{1, 3, 30}, {3, 1, 5}, {3}, {}, {2, 2}, 3, false},  // 1-D

@@ -35,6 +35,14 @@ size_t depthwise_variant(const ConvPushConstants& pc) {
   return 1 + (kw == 5 ? 2 : 0) + (s == 2 ? 1 : 0);
 }
 
+// 0 for the general implicit GEMM, else the stride (1 or 2) for the row-window variants for
+// kernels 3 wide with no dilation along x.
+size_t general_variant(const ConvPushConstants& pc) {
+  const uint32_t s = pc.stride[2];
+  if (pc.dilation[2] != 1 || pc.kernel[2] != 3 || (s != 1 && s != 2)) return 0;
+  return s;
+}
+
 bool is_pointwise(const cpu::ConvGeometry& g) {
   for (size_t d = 0; d < g.rank(); ++d) {
     if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.out[d] != g.in[d]) {
@@ -116,11 +124,12 @@ ConvPushConstants conv_push_constants(const cpu::ConvProblem& problem, bool has_
   return pc;
 }
 
-Conv::Conv(Device& device)
-    : device_(device),
-      matmul_(device),
-      general_(device,
-               PipelineDesc{shaders::conv(), 4, sizeof(ConvPushConstants), kWorkgroupSize}) {
+Conv::Conv(Device& device) : device_(device), matmul_(device) {
+  for (std::span<const uint32_t> spirv :
+       {shaders::conv(), shaders::conv_k3s1(), shaders::conv_k3s2()}) {
+    general_.push_back(std::make_unique<ComputePipeline>(
+        device, PipelineDesc{spirv, 4, sizeof(ConvPushConstants), kWorkgroupSize}));
+  }
   for (std::span<const uint32_t> spirv :
        {shaders::conv_depthwise(), shaders::conv_depthwise_k3s1(), shaders::conv_depthwise_k3s2(),
         shaders::conv_depthwise_k5s1(), shaders::conv_depthwise_k5s2()}) {
@@ -174,9 +183,10 @@ void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvPr
   }
   const uint64_t tiles =
       pixel_tiles(pc.out, kBlockPixels) * ceil_div(static_cast<uint64_t>(mg), kBlockChannels);
-  record_dispatch(cmd, general_, bind(arena, general_, x, w, bias, y),
+  const ComputePipeline& pipeline = *general_[general_variant(pc)];
+  record_dispatch(cmd, pipeline, bind(arena, pipeline, x, w, bias, y),
                   std::as_bytes(std::span(&pc, 1)),
-                  batched_groups(device_, general_, tiles,
+                  batched_groups(device_, pipeline, tiles,
                                  narrow(problem.batch * problem.group, "batch * group")),
                   written);
 }

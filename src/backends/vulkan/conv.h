@@ -1,4 +1,4 @@
-// Host side of shaders/conv.comp, conv_depthwise.comp and conv_transpose.comp: float32 ONNX Conv
+// Host side of shaders/conv*.comp, conv_depthwise*.comp and conv_transpose.comp: float32 ONNX Conv
 // and ConvTranspose on NCHW tensors with 1, 2 or 3 spatial axes, with the bias and an activation
 // (fused Conv+Relu / Conv+Clip) applied in the store.
 //
@@ -16,7 +16,8 @@
 // (MatMul); one input channel per group (depthwise, any channel multiplier) runs a direct
 // kernel, with variants that load each input row once for kernels 3 or 5 wide; everything else is
 // an implicit GEMM (output channels x output pixels, K = channels per group x taps)
-// register-blocked 8 x 8, reading X in place. ConvTranspose gathers, for each output pixel, the
+// register-blocked 8 x 8, reading X in place, with variants that load each input row once per
+// channel for kernels 3 wide. ConvTranspose gathers, for each output pixel, the
 // input positions and taps that reach it, blocked 8 output channels x 8 pixels.
 //
 // Limits (kiln::Error from record(), so the caller can fall back to the CPU): at most 3 spatial
@@ -86,7 +87,9 @@ class Conv {
  private:
   Device& device_;
   MatMul matmul_;
-  ComputePipeline general_;
+  // The implicit GEMM for any kernel, then its variants for kernels 3 wide with stride 1 or 2
+  // along x (see shaders/conv.glsl), indexed by general_variant().
+  std::vector<std::unique_ptr<ComputePipeline>> general_;
   // Any depthwise kernel, then the variants for kernels 3 or 5 wide with stride 1 or 2 along x
   // (see shaders/conv_depthwise.glsl), indexed by depthwise_variant().
   std::vector<std::unique_ptr<ComputePipeline>> depthwise_;

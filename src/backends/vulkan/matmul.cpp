@@ -10,7 +10,7 @@
 namespace kiln::vulkan {
 namespace {
 
-constexpr uint32_t kWorkgroupSize = 64;
+constexpr uint32_t kWorkgroupSize = 64;    // a multiple of 8: see matmul.comp
 constexpr int64_t kTileM = 8, kTileN = 8;  // as TM, TN in matmul.comp
 
 int64_t element_count(const Shape& s) {
@@ -253,10 +253,13 @@ void MatMul::record(VkCommandBuffer cmd, DescriptorArena& arena, const MatMulPro
   const Buffer* buffers[] = {&a, &b, &y, epilogue.addend ? epilogue.addend_buffer : &a};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&y};
-  const uint64_t tiles = static_cast<uint64_t>((problem.m + kTileM - 1) / kTileM) *
-                         static_cast<uint64_t>((problem.n + kTileN - 1) / kTileN);
+  // Each workgroup covers a patch of (kWorkgroupSize / 8) x 8 tiles.
+  constexpr int64_t kPatchM = kTileM * kWorkgroupSize / 8, kPatchN = kTileN * 8;
+  const uint64_t invocations = static_cast<uint64_t>((problem.m + kPatchM - 1) / kPatchM) *
+                               static_cast<uint64_t>((problem.n + kPatchN - 1) / kPatchN) *
+                               kWorkgroupSize;
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  batched_groups(device_, pipeline_, tiles, batches), written);
+                  batched_groups(device_, pipeline_, invocations, batches), written);
 }
 
 }  // namespace kiln::vulkan

@@ -18,6 +18,12 @@ constexpr uint32_t kMatMul[] =
 constexpr uint32_t kConv[] =
 #include "vulkan_shaders/conv.spv.inc"
     ;
+constexpr uint32_t kConvK3S1[] =
+#include "vulkan_shaders/conv_k3s1.spv.inc"
+    ;
+constexpr uint32_t kConvK3S2[] =
+#include "vulkan_shaders/conv_k3s2.spv.inc"
+    ;
 constexpr uint32_t kConvDepthwise[] =
 #include "vulkan_shaders/conv_depthwise.spv.inc"
     ;
@@ -43,6 +49,8 @@ std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 std::span<const uint32_t> region_copy() { return kRegionCopy; }
 std::span<const uint32_t> matmul() { return kMatMul; }
 std::span<const uint32_t> conv() { return kConv; }
+std::span<const uint32_t> conv_k3s1() { return kConvK3S1; }
+std::span<const uint32_t> conv_k3s2() { return kConvK3S2; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> conv_depthwise_k3s1() { return kConvDepthwiseK3S1; }
 std::span<const uint32_t> conv_depthwise_k3s2() { return kConvDepthwiseK3S2; }

@@ -12,6 +12,8 @@ std::span<const uint32_t> unary_elementwise();
 std::span<const uint32_t> region_copy();
 std::span<const uint32_t> matmul();
 std::span<const uint32_t> conv();
+std::span<const uint32_t> conv_k3s1();
+std::span<const uint32_t> conv_k3s2();
 std::span<const uint32_t> conv_depthwise();
 std::span<const uint32_t> conv_depthwise_k3s1();
 std::span<const uint32_t> conv_depthwise_k3s2();

@@ -7,7 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x_id = 0) in;
+layout(local_size_x_id = 0) in;  // a multiple of 8
 
 layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
@@ -35,7 +35,8 @@ layout(push_constant) uniform Params {
 
 // MODE_ROWS: A's rows and B's rows contiguous (plain MatMul), MODE_COLUMNS: A's rows and B's
 // columns contiguous (Gemm with transB, i.e. dot products along k); both need k, the strides
-// and the batch strides to be multiples of 4. MODE_SCALAR reads any strides.
+// and the batch strides to be multiples of 4, and MODE_ROWS n as well. MODE_SCALAR reads any
+// strides.
 const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
 
 #include "activation.glsl"
@@ -43,13 +44,17 @@ const uint MODE_SCALAR = 0, MODE_ROWS = 1, MODE_COLUMNS = 2;
 const uint TM = 8, TN = 8;
 
 void main() {
-  const uint tiles_n = (p.n + TN - 1) / TN;
-  const uint tiles = tiles_n * ((p.m + TM - 1) / TM);
-  // Neighbouring invocations take neighbouring column blocks, so they read the same rows of A.
-  const uint tile =
-      gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
-  if (tile >= tiles) return;
-  const uint m0 = (tile / tiles_n) * TM, n0 = (tile % tiles_n) * TN;
+  // A workgroup covers (size / 8) x 8 blocks (64 x 64 elements of y for 64 invocations), so
+  // that its reads of A and B stay in cache; within a run of 8 invocations (a subgroup on CPU
+  // implementations) the blocks are neighbours along n, sharing the rows of A.
+  const uint tiles_n = (p.n + TN - 1) / TN, tiles_m = (p.m + TM - 1) / TM;
+  const uint patches_n = (tiles_n + 7) / 8;
+  const uint patch_index = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint patch_rows = gl_WorkGroupSize.x / 8;
+  const uint tm = (patch_index / patches_n) * patch_rows + gl_LocalInvocationID.x / 8;
+  const uint tn = (patch_index % patches_n) * 8 + gl_LocalInvocationID.x % 8;
+  if (tm >= tiles_m || tn >= tiles_n) return;
+  const uint m0 = tm * TM, n0 = tn * TN;
 
   const uint batch = gl_WorkGroupID.z;
   const uint i2 = batch % p.batch_shape[2];
@@ -65,7 +70,9 @@ void main() {
     [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
   }
   uint a_row[TM];
-  [[unroll]] for (uint i = 0; i < TM; ++i) a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+  [[unroll]] for (uint i = 0; i < TM; ++i) {
+    a_row[i] = a_base + min(m0 + i, p.m - 1) * p.a_row_stride;
+  }
 
   if (p.mode == MODE_ROWS) {
     // Four k at a time: one vec4 of each A row, two vec4 of each of four B rows.
