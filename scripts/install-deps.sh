@@ -11,6 +11,8 @@ packages=(
   libre2-dev
   # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
+  # OpenGL ES backend: EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
+  libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   googletest libgtest-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--with-python" ]]; then
