@@ -4,6 +4,9 @@
 #if KILN_VULKAN
 #include "backends/vulkan/backend.h"
 #endif
+#if KILN_GL
+#include "backends/gl/backend.h"
+#endif
 
 namespace kiln {
 
@@ -18,7 +21,11 @@ std::unique_ptr<DeviceBackend> make_device_backend(Backend backend) {
       throw Error("backend gpu-compute is not available: this build of kiln has no Vulkan");
 #endif
     case Backend::GpuPixel:
-      throw Error("backend gpu-pixel is not available in this build of kiln");
+#if KILN_GL
+      return gl::make_backend();
+#else
+      throw Error("backend gpu-pixel is not available: this build of kiln has no OpenGL ES");
+#endif
   }
   throw Error("unknown backend");
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,19 @@ struct DeviceOpRun {
   // constant[k]: input k is an initializer (its mirror lives as long as the worker).
   std::span<const char> constant;
 };
+
+// Thrown while a device kernel records when this run's inputs are beyond it — a tensor larger
+// than the device can bind or store, a rank or layout the shader lacks, or inputs the CPU kernel
+// will reject with its own message: the node runs on the CPU for this run instead.
+struct RunOnCpu : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The output shape of a view op (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
+// Dropout) for these inputs, from the CPU kernel's own shape rules: `cpu_kernel` runs on a
+// data-less stand-in for input 0, so it touches no data. kiln::Error for inputs the op rejects.
+Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int opset,
+                        std::span<const Tensor> inputs);
 
 class DeviceKernel {
  public:

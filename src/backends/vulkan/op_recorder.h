@@ -5,7 +5,6 @@
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/device_tensor.h"
@@ -13,13 +12,7 @@
 
 namespace kiln::vulkan {
 
-// Thrown while recording when this run's inputs are beyond the GPU kernel — a tensor exceeds
-// what one binding may span (maxStorageBufferRange), a rank or layout the shader lacks, or
-// inputs the CPU kernel will reject with its own message: the node runs on the CPU for this
-// run instead.
-struct RunOnCpu : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using kiln::RunOnCpu;
 
 class OpRecorder {
  public:

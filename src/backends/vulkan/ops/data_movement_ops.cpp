@@ -3,7 +3,6 @@
 // and Expand are strided region copies (shaders/region_copy.comp) for 32- and 64-bit elements.
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
-#include "core/tensor_impl.h"
 #include "ops/element_storage.h"
 
 namespace kiln::vulkan {
@@ -12,19 +11,7 @@ namespace {
 const std::initializer_list<DataType> kMovable = {DataType::Float32, DataType::Int32,
                                                   DataType::Int64};
 
-// Lets a CPU view kernel produce its output's shape without touching any data.
-class ShapeCapture final : public OutputAllocator {
- public:
-  Tensor allocate(size_t, DataType, const Shape&) override {
-    throw Error("a view op allocated data");
-  }
-  Tensor view(size_t, const Tensor& source, const Shape& shape) override {
-    return source.reshaped(shape);
-  }
-};
-
-// Views reuse the CPU kernel for their shape rules (Reshape's 0 and -1, Squeeze's axes...):
-// it runs on a data-less stand-in for input 0, so only the output shape comes out.
+// Views reuse the CPU kernel for their shape rules (Reshape's 0 and -1, Squeeze's axes...).
 OpFactory view_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason, 0, 1)) return nullptr;
@@ -35,15 +22,7 @@ OpFactory view_factory() {
     return [shape_rule, node, opset](OpRecorder& r) {
       std::vector<Tensor> inputs;
       for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-      inputs[0] = Tensor(std::make_shared<TensorImpl>(r.dtype(0), r.shape(0), nullptr));
-      std::vector<Tensor> outputs(r.num_outputs());
-      ShapeCapture capture;
-      OpContext ctx(*node, opset, inputs, outputs, capture);
-      shape_rule(ctx);
-      // The kernel either made a view (its shape) or handed the input over (Identity).
-      r.output_view(0, 0, outputs[0].shape());
-      // Dropout's optional mask output has no GPU kernel; its placement check keeps such
-      // nodes on the CPU.
+      r.output_view(0, 0, view_output_shape(shape_rule, *node, opset, inputs));
     };
   };
 }

@@ -1,0 +1,13 @@
+// The GPU-pixel backend as the runtime sees it (runtime/device_backend.h): nodes whose op the op
+// table covers draw into textures with fragment shaders.
+#pragma once
+
+#include <memory>
+
+#include "runtime/device_backend.h"
+
+namespace kiln::gl {
+
+std::unique_ptr<DeviceBackend> make_backend();
+
+}  // namespace kiln::gl

@@ -1,0 +1,142 @@
+// Element-wise ops as draws: float32 binary arithmetic with broadcasting, and the unary math
+// and activation functions (backends/gl/binary_elementwise, unary_elementwise).
+#include <limits>
+#include <optional>
+
+#include "backends/gl/binary_elementwise.h"
+#include "backends/gl/ops/op_table.h"
+#include "backends/gl/unary_elementwise.h"
+
+namespace kiln::gl {
+namespace {
+
+Shape broadcast(const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  Shape out;
+  out.resize(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) throw RunOnCpu("shapes do not broadcast");
+    out[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+OpFactory binary_factory(BinaryOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    if (q.info.num_inputs() != 2) {
+      reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
+      return nullptr;
+    }
+    return [op](OpRecorder& r) {
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)));
+      r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+    };
+  };
+}
+
+// Parameters read from the node at load time; nullopt (with reason) when unsupported.
+using UnaryParamsFn =
+    std::function<std::optional<UnaryParams>(const NodeInfo& info, std::string& reason)>;
+
+OpFactory unary_factory(UnaryParamsFn params_of) {
+  return [params_of](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason, 0, 1)) return nullptr;
+    std::optional<UnaryParams> params = params_of(q.info, reason);
+    if (!params) return nullptr;
+    return [p = *params](OpRecorder& r) {
+      const TextureTensor& x = r.texture(0);
+      TextureTensor& y = r.output(0, r.shape(0));
+      r.kernel<UnaryElementwise>().record(p, x, y);
+    };
+  };
+}
+
+OpFactory plain(UnaryOp op) {
+  return unary_factory([op](const NodeInfo&, std::string&) { return UnaryParams{op}; });
+}
+
+OpFactory with_alpha(UnaryOp op, float alpha_default) {
+  return unary_factory([=](const NodeInfo& info, std::string&) {
+    return UnaryParams{op, info.attr_float("alpha", alpha_default)};
+  });
+}
+
+// Clip's bounds: attributes before opset 11, constant optional inputs after.
+std::optional<UnaryParams> clip_params(const NodeInfo& info, std::string& reason) {
+  UnaryParams p{UnaryOp::Clip, -std::numeric_limits<float>::infinity(),
+                std::numeric_limits<float>::infinity()};
+  if (info.opset() < 11) {
+    p.alpha = info.attr_float("min", p.alpha);
+    p.beta = info.attr_float("max", p.beta);
+    return p;
+  }
+  for (size_t k = 1; k <= 2; ++k) {
+    if (!info.has_input(k)) continue;
+    const Tensor* bound = info.constant_input(k);
+    if (!bound || bound->dtype() != DataType::Float32 || bound->element_count() != 1) {
+      reason = "Clip bounds computed at run time";
+      return std::nullopt;
+    }
+    (k == 1 ? p.alpha : p.beta) = bound->data<float>()[0];
+  }
+  return p;
+}
+
+}  // namespace
+
+void register_elementwise_ops(OpTable& t) {
+  t.add("Add", binary_factory(BinaryOp::Add));
+  t.add("Sub", binary_factory(BinaryOp::Sub));
+  t.add("Mul", binary_factory(BinaryOp::Mul));
+  t.add("Div", binary_factory(BinaryOp::Div));
+  t.add("Pow", binary_factory(BinaryOp::Pow));
+  t.add("Max", binary_factory(BinaryOp::Max));
+  t.add("Min", binary_factory(BinaryOp::Min));
+  t.add("Sum", binary_factory(BinaryOp::Add));
+  t.add("PRelu", binary_factory(BinaryOp::PRelu));
+  t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.attr_int("fmod", 0) != 1) {
+      reason = "integer Mod stays on the CPU";
+      return nullptr;
+    }
+    return binary_factory(BinaryOp::Mod)(q, reason);
+  });
+
+  for (auto [name, op] : std::initializer_list<std::pair<const char*, UnaryOp>>{
+           {"Abs", UnaryOp::Abs},          {"Neg", UnaryOp::Neg},
+           {"Exp", UnaryOp::Exp},          {"Log", UnaryOp::Log},
+           {"Sqrt", UnaryOp::Sqrt},        {"Reciprocal", UnaryOp::Reciprocal},
+           {"Sin", UnaryOp::Sin},          {"Cos", UnaryOp::Cos},
+           {"Tanh", UnaryOp::Tanh},        {"Sigmoid", UnaryOp::Sigmoid},
+           {"Relu", UnaryOp::Relu},        {"HardSwish", UnaryOp::HardSwish},
+           {"Softplus", UnaryOp::Softplus}, {"Softsign", UnaryOp::Softsign},
+           {"Erf", UnaryOp::Erf},          {"Floor", UnaryOp::Floor},
+           {"Ceil", UnaryOp::Ceil},        {"Round", UnaryOp::Round},
+           {"Sign", UnaryOp::Sign},        {"Mish", UnaryOp::Mish}}) {
+    t.add(name, plain(op));
+  }
+  t.add("LeakyRelu", with_alpha(UnaryOp::LeakyRelu, 0.01f));
+  t.add("Elu", with_alpha(UnaryOp::Elu, 1.0f));
+  t.add("Celu", with_alpha(UnaryOp::Celu, 1.0f));
+  t.add("ThresholdedRelu", with_alpha(UnaryOp::ThresholdedRelu, 1.0f));
+  t.add("Selu", unary_factory([](const NodeInfo& info, std::string&) {
+          return UnaryParams{UnaryOp::Selu, info.attr_float("alpha", 1.67326319217681884765625f),
+                             info.attr_float("gamma", 1.05070102214813232421875f)};
+        }));
+  t.add("HardSigmoid", unary_factory([](const NodeInfo& info, std::string&) {
+          return UnaryParams{UnaryOp::HardSigmoid, info.attr_float("alpha", 0.2f),
+                             info.attr_float("beta", 0.5f)};
+        }));
+  t.add("Gelu", unary_factory([](const NodeInfo& info, std::string&) {
+          return UnaryParams{info.attr_string("approximate", "none") == "tanh" ? UnaryOp::GeluTanh
+                                                                               : UnaryOp::Gelu};
+        }));
+  t.add("Clip", unary_factory(clip_params));
+}
+
+}  // namespace kiln::gl

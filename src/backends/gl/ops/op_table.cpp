@@ -1,0 +1,42 @@
+#include "backends/gl/ops/op_table.h"
+
+namespace kiln::gl {
+
+const OpTable& OpTable::global() {
+  static const OpTable table = [] {
+    OpTable t;
+    register_elementwise_ops(t);
+    register_data_movement_ops(t);
+    return t;
+  }();
+  return table;
+}
+
+bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first,
+                  size_t count) {
+  for (size_t k = first; k < q.input_types.size() && k - first < count; ++k) {
+    if (!q.info.has_input(k)) continue;
+    const DataType t = q.input_types[k];
+    if (t == DataType::Undefined) {
+      q.deferred_dtype_checks.emplace_back(k, std::vector<DataType>{DataType::Float32});
+      continue;
+    }
+    if (t != DataType::Float32) {
+      reason = std::string(dtype_name(t)) + " tensors stay on the CPU (textures hold float32)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
+  for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
+    if (q.info.has_input(k) && !q.input_on_cpu[k]) {
+      reason = "input " + std::to_string(k) + " is not on the CPU";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace kiln::gl

@@ -1,0 +1,63 @@
+#include "backends/gl/texture_data.h"
+
+#include <span>
+
+namespace kiln::gl {
+
+void Runtime::drew() {
+  if (++draws_since_flush_ < kFlushEvery) return;
+  draws_since_flush_ = 0;
+  glFlush();
+}
+
+TextureData::TextureData(std::shared_ptr<Runtime> runtime, int64_t elements)
+    : runtime_(std::move(runtime)), texture_(runtime_->context(), elements) {}
+
+TextureData::~TextureData() {
+  // The texture goes back to the context's pool, which may delete textures: GL calls.
+  Context::Scope scope(runtime_->context());
+  pending_.reset();
+  texture_ = TextureTensor();
+}
+
+void TextureData::request_locked() {
+  if (pending_ || host_) return;
+  Context::Scope scope(runtime_->context());
+  pending_ = download_async(texture_);
+  glFlush();  // the read must not wait behind a flush nobody issues
+}
+
+void TextureData::request_download(TensorImpl&) {
+  std::lock_guard lock(mutex_);
+  request_locked();
+}
+
+bool TextureData::download_done(const TensorImpl&) const {
+  std::lock_guard lock(mutex_);
+  if (host_) return true;
+  if (!pending_) return false;
+  return pending_->ready();
+}
+
+void TextureData::wait_download(TensorImpl& tensor) {
+  std::lock_guard lock(mutex_);
+  if (!host_) {
+    request_locked();
+    const int64_t n = texture_.element_count();
+    auto host = Storage::allocate(DataType::Float32, n);
+    if (n > 0) pending_->copy_to(std::span(static_cast<float*>(host->data()), static_cast<size_t>(n)));
+    host_ = std::move(host);
+    Context::Scope scope(runtime_->context());
+    pending_.reset();
+  }
+  tensor.storage = host_;
+  tensor.offset = 0;
+}
+
+TextureData* texture_data_of(const Tensor& t, const Runtime& runtime) {
+  if (!t.defined() || !t.impl()->device) return nullptr;
+  auto* d = dynamic_cast<TextureData*>(t.impl()->device.get());
+  return d && d->runtime() == &runtime ? d : nullptr;
+}
+
+}  // namespace kiln::gl
