@@ -42,6 +42,10 @@ struct OpCase {
   std::function<OpTest()> make;
   double rtol = 1e-5;  // long sums (MatMul, Conv) need more: float32 summation order differs
   double atol = 1e-6;
+  // Which GPU backends run the op natively (the GPU-pixel backend keeps integer tensors on the
+  // CPU: textures hold float32 only).
+  bool on_compute = true;
+  bool on_pixel = true;
 };
 
 std::vector<OpCase> make_cases() {
@@ -95,6 +99,7 @@ std::vector<OpCase> make_cases() {
   // Data movement for every dtype the GPU moves.
   for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
     const std::string suffix = std::string("_") + std::string(dtype_name(dt));
+    const size_t first = c.size();
     auto data = [dt](const Shape& s, unsigned seed) {
       if (dt == DataType::Int32) return random_int<int32_t>(s, seed);
       if (dt == DataType::Int64) return random_int<int64_t>(s, seed);
@@ -136,7 +141,9 @@ std::vector<OpCase> make_cases() {
                        .input(i64({2}, {0, -1}))
                        .constant_input(1);
                  }});
+    for (size_t i = first; i < c.size(); ++i) c[i].on_pixel = dt == DataType::Float32;
   }
+  const size_t first_product = c.size();
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
   const std::vector<std::pair<Shape, Shape>> mm = {
       {{1, 1}, {1, 1}}, {{3, 17}, {17, 5}},     {{13, 63}, {63, 66}},      {{7}, {7, 9}},
@@ -227,6 +234,53 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
+  for (size_t i = first_product; i < c.size(); ++i) c[i].on_pixel = false;  // no draws yet
+  // Ops only the GPU-pixel backend has so far.
+  const size_t first_pixel_only = c.size();
+  c.push_back(
+      {"PRelu", [] {
+         return OpTest("PRelu").input(random_f32({2, 3, 4}, 140)).input(random_f32({3, 1}, 141));
+       }});
+  c.push_back({"Pad_reflect", [] {
+                 return OpTest("Pad")
+                     .input(random_f32({3, 5, 4}, 142))
+                     .input(i64({6}, {1, 2, 0, 2, -1, 3}))
+                     .constant_input(1)
+                     .attr("mode", "reflect");
+               }});
+  c.push_back({"Pad_constant", [] {
+                 return OpTest("Pad")
+                     .input(random_f32({2, 3}, 143))
+                     .input(i64({4}, {1, 0, 2, 3}))
+                     .input(Tensor::scalar<float>(1.5f))
+                     .constant_input(1)
+                     .constant_input(2);
+               }});
+  c.push_back({"Tile", [] {
+                 return OpTest("Tile")
+                     .input(random_f32({2, 3}, 144))
+                     .input(i64({2}, {3, 2}))
+                     .constant_input(1);
+               }});
+  c.push_back({"DepthToSpace", [] {
+                 return OpTest("DepthToSpace")
+                     .input(random_f32({1, 8, 3, 2}, 145))
+                     .attr("blocksize", int64_t{2})
+                     .attr("mode", "CRD");
+               }});
+  c.push_back({"SpaceToDepth", [] {
+                 return OpTest("SpaceToDepth")
+                     .input(random_f32({1, 2, 4, 6}, 146))
+                     .attr("blocksize", int64_t{2});
+               }});
+  c.push_back({"Gather", [] {
+                 return OpTest("Gather")
+                     .input(random_f32({5, 4, 3}, 147))
+                     .input(i64({2, 2}, {3, -1, 0, 2}))
+                     .constant_input(1)
+                     .attr("axis", int64_t{1});
+               }});
+  for (size_t i = first_pixel_only; i < c.size(); ++i) c[i].on_compute = false;
   return c;
 }
 
@@ -291,8 +345,12 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
 std::vector<Param> all_params() {
   std::vector<Param> out;
   const size_t n = cases().size();
-  for (Backend b : {Backend::GpuCompute}) {
-    for (size_t i = 0; i < n; ++i) out.push_back({b, i});
+  for (Backend b : {Backend::GpuCompute, Backend::GpuPixel}) {
+    for (size_t i = 0; i < n; ++i) {
+      if (b == Backend::GpuPixel && !cases()[i].on_pixel) continue;
+      if (b == Backend::GpuCompute && !cases()[i].on_compute) continue;
+      out.push_back({b, i});
+    }
   }
   return out;
 }

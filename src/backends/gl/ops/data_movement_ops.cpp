@@ -20,9 +20,11 @@ Shape int_list(const Tensor& t, const char* what) {
 }
 
 // Builds the region for this run; bad attributes or inputs go to the CPU kernel's messages.
+// The output has the region's shape unless `reshape` gives the op's own (DepthToSpace walks a
+// 6-D region of a 4-D output).
 template <class F>
-RecordFn region_op(F region_of) {
-  return [region_of](OpRecorder& r) {
+RecordFn region_op(F region_of, std::function<Shape(const Shape& in)> reshape = {}) {
+  return [region_of, reshape](OpRecorder& r) {
     Region region;
     try {
       region = region_of(r);
@@ -30,7 +32,7 @@ RecordFn region_op(F region_of) {
       throw RunOnCpu(e.what());
     }
     const TextureTensor& in = r.texture(0);
-    TextureTensor& out = r.output(0, Shape(region.shape));
+    TextureTensor& out = r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape));
     r.kernel<RegionCopy>().record(region, in, out);
   };
 }
@@ -212,12 +214,18 @@ void register_data_movement_ops(OpTable& t) {
     if (!float_inputs(q, reason)) return nullptr;
     const int64_t block = q.info.required_int("blocksize");
     const std::string mode = q.info.attr_string("mode", "DCR");
-    return region_op([=](OpRecorder& r) { return depth_to_space_region(r.shape(0), block, mode); });
+    return region_op([=](OpRecorder& r) { return depth_to_space_region(r.shape(0), block, mode); },
+                     [block](const Shape& x) {
+                       return Shape{x[0], x[1] / (block * block), x[2] * block, x[3] * block};
+                     });
   });
   t.add("SpaceToDepth", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
     const int64_t block = q.info.required_int("blocksize");
-    return region_op([=](OpRecorder& r) { return space_to_depth_region(r.shape(0), block); });
+    return region_op([=](OpRecorder& r) { return space_to_depth_region(r.shape(0), block); },
+                     [block](const Shape& x) {
+                       return Shape{x[0], x[1] * block * block, x[2] / block, x[3] / block};
+                     });
   });
   add_with_host_inputs(t, "Pad", pad);
   add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });

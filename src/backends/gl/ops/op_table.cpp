@@ -31,7 +31,8 @@ bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
 
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
   for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
-    if (q.info.has_input(k) && !q.input_on_cpu[k]) {
+    // Constants are host values too.
+    if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k)) {
       reason = "input " + std::to_string(k) + " is not on the CPU";
       return false;
     }

@@ -38,7 +38,8 @@ void register_data_movement_ops(OpTable& table);
 // false with `reason` otherwise.
 bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                   size_t count = SIZE_MAX);
-// Inputs from `first` on must be CPU-resident (shape, index and bound inputs).
+// Inputs from `first` on must be host values: CPU-resident or constant (shape, index and bound
+// inputs).
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason);
 
 }  // namespace kiln::gl
