@@ -198,6 +198,15 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
+  // Global pools: one workgroup per plane; planes shorter and longer than a workgroup.
+  const std::vector<Shape> planes = {{2, 3, 5, 7}, {1, 2, 300}, {1, 1, 1, 1}, {2, 2, 3, 4, 5}};
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      c.push_back({std::string(op) + "_" + std::to_string(i),
+                   [op, s = planes[i], i] { return OpTest(op).input(random_f32(s, 110 + i)); },
+                   1e-5, 1e-6});
+    }
+  }
   return c;
 }
 
