@@ -207,6 +207,23 @@ std::vector<OpCase> make_cases() {
                    1e-5, 1e-6});
     }
   }
+  // Softmax along every axis (lines longer than a workgroup on the last), and the pre-13
+  // semantics that flattens to 2-D at the axis.
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    for (int64_t axis : {-3, -2, -1, 0, 1, 2}) {
+      c.push_back(
+          {std::string(op) + "_axis" + std::to_string(axis + 3), [op, axis] {
+             return OpTest(op).input(random_f32({3, 5, 130}, 120, -8.0f, 8.0f)).attr("axis", axis);
+           }});
+    }
+    for (int64_t axis : {0, 1, 2, 3}) {
+      c.push_back({std::string(op) + "_opset11_axis" + std::to_string(axis), [op, axis] {
+                     return OpTest(op, 11)
+                         .input(random_f32({2, 3, 7}, 121, -8.0f, 8.0f))
+                         .attr("axis", axis);
+                   }});
+    }
+  }
   return c;
 }
 

@@ -24,6 +24,9 @@ constexpr uint32_t kConvDepthwise[] =
 constexpr uint32_t kReduce[] =
 #include "vulkan_shaders/reduce.spv.inc"
     ;
+constexpr uint32_t kSoftmax[] =
+#include "vulkan_shaders/softmax.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -33,5 +36,6 @@ std::span<const uint32_t> matmul() { return kMatmul; }
 std::span<const uint32_t> conv2d() { return kConv2d; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> reduce() { return kReduce; }
+std::span<const uint32_t> softmax() { return kSoftmax; }
 
 }  // namespace kiln::vulkan::shaders
