@@ -224,6 +224,42 @@ std::vector<OpCase> make_cases() {
                    }});
     }
   }
+  // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D and 2-D.
+  struct PoolCase {
+    Shape x;
+    std::vector<int64_t> kernel, strides, dilations, pads;
+    int64_t ceil_mode;
+    const char* auto_pad;
+  };
+  const std::vector<PoolCase> pools = {
+      {{2, 3, 9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 0, nullptr},
+      {{1, 2, 10, 7}, {3, 2}, {2, 3}, {1, 1}, {0, 1, 2, 0}, 1, nullptr},
+      {{1, 2, 12, 12}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, 0, nullptr},
+      {{1, 3, 8, 9}, {2, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_UPPER"},
+      {{1, 3, 8, 9}, {3, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_LOWER"},
+      {{2, 3, 20}, {4}, {3}, {1}, {1, 2}, 1, nullptr},
+      {{1, 1, 13, 13}, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}, 1, nullptr}};
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    for (int64_t include_pad : {0, 1}) {
+      if (std::string(op) == "MaxPool" && include_pad) continue;
+      for (size_t i = 0; i < pools.size(); ++i) {
+        c.push_back({std::string(op) + (include_pad ? "_include_pad_" : "_") + std::to_string(i),
+                     [op, include_pad, k = pools[i], i] {
+                       OpTest t(op);
+                       t.input(random_f32(k.x, 130 + i))
+                           .attr("kernel_shape", k.kernel)
+                           .attr("strides", k.strides)
+                           .attr("dilations", k.dilations)
+                           .attr("ceil_mode", k.ceil_mode);
+                       if (!k.pads.empty()) t.attr("pads", k.pads);
+                       if (k.auto_pad) t.attr("auto_pad", k.auto_pad);
+                       if (std::string(op) == "AveragePool")
+                         t.attr("count_include_pad", include_pad);
+                       return t;
+                     }});
+      }
+    }
+  }
   return c;
 }
 

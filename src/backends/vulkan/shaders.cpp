@@ -27,6 +27,9 @@ constexpr uint32_t kReduce[] =
 constexpr uint32_t kSoftmax[] =
 #include "vulkan_shaders/softmax.spv.inc"
     ;
+constexpr uint32_t kPool[] =
+#include "vulkan_shaders/pool.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -37,5 +40,6 @@ std::span<const uint32_t> conv2d() { return kConv2d; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> reduce() { return kReduce; }
 std::span<const uint32_t> softmax() { return kSoftmax; }
+std::span<const uint32_t> pool() { return kPool; }
 
 }  // namespace kiln::vulkan::shaders

@@ -15,5 +15,6 @@ std::span<const uint32_t> conv2d();
 std::span<const uint32_t> conv_depthwise();
 std::span<const uint32_t> reduce();
 std::span<const uint32_t> softmax();
+std::span<const uint32_t> pool();
 
 }  // namespace kiln::vulkan::shaders
