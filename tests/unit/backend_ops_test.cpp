@@ -260,6 +260,71 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
+  // Normalizations: statistics over lines shorter and longer than a workgroup.
+  for (int64_t axis : {0, 1, -1}) {
+    for (bool bias : {false, true}) {
+      c.push_back({"LayerNormalization_axis" + std::to_string(axis + 1) + (bias ? "_bias" : ""),
+                   [axis, bias] {
+                     const Shape x{3, 5, 130};
+                     const Shape norm(x.begin() + (axis < 0 ? axis + 3 : axis), x.end());
+                     OpTest t("LayerNormalization");
+                     t.input(random_f32(x, 140, -3.0f, 5.0f)).input(random_f32(norm, 141));
+                     if (bias) t.input(random_f32(norm, 142));
+                     return t.attr("axis", axis).attr("epsilon", 1e-3f);
+                   },
+                   1e-4, 1e-5});
+    }
+  }
+  for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {1, 2, 300}, {2, 4, 3}}) {
+    c.push_back({"InstanceNormalization_" + std::to_string(x.element_count()),
+                 [x] {
+                   return OpTest("InstanceNormalization")
+                       .input(random_f32(x, 143, -3.0f, 5.0f))
+                       .input(random_f32({x[1]}, 144))
+                       .input(random_f32({x[1]}, 145));
+                 },
+                 1e-4, 1e-5});
+  }
+  for (int opset : {18, 21}) {
+    for (int64_t groups : {1, 2, 6}) {
+      c.push_back(
+          {"GroupNormalization_opset" + std::to_string(opset) + "_groups" + std::to_string(groups),
+           [opset, groups] {
+             const int64_t params = opset < 21 ? groups : 6;
+             return OpTest("GroupNormalization", opset)
+                 .input(random_f32({2, 6, 5, 9}, 146, -3.0f, 5.0f))
+                 .input(random_f32({params}, 147))
+                 .input(random_f32({params}, 148))
+                 .attr("num_groups", groups)
+                 .attr("epsilon", 1e-3f);
+           },
+           1e-4, 1e-5});
+    }
+  }
+  for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {4, 3}}) {
+    c.push_back({"BatchNormalization_" + std::to_string(x.size()) + "d",
+                 [x] {
+                   return OpTest("BatchNormalization")
+                       .input(random_f32(x, 149))
+                       .input(random_f32({3}, 150))
+                       .input(random_f32({3}, 151))
+                       .input(random_f32({3}, 152))
+                       .input(random_f32({3}, 153, 0.5f, 2.0f));
+                 },
+                 1e-5, 1e-5});
+  }
+  for (int64_t p : {1, 2}) {
+    for (int64_t axis : {0, 1, 2}) {
+      c.push_back({"LpNormalization_p" + std::to_string(p) + "_axis" + std::to_string(axis),
+                   [p, axis] {
+                     return OpTest("LpNormalization")
+                         .input(random_f32({3, 70, 5}, 154))
+                         .attr("p", p)
+                         .attr("axis", axis);
+                   },
+                   1e-5, 1e-6});
+    }
+  }
   return c;
 }
 

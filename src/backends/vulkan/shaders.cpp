@@ -30,6 +30,9 @@ constexpr uint32_t kSoftmax[] =
 constexpr uint32_t kPool[] =
 #include "vulkan_shaders/pool.spv.inc"
     ;
+constexpr uint32_t kNormalization[] =
+#include "vulkan_shaders/normalization.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -41,5 +44,6 @@ std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> reduce() { return kReduce; }
 std::span<const uint32_t> softmax() { return kSoftmax; }
 std::span<const uint32_t> pool() { return kPool; }
+std::span<const uint32_t> normalization() { return kNormalization; }
 
 }  // namespace kiln::vulkan::shaders

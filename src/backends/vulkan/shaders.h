@@ -16,5 +16,6 @@ std::span<const uint32_t> conv_depthwise();
 std::span<const uint32_t> reduce();
 std::span<const uint32_t> softmax();
 std::span<const uint32_t> pool();
+std::span<const uint32_t> normalization();
 
 }  // namespace kiln::vulkan::shaders

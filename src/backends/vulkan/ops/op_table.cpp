@@ -11,6 +11,7 @@ const OpTable& OpTable::global() {
     register_conv_ops(t);
     register_pool_ops(t);
     register_softmax_ops(t);
+    register_normalization_ops(t);
     return t;
   }();
   return table;
