@@ -325,6 +325,74 @@ std::vector<OpCase> make_cases() {
                    1e-5, 1e-6});
     }
   }
+  // Reductions over every axis position, non-contiguous axes, all axes, and lines longer than a
+  // workgroup; axes as a constant input (opset 21) and as an attribute (opset 13).
+  const std::vector<std::vector<int64_t>> axes_sets = {{}, {0}, {1}, {-1}, {0, 2}, {1, 2}};
+  for (const char* op :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    const std::string name = op;
+    const bool prod = name == "ReduceProd";
+    const Shape x = prod ? Shape{3, 4, 6} : Shape{3, 5, 70};
+    const float lo = prod ? 0.7f : (name == "ReduceLogSum" ? 0.1f : -3.0f);
+    const float hi = prod ? 1.3f : 3.0f;
+    for (size_t i = 0; i < axes_sets.size(); ++i) {
+      for (int64_t keepdims : {0, 1}) {
+        c.push_back({name + "_axes" + std::to_string(i) + "_keep" + std::to_string(keepdims),
+                     [op, x, lo, hi, axes = axes_sets[i], keepdims, i] {
+                       OpTest t(op);
+                       t.input(random_f32(x, 160 + i, lo, hi));
+                       if (!axes.empty()) {
+                         t.input(i64({static_cast<int64_t>(axes.size())}, axes)).constant_input(1);
+                       }
+                       return t.attr("keepdims", keepdims);
+                     },
+                     1e-4, 1e-5});
+      }
+    }
+    c.push_back({name + "_noop_empty_axes",
+                 [op, x, lo, hi] {
+                   return OpTest(op)
+                       .input(random_f32(x, 170, lo, hi))
+                       .attr("noop_with_empty_axes", int64_t{1});
+                 },
+                 1e-5, 1e-6});
+    c.push_back({name + "_axes_attribute",
+                 [op, x, lo, hi] {
+                   OpTest t(op, 13);
+                   t.input(random_f32(x, 171, lo, hi));
+                   // ReduceSum takes its axes as an input from opset 13.
+                   if (std::string(op) == "ReduceSum") {
+                     t.input(i64({2}, {2, 0})).constant_input(1);
+                   } else {
+                     t.attr("axes", std::vector<int64_t>{2, 0});
+                   }
+                   return t;
+                 },
+                 1e-4, 1e-5});
+  }
+  // ArgMax / ArgMin on every axis; small integers make ties for select_last_index.
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t axis : {0, 1, -1}) {
+      for (int64_t keepdims : {0, 1}) {
+        for (int64_t last : {0, 1}) {
+          c.push_back({std::string(op) + "_axis" + std::to_string(axis + 1) + "_keep" +
+                           std::to_string(keepdims) + "_last" + std::to_string(last),
+                       [op, axis, keepdims, last] {
+                         Tensor x = random_int<int32_t>({3, 5, 70}, 180, -4, 4);
+                         std::vector<float> v;
+                         for (int32_t e : x.to_vector<int32_t>())
+                           v.push_back(static_cast<float>(e));
+                         return OpTest(op)
+                             .input(f32({3, 5, 70}, v))
+                             .attr("axis", axis)
+                             .attr("keepdims", keepdims)
+                             .attr("select_last_index", last);
+                       }});
+        }
+      }
+    }
+  }
   return c;
 }
 

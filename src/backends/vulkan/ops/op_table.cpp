@@ -12,6 +12,7 @@ const OpTable& OpTable::global() {
     register_pool_ops(t);
     register_softmax_ops(t);
     register_normalization_ops(t);
+    register_reduce_ops(t);
     return t;
   }();
   return table;
