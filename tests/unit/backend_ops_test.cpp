@@ -275,6 +275,20 @@ std::vector<OpCase> make_cases() {
                    1e-4, 1e-5});
     }
   }
+  for (int64_t axis : {0, 1, -1}) {
+    c.push_back({"LayerNormalization_stats_axis" + std::to_string(axis + 1),
+                 [axis] {
+                   const Shape x{3, 5, 130};
+                   const Shape norm(x.begin() + (axis < 0 ? axis + 3 : axis), x.end());
+                   return OpTest("LayerNormalization")
+                       .input(random_f32(x, 143, -3.0f, 5.0f))
+                       .input(random_f32(norm, 144))
+                       .input(random_f32(norm, 145))
+                       .outputs(3)
+                       .attr("axis", axis);
+                 },
+                 1e-4, 1e-5});
+  }
   for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {1, 2, 300}, {2, 4, 3}}) {
     c.push_back({"InstanceNormalization_" + std::to_string(x.element_count()),
                  [x] {

@@ -15,11 +15,12 @@ constexpr uint32_t kWorkgroup = 64;
 Normalization::Normalization(Device& device)
     : device_(device),
       pipeline_(device,
-                PipelineDesc{shaders::normalization(), 6, sizeof(NormPushConstants), kWorkgroup}) {}
+                PipelineDesc{shaders::normalization(), 8, sizeof(NormPushConstants), kWorkgroup}) {}
 
 void Normalization::record(VkCommandBuffer cmd, DescriptorArena& arena, const NormProblem& np,
                            const Buffer& x, const Buffer* scale, const Buffer* bias,
-                           const Buffer* mean, const Buffer* var, const Buffer& y) const {
+                           const Buffer* mean, const Buffer* var, const Buffer& y,
+                           const Buffer* mean_out, const Buffer* inv_std_out) const {
   const int64_t count = np.outer * np.n * np.inner;
   if (count == 0) return;
   check(count <= UINT32_MAX && np.channel_mod <= UINT32_MAX && np.channel_mul <= UINT32_MAX &&
@@ -27,6 +28,13 @@ void Normalization::record(VkCommandBuffer cmd, DescriptorArena& arena, const No
         "normalization on the GPU: the tensor exceeds 32-bit indexing");
   check(np.mode != NormMode::Given || (mean && var),
         "normalization on the GPU: given statistics need mean and var");
+  const bool stats = mean_out && inv_std_out;
+  check(!stats || np.mode == NormMode::Moments,
+        "normalization on the GPU: only computed statistics can be written out");
+  const uint64_t lines = static_cast<uint64_t>(np.outer * np.inner);
+  check(!stats || (mean_out->size() >= lines * sizeof(float) &&
+                   inv_std_out->size() >= lines * sizeof(float)),
+        "normalization on the GPU: a statistics buffer is too small");
   const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(float);
   check(x.size() >= bytes && y.size() >= bytes, "normalization on the GPU: a buffer is too small");
   NormPushConstants pc;
@@ -40,12 +48,16 @@ void Normalization::record(VkCommandBuffer cmd, DescriptorArena& arena, const No
   pc.has_scale = scale ? 1 : 0;
   pc.has_bias = bias ? 1 : 0;
   pc.p = np.p;
+  pc.write_stats = stats ? 1 : 0;
   pc.epsilon = np.epsilon;
-  // Unused bindings still need a buffer; the shader never reads them.
+  // Unused bindings still need a buffer; the shader never touches them.
+  const Buffer* mean_slot = stats ? mean_out : &y;
+  const Buffer* inv_std_slot = stats ? inv_std_out : &y;
   const Buffer* buffers[] = {
-      &x, scale ? scale : &x, bias ? bias : &x, mean ? mean : &x, var ? var : &x, &y};
+      &x, scale ? scale : &x, bias ? bias : &x, mean ? mean : &x, var ? var : &x,
+      &y, mean_slot,          inv_std_slot};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-  const Buffer* written[] = {&y};
+  const Buffer* written[] = {&y, mean_slot, inv_std_slot};
   // One workgroup per line: the shader reads its line from the workgroup's linear index.
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
                   groups_for(device_, pipeline_, uint64_t{pc.lines} * kWorkgroup), written);

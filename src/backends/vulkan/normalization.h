@@ -23,7 +23,7 @@ struct NormPushConstants {
   uint32_t mode = 0, lines = 0, n = 0, inner = 1;
   // The parameter index of a line's element k: (line % mod) * mul + k / div.
   uint32_t channel_mod = 1, channel_mul = 0, channel_div = 1;
-  uint32_t has_scale = 0, has_bias = 0, p = 2;
+  uint32_t has_scale = 0, has_bias = 0, p = 2, write_stats = 0;
   float epsilon = 0;
 };
 static_assert(sizeof(NormPushConstants) <= kMaxPushConstantBytes);
@@ -42,11 +42,13 @@ class Normalization {
   explicit Normalization(Device& device);
 
   // y = the normalization of x. `scale`, `bias` (either may be null: 1 and 0) and, in Given
-  // mode, `mean` and `var` are per-parameter vectors indexed as the problem says. Records
-  // nothing for an empty tensor; kiln::Error past 32-bit indexing.
+  // mode, `mean` and `var` are per-parameter vectors indexed as the problem says. In Moments
+  // mode `mean_out` and `inv_std_out` (both or neither) receive each line's statistics.
+  // Records nothing for an empty tensor; kiln::Error past 32-bit indexing.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const NormProblem& problem,
               const Buffer& x, const Buffer* scale, const Buffer* bias, const Buffer* mean,
-              const Buffer* var, const Buffer& y) const;
+              const Buffer* var, const Buffer& y, const Buffer* mean_out = nullptr,
+              const Buffer* inv_std_out = nullptr) const;
 
  private:
   Device& device_;

@@ -1,9 +1,9 @@
 // Normalizations on the GPU (shaders/normalization.comp): LayerNormalization,
 // InstanceNormalization, GroupNormalization and LpNormalization compute their statistics per
-// line; inference BatchNormalization takes them from its inputs. Outputs the kernel does not
-// write (LayerNormalization's Mean / InvStdDev, BatchNormalization's running statistics) keep
-// the node on the CPU; so do parameter shapes the kernel does not index (the CPU kernel then
-// broadcasts them or reports them).
+// line (LayerNormalization also writes them out as its optional Mean and InvStdDev); inference
+// BatchNormalization takes them from its inputs. Outputs the kernel does not write
+// (BatchNormalization's running statistics) keep the node on the CPU; so do parameter shapes the
+// kernel does not index (the CPU kernel then broadcasts them or reports them).
 #include "backends/vulkan/normalization.h"
 #include "backends/vulkan/ops/op_table.h"
 
@@ -13,15 +13,20 @@ namespace {
 int64_t count_of(OpRecorder& r, size_t k) { return r.shape(k).element_count(); }
 
 // Records the problem with inputs 1 and 2 as scale and bias (3 and 4 as mean and var when the
-// statistics are given).
-void record_norm(OpRecorder& r, const NormProblem& p, bool has_bias) {
+// statistics are given); `stats_shape` set: outputs 1 and 2 receive each line's mean and
+// inverse standard deviation.
+void record_norm(OpRecorder& r, const NormProblem& p, bool has_bias,
+                 const Shape* stats_shape = nullptr) {
   const Buffer& x = r.buffer(0);
   const Buffer* scale = r.has_input(1) ? &r.buffer(1) : nullptr;
   const Buffer* bias = has_bias ? &r.buffer(2) : nullptr;
   const Buffer* mean = p.mode == NormMode::Given ? &r.buffer(3) : nullptr;
   const Buffer* var = p.mode == NormMode::Given ? &r.buffer(4) : nullptr;
   const Buffer& y = r.output(0, DataType::Float32, r.shape(0));
-  r.kernel<Normalization>().record(r.cmd(), r.arena(), p, x, scale, bias, mean, var, y);
+  const Buffer* mean_out = stats_shape ? &r.output(1, DataType::Float32, *stats_shape) : nullptr;
+  const Buffer* inv_std_out = stats_shape ? &r.output(2, DataType::Float32, *stats_shape) : nullptr;
+  r.kernel<Normalization>().record(r.cmd(), r.arena(), p, x, scale, bias, mean, var, y, mean_out,
+                                   inv_std_out);
 }
 
 // (N, C, spatial...) inputs: C and the spatial size.
@@ -49,7 +54,10 @@ RecordFn layer_norm(int64_t axis, float epsilon) {
     const bool has_bias = r.has_input(2);
     if (!r.has_input(1) || count_of(r, 1) != p.n || (has_bias && count_of(r, 2) != p.n))
       throw RunOnCpu("LayerNormalization parameters that broadcast");
-    record_norm(r, p, has_bias);
+    // Mean and InvStdDev keep the leading dimensions, with 1 for each normalized one.
+    Shape stats(x.begin(), x.begin() + a);
+    for (int64_t d = a; d < rank; ++d) stats.push_back(1);
+    record_norm(r, p, has_bias, r.num_outputs() == 3 ? &stats : nullptr);
   };
 }
 
@@ -144,9 +152,11 @@ bool single_output(const DevicePlacementQuery& q, const char* what, std::string&
 
 void register_normalization_ops(OpTable& t) {
   t.add("LayerNormalization", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Float32}, reason) ||
-        !single_output(q, "LayerNormalization's Mean / InvStdDev output", reason))
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    if (q.info.num_outputs() == 2) {
+      reason = "LayerNormalization's Mean without InvStdDev has no GPU kernel";
       return nullptr;
+    }
     if (q.info.attr_int("stash_type", 1) != 1) {
       reason = "statistics in a stash_type other than float have no GPU kernel";
       return nullptr;

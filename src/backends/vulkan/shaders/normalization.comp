@@ -3,7 +3,9 @@
 // (outer, inner) line of n elements, `inner` apart.
 //   Moments (LayerNormalization, InstanceNormalization, GroupNormalization): the line's mean
 //     and variance from two shared-memory tree passes (the second over x - mean, which keeps
-//     the variance accurate), then y = (x - mean) / sqrt(var + epsilon) * scale + bias.
+//     the variance accurate), then y = (x - mean) / sqrt(var + epsilon) * scale + bias; with
+//     write_stats also the line's mean and 1 / sqrt(var + epsilon) (LayerNormalization's
+//     optional outputs).
 //   Lp (LpNormalization): y = x / ||line||_p (p = 1 or 2), an all-zero line stays zero.
 //   Given (inference BatchNormalization): the statistics are inputs, per channel.
 // The scale / bias / statistics index of the line's element k is
@@ -19,6 +21,8 @@ layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Mean { float mean_in[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Var { float var_in[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer Y { float y[]; };
+layout(std430, set = 0, binding = 6) writeonly buffer MeanOut { float mean_out[]; };
+layout(std430, set = 0, binding = 7) writeonly buffer InvStdOut { float inv_std_out[]; };
 
 const uint kMoments = 0, kLp = 1, kGiven = 2;
 // The largest workgroup the host creates this pipeline with.
@@ -28,7 +32,7 @@ const uint kMaxWorkgroup = 256;
 layout(push_constant) uniform Params {
   uint mode, lines, n, inner;
   uint channel_mod, channel_mul, channel_div;
-  uint has_scale, has_bias, p;
+  uint has_scale, has_bias, p, write_stats;
   float epsilon;
 } p;
 
@@ -78,6 +82,10 @@ void main() {
       squares += d * d;
     }
     inv_std = inversesqrt(tree_sum(squares) / float(p.n) + p.epsilon);
+    if (p.write_stats != 0 && tid == 0) {
+      mean_out[line] = mean;
+      inv_std_out[line] = inv_std;
+    }
   }
   for (uint k = tid; k < p.n; k += step) {
     const uint c = channel0 + k / p.channel_div;
