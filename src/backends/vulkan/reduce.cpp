@@ -44,6 +44,7 @@ std::optional<ReduceProblem> reduce_problem(const Shape& shape, const std::vecto
   pc.lines = static_cast<uint32_t>(lines);
   pc.n = static_cast<uint32_t>(n);
   pc.select_last = select_last ? 1 : 0;
+  pc.serial = n <= kReduceSerialLine ? 1 : 0;
   // `runs` is innermost first; the shader wants outermost first.
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     uint32_t& rank = it->reduced ? pc.reduced_rank : pc.kept_rank;
@@ -77,9 +78,11 @@ void Reduce::record(VkCommandBuffer cmd, DescriptorArena& arena, const ReducePro
   const Buffer* buffers[] = {&x, &y};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&y};
-  // One workgroup per line: the shader reads its line from the workgroup's linear index.
+  // One invocation per short line, else one workgroup per line (the shader reads its line from
+  // the workgroup's linear index).
+  const uint64_t invocations = pc.serial ? uint64_t{pc.lines} : uint64_t{pc.lines} * kWorkgroup;
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, uint64_t{pc.lines} * kWorkgroup), written);
+                  groups_for(device_, pipeline_, invocations), written);
 }
 
 }  // namespace kiln::vulkan

@@ -37,11 +37,12 @@ enum class ReduceOp : uint32_t {
 };
 
 constexpr uint32_t kReduceMaxRank = 4;
+constexpr int64_t kReduceSerialLine = 16;
 
 // Mirrors the shader's push-constant block.
 struct ReducePushConstants {
   uint32_t op = 0, lines = 0, n = 0, select_last = 0;
-  uint32_t kept_rank = 0, reduced_rank = 0;
+  uint32_t kept_rank = 0, reduced_rank = 0, serial = 0;
   uint32_t kept_size[kReduceMaxRank] = {};
   uint32_t kept_stride[kReduceMaxRank] = {};
   uint32_t reduced_size[kReduceMaxRank] = {};
@@ -57,7 +58,8 @@ struct ReduceProblem {
 // one result per combination of the kept dimensions, in row-major order. Extents of 1 are
 // dropped and neighbours of the same kind merged; nullopt when more than kReduceMaxRank runs
 // of kept or of reduced dimensions remain, or an index exceeds 32 bits. ArgMax / ArgMin take
-// `select_last` (the last of equal extremes rather than the first).
+// `select_last` (the last of equal extremes rather than the first). Lines up to
+// kReduceSerialLine elements are reduced one per invocation rather than one per workgroup.
 std::optional<ReduceProblem> reduce_problem(const Shape& shape, const std::vector<bool>& reduced,
                                             ReduceOp op, bool select_last = false);
 

@@ -25,13 +25,16 @@ void Softmax::record(VkCommandBuffer cmd, DescriptorArena& arena, const Buffer& 
   const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(float);
   check(x.size() >= bytes && y.size() >= bytes, "Softmax on the GPU: a buffer is too small");
   const SoftmaxPushConstants pc{static_cast<uint32_t>(outer * inner), static_cast<uint32_t>(n),
-                                static_cast<uint32_t>(inner), log_softmax ? 1u : 0u};
+                                static_cast<uint32_t>(inner), log_softmax ? 1u : 0u,
+                                n <= kSoftmaxSerialLine ? 1u : 0u};
   const Buffer* buffers[] = {&x, &y};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&y};
-  // One workgroup per line: the shader reads its line from the workgroup's linear index.
+  // One invocation per short line, else one workgroup per line (the shader reads its line from
+  // the workgroup's linear index).
+  const uint64_t invocations = pc.serial ? uint64_t{pc.lines} : uint64_t{pc.lines} * kWorkgroup;
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, uint64_t{pc.lines} * kWorkgroup), written);
+                  groups_for(device_, pipeline_, invocations), written);
 }
 
 }  // namespace kiln::vulkan

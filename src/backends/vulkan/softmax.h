@@ -1,5 +1,6 @@
 // Host side of shaders/softmax.comp: float32 Softmax and LogSoftmax along one axis of a tensor
-// viewed as [outer, n, inner], a workgroup per (outer, inner) line.
+// viewed as [outer, n, inner], a workgroup per (outer, inner) line, or an invocation per line
+// for lines up to kSoftmaxSerialLine elements.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -13,9 +14,11 @@
 
 namespace kiln::vulkan {
 
+constexpr int64_t kSoftmaxSerialLine = 16;
+
 // Mirrors the shader's push-constant block.
 struct SoftmaxPushConstants {
-  uint32_t lines = 0, n = 0, inner = 0, log_softmax = 0;
+  uint32_t lines = 0, n = 0, inner = 0, log_softmax = 0, serial = 0;
 };
 static_assert(sizeof(SoftmaxPushConstants) <= kMaxPushConstantBytes);
 

@@ -2,7 +2,8 @@
 // Reductions along lines: each workgroup reduces one output element's line of input elements
 // (ReduceSum and friends, ArgMax / ArgMin, GlobalAveragePool / GlobalMaxPool). Every
 // invocation folds a strided share of the line, then a shared-memory tree combines the
-// partial results, so a long line is read by the whole workgroup in parallel.
+// partial results, so a long line is read by the whole workgroup in parallel. Short lines
+// (`serial`) go one per invocation instead, which keeps every lane busy.
 //
 // The input is addressed through a coalesced view: the kept dimensions (which enumerate the
 // lines, in output order) and the reduced dimensions (which enumerate a line's elements), each
@@ -23,7 +24,7 @@ const uint kMaxWorkgroup = 256;
 // Must match ReducePushConstants in reduce.h.
 layout(push_constant) uniform Params {
   uint op, lines, n, select_last;
-  uint kept_rank, reduced_rank;
+  uint kept_rank, reduced_rank, serial;
   uint kept_size[kMaxRank];
   uint kept_stride[kMaxRank];
   uint reduced_size[kMaxRank];
@@ -83,10 +84,15 @@ bool better(float v, uint i, float best, uint best_i) {
 }
 
 void main() {
-  const uint line = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  if (line >= p.lines) return;  // uniform across the workgroup
-  const uint tid = gl_LocalInvocationID.x;
-  const uint step = gl_WorkGroupSize.x;
+  // `serial` is uniform, so the trees (and their barriers) run in uniform control flow; the
+  // early return of a serial invocation past the end skips no barrier anyone waits at.
+  const bool serial = p.serial != 0;
+  const uint line = serial ? gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
+                                 gl_GlobalInvocationID.x
+                           : gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (line >= p.lines) return;
+  const uint tid = serial ? 0 : gl_LocalInvocationID.x;
+  const uint step = serial ? 1 : gl_WorkGroupSize.x;
 
   uint base = 0;
   uint rest = line;
@@ -105,19 +111,22 @@ void main() {
         best_i = k;
       }
     }
-    partial[tid] = best;
-    partial_index[tid] = best_i;
-    barrier();
-    for (uint s = step / 2; s > 0; s >>= 1) {
-      if (tid < s && better(partial[tid + s], partial_index[tid + s], partial[tid],
-                            partial_index[tid])) {
-        partial[tid] = partial[tid + s];
-        partial_index[tid] = partial_index[tid + s];
-      }
+    if (!serial) {
+      partial[tid] = best;
+      partial_index[tid] = best_i;
       barrier();
+      for (uint s = step / 2; s > 0; s >>= 1) {
+        if (tid < s && better(partial[tid + s], partial_index[tid + s], partial[tid],
+                              partial_index[tid])) {
+          partial[tid] = partial[tid + s];
+          partial_index[tid] = partial_index[tid + s];
+        }
+        barrier();
+      }
+      best_i = partial_index[0];
     }
     if (tid == 0) {
-      y[2 * line] = partial_index[0] == ~0u ? 0u : partial_index[0];
+      y[2 * line] = best_i == ~0u ? 0u : best_i;
       y[2 * line + 1] = 0u;
     }
     return;
@@ -128,7 +137,7 @@ void main() {
   if (p.op == kLogSumExp) {
     float m = identity(kMax);
     for (uint k = tid; k < p.n; k += step) m = combine(kMax, m, x[base + offset_in_line(k)]);
-    shift = tree(kMax, m);
+    shift = serial ? m : tree(kMax, m);
   }
   const uint how = (p.op == kMax || p.op == kMin || p.op == kProd) ? p.op : kSum;
   float acc = identity(how);
@@ -140,7 +149,8 @@ void main() {
     if (p.op == kLogSumExp) v = finite_shift ? exp(v - shift) : 0.0;
     acc = combine(how, acc, v);
   }
-  float r = tree(how, acc);
+  float r = acc;
+  if (!serial) r = tree(how, acc);
   if (tid != 0) return;
   if (p.op == kMean) r = r / float(p.n);
   if (p.op == kL2) r = sqrt(r);

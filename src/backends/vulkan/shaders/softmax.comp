@@ -2,7 +2,8 @@
 // Softmax and LogSoftmax along lines of a tensor viewed as [outer, n, inner]: each workgroup
 // takes one (outer, inner) line of n elements, `inner` apart. The line's maximum and the sum of
 // exp(x - max) come from shared-memory trees (so exp never overflows), then every invocation
-// writes its share of the line.
+// writes its share of the line. Short lines (`serial`) go one per invocation instead, which
+// keeps every lane busy.
 
 layout(local_size_x_id = 0) in;
 
@@ -14,7 +15,7 @@ const uint kMaxWorkgroup = 256;
 
 // Must match SoftmaxPushConstants in softmax.h.
 layout(push_constant) uniform Params {
-  uint lines, n, inner, log_softmax;
+  uint lines, n, inner, log_softmax, serial;
 } p;
 
 shared float partial[kMaxWorkgroup];
@@ -36,10 +37,15 @@ float tree(bool is_max, float v) {
 }
 
 void main() {
-  const uint line = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  if (line >= p.lines) return;  // uniform across the workgroup
-  const uint tid = gl_LocalInvocationID.x;
-  const uint step = gl_WorkGroupSize.x;
+  // `serial` is uniform, so the trees (and their barriers) run in uniform control flow; the
+  // early return of a serial invocation past the end skips no barrier anyone waits at.
+  const bool serial = p.serial != 0;
+  const uint line = serial ? gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
+                                 gl_GlobalInvocationID.x
+                           : gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (line >= p.lines) return;
+  const uint tid = serial ? 0 : gl_LocalInvocationID.x;
+  const uint step = serial ? 1 : gl_WorkGroupSize.x;
   const uint base = (line / p.inner) * p.n * p.inner + line % p.inner;
 
   float m = uintBitsToFloat(0xff800000u);  // -inf
@@ -47,10 +53,10 @@ void main() {
     const float v = x[base + k * p.inner];
     m = isnan(v) ? v : max(m, v);
   }
-  m = tree(true, m);
+  if (!serial) m = tree(true, m);
   float sum = 0.0;
   for (uint k = tid; k < p.n; k += step) sum += exp(x[base + k * p.inner] - m);
-  sum = tree(false, sum);
+  if (!serial) sum = tree(false, sum);
 
   if (p.log_softmax != 0) {
     const float shift = m + log(sum);
