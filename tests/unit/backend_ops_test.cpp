@@ -289,6 +289,14 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
+  c.push_back({"LayerNormalization_short_rows_stats",
+               [] {
+                 return OpTest("LayerNormalization")
+                     .input(random_f32({6, 7}, 146, -3.0f, 5.0f))
+                     .input(random_f32({7}, 147))
+                     .outputs(3);
+               },
+               1e-4, 1e-5});
   for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {1, 2, 300}, {2, 4, 3}}) {
     c.push_back({"InstanceNormalization_" + std::to_string(x.element_count()),
                  [x] {

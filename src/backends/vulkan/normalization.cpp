@@ -49,6 +49,7 @@ void Normalization::record(VkCommandBuffer cmd, DescriptorArena& arena, const No
   pc.has_bias = bias ? 1 : 0;
   pc.p = np.p;
   pc.write_stats = stats ? 1 : 0;
+  pc.serial = np.n <= kNormSerialLine ? 1 : 0;
   pc.epsilon = np.epsilon;
   // Unused bindings still need a buffer; the shader never touches them.
   const Buffer* mean_slot = stats ? mean_out : &y;
@@ -58,9 +59,11 @@ void Normalization::record(VkCommandBuffer cmd, DescriptorArena& arena, const No
       &y, mean_slot,          inv_std_slot};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&y, mean_slot, inv_std_slot};
-  // One workgroup per line: the shader reads its line from the workgroup's linear index.
+  // One invocation per short line, else one workgroup per line (the shader reads its line from
+  // the workgroup's linear index).
+  const uint64_t invocations = pc.serial ? uint64_t{pc.lines} : uint64_t{pc.lines} * kWorkgroup;
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, uint64_t{pc.lines} * kWorkgroup), written);
+                  groups_for(device_, pipeline_, invocations), written);
 }
 
 }  // namespace kiln::vulkan

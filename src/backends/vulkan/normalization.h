@@ -1,7 +1,8 @@
 // Host side of shaders/normalization.comp: float32 normalizations along lines of a tensor
 // viewed as [outer, n, inner], a workgroup per line — LayerNormalization,
 // InstanceNormalization, GroupNormalization (statistics computed), LpNormalization, and
-// inference BatchNormalization (statistics given).
+// inference BatchNormalization (statistics given). Lines up to kNormSerialLine elements go
+// one per invocation.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -15,6 +16,8 @@
 
 namespace kiln::vulkan {
 
+constexpr int64_t kNormSerialLine = 16;
+
 // The shader's modes; the order is part of the shader interface.
 enum class NormMode : uint32_t { Moments, Lp, Given };
 
@@ -23,7 +26,7 @@ struct NormPushConstants {
   uint32_t mode = 0, lines = 0, n = 0, inner = 1;
   // The parameter index of a line's element k: (line % mod) * mul + k / div.
   uint32_t channel_mod = 1, channel_mul = 0, channel_div = 1;
-  uint32_t has_scale = 0, has_bias = 0, p = 2, write_stats = 0;
+  uint32_t has_scale = 0, has_bias = 0, p = 2, write_stats = 0, serial = 0;
   float epsilon = 0;
 };
 static_assert(sizeof(NormPushConstants) <= kMaxPushConstantBytes);

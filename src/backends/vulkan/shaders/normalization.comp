@@ -12,6 +12,7 @@
 //   (line % channel_mod) * channel_mul + k / channel_div,
 // which covers a parameter per element of the line (LayerNormalization: 1, 0, 1), per line
 // (InstanceNormalization: C, 1, n) and per channel within a group (GroupNormalization).
+// Short lines (`serial`) go one per invocation instead, which keeps every lane busy.
 
 layout(local_size_x_id = 0) in;
 
@@ -32,7 +33,7 @@ const uint kMaxWorkgroup = 256;
 layout(push_constant) uniform Params {
   uint mode, lines, n, inner;
   uint channel_mod, channel_mul, channel_div;
-  uint has_scale, has_bias, p, write_stats;
+  uint has_scale, has_bias, p, write_stats, serial;
   float epsilon;
 } p;
 
@@ -52,10 +53,15 @@ float tree_sum(float v) {
 }
 
 void main() {
-  const uint line = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  if (line >= p.lines) return;  // uniform across the workgroup
-  const uint tid = gl_LocalInvocationID.x;
-  const uint step = gl_WorkGroupSize.x;
+  // `serial` is uniform, so the trees (and their barriers) run in uniform control flow; the
+  // early return of a serial invocation past the end skips no barrier anyone waits at.
+  const bool serial = p.serial != 0;
+  const uint line = serial ? gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
+                                 gl_GlobalInvocationID.x
+                           : gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (line >= p.lines) return;
+  const uint tid = serial ? 0 : gl_LocalInvocationID.x;
+  const uint step = serial ? 1 : gl_WorkGroupSize.x;
   const uint base = (line / p.inner) * p.n * p.inner + line % p.inner;
   const uint channel0 = (line % p.channel_mod) * p.channel_mul;
 
@@ -65,7 +71,8 @@ void main() {
       const float v = x[base + k * p.inner];
       acc += p.p == 1 ? abs(v) : v * v;
     }
-    const float norm = p.p == 1 ? tree_sum(acc) : sqrt(tree_sum(acc));
+    if (!serial) acc = tree_sum(acc);
+    const float norm = p.p == 1 ? acc : sqrt(acc);
     const float inv = norm > 0.0 ? 1.0 / norm : 0.0;
     for (uint k = tid; k < p.n; k += step) y[base + k * p.inner] = x[base + k * p.inner] * inv;
     return;
@@ -75,13 +82,15 @@ void main() {
   if (p.mode == kMoments) {
     float sum = 0.0;
     for (uint k = tid; k < p.n; k += step) sum += x[base + k * p.inner];
-    mean = tree_sum(sum) / float(p.n);
+    if (!serial) sum = tree_sum(sum);
+    mean = sum / float(p.n);
     float squares = 0.0;
     for (uint k = tid; k < p.n; k += step) {
       const float d = x[base + k * p.inner] - mean;
       squares += d * d;
     }
-    inv_std = inversesqrt(tree_sum(squares) / float(p.n) + p.epsilon);
+    if (!serial) squares = tree_sum(squares);
+    inv_std = inversesqrt(squares / float(p.n) + p.epsilon);
     if (p.write_stats != 0 && tid == 0) {
       mean_out[line] = mean;
       inv_std_out[line] = inv_std;
