@@ -281,6 +281,225 @@ std::vector<OpCase> make_cases() {
                      .attr("axis", int64_t{1});
                }});
   for (size_t i = first_pixel_only; i < c.size(); ++i) c[i].on_compute = false;
+  const size_t first_compute_only = c.size();
+  // Global pools: one workgroup per plane; planes shorter and longer than a workgroup.
+  const std::vector<Shape> planes = {{2, 3, 5, 7}, {1, 2, 300}, {1, 1, 1, 1}, {2, 2, 3, 4, 5}};
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      c.push_back({std::string(op) + "_" + std::to_string(i),
+                   [op, s = planes[i], i] { return OpTest(op).input(random_f32(s, 110 + i)); },
+                   1e-5, 1e-6});
+    }
+  }
+  // Softmax along every axis (lines longer than a workgroup on the last), and the pre-13
+  // semantics that flattens to 2-D at the axis.
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    for (int64_t axis : {-3, -2, -1, 0, 1, 2}) {
+      c.push_back(
+          {std::string(op) + "_axis" + std::to_string(axis + 3), [op, axis] {
+             return OpTest(op).input(random_f32({3, 5, 130}, 120, -8.0f, 8.0f)).attr("axis", axis);
+           }});
+    }
+    for (int64_t axis : {0, 1, 2, 3}) {
+      c.push_back({std::string(op) + "_opset11_axis" + std::to_string(axis), [op, axis] {
+                     return OpTest(op, 11)
+                         .input(random_f32({2, 3, 7}, 121, -8.0f, 8.0f))
+                         .attr("axis", axis);
+                   }});
+    }
+  }
+  // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D and 2-D.
+  struct PoolCase {
+    Shape x;
+    std::vector<int64_t> kernel, strides, dilations, pads;
+    int64_t ceil_mode;
+    const char* auto_pad;
+  };
+  const std::vector<PoolCase> pools = {
+      {{2, 3, 9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 0, nullptr},
+      {{1, 2, 10, 7}, {3, 2}, {2, 3}, {1, 1}, {0, 1, 2, 0}, 1, nullptr},
+      {{1, 2, 12, 12}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, 0, nullptr},
+      {{1, 3, 8, 9}, {2, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_UPPER"},
+      {{1, 3, 8, 9}, {3, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_LOWER"},
+      {{2, 3, 20}, {4}, {3}, {1}, {1, 2}, 1, nullptr},
+      {{1, 1, 13, 13}, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}, 1, nullptr}};
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    for (int64_t include_pad : {0, 1}) {
+      if (std::string(op) == "MaxPool" && include_pad) continue;
+      for (size_t i = 0; i < pools.size(); ++i) {
+        c.push_back({std::string(op) + (include_pad ? "_include_pad_" : "_") + std::to_string(i),
+                     [op, include_pad, k = pools[i], i] {
+                       OpTest t(op);
+                       t.input(random_f32(k.x, 130 + i))
+                           .attr("kernel_shape", k.kernel)
+                           .attr("strides", k.strides)
+                           .attr("dilations", k.dilations)
+                           .attr("ceil_mode", k.ceil_mode);
+                       if (!k.pads.empty()) t.attr("pads", k.pads);
+                       if (k.auto_pad) t.attr("auto_pad", k.auto_pad);
+                       if (std::string(op) == "AveragePool")
+                         t.attr("count_include_pad", include_pad);
+                       return t;
+                     }});
+      }
+    }
+  }
+  // Normalizations: statistics over lines shorter and longer than a workgroup.
+  for (int64_t axis : {0, 1, -1}) {
+    for (bool bias : {false, true}) {
+      c.push_back({"LayerNormalization_axis" + std::to_string(axis + 1) + (bias ? "_bias" : ""),
+                   [axis, bias] {
+                     const Shape x{3, 5, 130};
+                     const Shape norm(x.begin() + (axis < 0 ? axis + 3 : axis), x.end());
+                     OpTest t("LayerNormalization");
+                     t.input(random_f32(x, 140, -3.0f, 5.0f)).input(random_f32(norm, 141));
+                     if (bias) t.input(random_f32(norm, 142));
+                     return t.attr("axis", axis).attr("epsilon", 1e-3f);
+                   },
+                   1e-4, 1e-5});
+    }
+  }
+  for (int64_t axis : {0, 1, -1}) {
+    c.push_back({"LayerNormalization_stats_axis" + std::to_string(axis + 1),
+                 [axis] {
+                   const Shape x{3, 5, 130};
+                   const Shape norm(x.begin() + (axis < 0 ? axis + 3 : axis), x.end());
+                   return OpTest("LayerNormalization")
+                       .input(random_f32(x, 143, -3.0f, 5.0f))
+                       .input(random_f32(norm, 144))
+                       .input(random_f32(norm, 145))
+                       .outputs(3)
+                       .attr("axis", axis);
+                 },
+                 1e-4, 1e-5});
+  }
+  c.push_back({"LayerNormalization_short_rows_stats",
+               [] {
+                 return OpTest("LayerNormalization")
+                     .input(random_f32({6, 7}, 146, -3.0f, 5.0f))
+                     .input(random_f32({7}, 147))
+                     .outputs(3);
+               },
+               1e-4, 1e-5});
+  for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {1, 2, 300}, {2, 4, 3}}) {
+    c.push_back({"InstanceNormalization_" + std::to_string(x.element_count()),
+                 [x] {
+                   return OpTest("InstanceNormalization")
+                       .input(random_f32(x, 143, -3.0f, 5.0f))
+                       .input(random_f32({x[1]}, 144))
+                       .input(random_f32({x[1]}, 145));
+                 },
+                 1e-4, 1e-5});
+  }
+  for (int opset : {18, 21}) {
+    for (int64_t groups : {1, 2, 6}) {
+      c.push_back(
+          {"GroupNormalization_opset" + std::to_string(opset) + "_groups" + std::to_string(groups),
+           [opset, groups] {
+             const int64_t params = opset < 21 ? groups : 6;
+             return OpTest("GroupNormalization", opset)
+                 .input(random_f32({2, 6, 5, 9}, 146, -3.0f, 5.0f))
+                 .input(random_f32({params}, 147))
+                 .input(random_f32({params}, 148))
+                 .attr("num_groups", groups)
+                 .attr("epsilon", 1e-3f);
+           },
+           1e-4, 1e-5});
+    }
+  }
+  for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {4, 3}}) {
+    c.push_back({"BatchNormalization_" + std::to_string(x.size()) + "d",
+                 [x] {
+                   return OpTest("BatchNormalization")
+                       .input(random_f32(x, 149))
+                       .input(random_f32({3}, 150))
+                       .input(random_f32({3}, 151))
+                       .input(random_f32({3}, 152))
+                       .input(random_f32({3}, 153, 0.5f, 2.0f));
+                 },
+                 1e-5, 1e-5});
+  }
+  for (int64_t p : {1, 2}) {
+    for (int64_t axis : {0, 1, 2}) {
+      c.push_back({"LpNormalization_p" + std::to_string(p) + "_axis" + std::to_string(axis),
+                   [p, axis] {
+                     return OpTest("LpNormalization")
+                         .input(random_f32({3, 70, 5}, 154))
+                         .attr("p", p)
+                         .attr("axis", axis);
+                   },
+                   1e-5, 1e-6});
+    }
+  }
+  // Reductions over every axis position, non-contiguous axes, all axes, and lines longer than a
+  // workgroup; axes as a constant input (opset 21) and as an attribute (opset 13).
+  const std::vector<std::vector<int64_t>> axes_sets = {{}, {0}, {1}, {-1}, {0, 2}, {1, 2}};
+  for (const char* op :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    const std::string name = op;
+    const bool prod = name == "ReduceProd";
+    const Shape x = prod ? Shape{3, 4, 6} : Shape{3, 5, 70};
+    const float lo = prod ? 0.7f : (name == "ReduceLogSum" ? 0.1f : -3.0f);
+    const float hi = prod ? 1.3f : 3.0f;
+    for (size_t i = 0; i < axes_sets.size(); ++i) {
+      for (int64_t keepdims : {0, 1}) {
+        c.push_back({name + "_axes" + std::to_string(i) + "_keep" + std::to_string(keepdims),
+                     [op, x, lo, hi, axes = axes_sets[i], keepdims, i] {
+                       OpTest t(op);
+                       t.input(random_f32(x, 160 + i, lo, hi));
+                       if (!axes.empty()) {
+                         t.input(i64({static_cast<int64_t>(axes.size())}, axes)).constant_input(1);
+                       }
+                       return t.attr("keepdims", keepdims);
+                     },
+                     1e-4, 1e-5});
+      }
+    }
+    c.push_back({name + "_noop_empty_axes",
+                 [op, x, lo, hi] {
+                   return OpTest(op)
+                       .input(random_f32(x, 170, lo, hi))
+                       .attr("noop_with_empty_axes", int64_t{1});
+                 },
+                 1e-5, 1e-6});
+    c.push_back({name + "_axes_attribute",
+                 [op, x, lo, hi] {
+                   OpTest t(op, 13);
+                   t.input(random_f32(x, 171, lo, hi));
+                   // ReduceSum takes its axes as an input from opset 13.
+                   if (std::string(op) == "ReduceSum") {
+                     t.input(i64({2}, {2, 0})).constant_input(1);
+                   } else {
+                     t.attr("axes", std::vector<int64_t>{2, 0});
+                   }
+                   return t;
+                 },
+                 1e-4, 1e-5});
+  }
+  // ArgMax / ArgMin on every axis; small integers make ties for select_last_index.
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t axis : {0, 1, -1}) {
+      for (int64_t keepdims : {0, 1}) {
+        for (int64_t last : {0, 1}) {
+          c.push_back({std::string(op) + "_axis" + std::to_string(axis + 1) + "_keep" +
+                           std::to_string(keepdims) + "_last" + std::to_string(last),
+                       [op, axis, keepdims, last] {
+                         Tensor x = random_int<int32_t>({3, 5, 70}, 180, -4, 4);
+                         std::vector<float> v;
+                         for (int32_t e : x.to_vector<int32_t>())
+                           v.push_back(static_cast<float>(e));
+                         return OpTest(op)
+                             .input(f32({3, 5, 70}, v))
+                             .attr("axis", axis)
+                             .attr("keepdims", keepdims)
+                             .attr("select_last_index", last);
+                       }});
+        }
+      }
+    }
+  }
+  for (size_t i = first_compute_only; i < c.size(); ++i) c[i].on_pixel = false;  // no draws yet
   return c;
 }
 

@@ -12,50 +12,66 @@ constexpr uint32_t kUnaryElementwise[] =
 constexpr uint32_t kRegionCopy[] =
 #include "vulkan_shaders/region_copy.spv.inc"
     ;
-constexpr uint32_t kMatMul[] =
+constexpr uint32_t kMatmul[] =
 #include "vulkan_shaders/matmul.spv.inc"
     ;
 constexpr uint32_t kConv[] =
 #include "vulkan_shaders/conv.spv.inc"
     ;
-constexpr uint32_t kConvK3S1[] =
+constexpr uint32_t kConvK3s1[] =
 #include "vulkan_shaders/conv_k3s1.spv.inc"
     ;
-constexpr uint32_t kConvK3S2[] =
+constexpr uint32_t kConvK3s2[] =
 #include "vulkan_shaders/conv_k3s2.spv.inc"
     ;
 constexpr uint32_t kConvDepthwise[] =
 #include "vulkan_shaders/conv_depthwise.spv.inc"
     ;
-constexpr uint32_t kConvDepthwiseK3S1[] =
+constexpr uint32_t kConvDepthwiseK3s1[] =
 #include "vulkan_shaders/conv_depthwise_k3s1.spv.inc"
     ;
-constexpr uint32_t kConvDepthwiseK3S2[] =
+constexpr uint32_t kConvDepthwiseK3s2[] =
 #include "vulkan_shaders/conv_depthwise_k3s2.spv.inc"
     ;
-constexpr uint32_t kConvDepthwiseK5S1[] =
+constexpr uint32_t kConvDepthwiseK5s1[] =
 #include "vulkan_shaders/conv_depthwise_k5s1.spv.inc"
     ;
-constexpr uint32_t kConvDepthwiseK5S2[] =
+constexpr uint32_t kConvDepthwiseK5s2[] =
 #include "vulkan_shaders/conv_depthwise_k5s2.spv.inc"
     ;
 constexpr uint32_t kConvTranspose[] =
 #include "vulkan_shaders/conv_transpose.spv.inc"
+    ;
+constexpr uint32_t kReduce[] =
+#include "vulkan_shaders/reduce.spv.inc"
+    ;
+constexpr uint32_t kSoftmax[] =
+#include "vulkan_shaders/softmax.spv.inc"
+    ;
+constexpr uint32_t kPool[] =
+#include "vulkan_shaders/pool.spv.inc"
+    ;
+constexpr uint32_t kNormalization[] =
+#include "vulkan_shaders/normalization.spv.inc"
     ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
 std::span<const uint32_t> unary_elementwise() { return kUnaryElementwise; }
 std::span<const uint32_t> region_copy() { return kRegionCopy; }
-std::span<const uint32_t> matmul() { return kMatMul; }
+std::span<const uint32_t> matmul() { return kMatmul; }
 std::span<const uint32_t> conv() { return kConv; }
-std::span<const uint32_t> conv_k3s1() { return kConvK3S1; }
-std::span<const uint32_t> conv_k3s2() { return kConvK3S2; }
+std::span<const uint32_t> conv_k3s1() { return kConvK3s1; }
+std::span<const uint32_t> conv_k3s2() { return kConvK3s2; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
-std::span<const uint32_t> conv_depthwise_k3s1() { return kConvDepthwiseK3S1; }
-std::span<const uint32_t> conv_depthwise_k3s2() { return kConvDepthwiseK3S2; }
-std::span<const uint32_t> conv_depthwise_k5s1() { return kConvDepthwiseK5S1; }
-std::span<const uint32_t> conv_depthwise_k5s2() { return kConvDepthwiseK5S2; }
+std::span<const uint32_t> conv_depthwise_k3s1() { return kConvDepthwiseK3s1; }
+std::span<const uint32_t> conv_depthwise_k3s2() { return kConvDepthwiseK3s2; }
+std::span<const uint32_t> conv_depthwise_k5s1() { return kConvDepthwiseK5s1; }
+std::span<const uint32_t> conv_depthwise_k5s2() { return kConvDepthwiseK5s2; }
 std::span<const uint32_t> conv_transpose() { return kConvTranspose; }
+std::span<const uint32_t> reduce() { return kReduce; }
+std::span<const uint32_t> softmax() { return kSoftmax; }
+std::span<const uint32_t> pool() { return kPool; }
+std::span<const uint32_t> normalization() { return kNormalization; }
 
 }  // namespace kiln::vulkan::shaders

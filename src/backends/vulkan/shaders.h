@@ -20,5 +20,9 @@ std::span<const uint32_t> conv_depthwise_k3s2();
 std::span<const uint32_t> conv_depthwise_k5s1();
 std::span<const uint32_t> conv_depthwise_k5s2();
 std::span<const uint32_t> conv_transpose();
+std::span<const uint32_t> reduce();
+std::span<const uint32_t> softmax();
+std::span<const uint32_t> pool();
+std::span<const uint32_t> normalization();
 
 }  // namespace kiln::vulkan::shaders
