@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/gl/binary_elementwise.h"
@@ -112,6 +113,34 @@ TEST_F(GlBinary, SpecialValuesFollowCpu) {
   const Tensor x = testing::f32({8}, {5.5f, -5.5f, 5.5f, -5.5f, 1e6f, 3, inf, 0});
   const Tensor y = testing::f32({8}, {2, 2, -2, -2, 0.3f, inf, 2, 0});
   expect_matches(run(kernel, BinaryOp::Mod, x, y), cpu_reference(kOps[8], x, y), 1e-6, "Mod");
+}
+
+TEST_F(GlBinary, ThreadsShareTheContext) {
+  // Executor jobs record from several threads; each call makes the context current for itself.
+  BinaryElementwise kernel(context());
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 10; ++round) {
+        const int64_t n = 100 + 37 * t + round;
+        std::vector<float> a(n), b(n);
+        for (int64_t i = 0; i < n; ++i) {
+          a[i] = static_cast<float>(i);
+          b[i] = static_cast<float>(t * 1000 + round);
+        }
+        TextureTensor ga(context(), n), gb(context(), n), gc(context(), n);
+        upload(ga, a);
+        upload(gb, b);
+        kernel.record(BinaryOp::Add, ga, {n}, gb, {n}, gc);
+        std::vector<float> c(n);
+        download(gc, c);
+        for (int64_t i = 0; i < n; ++i) wrong[t] += c[i] != a[i] + b[i];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
 TEST_F(GlBinary, ShapeErrors) {

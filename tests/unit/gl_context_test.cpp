@@ -2,6 +2,8 @@
 // and download round trips (synchronous and polled), the texture pool, programs and the draw.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -32,6 +34,28 @@ TEST_F(Gl, PrecisionProbeFindsFloatRendering) {
     EXPECT_EQ(info.mantissa_bits, 23);
   } else {
     EXPECT_GE(info.mantissa_bits, 10);
+  }
+}
+
+TEST_F(Gl, HalfFloatFallbackKeepsTenMantissaBits) {
+  ContextOptions options;
+  options.allow_rgba32f = false;
+  std::unique_ptr<Context> half;
+  try {
+    half = std::make_unique<Context>(options);
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no RGBA16F rendering here: " << e.what();
+  }
+  EXPECT_EQ(half->format(), TextureFormat::Rgba16F);
+  EXPECT_EQ(half->info().mantissa_bits, 10);
+  const std::vector<float> values = {1.0f, -2.5f, 1000.0f, 0.1f, 3.14159f};
+  TextureTensor t(*half, 5);
+  EXPECT_EQ(t.format(), TextureFormat::Rgba16F);
+  upload(t, values);
+  std::vector<float> back(5);
+  download(t, back);
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_NEAR(back[i], values[i], std::fabs(values[i]) * 1e-3) << i;
   }
 }
 

@@ -73,6 +73,13 @@ float apply(float x, float y) {
 }
 
 void main() {
+#if defined(SAME_LAYOUT)
+  // Equal shapes: element i of c is element i of a and b, so whole texels line up.
+  int t = output_texel();
+  vec4 x = fetch_texel(a, a_width, t), y = fetch_texel(b, b_width, t);
+  out_texel = finish_texel(
+      vec4(apply(x.x, y.x), apply(x.y, y.y), apply(x.z, y.z), apply(x.w, y.w)));
+#else
   ivec4 index = output_elements();
   vec4 r = vec4(0.0);
   for (int k = 0; k < 4; ++k) {
@@ -88,6 +95,7 @@ void main() {
     r[k] = apply(fetch_element(a, a_width, ia), fetch_element(b, b_width, ib));
   }
   out_texel = finish_texel(r);
+#endif
 }
 )";
 
@@ -189,8 +197,15 @@ void BinaryElementwise::record(BinaryOp op, const TextureTensor& a, const Shape&
                                            std::to_string(c.element_count()) + " elements, not " +
                                            std::to_string(ix.count));
   if (ix.count == 0) return;
-  const Program& program =
-      context_.programs().get("binary_elementwise", to_string(op), define_of(op), kShader);
+  // Equal shapes (one contiguous dimension after merging, stride 1 in both) share the texture
+  // layout: the texel-for-texel variant skips all index math.
+  const bool same_layout = ix.rank <= 1 && ix.a_stride[0] == ix.b_stride[0] &&
+                           (ix.rank == 0 || ix.a_stride[0] == 1) && a.width() == c.width() &&
+                           b.width() == c.width();
+  const std::string variant = std::string(to_string(op)) + (same_layout ? "/same" : "");
+  const std::string defines =
+      std::string(define_of(op)) + (same_layout ? "#define SAME_LAYOUT\n" : "");
+  const Program& program = context_.programs().get("binary_elementwise", variant, defines, kShader);
   const DrawInput inputs[] = {{"a", &a}, {"b", &b}};
   draw(context_, program, c, inputs, [&] {
     program.set("u_rank", ix.rank);

@@ -154,13 +154,14 @@ void Context::create(const ContextOptions& options) {
   glGenFramebuffers(1, &framebuffer_);
   glGenVertexArrays(1, &vertex_array_);
   check_gl("creating the framebuffer and vertex array");
-  probe_float_rendering();
+  probe_float_rendering(options.allow_rgba32f);
   textures_ = std::make_unique<TexturePool>(*this, options.texture_pool_bytes);
   programs_ = std::make_unique<ProgramCache>(*this);
 }
 
-void Context::probe_float_rendering() {
+void Context::probe_float_rendering(bool allow_rgba32f) {
   for (TextureFormat format : {TextureFormat::Rgba32F, TextureFormat::Rgba16F}) {
+    if (format == TextureFormat::Rgba32F && !allow_rgba32f) continue;
     GLuint texture = 0;
     glGenTextures(1, &texture);
     glBindTexture(GL_TEXTURE_2D, texture);

@@ -50,6 +50,9 @@ struct ContextInfo {
 struct ContextOptions {
   // Bytes of freed textures the pool keeps for reuse before deleting the oldest.
   size_t texture_pool_bytes = size_t{256} << 20;
+  // Skips RGBA32F in the probe, as on a device that cannot render to it: tests of the RGBA16F
+  // fallback use this.
+  bool allow_rgba32f = true;
 };
 
 class Context {
@@ -85,7 +88,7 @@ class Context {
 
  private:
   void create(const ContextOptions& options);
-  void probe_float_rendering();
+  void probe_float_rendering(bool allow_rgba32f);
   void destroy() noexcept;
 
   ContextInfo info_;

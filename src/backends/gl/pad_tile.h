@@ -42,6 +42,8 @@ struct PadIndexing {
 // possibly negative). kiln::Error for a wrong count, a negative output dimension, reflect on a
 // dimension too small for its pads, or padding (not cropping) an empty dimension.
 PadIndexing pad_indexing(const Shape& in_shape, std::span<const int64_t> pads, PadMode mode);
+// Tile's output shape and uniforms: wrap mode over in_shape * repeats. kiln::Error for a wrong
+// count or a negative repeat.
 PadIndexing tile_indexing(const Shape& in_shape, std::span<const int64_t> repeats);
 
 class PadTile {

@@ -36,8 +36,8 @@ int output_texel() {
 
 ivec4 output_elements() { return ivec4(4 * output_texel()) + ivec4(0, 1, 2, 3); }
 
-// The texels after the last element stay zero, so a later upload-free reader of the padding
-// (and every readback) sees zeros, never stale data.
+// The components after the last element stay zero, so whoever reads the padding (readbacks,
+// texel-for-texel kernels) sees zeros, never stale data.
 vec4 finish_texel(vec4 v) {
   return mix(vec4(0.0), v, lessThan(output_elements(), ivec4(u_out_count)));
 }
