@@ -67,6 +67,15 @@ TEST_F(GlMatmul, MatchesCpuOverShapesAndBroadcasts) {
   }
 }
 
+TEST_F(GlMatmul, LargeProductDrawnInBands) {
+  const Shape as{384, 768}, bs{768, 256};
+  const Tensor a = random_tensor(as, 50);
+  const Tensor b = random_tensor(bs, 51);
+  const Tensor want = testing::OpTest("MatMul").input(a).input(b).run()[0];
+  const Tensor got = run(matmul_params(as, bs), a, b, nullptr, want.shape());
+  expect_matches(got, want, 1e-4, "MatMul [384,768] x [768,256]", 1e-4);
+}
+
 TEST_F(GlMatmul, GemmTransposesAlphaBetaAndEveryCBroadcast) {
   const int m = 5, n = 8, k = 12;
   const std::vector<Shape> c_shapes = {{}, {n}, {1}, {m, 1}, {1, n}, {m, n}};

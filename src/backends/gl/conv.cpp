@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
 #include "kiln/error.h"
@@ -137,9 +138,6 @@ void main() {
 )";
 
 constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-// Multiply-adds per draw before a layer is split into bands of rows; keeps one draw well under a
-// second on llvmpipe.
-constexpr int64_t kMacsPerDraw = int64_t{1} << 25;
 
 // A 1-D geometry as 2-D with a height of one; 2-D unchanged.
 struct Plane {
@@ -249,24 +247,8 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
     program.set("u_clip_max", p.clip_max);
   };
 
-  // Bands of texture rows, each under kMacsPerDraw multiply-adds, drawn with a scissor.
-  const int64_t macs_per_row = int64_t{y.width()} * 4 * std::max<int64_t>(1, group_in * taps);
-  const int rows_per_band =
-      static_cast<int>(std::clamp<int64_t>(kMacsPerDraw / macs_per_row, 1, y.height()));
-  if (rows_per_band >= y.height()) {
-    draw(context_, program, y, inputs, set_uniforms);
-    return;
-  }
-  Context::Scope scope(context_);
-  // Other kernels draw whole textures: the scissor is off again however this returns.
-  struct ScissorTest {
-    ScissorTest() { glEnable(GL_SCISSOR_TEST); }
-    ~ScissorTest() { glDisable(GL_SCISSOR_TEST); }
-  } scissor_test;
-  for (int row = 0; row < y.height(); row += rows_per_band) {
-    glScissor(0, row, y.width(), std::min(rows_per_band, y.height() - row));
-    draw(context_, program, y, inputs, set_uniforms);
-  }
+  // Four outputs per fragment, each over its group's channels and taps.
+  draw_in_bands(context_, program, y, inputs, 4 * group_in * taps, set_uniforms);
 }
 
 }  // namespace kiln::gl

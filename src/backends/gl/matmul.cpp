@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
 #include "kiln/error.h"
@@ -303,7 +304,7 @@ void Matmul::record(const MatmulParams& p, const TextureTensor& a, const Texture
   std::vector<DrawInput> inputs;
   if (p.k > 0) inputs = {{"a", &a}, {"b", &b}};
   if (c) inputs.push_back({"c", c});
-  draw(context_, program, y, inputs, [&] {
+  draw_in_bands(context_, program, y, inputs, 4 * int64_t{p.k}, [&] {
     program.set("u_batch_rank", p.batch_rank);
     program.set("u_batch_shape", std::span<const int>(p.batch_shape));
     program.set("u_a_batch_stride", std::span<const int>(p.a_batch_stride));

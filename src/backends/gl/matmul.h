@@ -10,6 +10,7 @@
 // of 4 and B's rows are contiguous and texel-aligned, the four share one row m and B is read a
 // texel at a time; when A's rows are contiguous and aligned too, A is read a texel at a time and
 // the inner loop is four vec4 multiply-adds per four k. Otherwise each element loops on its own.
+// Long products are drawn in bands of rows (banded_draw.h).
 #pragma once
 
 #include <array>
