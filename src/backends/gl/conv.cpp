@@ -1,0 +1,254 @@
+#include "backends/gl/conv.h"
+
+#include <GLES3/gl3.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backends/gl/banded_draw.h"
+#include "backends/gl/draw.h"
+#include "backends/gl/program.h"
+#include "kiln/error.h"
+
+namespace kiln::gl {
+namespace {
+
+// Spatial vectors are (height, width). TRANSPOSE selects ConvTranspose, HAS_BIAS the bias,
+// ACT_RELU / ACT_CLIP the fused activation.
+constexpr const char* kShader = R"(
+uniform highp sampler2D x;
+uniform int x_width;
+uniform highp sampler2D w;
+uniform int w_width;
+#ifdef HAS_BIAS
+uniform highp sampler2D bias;
+uniform int bias_width;
+#endif
+uniform ivec2 u_in;      // geometry.in
+uniform ivec2 u_out;     // geometry.out
+uniform ivec2 u_kernel;
+uniform ivec2 u_stride;
+uniform ivec2 u_dilation;
+uniform ivec2 u_pad;
+uniform int u_in_channels;
+uniform int u_out_channels;
+uniform int u_group_in;   // input channels per group
+uniform int u_group_out;  // output channels per group
+uniform float u_clip_min;
+uniform float u_clip_max;
+
+// ceil(p / d) for d > 0 and any sign of p.
+int ceil_div(int p, int d) { return p >= 0 ? (p + d - 1) / d : -((-p) / d); }
+
+float finish(float sum, int oc) {
+#ifdef HAS_BIAS
+  sum += fetch_element(bias, bias_width, oc);
+#endif
+  // Comparisons rather than max/clamp: GLSL leaves those undefined for NaN, which must pass.
+#if defined(ACT_RELU)
+  if (sum < 0.0) sum = 0.0;
+#elif defined(ACT_CLIP)
+  if (sum < u_clip_min) sum = u_clip_min;
+  if (sum > u_clip_max) sum = u_clip_max;
+#endif
+  return sum;
+}
+
+#ifndef TRANSPOSE
+// Y[n, oc, oy, ox] over Y's spatial dims u_out.
+float element(int e) {
+  int ox = e % u_out.y;
+  int r = e / u_out.y;
+  int oy = r % u_out.x;
+  r /= u_out.x;
+  int oc = r % u_out_channels;
+  int n = r / u_out_channels;
+  int g = oc / u_group_out;
+  ivec2 origin = ivec2(oy, ox) * u_stride - u_pad;
+  // Taps inside the image: origin + k * dilation in [0, u_in).
+  ivec2 k_begin = ivec2(max(0, ceil_div(-origin.x, u_dilation.x)),
+                        max(0, ceil_div(-origin.y, u_dilation.y)));
+  ivec2 k_end = ivec2(min(u_kernel.x, ceil_div(u_in.x - origin.x, u_dilation.x)),
+                      min(u_kernel.y, ceil_div(u_in.y - origin.y, u_dilation.y)));
+  int plane = u_in.x * u_in.y;
+  int x_channel = (n * u_in_channels + g * u_group_in) * plane;
+  int w_channel = oc * u_group_in * u_kernel.x * u_kernel.y;
+  float sum = 0.0;
+  for (int ic = 0; ic < u_group_in; ++ic) {
+    for (int ky = k_begin.x; ky < k_end.x; ++ky) {
+      int x_row = x_channel + (origin.x + ky * u_dilation.x) * u_in.y + origin.y;
+      int w_row = w_channel + ky * u_kernel.y;
+      for (int kx = k_begin.y; kx < k_end.y; ++kx) {
+        sum += fetch_element(x, x_width, x_row + kx * u_dilation.y) *
+               fetch_element(w, w_width, w_row + kx);
+      }
+    }
+    x_channel += plane;
+    w_channel += u_kernel.x * u_kernel.y;
+  }
+  return finish(sum, oc);
+}
+#else
+// Y[n, oc, oy, ox] over the image u_in: the sum over windows p (in u_out) and taps k with
+// p * stride - pad + k * dilation == (oy, ox).
+float element(int e) {
+  int ox = e % u_in.y;
+  int r = e / u_in.y;
+  int oy = r % u_in.x;
+  r /= u_in.x;
+  int oc = r % u_out_channels;
+  int n = r / u_out_channels;
+  int g = oc / u_group_out;
+  int plane = u_out.x * u_out.y;
+  int taps = u_kernel.x * u_kernel.y;
+  float sum = 0.0;
+  for (int ic = 0; ic < u_group_in; ++ic) {
+    int c = g * u_group_in + ic;
+    int x_channel = (n * u_in_channels + c) * plane;
+    int w_channel = (c * u_group_out + oc - g * u_group_out) * taps;
+    for (int ky = 0; ky < u_kernel.x; ++ky) {
+      int ty = oy + u_pad.x - ky * u_dilation.x;
+      if (ty < 0 || ty % u_stride.x != 0) continue;
+      int py = ty / u_stride.x;
+      if (py >= u_out.x) continue;
+      for (int kx = 0; kx < u_kernel.y; ++kx) {
+        int tx = ox + u_pad.y - kx * u_dilation.y;
+        if (tx < 0 || tx % u_stride.y != 0) continue;
+        int px = tx / u_stride.y;
+        if (px >= u_out.y) continue;
+        sum += fetch_element(x, x_width, x_channel + py * u_out.y + px) *
+               fetch_element(w, w_width, w_channel + ky * u_kernel.y + kx);
+      }
+    }
+  }
+  return finish(sum, oc);
+}
+#endif
+
+void main() {
+  ivec4 e = output_elements();
+  vec4 v = vec4(0.0);
+  for (int j = 0; j < 4; ++j) {
+    if (e[j] < u_out_count) v[j] = element(e[j]);
+  }
+  out_texel = v;
+}
+)";
+
+constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
+
+// A 1-D geometry as 2-D with a height of one; 2-D unchanged.
+struct Plane {
+  int64_t in[2], out[2], kernel[2], stride[2], dilation[2], pad[2];
+};
+
+Plane to_plane(const cpu::ConvGeometry& g, const std::string& where) {
+  const size_t rank = g.rank();
+  check(rank == 1 || rank == 2,
+        where + ": only 1-D and 2-D geometries, got rank " + std::to_string(rank));
+  check(g.out.size() == rank && g.kernel.size() == rank && g.stride.size() == rank &&
+            g.dilation.size() == rank && g.pad.size() == rank,
+        where + ": geometry fields of different ranks");
+  Plane p{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}};
+  const size_t first = 2 - rank;
+  for (size_t d = 0; d < rank; ++d) {
+    p.in[first + d] = g.in[d];
+    p.out[first + d] = g.out[d];
+    p.kernel[first + d] = g.kernel[d];
+    p.stride[first + d] = g.stride[d];
+    p.dilation[first + d] = g.dilation[d];
+    p.pad[first + d] = g.pad[d];
+    check(g.stride[d] > 0 && g.dilation[d] > 0, where + ": strides and dilations must be > 0");
+    check(g.in[d] >= 0 && g.out[d] >= 0 && g.kernel[d] > 0,
+          where + ": negative spatial size or empty kernel");
+  }
+  return p;
+}
+
+}  // namespace
+
+void Conv::record(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
+                  const TextureTensor* bias, TextureTensor& y) const {
+  run(false, p, x, w, bias, y);
+}
+
+void Conv::record_transpose(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
+                            const TextureTensor* bias, TextureTensor& y) const {
+  run(true, p, x, w, bias, y);
+}
+
+void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
+               const TextureTensor* bias, TextureTensor& y) const {
+  const std::string where = std::string(transpose ? "ConvTranspose" : "Conv") + " on OpenGL ES";
+  const Plane g = to_plane(p.geometry, where);
+  check(p.group > 0 && p.in_channels % p.group == 0 && p.out_channels % p.group == 0,
+        where + ": " + std::to_string(p.in_channels) + " input and " +
+            std::to_string(p.out_channels) + " output channels are not divisible by group " +
+            std::to_string(p.group));
+  check(p.batch >= 0, where + ": negative batch");
+  const int64_t x_plane = transpose ? g.out[0] * g.out[1] : g.in[0] * g.in[1];
+  const int64_t y_plane = transpose ? g.in[0] * g.in[1] : g.out[0] * g.out[1];
+  const int64_t group_in = p.in_channels / p.group, group_out = p.out_channels / p.group;
+  const int64_t taps = g.kernel[0] * g.kernel[1];
+  const int64_t x_count = p.batch * p.in_channels * x_plane;
+  const int64_t y_count = p.batch * p.out_channels * y_plane;
+  const int64_t w_count =
+      transpose ? p.in_channels * group_out * taps : p.out_channels * group_in * taps;
+  auto expect = [&](const TextureTensor& t, int64_t count, const char* name) {
+    check(t.element_count() == count, where + ": " + name + " holds " +
+                                          std::to_string(t.element_count()) +
+                                          " elements, its shape needs " + std::to_string(count));
+  };
+  expect(y, y_count, "Y");
+  if (y_count == 0) return;
+  check(std::max({x_count, y_count, w_count}) <= kIndexLimit,
+        where + ": more elements than 32-bit indexing reaches");
+  expect(w, w_count, "W");
+  if (bias) expect(*bias, p.out_channels, "B");
+  // With no input elements (zero input channels) the loops read nothing, and the possibly empty
+  // X and W stay unbound (draw() refuses empty textures).
+  const bool reads = x_count > 0 && w_count > 0;
+  if (reads) expect(x, x_count, "X");
+
+  std::string variant, defines;
+  auto add = [&](bool on, const char* name) {
+    if (!on) return;
+    variant += std::string(variant.empty() ? "" : "+") + name;
+    defines += std::string("#define ") + name + "\n";
+  };
+  add(transpose, "TRANSPOSE");
+  add(bias != nullptr, "HAS_BIAS");
+  add(p.activation == ConvActivation::Relu, "ACT_RELU");
+  add(p.activation == ConvActivation::Clip, "ACT_CLIP");
+  const Program& program = context_.programs().get("conv", variant, defines, kShader);
+  std::vector<DrawInput> inputs;
+  if (reads) inputs = {{"x", &x}, {"w", &w}};
+  if (bias) inputs.push_back({"bias", bias});
+  auto i = [](int64_t v) { return static_cast<int>(v); };
+  const auto set_uniforms = [&] {
+    const int in[] = {i(g.in[0]), i(g.in[1])}, out[] = {i(g.out[0]), i(g.out[1])};
+    const int kernel[] = {i(g.kernel[0]), i(g.kernel[1])};
+    const int stride[] = {i(g.stride[0]), i(g.stride[1])};
+    const int dilation[] = {i(g.dilation[0]), i(g.dilation[1])};
+    const int pad[] = {i(g.pad[0]), i(g.pad[1])};
+    glUniform2iv(program.location("u_in"), 1, in);
+    glUniform2iv(program.location("u_out"), 1, out);
+    glUniform2iv(program.location("u_kernel"), 1, kernel);
+    glUniform2iv(program.location("u_stride"), 1, stride);
+    glUniform2iv(program.location("u_dilation"), 1, dilation);
+    glUniform2iv(program.location("u_pad"), 1, pad);
+    program.set("u_in_channels", i(p.in_channels));
+    program.set("u_out_channels", i(p.out_channels));
+    program.set("u_group_in", i(group_in));
+    program.set("u_group_out", i(group_out));
+    program.set("u_clip_min", p.clip_min);
+    program.set("u_clip_max", p.clip_max);
+  };
+
+  // Four outputs per fragment, each over its group's channels and taps.
+  draw_in_bands(context_, program, y, inputs, 4 * group_in * taps, set_uniforms);
+}
+
+}  // namespace kiln::gl

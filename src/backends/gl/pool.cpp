@@ -1,0 +1,192 @@
+#include "backends/gl/pool.h"
+
+#include <GLES3/gl3.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "backends/gl/draw.h"
+#include "backends/gl/program.h"
+#include "kiln/error.h"
+
+namespace kiln::gl {
+namespace {
+
+// Spatial vectors are (height, width). OP_MAX, OP_AVERAGE (COUNT_PAD: count_include_pad) or
+// OP_LP select the op.
+constexpr const char* kShader = R"(
+uniform highp sampler2D x;
+uniform int x_width;
+uniform ivec2 u_in;
+uniform ivec2 u_out;
+uniform ivec2 u_kernel;
+uniform ivec2 u_stride;
+uniform ivec2 u_dilation;
+uniform ivec2 u_pad;
+uniform ivec2 u_pad_end;
+uniform float u_p;
+
+int ceil_div(int p, int d) { return p >= 0 ? (p + d - 1) / d : -((-p) / d); }
+
+float element(int e) {
+  int out_plane = u_out.x * u_out.y;
+  int plane = e / out_plane;
+  int r = e - plane * out_plane;
+  ivec2 o = ivec2(r / u_out.y, r % u_out.y);
+  ivec2 base = o * u_stride - u_pad;
+  // Taps inside the image: base + k * dilation in [0, u_in).
+  ivec2 lo = ivec2(max(0, ceil_div(-base.x, u_dilation.x)), max(0, ceil_div(-base.y, u_dilation.y)));
+  ivec2 hi = ivec2(min(u_kernel.x, ceil_div(u_in.x - base.x, u_dilation.x)),
+                   min(u_kernel.y, ceil_div(u_in.y - base.y, u_dilation.y)));
+  int x_plane = plane * u_in.x * u_in.y;
+#ifdef OP_MAX
+  float best = -inf_value();
+  bool any = false;
+#else
+  float sum = 0.0;
+#endif
+  for (int ky = lo.x; ky < hi.x; ++ky) {
+    int row = x_plane + (base.x + ky * u_dilation.x) * u_in.y + base.y;
+    for (int kx = lo.y; kx < hi.y; ++kx) {
+      float v = fetch_element(x, x_width, row + kx * u_dilation.y);
+#if defined(OP_MAX)
+      if (!any || v > best) best = v;  // the first tap seeds it, as on the CPU (NaN there stays)
+      any = true;
+#elif defined(OP_AVERAGE)
+      sum += v;
+#else
+      float a = abs(v);
+      sum += u_p == 2.0 ? a * a : (u_p == 1.0 ? a : (a == 0.0 ? 0.0 : pow(a, u_p)));
+#endif
+    }
+  }
+#if defined(OP_MAX)
+  return best;
+#elif defined(OP_AVERAGE)
+#ifdef COUNT_PAD
+  // Taps inside the padded image [-pad, in + pad_end): a ceil_mode window may reach past it.
+  ivec2 limit = u_in + u_pad_end - 1 - base;
+  ivec2 taps = ivec2(limit.x < 0 ? 0 : min(limit.x / u_dilation.x + 1, u_kernel.x),
+                     limit.y < 0 ? 0 : min(limit.y / u_dilation.y + 1, u_kernel.y));
+#else
+  ivec2 taps = max(hi - lo, ivec2(0));
+#endif
+  int count = taps.x * taps.y;
+  return count > 0 ? sum / float(count) : 0.0;
+#else
+  return u_p == 2.0 ? sqrt(sum) : (u_p == 1.0 ? sum : (sum == 0.0 ? 0.0 : pow(sum, 1.0 / u_p)));
+#endif
+}
+
+void main() {
+  ivec4 e = output_elements();
+  vec4 v = vec4(0.0);
+  for (int j = 0; j < 4; ++j) {
+    if (e[j] < u_out_count) v[j] = element(e[j]);
+  }
+  out_texel = v;
+}
+)";
+
+constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
+
+const char* name_of(PoolOp op) {
+  switch (op) {
+    case PoolOp::Max:
+      return "MaxPool";
+    case PoolOp::Average:
+      return "AveragePool";
+    case PoolOp::Lp:
+      return "LpPool";
+  }
+  throw Error("pool on OpenGL ES: unknown op code");
+}
+
+}  // namespace
+
+void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTensor& y) const {
+  const std::string where = std::string(name_of(params.op)) + " on OpenGL ES";
+  const cpu::ConvGeometry& g = params.shape.geometry;
+  const size_t rank = g.rank();
+  check(rank == 1 || rank == 2,
+        where + ": only 1-D and 2-D pools, got rank " + std::to_string(rank));
+  check(g.out.size() == rank && g.kernel.size() == rank && g.stride.size() == rank &&
+            g.dilation.size() == rank && g.pad.size() == rank &&
+            params.shape.pad_end.size() == rank,
+        where + ": geometry fields of different ranks");
+  check(params.op != PoolOp::Lp || params.p > 0.0f, where + ": p must be > 0");
+  // (height, width), a 1-D pool as height 1.
+  int in[2] = {1, 1}, out[2] = {1, 1}, kernel[2] = {1, 1}, stride[2] = {1, 1}, dilation[2] = {1, 1},
+      pad[2] = {0, 0}, pad_end[2] = {0, 0};
+  const size_t first = 2 - rank;
+  for (size_t d = 0; d < rank; ++d) {
+    check(g.stride[d] > 0 && g.dilation[d] > 0 && g.kernel[d] > 0,
+          where + ": strides, dilations and kernel sizes must be > 0");
+    check(g.in[d] >= 0 && g.out[d] >= 0, where + ": negative spatial size");
+    check(std::max({g.in[d], g.out[d], g.kernel[d] * g.dilation[d]}) <= kIndexLimit,
+          where + ": too large");
+    in[first + d] = static_cast<int>(g.in[d]);
+    out[first + d] = static_cast<int>(g.out[d]);
+    kernel[first + d] = static_cast<int>(g.kernel[d]);
+    stride[first + d] = static_cast<int>(g.stride[d]);
+    dilation[first + d] = static_cast<int>(g.dilation[d]);
+    pad[first + d] = static_cast<int>(g.pad[d]);
+    pad_end[first + d] = static_cast<int>(params.shape.pad_end[d]);
+  }
+  const int64_t x_count = params.shape.planes * g.in_size();
+  const int64_t y_count = params.shape.planes * g.out_size();
+  check(y.element_count() == y_count, where + ": Y holds " + std::to_string(y.element_count()) +
+                                          " elements, its shape needs " + std::to_string(y_count));
+  if (y_count == 0) return;
+  check(x.element_count() == x_count, where + ": X holds " + std::to_string(x.element_count()) +
+                                          " elements, its shape needs " + std::to_string(x_count));
+  check(std::max(x_count, y_count) <= kIndexLimit,
+        where + ": more elements than 32-bit indexing reaches");
+
+  std::string defines;
+  std::string variant = name_of(params.op);
+  switch (params.op) {
+    case PoolOp::Max:
+      defines = "#define OP_MAX\n";
+      break;
+    case PoolOp::Average:
+      defines = "#define OP_AVERAGE\n";
+      if (params.count_include_pad) {
+        defines += "#define COUNT_PAD\n";
+        variant += "+count_include_pad";
+      }
+      break;
+    case PoolOp::Lp:
+      defines = "#define OP_LP\n";
+      break;
+  }
+  const Program& program = context_.programs().get("pool", variant, defines, kShader);
+  const DrawInput inputs[] = {{"x", &x}};
+  draw(context_, program, y, inputs, [&] {
+    glUniform2iv(program.location("u_in"), 1, in);
+    glUniform2iv(program.location("u_out"), 1, out);
+    glUniform2iv(program.location("u_kernel"), 1, kernel);
+    glUniform2iv(program.location("u_stride"), 1, stride);
+    glUniform2iv(program.location("u_dilation"), 1, dilation);
+    glUniform2iv(program.location("u_pad"), 1, pad);
+    glUniform2iv(program.location("u_pad_end"), 1, pad_end);
+    program.set("u_p", params.p);
+  });
+}
+
+void Pool::record_global(PoolOp op, int64_t planes, int64_t plane_size, const TextureTensor& x,
+                         TextureTensor& y, float p) const {
+  check(planes >= 0 && plane_size >= 0,
+        std::string("Global") + name_of(op) + " on OpenGL ES: negative size");
+  // One window covering the whole plane, as a 1-D pool.
+  PoolParams params;
+  params.op = op;
+  params.p = p;
+  params.shape.planes = planes;
+  params.shape.geometry = {{plane_size}, {1}, {std::max<int64_t>(plane_size, 1)}, {1}, {1}, {0}};
+  params.shape.pad_end = {0};
+  record(params, x, y);
+}
+
+}  // namespace kiln::gl

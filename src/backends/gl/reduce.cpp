@@ -1,0 +1,149 @@
+#include "backends/gl/reduce.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backends/gl/draw.h"
+#include "backends/gl/program.h"
+#include "kiln/error.h"
+
+namespace kiln::gl {
+namespace {
+
+// OP_<NAME> selects the op.
+constexpr const char* kShader = R"(
+uniform highp sampler2D x;
+uniform int x_width;
+uniform int u_reduced;
+uniform int u_inner;
+
+float element(int e) {
+  int o = e / u_inner;
+  int i = e - o * u_inner;
+  int index = o * u_reduced * u_inner + i;
+#if defined(OP_MAX) || defined(OP_LOG_SUM_EXP)
+  float acc = -inf_value();
+#elif defined(OP_MIN)
+  float acc = inf_value();
+#elif defined(OP_PROD)
+  float acc = 1.0;
+#else
+  float acc = 0.0;
+#endif
+  for (int r = 0; r < u_reduced; ++r, index += u_inner) {
+    float v = fetch_element(x, x_width, index);
+#if defined(OP_MAX) || defined(OP_LOG_SUM_EXP)
+    // NaN propagates (GLSL's max leaves NaN undefined).
+    if (isnan(v) || v > acc) acc = v;
+    if (isnan(acc)) break;
+#elif defined(OP_MIN)
+    if (isnan(v) || v < acc) acc = v;
+    if (isnan(acc)) break;
+#elif defined(OP_PROD)
+    acc *= v;
+#elif defined(OP_L1)
+    acc += abs(v);
+#elif defined(OP_L2) || defined(OP_SUM_SQUARE)
+    acc += v * v;
+#else
+    acc += v;
+#endif
+  }
+  // GLSL leaves 0 / 0 and log of values <= 0 undefined: the CPU's results are spelled out.
+#if defined(OP_MEAN)
+  return u_reduced == 0 ? nan_value() : acc / float(u_reduced);
+#elif defined(OP_L2)
+  return sqrt(acc);
+#elif defined(OP_LOG_SUM)
+  return acc == 0.0 ? -inf_value() : (acc < 0.0 ? nan_value() : log(acc));
+#elif defined(OP_LOG_SUM_EXP)
+  // An infinite or NaN maximum (an empty line leaves -inf) is the result itself; x - max would
+  // be NaN there.
+  float shift = acc;
+  if (isinf(shift) || isnan(shift)) return shift;
+  float sum = 0.0;
+  index = o * u_reduced * u_inner + i;
+  for (int r = 0; r < u_reduced; ++r, index += u_inner) {
+    sum += exp(fetch_element(x, x_width, index) - shift);
+  }
+  return log(sum) + shift;
+#else
+  return acc;
+#endif
+}
+
+void main() {
+  ivec4 e = output_elements();
+  vec4 v = vec4(0.0);
+  for (int j = 0; j < 4; ++j) {
+    if (e[j] < u_out_count) v[j] = element(e[j]);
+  }
+  out_texel = v;
+}
+)";
+
+struct OpName {
+  const char* onnx;
+  const char* define;
+};
+
+OpName name_of(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+      return {"ReduceSum", "OP_SUM"};
+    case ReduceOp::Mean:
+      return {"ReduceMean", "OP_MEAN"};
+    case ReduceOp::Max:
+      return {"ReduceMax", "OP_MAX"};
+    case ReduceOp::Min:
+      return {"ReduceMin", "OP_MIN"};
+    case ReduceOp::Prod:
+      return {"ReduceProd", "OP_PROD"};
+    case ReduceOp::L1:
+      return {"ReduceL1", "OP_L1"};
+    case ReduceOp::L2:
+      return {"ReduceL2", "OP_L2"};
+    case ReduceOp::LogSum:
+      return {"ReduceLogSum", "OP_LOG_SUM"};
+    case ReduceOp::LogSumExp:
+      return {"ReduceLogSumExp", "OP_LOG_SUM_EXP"};
+    case ReduceOp::SumSquare:
+      return {"ReduceSumSquare", "OP_SUM_SQUARE"};
+  }
+  throw Error("reduce on OpenGL ES: unknown op code");
+}
+
+constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
+const char* to_string(ReduceOp op) { return name_of(op).onnx; }
+
+void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
+                    TextureTensor& y) const {
+  const OpName name = name_of(op);
+  const std::string where = std::string(name.onnx) + " on OpenGL ES";
+  check(s.outer >= 0 && s.reduced >= 0 && s.inner >= 0, where + ": negative size");
+  const int64_t y_count = s.outer * s.inner;
+  const int64_t x_count = y_count * s.reduced;
+  check(x_count <= kIndexLimit && y_count <= kIndexLimit && s.reduced <= kIndexLimit,
+        where + ": more elements than 32-bit indexing reaches");
+  check(y.element_count() == y_count, where + ": Y holds " + std::to_string(y.element_count()) +
+                                          " elements, the shape needs " + std::to_string(y_count));
+  check(x.element_count() == x_count, where + ": X holds " + std::to_string(x.element_count()) +
+                                          " elements, the shape needs " + std::to_string(x_count));
+  if (y_count == 0) return;
+  const Program& program = context_.programs().get(
+      "reduce", name.onnx, std::string("#define ") + name.define + "\n", kShader);
+  // An empty reduction reads nothing; X (then empty) stays unbound, as draw() refuses it.
+  std::vector<DrawInput> inputs;
+  if (x_count > 0) inputs.push_back({"x", &x});
+  draw(context_, program, y, inputs, [&] {
+    program.set("u_reduced", static_cast<int>(s.reduced));
+    program.set("u_inner", static_cast<int>(s.inner));
+  });
+}
+
+}  // namespace kiln::gl

@@ -1,0 +1,42 @@
+// Float32 reductions on texture tensors over a folded (outer, reduced, inner) shape: the host
+// merges the reduced axes when they are contiguous (and transposes them together first, with the
+// region-copy kernel, when they are not). Y[o, i] = reduce over r of X[o, r, i].
+//
+//   Reduce(context).record(ReduceOp::Mean, {outer, reduced, inner}, x, y);  // y: outer * inner
+//
+// One fragment computes four consecutive outputs, each looping over its reduced line. Max and
+// Min propagate NaN and an empty reduction gives each op's identity (Sum 0, Prod 1, Max -inf,
+// Min +inf, LogSum and LogSumExp -inf, Mean NaN), as on the CPU. ArgMax and ArgMin stay on the
+// CPU: their outputs are integers.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/gl/context.h"
+#include "backends/gl/texture.h"
+
+namespace kiln::gl {
+
+enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+const char* to_string(ReduceOp op);  // the ONNX name, e.g. "ReduceSum"
+
+struct ReduceShape {
+  int64_t outer = 1;
+  int64_t reduced = 1;
+  int64_t inner = 1;
+};
+
+class Reduce {
+ public:
+  explicit Reduce(Context& context) : context_(context) {}
+
+  // kiln::Error on negative sizes, more elements than 32-bit indexing reaches, or tensors
+  // holding other element counts than the shape gives.
+  void record(ReduceOp op, const ReduceShape& shape, const TextureTensor& x,
+              TextureTensor& y) const;
+
+ private:
+  Context& context_;
+};
+
+}  // namespace kiln::gl

@@ -1,0 +1,39 @@
+// Float32 Softmax and LogSoftmax on texture tensors along the middle axis of a folded
+// (outer, axis_len, inner) shape; the host folds the dimensions before and after the axis.
+//
+//   Softmax(context).record(SoftmaxOp::Softmax, {outer, axis_len, inner}, x, y);
+//
+// Two draws: the first writes each line's maximum and sum of exp(x - max) into a small stats
+// texture (one fragment per two lines), the second normalizes every element from its line's
+// stats, so no element loops over its line.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/gl/context.h"
+#include "backends/gl/texture.h"
+
+namespace kiln::gl {
+
+enum class SoftmaxOp { Softmax, LogSoftmax };
+
+struct SoftmaxShape {
+  int64_t outer = 1;
+  int64_t axis_len = 1;
+  int64_t inner = 1;
+};
+
+class Softmax {
+ public:
+  explicit Softmax(Context& context) : context_(context) {}
+
+  // kiln::Error on negative sizes, more elements than 32-bit indexing reaches, or tensors
+  // holding other element counts than the shape gives.
+  void record(SoftmaxOp op, const SoftmaxShape& shape, const TextureTensor& x,
+              TextureTensor& y) const;
+
+ private:
+  Context& context_;
+};
+
+}  // namespace kiln::gl
