@@ -23,6 +23,14 @@ class OutputAllocator {
   virtual Tensor view(size_t index, const Tensor& source, const Shape& shape) = 0;
 };
 
+// For OpContexts that only validate and report errors (a GPU backend resolving a node's shapes
+// with the CPU op's code): allocating through it is a bug.
+class NoOutputAllocator final : public OutputAllocator {
+ public:
+  Tensor allocate(size_t, DataType, const Shape&) override;
+  Tensor view(size_t, const Tensor&, const Shape&) override;
+};
+
 class OpContext {
  public:
   OpContext(const ir::Node& node, int opset, std::span<const Tensor> inputs,

@@ -82,6 +82,13 @@ bool OpContext::wants_output(size_t i) const {
   return i < node_.outputs.size() && !node_.outputs[i].empty();
 }
 
+Tensor NoOutputAllocator::allocate(size_t, DataType, const Shape&) {
+  throw Error("internal error: an output was allocated while only resolving shapes");
+}
+Tensor NoOutputAllocator::view(size_t, const Tensor&, const Shape&) {
+  throw Error("internal error: an output was allocated while only resolving shapes");
+}
+
 Tensor& OpContext::allocate_output(size_t i, DataType dtype, const Shape& shape) {
   if (i >= outputs_.size()) fail("output " + std::to_string(i) + " does not exist");
   outputs_[i] = allocator_.allocate(i, dtype, shape);

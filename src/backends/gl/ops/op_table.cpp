@@ -7,6 +7,10 @@ const OpTable& OpTable::global() {
     OpTable t;
     register_elementwise_ops(t);
     register_data_movement_ops(t);
+    register_matmul_conv_ops(t);
+    register_pool_ops(t);
+    register_softmax_reduce_ops(t);
+    register_normalization_ops(t);
     return t;
   }();
   return table;

@@ -8,18 +8,12 @@
 namespace kiln::vulkan {
 namespace {
 
-// resolve_conv reports errors through an OpContext; this one allocates nothing.
-class NoOutputs final : public OutputAllocator {
- public:
-  Tensor allocate(size_t, DataType, const Shape&) override { throw Error("unexpected"); }
-  Tensor view(size_t, const Tensor&, const Shape&) override { throw Error("unexpected"); }
-};
 
 RecordFn conv(ConvAttrs attrs, bool transpose, const ir::Node* node, int opset) {
   return [=](OpRecorder& r) {
     std::vector<Tensor> inputs;
     for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-    NoOutputs none;
+    NoOutputAllocator none;
     const OpContext ctx(*node, opset, inputs, {}, none);
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
     cpu::ConvProblem p;

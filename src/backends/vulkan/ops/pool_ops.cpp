@@ -9,12 +9,6 @@
 namespace kiln::vulkan {
 namespace {
 
-// resolve_window reports errors through an OpContext; this one has no inputs or outputs.
-class NoOutputs final : public OutputAllocator {
- public:
-  Tensor allocate(size_t, DataType, const Shape&) override { throw Error("unexpected"); }
-  Tensor view(size_t, const Tensor&, const Shape&) override { throw Error("unexpected"); }
-};
 
 RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, const ir::Node* node,
               int opset) {
@@ -23,7 +17,7 @@ RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, const i
     // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
     if (x.size() != window.kernel_shape.size() + 2)
       throw RunOnCpu("pool input rank does not match kernel_shape");
-    NoOutputs none;
+    NoOutputAllocator none;
     const OpContext ctx(*node, opset, {}, {}, none);
     cpu::PoolShape s;
     s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),

@@ -1,0 +1,123 @@
+// MatMul, Gemm, Conv and ConvTranspose as draws (backends/gl/matmul, conv). Conv problems are
+// resolved by the CPU op's own code (ops/conv_problem.h), so both backends accept the same nodes.
+#include "backends/gl/conv.h"
+#include "backends/gl/matmul.h"
+#include "backends/gl/ops/op_table.h"
+#include "ops/conv_problem.h"
+
+namespace kiln::gl {
+namespace {
+
+// Shapes the kernels do not take, or that are wrong, run on the CPU, whose kernel then reports
+// any real error.
+template <class F>
+auto or_run_on_cpu(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw RunOnCpu(e.what());
+  }
+}
+
+Shape matmul_output_shape(const Shape& a, const Shape& b, const MatmulParams& p) {
+  // The params drop size-1 batch dimensions: the output keeps numpy's broadcast shape.
+  Shape out;
+  const size_t ra = a.size() >= 2 ? a.size() - 2 : 0, rb = b.size() >= 2 ? b.size() - 2 : 0;
+  const size_t rank = std::max(ra, rb);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + ra >= rank ? a[i + ra - rank] : 1;
+    const int64_t db = i + rb >= rank ? b[i + rb - rank] : 1;
+    out.push_back(da == 1 ? db : da);
+  }
+  if (a.size() > 1) out.push_back(p.m);
+  if (b.size() > 1) out.push_back(p.n);
+  return out;
+}
+
+OpFactory matmul_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    return [](OpRecorder& r) {
+      const MatmulParams p = or_run_on_cpu([&] { return matmul_params(r.shape(0), r.shape(1)); });
+      const Shape y_shape = matmul_output_shape(r.shape(0), r.shape(1), p);
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      r.kernel<Matmul>().record(p, a, b, nullptr, r.output(0, y_shape));
+    };
+  };
+}
+
+OpFactory gemm_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const bool ta = q.info.attr_int("transA", 0) != 0, tb = q.info.attr_int("transB", 0) != 0;
+    const float alpha = q.info.attr_float("alpha", 1.0f), beta = q.info.attr_float("beta", 1.0f);
+    return [=](OpRecorder& r) {
+      const bool has_c = r.has_input(2);
+      const Shape c_shape = has_c ? r.shape(2) : Shape{};
+      const MatmulParams p = or_run_on_cpu([&] {
+        return gemm_params(r.shape(0), r.shape(1), has_c ? &c_shape : nullptr, ta, tb, alpha, beta);
+      });
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      const TextureTensor* c = has_c ? &r.texture(2) : nullptr;
+      r.kernel<Matmul>().record(p, a, b, c, r.output(0, Shape{p.m, p.n}));
+    };
+  };
+}
+
+OpFactory conv_factory(bool transpose) {
+  return [transpose](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const Tensor* w = q.info.constant_input(1);
+    if (w && (w->rank() < 3 || w->rank() > 4)) {
+      reason = std::to_string(w->rank() - 2) + "-D convolutions have no GPU-pixel kernel";
+      return nullptr;
+    }
+    const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
+    const ir::Node* node = &q.info.node();
+    const int opset = q.info.opset();
+    return [=](OpRecorder& r) {
+      std::vector<Tensor> inputs;
+      for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
+      NoOutputAllocator none;
+      const OpContext ctx(*node, opset, inputs, {}, none);
+      const Tensor* b = r.has_input(2) ? &inputs[2] : nullptr;
+      const cpu::ConvProblem p = or_run_on_cpu([&] {
+        return transpose ? resolve_conv_transpose(ctx, attrs, inputs[0], inputs[1], b)
+                         : resolve_conv(ctx, attrs, inputs[0], inputs[1], b);
+      });
+      const size_t rank = p.geometry.rank();
+      if (rank != 1 && rank != 2) throw RunOnCpu("more spatial axes than the draws take");
+      ConvParams params{p.geometry, p.batch, p.in_channels, p.out_channels, p.group};
+      Shape y_shape{p.batch, p.out_channels};
+      for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
+      const TextureTensor& x = r.texture(0);
+      const TextureTensor& wt = r.texture(1);
+      const TextureTensor* bias = b ? &r.texture(2) : nullptr;
+      TextureTensor& y = r.output(0, y_shape);
+      if (transpose) {
+        if (rank == 1) {  // the transposed kernel draws 2-D: height 1
+          cpu::ConvGeometry& g = params.geometry;
+          auto lead = [](const Shape& s, int64_t v) { return Shape{v, s[0]}; };
+          g = {lead(g.in, 1), lead(g.out, 1), lead(g.kernel, 1), lead(g.stride, 1),
+               lead(g.dilation, 1), lead(g.pad, 0)};
+        }
+        r.kernel<Conv>().record_transpose(params, x, wt, bias, y);
+      } else {
+        r.kernel<Conv>().record(params, x, wt, bias, y);
+      }
+    };
+  };
+}
+
+}  // namespace
+
+void register_matmul_conv_ops(OpTable& t) {
+  t.add("MatMul", matmul_factory());
+  t.add("Gemm", gemm_factory());
+  t.add("Conv", conv_factory(false));
+  t.add("ConvTranspose", conv_factory(true));
+}
+
+}  // namespace kiln::gl

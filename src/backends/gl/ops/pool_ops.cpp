@@ -1,0 +1,76 @@
+// Pooling as draws (backends/gl/pool): MaxPool, AveragePool and LpPool over 1 or 2 spatial axes
+// with windows resolved by the CPU op's code, and the global pools.
+#include "backends/gl/ops/op_table.h"
+#include "backends/gl/pool.h"
+#include "ops/window_geometry.h"
+
+namespace kiln::gl {
+namespace {
+
+OpFactory pool_factory(PoolOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    if (q.info.has_output(1)) {
+      reason = "MaxPool's Indices output stays on the CPU";
+      return nullptr;
+    }
+    const WindowAttrs window = parse_window_attrs(q.info);
+    const size_t rank = window.kernel_shape.size();
+    if (rank != 1 && rank != 2) {
+      reason = std::to_string(rank) + "-D pooling has no GPU-pixel kernel";
+      return nullptr;
+    }
+    PoolParams params{op, {}, q.info.attr_int("count_include_pad", 0) != 0,
+                      static_cast<float>(q.info.attr_int("p", 2))};
+    const ir::Node* node = &q.info.node();
+    const int opset = q.info.opset();
+    return [=](OpRecorder& r) {
+      const Shape& x = r.shape(0);
+      if (x.size() != rank + 2) throw RunOnCpu("pool input rank does not match kernel_shape");
+      NoOutputAllocator none;
+      const OpContext ctx(*node, opset, {}, {}, none);
+      PoolParams p = params;
+      try {
+        p.shape.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()),
+                                          Shape(window.kernel_shape), ctx, &p.shape.pad_end);
+      } catch (const Error& e) {
+        throw RunOnCpu(e.what());
+      }
+      p.shape.planes = x[0] * x[1];
+      Shape y_shape{x[0], x[1]};
+      for (int64_t d : p.shape.geometry.out) y_shape.push_back(d);
+      const TextureTensor& xt = r.texture(0);
+      r.kernel<Pool>().record(p, xt, r.output(0, y_shape));
+    };
+  };
+}
+
+OpFactory global_pool_factory(PoolOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const float p = static_cast<float>(q.info.attr_int("p", 2));
+    return [op, p](OpRecorder& r) {
+      const Shape& x = r.shape(0);
+      if (x.size() < 3) throw RunOnCpu("a global pool needs an (N, C, spatial...) input");
+      Shape y_shape{x[0], x[1]};
+      for (size_t d = 2; d < x.size(); ++d) y_shape.push_back(1);
+      const int64_t planes = x[0] * x[1];
+      const int64_t plane_size = planes ? x.element_count() / planes : 0;
+      const TextureTensor& xt = r.texture(0);
+      r.kernel<Pool>().record_global(op, planes, plane_size, xt, r.output(0, y_shape), p);
+    };
+  };
+}
+
+}  // namespace
+
+void register_pool_ops(OpTable& t) {
+  t.add("MaxPool", pool_factory(PoolOp::Max));
+  t.add("AveragePool", pool_factory(PoolOp::Average));
+  t.add("LpPool", pool_factory(PoolOp::Lp));
+  t.add("GlobalMaxPool", global_pool_factory(PoolOp::Max));
+  t.add("GlobalAveragePool", global_pool_factory(PoolOp::Average));
+  t.add("GlobalLpPool", global_pool_factory(PoolOp::Lp));
+}
+
+}  // namespace kiln::gl
