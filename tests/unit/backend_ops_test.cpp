@@ -133,6 +133,46 @@ std::vector<OpCase> make_cases() {
                        .constant_input(1);
                  }});
   }
+  // Indexed reads: every data dtype, int32 and int64 indices (negative ones too), any axis,
+  // indices constant or a graph input.
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    const std::string suffix = std::string("_") + std::string(dtype_name(dt));
+    auto data = [dt](const Shape& s, unsigned seed) {
+      if (dt == DataType::Int32) return random_int<int32_t>(s, seed);
+      if (dt == DataType::Int64) return random_int<int64_t>(s, seed);
+      return random_f32(s, seed);
+    };
+    c.push_back({"Gather_axis0" + suffix, [data] {
+                   return OpTest("Gather")
+                       .input(data({5, 4}, 18))
+                       .input(i64({2, 3}, {0, -1, 4, 2, -5, 1}))
+                       .constant_input(1);
+                 }});
+    c.push_back({"Gather_axis1_int32" + suffix, [data] {
+                   return OpTest("Gather")
+                       .input(data({3, 6, 4}, 19))
+                       .input(random_int<int32_t>({7}, 20, -6, 5))
+                       .attr("axis", int64_t{1});
+                 }});
+    c.push_back({"Gather_last_scalar" + suffix, [data] {
+                   return OpTest("Gather")
+                       .input(data({2, 3, 5}, 21))
+                       .input(Tensor::scalar<int64_t>(-2))
+                       .attr("axis", int64_t{-1});
+                 }});
+    c.push_back({"GatherElements" + suffix, [data] {
+                   return OpTest("GatherElements")
+                       .input(data({4, 5, 3}, 22))
+                       .input(random_int<int64_t>({4, 2, 3}, 23, -5, 4))
+                       .attr("axis", int64_t{1});
+                 }});
+    c.push_back({"GatherElements_int32_smaller" + suffix, [data] {
+                   return OpTest("GatherElements")
+                       .input(data({4, 5}, 24))
+                       .input(random_int<int32_t>({3, 2}, 25, -4, 3))
+                       .attr("axis", int64_t{0});
+                 }});
+  }
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
   const std::vector<std::pair<Shape, Shape>> mm = {
       {{1, 1}, {1, 1}}, {{3, 17}, {17, 5}},     {{13, 63}, {63, 66}},      {{7}, {7, 9}},

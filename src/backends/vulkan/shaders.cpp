@@ -21,6 +21,9 @@ constexpr uint32_t kConv2d[] =
 constexpr uint32_t kConvDepthwise[] =
 #include "vulkan_shaders/conv_depthwise.spv.inc"
     ;
+constexpr uint32_t kGather[] =
+#include "vulkan_shaders/gather.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -29,5 +32,6 @@ std::span<const uint32_t> region_copy() { return kRegionCopy; }
 std::span<const uint32_t> matmul() { return kMatmul; }
 std::span<const uint32_t> conv2d() { return kConv2d; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
+std::span<const uint32_t> gather() { return kGather; }
 
 }  // namespace kiln::vulkan::shaders

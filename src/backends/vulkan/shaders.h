@@ -13,5 +13,6 @@ std::span<const uint32_t> region_copy();
 std::span<const uint32_t> matmul();
 std::span<const uint32_t> conv2d();
 std::span<const uint32_t> conv_depthwise();
+std::span<const uint32_t> gather();
 
 }  // namespace kiln::vulkan::shaders

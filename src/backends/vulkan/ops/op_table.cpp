@@ -9,6 +9,7 @@ const OpTable& OpTable::global() {
     register_data_movement_ops(t);
     register_matmul_ops(t);
     register_conv_ops(t);
+    register_indexing_ops(t);
     return t;
   }();
   return table;
