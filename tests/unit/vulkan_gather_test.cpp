@@ -28,9 +28,8 @@ TEST_F(Vulkan, GatherClampsOutOfRangeDeviceIndices) {
   upload(device(), gi, std::as_bytes(std::span(idx)));
   Gather kernel(device());
   DescriptorArena arena(device());
-  submit_and_wait(device(), [&](VkCommandBuffer cmd) {
-    kernel.record(cmd, arena, plan->pc, gd, gi, go);
-  });
+  submit_and_wait(device(),
+                  [&](VkCommandBuffer cmd) { kernel.record(cmd, arena, plan->pc, gd, gi, go); });
   std::vector<float> out(expected.size());
   download(device(), go, std::as_writable_bytes(std::span(out)));
   EXPECT_EQ(out, expected);

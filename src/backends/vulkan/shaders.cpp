@@ -24,6 +24,9 @@ constexpr uint32_t kConvDepthwise[] =
 constexpr uint32_t kGather[] =
 #include "vulkan_shaders/gather.spv.inc"
     ;
+constexpr uint32_t kCast[] =
+#include "vulkan_shaders/cast.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -33,5 +36,6 @@ std::span<const uint32_t> matmul() { return kMatmul; }
 std::span<const uint32_t> conv2d() { return kConv2d; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> gather() { return kGather; }
+std::span<const uint32_t> cast() { return kCast; }
 
 }  // namespace kiln::vulkan::shaders

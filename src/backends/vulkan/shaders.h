@@ -14,5 +14,6 @@ std::span<const uint32_t> matmul();
 std::span<const uint32_t> conv2d();
 std::span<const uint32_t> conv_depthwise();
 std::span<const uint32_t> gather();
+std::span<const uint32_t> cast();
 
 }  // namespace kiln::vulkan::shaders

@@ -10,6 +10,7 @@ const OpTable& OpTable::global() {
     register_matmul_ops(t);
     register_conv_ops(t);
     register_indexing_ops(t);
+    register_cast_ops(t);
     return t;
   }();
   return table;
