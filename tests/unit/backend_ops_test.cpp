@@ -60,6 +60,33 @@ Tensor cast_source(DataType dt) {
   }
 }
 
+// Few distinct values, so comparisons see ties; float32 adds a NaN and int64 values that differ
+// only above 32 bits.
+Tensor few_values(DataType dt, const Shape& shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-3, 3);
+  const auto n = static_cast<size_t>(shape.element_count());
+  if (dt == DataType::Float32) {
+    std::vector<float> v(n);
+    for (float& x : v) x = static_cast<float>(dist(rng)) * 0.5f;
+    if (n > 2) v[2] = std::nanf("");
+    return Tensor::from_data<float>(shape, v);
+  }
+  if (dt == DataType::Int32) {
+    std::vector<int32_t> v(n);
+    for (int32_t& x : v) x = dist(rng);
+    return Tensor::from_data<int32_t>(shape, v);
+  }
+  if (dt == DataType::Int64) {
+    std::vector<int64_t> v(n);
+    for (int64_t& x : v) x = dist(rng) + (int64_t{dist(rng) % 2} << 33);
+    return Tensor::from_data<int64_t>(shape, v);
+  }
+  std::vector<bool> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = (rng() & 1) != 0;
+  return Tensor::from_data<bool>(shape, v);
+}
+
 struct OpCase {
   std::string name;
   std::function<OpTest()> make;
@@ -217,6 +244,50 @@ std::vector<OpCase> make_cases() {
                      .input(cast_source(DataType::Float32))
                      .input(Tensor::from_data<int64_t>({1}, {0}));
                }});
+  // Comparisons and logic (bool outputs of odd lengths: the shader packs 4 per word), Where.
+  const std::vector<std::pair<Shape, Shape>> logic_pairs = {
+      {{13}, {13}}, {{2, 3, 5}, {5}}, {{3, 1}, {1, 7}}, {{}, {6}}, {{0, 3}, {1, 3}}};
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
+    for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+      for (size_t i = 0; i < logic_pairs.size(); ++i) {
+        c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_" + std::to_string(i),
+                     [op, dt, p = logic_pairs[i], i] {
+                       return OpTest(op)
+                           .input(few_values(dt, p.first, 110 + i))
+                           .input(few_values(dt, p.second, 120 + i));
+                     }});
+      }
+    }
+  }
+  for (const char* op : {"And", "Or", "Xor"}) {
+    for (size_t i = 0; i < logic_pairs.size(); ++i) {
+      c.push_back({std::string(op) + "_" + std::to_string(i), [op, p = logic_pairs[i], i] {
+                     return OpTest(op)
+                         .input(few_values(DataType::Bool, p.first, 130 + i))
+                         .input(few_values(DataType::Bool, p.second, 140 + i));
+                   }});
+    }
+  }
+  c.push_back({"Not", [] { return OpTest("Not").input(few_values(DataType::Bool, {3, 5}, 150)); }});
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor specials = Tensor::from_data<float>(
+      {9}, {1.0f, inf, -inf, std::nanf(""), 0.0f, -3.0f, inf, 3e38f, -std::nanf("")});
+  c.push_back({"IsNaN", [specials] { return OpTest("IsNaN").input(specials); }});
+  c.push_back({"IsInf", [specials] { return OpTest("IsInf").input(specials); }});
+  c.push_back({"IsInf_positive", [specials] {
+                 return OpTest("IsInf").input(specials).attr("detect_negative", int64_t{0});
+               }});
+  c.push_back({"IsInf_negative", [specials] {
+                 return OpTest("IsInf").input(specials).attr("detect_positive", int64_t{0});
+               }});
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    c.push_back({"Where_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Where")
+                       .input(few_values(DataType::Bool, {3, 1, 5}, 160))
+                       .input(few_values(dt, {4, 1}, 161))
+                       .input(few_values(dt, {1, 4, 5}, 162));
+                 }});
+  }
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
   const std::vector<std::pair<Shape, Shape>> mm = {
       {{1, 1}, {1, 1}}, {{3, 17}, {17, 5}},     {{13, 63}, {63, 66}},      {{7}, {7, 9}},

@@ -27,6 +27,9 @@ constexpr uint32_t kGather[] =
 constexpr uint32_t kCast[] =
 #include "vulkan_shaders/cast.spv.inc"
     ;
+constexpr uint32_t kLogicalElementwise[] =
+#include "vulkan_shaders/logical_elementwise.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -37,5 +40,6 @@ std::span<const uint32_t> conv2d() { return kConv2d; }
 std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> gather() { return kGather; }
 std::span<const uint32_t> cast() { return kCast; }
+std::span<const uint32_t> logical_elementwise() { return kLogicalElementwise; }
 
 }  // namespace kiln::vulkan::shaders

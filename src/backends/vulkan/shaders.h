@@ -15,5 +15,6 @@ std::span<const uint32_t> conv2d();
 std::span<const uint32_t> conv_depthwise();
 std::span<const uint32_t> gather();
 std::span<const uint32_t> cast();
+std::span<const uint32_t> logical_elementwise();
 
 }  // namespace kiln::vulkan::shaders

@@ -11,6 +11,7 @@ const OpTable& OpTable::global() {
     register_conv_ops(t);
     register_indexing_ops(t);
     register_cast_ops(t);
+    register_logical_ops(t);
     return t;
   }();
   return table;
