@@ -180,6 +180,22 @@ std::vector<OpCase> make_cases() {
                        .input(i64({3}, {2, 3, 4}))
                        .constant_input(1);
                  }});
+    c.push_back({"DepthToSpace_DCR" + suffix, [data] {
+                   return OpTest("DepthToSpace")
+                       .input(data({2, 8, 3, 2}, 26))
+                       .attr("blocksize", int64_t{2});
+                 }});
+    c.push_back({"DepthToSpace_CRD" + suffix, [data] {
+                   return OpTest("DepthToSpace")
+                       .input(data({1, 18, 2, 3}, 27))
+                       .attr("blocksize", int64_t{3})
+                       .attr("mode", "CRD");
+                 }});
+    c.push_back({"SpaceToDepth" + suffix, [data] {
+                   return OpTest("SpaceToDepth")
+                       .input(data({2, 3, 4, 6}, 28))
+                       .attr("blocksize", int64_t{2});
+                 }});
     c.push_back({"Reshape" + suffix, [data] {
                    return OpTest("Reshape")
                        .input(data({2, 3, 4}, 17))

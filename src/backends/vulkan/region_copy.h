@@ -71,6 +71,12 @@ Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,
                     std::span<const int64_t> steps);
 Region expand_region(const Shape& in_shape, const Shape& target);
 std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axis);
+// DepthToSpace (DCR or CRD) and SpaceToDepth of an NCHW input: the output seen as 6-D (its shape
+// is [N, C/b^2, H, b, W, b] and [N, b, b, C, H/b, W/b]), read with permuted strides. kiln::Error
+// unless the input is 4-D with channels (DepthToSpace) or height and width (SpaceToDepth)
+// divisible by the block.
+Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd);
+Region space_to_depth_region(const Shape& in_shape, int64_t block);
 
 class RegionCopy {
  public:
