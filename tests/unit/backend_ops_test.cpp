@@ -180,6 +180,12 @@ std::vector<OpCase> make_cases() {
                        .input(i64({3}, {2, 3, 4}))
                        .constant_input(1);
                  }});
+    c.push_back({"Tile" + suffix, [data] {
+                   return OpTest("Tile")
+                       .input(data({2, 1, 3}, 29))
+                       .input(i64({3}, {2, 3, 1}))
+                       .constant_input(1);
+                 }});
     c.push_back({"DepthToSpace_DCR" + suffix, [data] {
                    return OpTest("DepthToSpace")
                        .input(data({2, 8, 3, 2}, 26))

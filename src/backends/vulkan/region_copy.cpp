@@ -206,6 +206,24 @@ std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axi
   return regions;
 }
 
+Region tile_region(const Shape& in_shape, std::span<const int64_t> repeats) {
+  check(repeats.size() == in_shape.size(), "tile: repeats and input differ in length");
+  const std::vector<int64_t> in_strides = contiguous_strides(in_shape);
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    check(repeats[d] >= 0, "tile: negative repeat");
+    out.push_back(in_shape[d] * repeats[d]);
+  }
+  const std::vector<int64_t> out_strides = contiguous_strides(Shape(out));
+  Region r;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    r.shape.insert(r.shape.end(), {repeats[d], in_shape[d]});
+    r.in_strides.insert(r.in_strides.end(), {0, in_strides[d]});
+    r.out_strides.insert(r.out_strides.end(), {in_shape[d] * out_strides[d], out_strides[d]});
+  }
+  return r;
+}
+
 Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd) {
   check(in_shape.size() == 4 && block > 0 && block <= (int64_t{1} << 20),
         "depth to space: a 4-D input and a block in [1, 2^20]");

@@ -1,6 +1,6 @@
 // Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat,
-// Expand, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
+// Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
 // for 32- and 64-bit elements.
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
@@ -144,6 +144,28 @@ RecordFn expand() {
   };
 }
 
+// Tile: repeats a CPU-resident input. Bad repeats, and tilings that leave more than 6
+// dimensions after merging, run on the CPU.
+RecordFn tile() {
+  return [](OpRecorder& r) {
+    const Shape repeats = int_list(r.input(1), "Tile repeats");
+    const Shape& in = r.shape(0);
+    if (repeats.size() != in.size()) throw RunOnCpu("repeats of the wrong length");
+    Shape out_shape;
+    int non_unit = 0;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (repeats[d] < 0) throw RunOnCpu("a negative repeat");
+      out_shape.push_back(in[d] * repeats[d]);
+      non_unit += (repeats[d] != 1) + (in[d] != 1);
+    }
+    if (non_unit > kRegionMaxRank) throw RunOnCpu("more dimensions than the region copy");
+    const Region region = tile_region(in, repeats);
+    const Buffer& src = r.buffer(0);
+    const Buffer& out = r.output(0, r.dtype(0), out_shape);
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), src, out);
+  };
+}
+
 // DepthToSpace / SpaceToDepth: a transpose of the input seen as 6-D. Inputs the CPU kernel
 // rejects (not 4-D, sizes not divisible by the block) go to it for its message.
 RecordFn block_rearrangement(int64_t block, bool to_space, bool crd) {
@@ -193,6 +215,11 @@ void register_data_movement_ops(OpTable& t) {
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason)) return nullptr;
     return concat(q.info.required_int("axis"));
+  });
+  t.add("Tile", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason, 0, 1) || !index_inputs_on_cpu(q, 1, reason))
+      return nullptr;
+    return tile();
   });
   t.add("DepthToSpace", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason)) return nullptr;
