@@ -113,6 +113,12 @@ std::vector<OpCase> make_cases() {
                    }});
     }
   }
+  for (const Shape& slope : {Shape{1}, Shape{3, 1, 1}, Shape{2, 3, 4, 5}}) {
+    c.push_back(
+        {"PRelu_" + std::to_string(slope.size()), [slope] {
+           return OpTest("PRelu").input(random_f32({2, 3, 4, 5}, 31)).input(random_f32(slope, 32));
+         }});
+  }
   c.push_back(
       {"Pow",
        [] {

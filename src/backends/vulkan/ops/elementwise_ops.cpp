@@ -31,6 +31,25 @@ OpFactory binary_factory(BinaryOp op) {
   };
 }
 
+// PRelu: the slope broadcasts to X, never the other way (the CPU kernel reports that).
+// Before opset 7 a 1-D slope meant per channel; those models stay on the CPU.
+OpFactory prelu_factory() {
+  OpFactory plain = binary_factory(BinaryOp::PRelu);
+  return [plain](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.opset() < 7) {
+      reason = "PRelu before opset 7 has its own slope layout";
+      return nullptr;
+    }
+    RecordFn record = plain(q, reason);
+    if (!record) return nullptr;
+    return [record](OpRecorder& r) {
+      if (broadcast_shape(r.shape(0), r.shape(1)) != r.shape(0))
+        throw RunOnCpu("slope does not broadcast to X");
+      record(r);
+    };
+  };
+}
+
 RecordFn unary(UnaryParams params) {
   return [params](OpRecorder& r) {
     const Buffer& x = r.buffer(0);
@@ -90,6 +109,7 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Max", binary_factory(BinaryOp::Max));
   t.add("Min", binary_factory(BinaryOp::Min));
   t.add("Sum", binary_factory(BinaryOp::Add));
+  t.add("PRelu", prelu_factory());
 
   t.add("Abs", plain(UnaryOp::Abs));
   t.add("Neg", plain(UnaryOp::Neg));
@@ -124,8 +144,8 @@ void register_elementwise_ops(OpTable& t) {
           return UnaryParams{UnaryOp::HardSigmoid, info.attr_float("alpha", 0.2f),
                              info.attr_float("beta", 0.5f)};
         }));
-  t.add("Gelu", unary_factory([](const NodeInfo& info,
-                                 std::string& reason) -> std::optional<UnaryParams> {
+  t.add("Gelu",
+        unary_factory([](const NodeInfo& info, std::string& reason) -> std::optional<UnaryParams> {
           if (info.attr_string("approximate", "none") != "none") {
             reason = "Gelu's tanh approximation has no GPU kernel";
             return std::nullopt;
