@@ -272,6 +272,55 @@ std::vector<OpCase> make_cases() {
                      .input(cast_source(DataType::Float32))
                      .input(Tensor::from_data<int64_t>({1}, {0}));
                }});
+  // Integer arithmetic with broadcasting; divisors are never zero (the CPU rejects those).
+  auto nonzero = [](Tensor t) {
+    if (t.dtype() == DataType::Int32) {
+      for (int64_t i = 0; i < t.element_count(); ++i)
+        if (t.data<int32_t>()[i] == 0) t.mutable_data<int32_t>()[i] = 3;
+    } else {
+      for (int64_t i = 0; i < t.element_count(); ++i)
+        if (t.data<int64_t>()[i] == 0) t.mutable_data<int64_t>()[i] = -3;
+    }
+    return t;
+  };
+  const std::vector<std::pair<Shape, Shape>> int_pairs = {
+      {{11}, {11}}, {{2, 3, 4}, {4}}, {{3, 1}, {1, 5}}, {{}, {6}}, {{0, 2}, {1, 2}}};
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "FMod", "Max", "Min"}) {
+    for (DataType dt : {DataType::Int32, DataType::Int64}) {
+      for (size_t i = 0; i < int_pairs.size(); ++i) {
+        c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_" + std::to_string(i),
+                     [op, dt, nonzero, p = int_pairs[i], i] {
+                       auto gen = [dt](const Shape& s, unsigned seed) {
+                         return dt == DataType::Int32 ? random_int<int32_t>(s, seed, -60, 60)
+                                                      : random_int<int64_t>(s, seed, -60, 60);
+                       };
+                       const std::string name = op;
+                       OpTest t(name == "FMod" ? "Mod" : name);
+                       t.input(gen(p.first, 170 + i)).input(nonzero(gen(p.second, 180 + i)));
+                       if (name == "FMod") t.attr("fmod", int64_t{1});
+                       return t;
+                     }});
+      }
+    }
+  }
+  c.push_back({"Div_int32_wraps", [] {
+                 return OpTest("Div")
+                     .input(Tensor::from_data<int32_t>({4}, {INT32_MIN, 7, -7, 100}))
+                     .input(Tensor::from_data<int32_t>({4}, {-1, -2, 2, -7}));
+               }});
+  c.push_back({"Mul_int64_wraps", [] {
+                 return OpTest("Mul")
+                     .input(i64({3}, {int64_t{1} << 40, -(int64_t{3} << 33), INT64_MAX}))
+                     .input(i64({3}, {int64_t{1} << 30, int64_t{5} << 31, 3}));
+               }});
+  for (const char* op : {"Neg", "Abs"}) {
+    c.push_back({std::string(op) + "_int32", [op] {
+                   return OpTest(op).input(random_int<int32_t>({3, 7}, 190));
+                 }});
+    c.push_back({std::string(op) + "_int64", [op] {
+                   return OpTest(op).input(i64({4}, {-5, 7, INT64_MAX, -(int64_t{1} << 50)}));
+                 }});
+  }
   // Comparisons and logic (bool outputs of odd lengths: the shader packs 4 per word), Where.
   const std::vector<std::pair<Shape, Shape>> logic_pairs = {
       {{13}, {13}}, {{2, 3, 5}, {5}}, {{3, 1}, {1, 7}}, {{}, {6}}, {{0, 3}, {1, 3}}};

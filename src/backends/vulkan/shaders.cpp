@@ -30,6 +30,9 @@ constexpr uint32_t kCast[] =
 constexpr uint32_t kLogicalElementwise[] =
 #include "vulkan_shaders/logical_elementwise.spv.inc"
     ;
+constexpr uint32_t kIntegerElementwise[] =
+#include "vulkan_shaders/integer_elementwise.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -41,5 +44,6 @@ std::span<const uint32_t> conv_depthwise() { return kConvDepthwise; }
 std::span<const uint32_t> gather() { return kGather; }
 std::span<const uint32_t> cast() { return kCast; }
 std::span<const uint32_t> logical_elementwise() { return kLogicalElementwise; }
+std::span<const uint32_t> integer_elementwise() { return kIntegerElementwise; }
 
 }  // namespace kiln::vulkan::shaders

@@ -16,5 +16,6 @@ std::span<const uint32_t> conv_depthwise();
 std::span<const uint32_t> gather();
 std::span<const uint32_t> cast();
 std::span<const uint32_t> logical_elementwise();
+std::span<const uint32_t> integer_elementwise();
 
 }  // namespace kiln::vulkan::shaders
