@@ -365,6 +365,21 @@ std::vector<OpCase> make_cases() {
                        .input(few_values(dt, {1, 4, 5}, 162));
                  }});
   }
+  // ConstantOfShape: each fillable value type (bool of odd length: the last word is partial).
+  const std::vector<std::pair<std::string, Tensor>> fill_values = {
+      {"default", Tensor()},
+      {"float32", Tensor::from_data<float>({1}, {-2.5f})},
+      {"int32", Tensor::from_data<int32_t>({1}, {-7})},
+      {"int64", i64({1}, {(int64_t{5} << 40) - 3})},
+      {"bool", Tensor::from_data<bool>({1}, {true})}};
+  for (const auto& [name, value] : fill_values) {
+    c.push_back({"ConstantOfShape_" + name, [value] {
+                   OpTest t("ConstantOfShape");
+                   t.input(i64({3}, {3, 1, 5}));
+                   if (value.defined()) t.attr("value", value);
+                   return t;
+                 }});
+  }
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
   const std::vector<std::pair<Shape, Shape>> mm = {
       {{1, 1}, {1, 1}}, {{3, 17}, {17, 5}},     {{13, 63}, {63, 66}},      {{7}, {7, 9}},

@@ -33,6 +33,9 @@ constexpr uint32_t kLogicalElementwise[] =
 constexpr uint32_t kIntegerElementwise[] =
 #include "vulkan_shaders/integer_elementwise.spv.inc"
     ;
+constexpr uint32_t kFill[] =
+#include "vulkan_shaders/fill.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -45,5 +48,6 @@ std::span<const uint32_t> gather() { return kGather; }
 std::span<const uint32_t> cast() { return kCast; }
 std::span<const uint32_t> logical_elementwise() { return kLogicalElementwise; }
 std::span<const uint32_t> integer_elementwise() { return kIntegerElementwise; }
+std::span<const uint32_t> fill() { return kFill; }
 
 }  // namespace kiln::vulkan::shaders

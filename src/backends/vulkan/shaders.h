@@ -17,5 +17,6 @@ std::span<const uint32_t> gather();
 std::span<const uint32_t> cast();
 std::span<const uint32_t> logical_elementwise();
 std::span<const uint32_t> integer_elementwise();
+std::span<const uint32_t> fill();
 
 }  // namespace kiln::vulkan::shaders

@@ -1,7 +1,8 @@
 // Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat,
 // Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
-// for 32- and 64-bit elements.
+// for 32- and 64-bit elements. ConstantOfShape is a fill (shaders/fill.comp).
+#include "backends/vulkan/fill.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
 #include "core/tensor_impl.h"
@@ -166,6 +167,18 @@ RecordFn tile() {
   };
 }
 
+// ConstantOfShape: the shape is CPU-resident, the value an attribute (float32 0 by default).
+RecordFn constant_of_shape(Tensor value) {
+  return [value](OpRecorder& r) {
+    const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
+    for (int64_t d : shape)
+      if (d < 0) throw RunOnCpu("a negative dimension; the CPU kernel reports it");
+    const Buffer& out = r.output(0, value.dtype(), shape);
+    r.kernel<Fill>().record(r.cmd(), r.arena(), value, out,
+                            static_cast<uint64_t>(shape.element_count()));
+  };
+}
+
 // DepthToSpace / SpaceToDepth: a transpose of the input seen as 6-D. Inputs the CPU kernel
 // rejects (not 4-D, sizes not divisible by the block) go to it for its message.
 RecordFn block_rearrangement(int64_t block, bool to_space, bool crd) {
@@ -215,6 +228,16 @@ void register_data_movement_ops(OpTable& t) {
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason)) return nullptr;
     return concat(q.info.required_int("axis"));
+  });
+  t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!index_inputs_on_cpu(q, 0, reason)) return nullptr;
+    Tensor value = Tensor::scalar<float>(0.0f);
+    if (q.info.has_attr("value")) value = *q.info.attr_tensor("value");
+    if (!fillable(value.dtype()) || value.element_count() != 1) {
+      reason = "no GPU fill for this value";
+      return nullptr;
+    }
+    return constant_of_shape(value);
   });
   t.add("Tile", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason, 0, 1) || !index_inputs_on_cpu(q, 1, reason))
