@@ -119,6 +119,15 @@ std::vector<OpCase> make_cases() {
            return OpTest("PRelu").input(random_f32({2, 3, 4, 5}, 31)).input(random_f32(slope, 32));
          }});
   }
+  for (const char* op : {"Sum", "Max", "Min"}) {
+    c.push_back({std::string(op) + "_variadic", [op] {
+                   return OpTest(op)
+                       .input(random_f32({3, 1}, 33))
+                       .input(random_f32({2, 3, 4}, 34))
+                       .input(random_f32({4}, 35))
+                       .input(random_f32({1, 1, 1}, 36));
+                 }});
+  }
   c.push_back(
       {"Pow",
        [] {

@@ -9,6 +9,7 @@
 #include "backends/vulkan/binary_elementwise.h"
 #include "backends/vulkan/integer_elementwise.h"
 #include "backends/vulkan/ops/op_table.h"
+#include "backends/vulkan/region_copy.h"
 #include "backends/vulkan/unary_elementwise.h"
 #include "core/tensor_impl.h"
 #include "ops/op_utils.h"
@@ -94,6 +95,36 @@ OpFactory binary_factory(std::optional<BinaryOp> float_op, std::optional<Integer
 }
 
 OpFactory binary_factory(BinaryOp op) { return binary_factory(op, std::nullopt); }
+
+// Sum, Max and Min of more than two float32 inputs: the first broadcast into the output, then
+// one in-place dispatch per further input (each element reads and writes only itself).
+RecordFn float_chain(BinaryOp op) {
+  return [op](OpRecorder& r) {
+    Shape out = r.shape(0);
+    for (size_t k = 0; k < r.num_inputs(); ++k) {
+      if (r.dtype(k) != DataType::Float32) throw RunOnCpu("no GPU kernel for these types");
+      out = broadcast_shape(out, r.shape(k));
+    }
+    const Buffer& first = r.buffer(0);
+    const Buffer& c = r.output(0, DataType::Float32, out);
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), expand_region(r.shape(0), out),
+                                  DataType::Float32, first, c);
+    for (size_t k = 1; k < r.num_inputs(); ++k) {
+      const Buffer& b = r.buffer(k);
+      r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), op, c, out, b, r.shape(k), c);
+    }
+  };
+}
+
+// Two inputs as a binary op (float or integer); more as a float32 chain.
+OpFactory variadic_factory(BinaryOp op, IntegerOp int_op) {
+  OpFactory two = binary_factory(op, int_op);
+  return [two, op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.num_inputs() <= 2) return two(q, reason);
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    return float_chain(op);
+  };
+}
 
 // PRelu: the slope broadcasts to X, never the other way (the CPU kernel reports that).
 // Before opset 7 a 1-D slope meant per channel; those models stay on the CPU.
@@ -186,13 +217,13 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Mul", binary_factory(BinaryOp::Mul, IntegerOp::Mul));
   t.add("Div", binary_factory(BinaryOp::Div, IntegerOp::Div));
   t.add("Pow", binary_factory(BinaryOp::Pow));
-  t.add("Max", binary_factory(BinaryOp::Max, IntegerOp::Max));
-  t.add("Min", binary_factory(BinaryOp::Min, IntegerOp::Min));
+  t.add("Max", variadic_factory(BinaryOp::Max, IntegerOp::Max));
+  t.add("Min", variadic_factory(BinaryOp::Min, IntegerOp::Min));
   t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     const bool fmod = q.info.attr_int("fmod", 0) != 0;
     return binary_factory(std::nullopt, fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
   });
-  t.add("Sum", binary_factory(BinaryOp::Add, IntegerOp::Add));
+  t.add("Sum", variadic_factory(BinaryOp::Add, IntegerOp::Add));
   t.add("PRelu", prelu_factory());
 
   t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
