@@ -119,7 +119,10 @@ std::vector<OpCase> make_cases() {
            return OpTest("PRelu").input(random_f32({2, 3, 4, 5}, 31)).input(random_f32(slope, 32));
          }});
   }
-  for (const char* op : {"Sum", "Max", "Min"}) {
+  c.push_back({"Mean_2", [] {
+                 return OpTest("Mean").input(random_f32({2, 3}, 37)).input(random_f32({3}, 38));
+               }});
+  for (const char* op : {"Sum", "Max", "Min", "Mean"}) {
     c.push_back({std::string(op) + "_variadic", [op] {
                    return OpTest(op)
                        .input(random_f32({3, 1}, 33))

@@ -97,9 +97,10 @@ OpFactory binary_factory(std::optional<BinaryOp> float_op, std::optional<Integer
 OpFactory binary_factory(BinaryOp op) { return binary_factory(op, std::nullopt); }
 
 // Sum, Max and Min of more than two float32 inputs: the first broadcast into the output, then
-// one in-place dispatch per further input (each element reads and writes only itself).
-RecordFn float_chain(BinaryOp op) {
-  return [op](OpRecorder& r) {
+// one in-place dispatch per further input (each element reads and writes only itself). `mean`
+// divides the result by the input count at the end.
+RecordFn float_chain(BinaryOp op, bool mean = false) {
+  return [op, mean](OpRecorder& r) {
     Shape out = r.shape(0);
     for (size_t k = 0; k < r.num_inputs(); ++k) {
       if (r.dtype(k) != DataType::Float32) throw RunOnCpu("no GPU kernel for these types");
@@ -113,6 +114,23 @@ RecordFn float_chain(BinaryOp op) {
       const Buffer& b = r.buffer(k);
       r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), op, c, out, b, r.shape(k), c);
     }
+    if (mean) {
+      const UnaryParams divide{UnaryOp::DivideBy, static_cast<float>(r.num_inputs())};
+      r.kernel<UnaryElementwise>().record(r.cmd(), r.arena(), divide, c, c,
+                                          static_cast<uint64_t>(out.element_count()));
+    }
+  };
+}
+
+// Mean of float32 inputs: their sum divided by the count, as the CPU computes it.
+OpFactory mean_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    if (q.info.num_inputs() < 2) {
+      reason = "Mean of one input has no GPU kernel";
+      return nullptr;
+    }
+    return float_chain(BinaryOp::Add, true);
   };
 }
 
@@ -224,6 +242,7 @@ void register_elementwise_ops(OpTable& t) {
     return binary_factory(std::nullopt, fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
   });
   t.add("Sum", variadic_factory(BinaryOp::Add, IntegerOp::Add));
+  t.add("Mean", mean_factory());
   t.add("PRelu", prelu_factory());
 
   t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
