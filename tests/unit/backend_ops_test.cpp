@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +36,59 @@ Tensor random_int(const Shape& shape, unsigned seed, int lo = -50, int hi = 50) 
   std::vector<T> v(static_cast<size_t>(shape.element_count()));
   for (T& x : v) x = static_cast<T>(dist(rng));
   return Tensor::from_data<T>(shape, v);
+}
+
+// Values that probe a conversion's edges, per type: rounding and truncation, NaN, infinities,
+// -0, values beyond the narrower types' ranges, and int64 values no float holds exactly.
+Tensor cast_source(DataType dt) {
+  const float inf = std::numeric_limits<float>::infinity();
+  switch (dt) {
+    case DataType::Float32:
+      return Tensor::from_data<float>(
+          {23}, {0.0f,           -0.0f,          2.5f,  -2.5f,       0.99f,         -0.99f,
+                 1e-30f,         std::nanf(""),  inf,   -inf,        2147483520.0f, 2147483648.0f,
+                 -2147483648.0f, -2147483904.0f, 3e9f,  -3e9f,       9.2233715e18f, 9.223372e18f,
+                 -9.223372e18f,  -9.2233725e18f, 1e19f, 16777217.0f, 123456.75f});
+    case DataType::Int32:
+      return Tensor::from_data<int32_t>(
+          {11}, {0, 1, -1, 7, -7, 16777217, -16777219, 2147483647, -2147483647 - 1, 255, 256});
+    case DataType::Int64:
+      return Tensor::from_data<int64_t>(
+          {15},
+          {0, 1, -1, 7, -300, int64_t{1} << 40, (int64_t{1} << 53) + 1, -((int64_t{1} << 53) + 3),
+           (int64_t{1} << 40) + (int64_t{1} << 16) + 1, (int64_t{1} << 24) + 1,
+           std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 4294967296 + 5,
+           -4294967291, (int64_t{1} << 62) + (int64_t{1} << 38) + 1});
+    default:
+      return Tensor::from_data<bool>({7}, {true, false, false, true, true, true, false});
+  }
+}
+
+// Few distinct values, so comparisons see ties; float32 adds a NaN and int64 values that differ
+// only above 32 bits.
+Tensor few_values(DataType dt, const Shape& shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-3, 3);
+  const auto n = static_cast<size_t>(shape.element_count());
+  if (dt == DataType::Float32) {
+    std::vector<float> v(n);
+    for (float& x : v) x = static_cast<float>(dist(rng)) * 0.5f;
+    if (n > 2) v[2] = std::nanf("");
+    return Tensor::from_data<float>(shape, v);
+  }
+  if (dt == DataType::Int32) {
+    std::vector<int32_t> v(n);
+    for (int32_t& x : v) x = dist(rng);
+    return Tensor::from_data<int32_t>(shape, v);
+  }
+  if (dt == DataType::Int64) {
+    std::vector<int64_t> v(n);
+    for (int64_t& x : v) x = dist(rng) + (int64_t{dist(rng) % 2} << 33);
+    return Tensor::from_data<int64_t>(shape, v);
+  }
+  std::vector<bool> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = (rng() & 1) != 0;
+  return Tensor::from_data<bool>(shape, v);
 }
 
 struct OpCase {
@@ -66,6 +120,24 @@ std::vector<OpCase> make_cases() {
                          .input(random_f32(p.second, 20 + i, 0.5f, 2.0f));
                    }});
     }
+  }
+  for (const Shape& slope : {Shape{1}, Shape{3, 1, 1}, Shape{2, 3, 4, 5}}) {
+    c.push_back(
+        {"PRelu_" + std::to_string(slope.size()), [slope] {
+           return OpTest("PRelu").input(random_f32({2, 3, 4, 5}, 31)).input(random_f32(slope, 32));
+         }});
+  }
+  c.push_back({"Mean_2", [] {
+                 return OpTest("Mean").input(random_f32({2, 3}, 37)).input(random_f32({3}, 38));
+               }});
+  for (const char* op : {"Sum", "Max", "Min", "Mean"}) {
+    c.push_back({std::string(op) + "_variadic", [op] {
+                   return OpTest(op)
+                       .input(random_f32({3, 1}, 33))
+                       .input(random_f32({2, 3, 4}, 34))
+                       .input(random_f32({4}, 35))
+                       .input(random_f32({1, 1, 1}, 36));
+                 }});
   }
   c.push_back(
       {"Pow",
@@ -135,6 +207,28 @@ std::vector<OpCase> make_cases() {
                        .input(i64({3}, {2, 3, 4}))
                        .constant_input(1);
                  }});
+    c.push_back({"Tile" + suffix, [data] {
+                   return OpTest("Tile")
+                       .input(data({2, 1, 3}, 29))
+                       .input(i64({3}, {2, 3, 1}))
+                       .constant_input(1);
+                 }});
+    c.push_back({"DepthToSpace_DCR" + suffix, [data] {
+                   return OpTest("DepthToSpace")
+                       .input(data({2, 8, 3, 2}, 26))
+                       .attr("blocksize", int64_t{2});
+                 }});
+    c.push_back({"DepthToSpace_CRD" + suffix, [data] {
+                   return OpTest("DepthToSpace")
+                       .input(data({1, 18, 2, 3}, 27))
+                       .attr("blocksize", int64_t{3})
+                       .attr("mode", "CRD");
+                 }});
+    c.push_back({"SpaceToDepth" + suffix, [data] {
+                   return OpTest("SpaceToDepth")
+                       .input(data({2, 3, 4, 6}, 28))
+                       .attr("blocksize", int64_t{2});
+                 }});
     c.push_back({"Reshape" + suffix, [data] {
                    return OpTest("Reshape")
                        .input(data({2, 3, 4}, 17))
@@ -143,6 +237,174 @@ std::vector<OpCase> make_cases() {
                  }});
     for (size_t i = first; i < c.size(); ++i) c[i].on_pixel = dt == DataType::Float32;
   }
+  const size_t first_compute_indexing = c.size();
+  // Indexed reads: every data dtype, int32 and int64 indices (negative ones too), any axis,
+  // indices constant or a graph input.
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    const std::string suffix = std::string("_") + std::string(dtype_name(dt));
+    auto data = [dt](const Shape& s, unsigned seed) {
+      if (dt == DataType::Int32) return random_int<int32_t>(s, seed);
+      if (dt == DataType::Int64) return random_int<int64_t>(s, seed);
+      return random_f32(s, seed);
+    };
+    c.push_back({"Gather_axis0" + suffix, [data] {
+                   return OpTest("Gather")
+                       .input(data({5, 4}, 18))
+                       .input(i64({2, 3}, {0, -1, 4, 2, -5, 1}))
+                       .constant_input(1);
+                 }});
+    c.push_back({"Gather_axis1_int32" + suffix, [data] {
+                   return OpTest("Gather")
+                       .input(data({3, 6, 4}, 19))
+                       .input(random_int<int32_t>({7}, 20, -6, 5))
+                       .attr("axis", int64_t{1});
+                 }});
+    c.push_back({"Gather_last_scalar" + suffix, [data] {
+                   return OpTest("Gather")
+                       .input(data({2, 3, 5}, 21))
+                       .input(Tensor::scalar<int64_t>(-2))
+                       .attr("axis", int64_t{-1});
+                 }});
+    c.push_back({"GatherElements" + suffix, [data] {
+                   return OpTest("GatherElements")
+                       .input(data({4, 5, 3}, 22))
+                       .input(random_int<int64_t>({4, 2, 3}, 23, -5, 4))
+                       .attr("axis", int64_t{1});
+                 }});
+    c.push_back({"GatherElements_int32_smaller" + suffix, [data] {
+                   return OpTest("GatherElements")
+                       .input(data({4, 5}, 24))
+                       .input(random_int<int32_t>({3, 2}, 25, -4, 3))
+                       .attr("axis", int64_t{0});
+                 }});
+  }
+  // Cast between every pair of device types, over each type's edge values.
+  const DataType castable[] = {DataType::Float32, DataType::Int32, DataType::Int64, DataType::Bool};
+  for (DataType from : castable) {
+    for (DataType to : castable) {
+      c.push_back(
+          {std::string("Cast_") + std::string(dtype_name(from)) + "_to_" +
+               std::string(dtype_name(to)),
+           [from, to] {
+             return OpTest("Cast").input(cast_source(from)).attr("to", static_cast<int64_t>(to));
+           }});
+    }
+  }
+  c.push_back({"CastLike", [] {
+                 return OpTest("CastLike")
+                     .input(cast_source(DataType::Float32))
+                     .input(Tensor::from_data<int64_t>({1}, {0}));
+               }});
+  // Integer arithmetic with broadcasting; divisors are never zero (the CPU rejects those).
+  auto nonzero = [](Tensor t) {
+    if (t.dtype() == DataType::Int32) {
+      for (int64_t i = 0; i < t.element_count(); ++i)
+        if (t.data<int32_t>()[i] == 0) t.mutable_data<int32_t>()[i] = 3;
+    } else {
+      for (int64_t i = 0; i < t.element_count(); ++i)
+        if (t.data<int64_t>()[i] == 0) t.mutable_data<int64_t>()[i] = -3;
+    }
+    return t;
+  };
+  const std::vector<std::pair<Shape, Shape>> int_pairs = {
+      {{11}, {11}}, {{2, 3, 4}, {4}}, {{3, 1}, {1, 5}}, {{}, {6}}, {{0, 2}, {1, 2}}};
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "FMod", "Max", "Min"}) {
+    for (DataType dt : {DataType::Int32, DataType::Int64}) {
+      for (size_t i = 0; i < int_pairs.size(); ++i) {
+        c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_" + std::to_string(i),
+                     [op, dt, nonzero, p = int_pairs[i], i] {
+                       auto gen = [dt](const Shape& s, unsigned seed) {
+                         return dt == DataType::Int32 ? random_int<int32_t>(s, seed, -60, 60)
+                                                      : random_int<int64_t>(s, seed, -60, 60);
+                       };
+                       const std::string name = op;
+                       OpTest t(name == "FMod" ? "Mod" : name);
+                       t.input(gen(p.first, 170 + i)).input(nonzero(gen(p.second, 180 + i)));
+                       if (name == "FMod") t.attr("fmod", int64_t{1});
+                       return t;
+                     }});
+      }
+    }
+  }
+  c.push_back({"Div_int32_wraps", [] {
+                 return OpTest("Div")
+                     .input(Tensor::from_data<int32_t>({4}, {INT32_MIN, 7, -7, 100}))
+                     .input(Tensor::from_data<int32_t>({4}, {-1, -2, 2, -7}));
+               }});
+  c.push_back({"Mul_int64_wraps", [] {
+                 return OpTest("Mul")
+                     .input(i64({3}, {int64_t{1} << 40, -(int64_t{3} << 33), INT64_MAX}))
+                     .input(i64({3}, {int64_t{1} << 30, int64_t{5} << 31, 3}));
+               }});
+  for (const char* op : {"Neg", "Abs"}) {
+    c.push_back({std::string(op) + "_int32", [op] {
+                   return OpTest(op).input(random_int<int32_t>({3, 7}, 190));
+                 }});
+    c.push_back({std::string(op) + "_int64", [op] {
+                   return OpTest(op).input(i64({4}, {-5, 7, INT64_MAX, -(int64_t{1} << 50)}));
+                 }});
+  }
+  // Comparisons and logic (bool outputs of odd lengths: the shader packs 4 per word), Where.
+  const std::vector<std::pair<Shape, Shape>> logic_pairs = {
+      {{13}, {13}}, {{2, 3, 5}, {5}}, {{3, 1}, {1, 7}}, {{}, {6}}, {{0, 3}, {1, 3}}};
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
+    for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+      for (size_t i = 0; i < logic_pairs.size(); ++i) {
+        c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_" + std::to_string(i),
+                     [op, dt, p = logic_pairs[i], i] {
+                       return OpTest(op)
+                           .input(few_values(dt, p.first, 110 + i))
+                           .input(few_values(dt, p.second, 120 + i));
+                     }});
+      }
+    }
+  }
+  for (const char* op : {"And", "Or", "Xor"}) {
+    for (size_t i = 0; i < logic_pairs.size(); ++i) {
+      c.push_back({std::string(op) + "_" + std::to_string(i), [op, p = logic_pairs[i], i] {
+                     return OpTest(op)
+                         .input(few_values(DataType::Bool, p.first, 130 + i))
+                         .input(few_values(DataType::Bool, p.second, 140 + i));
+                   }});
+    }
+  }
+  c.push_back({"Not", [] { return OpTest("Not").input(few_values(DataType::Bool, {3, 5}, 150)); }});
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor specials = Tensor::from_data<float>(
+      {9}, {1.0f, inf, -inf, std::nanf(""), 0.0f, -3.0f, inf, 3e38f, -std::nanf("")});
+  c.push_back({"IsNaN", [specials] { return OpTest("IsNaN").input(specials); }});
+  c.push_back({"IsInf", [specials] { return OpTest("IsInf").input(specials); }});
+  c.push_back({"IsInf_positive", [specials] {
+                 return OpTest("IsInf").input(specials).attr("detect_negative", int64_t{0});
+               }});
+  c.push_back({"IsInf_negative", [specials] {
+                 return OpTest("IsInf").input(specials).attr("detect_positive", int64_t{0});
+               }});
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    c.push_back({"Where_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Where")
+                       .input(few_values(DataType::Bool, {3, 1, 5}, 160))
+                       .input(few_values(dt, {4, 1}, 161))
+                       .input(few_values(dt, {1, 4, 5}, 162));
+                 }});
+  }
+  // ConstantOfShape: each fillable value type (bool of odd length: the last word is partial).
+  const std::vector<std::pair<std::string, Tensor>> fill_values = {
+      {"default", Tensor()},
+      {"float32", Tensor::from_data<float>({1}, {-2.5f})},
+      {"int32", Tensor::from_data<int32_t>({1}, {-7})},
+      {"int64", i64({1}, {(int64_t{5} << 40) - 3})},
+      {"bool", Tensor::from_data<bool>({1}, {true})}};
+  for (const auto& [name, value] : fill_values) {
+    c.push_back({"ConstantOfShape_" + name, [value] {
+                   OpTest t("ConstantOfShape");
+                   t.input(i64({3}, {3, 1, 5}));
+                   if (value.defined()) t.attr("value", value);
+                   return t;
+                 }});
+  }
+  // Integer, bool and device-computed-index ops: textures hold float32 only.
+  for (size_t i = first_compute_indexing; i < c.size(); ++i) c[i].on_pixel = false;
   const size_t first_product = c.size();
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
   const std::vector<std::pair<Shape, Shape>> mm = {
@@ -234,13 +496,8 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
-  for (size_t i = first_product; i < c.size(); ++i) c[i].on_pixel = false;  // no draws yet
   // Ops only the GPU-pixel backend has so far.
   const size_t first_pixel_only = c.size();
-  c.push_back(
-      {"PRelu", [] {
-         return OpTest("PRelu").input(random_f32({2, 3, 4}, 140)).input(random_f32({3, 1}, 141));
-       }});
   c.push_back({"Pad_reflect", [] {
                  return OpTest("Pad")
                      .input(random_f32({3, 5, 4}, 142))
@@ -256,31 +513,14 @@ std::vector<OpCase> make_cases() {
                      .constant_input(1)
                      .constant_input(2);
                }});
-  c.push_back({"Tile", [] {
-                 return OpTest("Tile")
-                     .input(random_f32({2, 3}, 144))
-                     .input(i64({2}, {3, 2}))
-                     .constant_input(1);
-               }});
-  c.push_back({"DepthToSpace", [] {
-                 return OpTest("DepthToSpace")
-                     .input(random_f32({1, 8, 3, 2}, 145))
-                     .attr("blocksize", int64_t{2})
-                     .attr("mode", "CRD");
-               }});
-  c.push_back({"SpaceToDepth", [] {
-                 return OpTest("SpaceToDepth")
-                     .input(random_f32({1, 2, 4, 6}, 146))
-                     .attr("blocksize", int64_t{2});
-               }});
-  c.push_back({"Gather", [] {
+  for (size_t i = first_pixel_only; i < c.size(); ++i) c[i].on_compute = false;
+  c.push_back({"Gather_host_indices", [] {
                  return OpTest("Gather")
                      .input(random_f32({5, 4, 3}, 147))
                      .input(i64({2, 2}, {3, -1, 0, 2}))
                      .constant_input(1)
                      .attr("axis", int64_t{1});
                }});
-  for (size_t i = first_pixel_only; i < c.size(); ++i) c[i].on_compute = false;
   const size_t first_compute_only = c.size();
   // Global pools: one workgroup per plane; planes shorter and longer than a workgroup.
   const std::vector<Shape> planes = {{2, 3, 5, 7}, {1, 2, 300}, {1, 1, 1, 1}, {2, 2, 3, 4, 5}};
@@ -499,7 +739,17 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
-  for (size_t i = first_compute_only; i < c.size(); ++i) c[i].on_pixel = false;  // no draws yet
+  // What the GPU-pixel backend leaves to the CPU: variadic Sum/Max/Min and Mean (it draws
+  // binary element-wise ops only), ArgMax/ArgMin (int64 outputs) and LayerNormalization's
+  // statistics outputs.
+  for (OpCase& op : c) {
+    for (const char* prefix : {"Mean_", "ArgMax", "ArgMin"}) {
+      if (op.name.rfind(prefix, 0) == 0) op.on_pixel = false;
+    }
+    for (const char* part : {"_variadic", "_stats"}) {
+      if (op.name.find(part) != std::string::npos) op.on_pixel = false;
+    }
+  }
   return c;
 }
 
@@ -552,6 +802,7 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
           EXPECT_TRUE(std::isnan(a[i])) << "element " << i;
           continue;
         }
+        if (a[i] == e[i]) continue;  // infinities, which ASSERT_NEAR cannot compare
         ASSERT_NEAR(a[i], e[i], op.atol + op.rtol * std::abs(e[i])) << "element " << i;
       }
     } else {

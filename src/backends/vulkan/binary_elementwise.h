@@ -1,5 +1,5 @@
-// Host side of shaders/binary_elementwise.comp: float32 Add/Sub/Mul/Div/Pow/Max/Min with numpy
-// broadcasting, up to 6 dimensions after dropping the output's size-1 dimensions.
+// Host side of shaders/binary_elementwise.comp: float32 Add/Sub/Mul/Div/Pow/Max/Min/PRelu with
+// numpy broadcasting, up to 6 dimensions after dropping the output's size-1 dimensions.
 //
 //   BinaryElementwise kernel(device);
 //   submit_and_wait(device, [&](VkCommandBuffer cmd) {
@@ -20,7 +20,7 @@
 namespace kiln::vulkan {
 
 // The shader's op codes; the order is part of the shader interface.
-enum class BinaryOp : uint32_t { Add, Sub, Mul, Div, Pow, Max, Min };
+enum class BinaryOp : uint32_t { Add, Sub, Mul, Div, Pow, Max, Min, PRelu };
 
 constexpr int kBinaryMaxRank = 6;
 

@@ -15,6 +15,12 @@ namespace {
 // Stand-in size for empty tensors; a multiple of 4 keeps float views and fills aligned.
 constexpr VkDeviceSize kMinBufferBytes = 16;
 
+// Shaders address buffers in 32-bit words, and a bool tensor (one byte per element) is written a
+// whole word at a time, so every buffer spans whole words.
+VkDeviceSize capacity_for(size_t bytes) {
+  return std::max<VkDeviceSize>((VkDeviceSize{bytes} + 3) & ~VkDeviceSize{3}, kMinBufferBytes);
+}
+
 void check_range(const Buffer& buffer, size_t offset, size_t bytes, const char* what) {
   check(offset <= buffer.size() && bytes <= buffer.size() - offset,
         std::string(what) + ": " + std::to_string(bytes) + " bytes at offset " +
@@ -47,10 +53,7 @@ void Buffer::create_handle(Device& device) {
 }
 
 Buffer::Buffer(Device& device, size_t bytes, MemoryUse use)
-    : device_(&device),
-      size_(bytes),
-      capacity_(std::max<VkDeviceSize>(bytes, kMinBufferBytes)),
-      use_(use) {
+    : device_(&device), size_(bytes), capacity_(capacity_for(bytes)), use_(use) {
   try {
     create_handle(device);
     VkMemoryRequirements req{};
@@ -80,10 +83,7 @@ Buffer::Buffer(Device& device, size_t bytes, MemoryUse use)
 }
 
 Buffer::Buffer(Device& device, MemoryPool& pool, size_t bytes)
-    : device_(&device),
-      size_(bytes),
-      capacity_(std::max<VkDeviceSize>(bytes, kMinBufferBytes)),
-      use_(pool.use()) {
+    : device_(&device), size_(bytes), capacity_(capacity_for(bytes)), use_(pool.use()) {
   try {
     create_handle(device);
     VkMemoryRequirements req{};

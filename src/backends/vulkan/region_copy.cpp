@@ -206,6 +206,53 @@ std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axi
   return regions;
 }
 
+Region tile_region(const Shape& in_shape, std::span<const int64_t> repeats) {
+  check(repeats.size() == in_shape.size(), "tile: repeats and input differ in length");
+  const std::vector<int64_t> in_strides = contiguous_strides(in_shape);
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    check(repeats[d] >= 0, "tile: negative repeat");
+    out.push_back(in_shape[d] * repeats[d]);
+  }
+  const std::vector<int64_t> out_strides = contiguous_strides(Shape(out));
+  Region r;
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    r.shape.insert(r.shape.end(), {repeats[d], in_shape[d]});
+    r.in_strides.insert(r.in_strides.end(), {0, in_strides[d]});
+    r.out_strides.insert(r.out_strides.end(), {in_shape[d] * out_strides[d], out_strides[d]});
+  }
+  return r;
+}
+
+Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd) {
+  check(in_shape.size() == 4 && block > 0 && block <= (int64_t{1} << 20),
+        "depth to space: a 4-D input and a block in [1, 2^20]");
+  const int64_t b = block, n = in_shape[0], c = in_shape[1], h = in_shape[2], w = in_shape[3];
+  check(c % (b * b) == 0, "depth to space: channels are not a multiple of block^2");
+  const int64_t oc = c / (b * b), hw = h * w;
+  // The input seen as [N, b, b, C', H, W] (DCR) or [N, C', b, b, H, W] (CRD), read in the
+  // order [N, C', H, b, W, b], which is the output's own layout.
+  Region r;
+  r.shape = {n, oc, h, b, w, b};
+  r.in_strides = {c * hw, crd ? b * b * hw : hw, w, crd ? b * hw : b * oc * hw,
+                  1,      crd ? hw : oc * hw};
+  r.out_strides = contiguous_strides(Shape(r.shape));
+  return r;
+}
+
+Region space_to_depth_region(const Shape& in_shape, int64_t block) {
+  check(in_shape.size() == 4 && block > 0 && block <= (int64_t{1} << 20),
+        "space to depth: a 4-D input and a block in [1, 2^20]");
+  const int64_t b = block, n = in_shape[0], c = in_shape[1], h = in_shape[2], w = in_shape[3];
+  check(h % b == 0 && w % b == 0, "space to depth: height or width not a multiple of the block");
+  // The input seen as [N, C, H/b, b, W/b, b], read in the order [N, b, b, C, H/b, W/b].
+  Region r;
+  r.shape = {n, b, b, c, h / b, w / b};
+  r.in_strides = {c * h * w, w, 1, h * w, b * w, b};
+  r.out_strides = contiguous_strides(Shape(r.shape));
+  return r;
+}
+
 RegionCopy::RegionCopy(Device& device, uint32_t workgroup_size)
     : device_(device),
       pipeline_(device, PipelineDesc{shaders::region_copy(), 2, sizeof(RegionPushConstants),

@@ -6,9 +6,8 @@
 //     copy.transpose(cmd, arena, DataType::Float32, x, {2, 3, 4}, {2, 0, 1}, y);
 //   });
 //
-// Each op records its copies followed by a barrier on the output. Tile fits the same kernel (one
-// copy over (repeat_k, dim_k) pairs, input stride 0 on the repeats), as does Pad's interior
-// (a copy at an output offset after a fill); they come when the executor needs them.
+// Each op records its copies followed by a barrier on the output. Pad's interior would fit the
+// same kernel (a copy at an output offset after a fill).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -71,6 +70,15 @@ Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,
                     std::span<const int64_t> steps);
 Region expand_region(const Shape& in_shape, const Shape& target);
 std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axis);
+// DepthToSpace (DCR or CRD) and SpaceToDepth of an NCHW input: the output seen as 6-D (its shape
+// is [N, C/b^2, H, b, W, b] and [N, b, b, C, H/b, W/b]), read with permuted strides. kiln::Error
+// unless the input is 4-D with channels (DepthToSpace) or height and width (SpaceToDepth)
+// divisible by the block.
+// Tile: the output seen as [repeats_0, dim_0, repeats_1, dim_1, ...], reading the input with
+// stride 0 over the repeats. kiln::Error when `repeats` has the wrong length or a negative entry.
+Region tile_region(const Shape& in_shape, std::span<const int64_t> repeats);
+Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd);
+Region space_to_depth_region(const Shape& in_shape, int64_t block);
 
 class RegionCopy {
  public:

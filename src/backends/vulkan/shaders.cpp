@@ -54,6 +54,21 @@ constexpr uint32_t kPool[] =
 constexpr uint32_t kNormalization[] =
 #include "vulkan_shaders/normalization.spv.inc"
     ;
+constexpr uint32_t kGather[] =
+#include "vulkan_shaders/gather.spv.inc"
+    ;
+constexpr uint32_t kCast[] =
+#include "vulkan_shaders/cast.spv.inc"
+    ;
+constexpr uint32_t kLogicalElementwise[] =
+#include "vulkan_shaders/logical_elementwise.spv.inc"
+    ;
+constexpr uint32_t kIntegerElementwise[] =
+#include "vulkan_shaders/integer_elementwise.spv.inc"
+    ;
+constexpr uint32_t kFill[] =
+#include "vulkan_shaders/fill.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -73,5 +88,10 @@ std::span<const uint32_t> reduce() { return kReduce; }
 std::span<const uint32_t> softmax() { return kSoftmax; }
 std::span<const uint32_t> pool() { return kPool; }
 std::span<const uint32_t> normalization() { return kNormalization; }
+std::span<const uint32_t> gather() { return kGather; }
+std::span<const uint32_t> cast() { return kCast; }
+std::span<const uint32_t> logical_elementwise() { return kLogicalElementwise; }
+std::span<const uint32_t> integer_elementwise() { return kIntegerElementwise; }
+std::span<const uint32_t> fill() { return kFill; }
 
 }  // namespace kiln::vulkan::shaders

@@ -24,5 +24,10 @@ std::span<const uint32_t> reduce();
 std::span<const uint32_t> softmax();
 std::span<const uint32_t> pool();
 std::span<const uint32_t> normalization();
+std::span<const uint32_t> gather();
+std::span<const uint32_t> cast();
+std::span<const uint32_t> logical_elementwise();
+std::span<const uint32_t> integer_elementwise();
+std::span<const uint32_t> fill();
 
 }  // namespace kiln::vulkan::shaders

@@ -44,7 +44,8 @@ enum class UnaryOp : uint32_t {
   Ceil,
   Round,  // halves to even
   Sign,
-  Clip,  // min (in alpha), max (in beta)
+  Clip,      // min (in alpha), max (in beta)
+  DivideBy,  // alpha (Mean's input count)
 };
 
 // An op with its parameters; ops without parameters ignore alpha and beta.

@@ -1,6 +1,8 @@
 // Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
-// Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat
-// and Expand are strided region copies (shaders/region_copy.comp) for 32- and 64-bit elements.
+// Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat,
+// Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
+// for 32- and 64-bit elements. ConstantOfShape is a fill (shaders/fill.comp).
+#include "backends/vulkan/fill.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
 #include "ops/element_storage.h"
@@ -122,6 +124,60 @@ RecordFn expand() {
   };
 }
 
+// Tile: repeats a CPU-resident input. Bad repeats, and tilings that leave more than 6
+// dimensions after merging, run on the CPU.
+RecordFn tile() {
+  return [](OpRecorder& r) {
+    const Shape repeats = int_list(r.input(1), "Tile repeats");
+    const Shape& in = r.shape(0);
+    if (repeats.size() != in.size()) throw RunOnCpu("repeats of the wrong length");
+    Shape out_shape;
+    int non_unit = 0;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (repeats[d] < 0) throw RunOnCpu("a negative repeat");
+      out_shape.push_back(in[d] * repeats[d]);
+      non_unit += (repeats[d] != 1) + (in[d] != 1);
+    }
+    if (non_unit > kRegionMaxRank) throw RunOnCpu("more dimensions than the region copy");
+    const Region region = tile_region(in, repeats);
+    const Buffer& src = r.buffer(0);
+    const Buffer& out = r.output(0, r.dtype(0), out_shape);
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), src, out);
+  };
+}
+
+// ConstantOfShape: the shape is CPU-resident, the value an attribute (float32 0 by default).
+RecordFn constant_of_shape(Tensor value) {
+  return [value](OpRecorder& r) {
+    const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
+    for (int64_t d : shape)
+      if (d < 0) throw RunOnCpu("a negative dimension; the CPU kernel reports it");
+    const Buffer& out = r.output(0, value.dtype(), shape);
+    r.kernel<Fill>().record(r.cmd(), r.arena(), value, out,
+                            static_cast<uint64_t>(shape.element_count()));
+  };
+}
+
+// DepthToSpace / SpaceToDepth: a transpose of the input seen as 6-D. Inputs the CPU kernel
+// rejects (not 4-D, sizes not divisible by the block) go to it for its message.
+RecordFn block_rearrangement(int64_t block, bool to_space, bool crd) {
+  return [=](OpRecorder& r) {
+    const Shape& in = r.shape(0);
+    const bool valid =
+        in.size() == 4 && block > 0 && block <= (int64_t{1} << 20) &&
+        (to_space ? in[1] % (block * block) == 0 : in[2] % block == 0 && in[3] % block == 0);
+    if (!valid) throw RunOnCpu("input the CPU kernel rejects");
+    const Region region =
+        to_space ? depth_to_space_region(in, block, crd) : space_to_depth_region(in, block);
+    const Shape out_shape =
+        to_space ? Shape{in[0], in[1] / (block * block), in[2] * block, in[3] * block}
+                 : Shape{in[0], in[1] * block * block, in[2] / block, in[3] / block};
+    const Buffer& src = r.buffer(0);
+    const Buffer& out = r.output(0, r.dtype(0), out_shape);
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), src, out);
+  };
+}
+
 // The inputs after the data must be CPU-resident (the analysis puts shape inputs there).
 bool index_inputs_on_cpu(const DevicePlacementQuery& q, size_t first, std::string& reason) {
   for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
@@ -151,6 +207,34 @@ void register_data_movement_ops(OpTable& t) {
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason)) return nullptr;
     return concat(q.info.required_int("axis"));
+  });
+  t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!index_inputs_on_cpu(q, 0, reason)) return nullptr;
+    Tensor value = Tensor::scalar<float>(0.0f);
+    if (q.info.has_attr("value")) value = *q.info.attr_tensor("value");
+    if (!fillable(value.dtype()) || value.element_count() != 1) {
+      reason = "no GPU fill for this value";
+      return nullptr;
+    }
+    return constant_of_shape(value);
+  });
+  t.add("Tile", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason, 0, 1) || !index_inputs_on_cpu(q, 1, reason))
+      return nullptr;
+    return tile();
+  });
+  t.add("DepthToSpace", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason)) return nullptr;
+    const std::string mode = q.info.attr_string("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") {
+      reason = "DepthToSpace mode " + mode;
+      return nullptr;
+    }
+    return block_rearrangement(q.info.required_int("blocksize"), true, mode == "CRD");
+  });
+  t.add("SpaceToDepth", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kMovable, reason)) return nullptr;
+    return block_rearrangement(q.info.required_int("blocksize"), false, false);
   });
   t.add("Expand", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason, 0, 1) || !index_inputs_on_cpu(q, 1, reason))

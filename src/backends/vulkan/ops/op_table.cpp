@@ -13,6 +13,9 @@ const OpTable& OpTable::global() {
     register_softmax_ops(t);
     register_normalization_ops(t);
     register_reduce_ops(t);
+    register_indexing_ops(t);
+    register_cast_ops(t);
+    register_logical_ops(t);
     return t;
   }();
   return table;

@@ -40,6 +40,9 @@ void register_pool_ops(OpTable& table);
 void register_softmax_ops(OpTable& table);
 void register_normalization_ops(OpTable& table);
 void register_reduce_ops(OpTable& table);
+void register_indexing_ops(OpTable& table);
+void register_cast_ops(OpTable& table);
+void register_logical_ops(OpTable& table);
 
 // Shared load-time checks. Each returns false and sets `reason` when the node does not qualify.
 bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,

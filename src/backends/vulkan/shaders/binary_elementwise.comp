@@ -18,7 +18,7 @@ layout(push_constant) uniform Params {
   uint b_stride[6];
 } p;
 
-const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6;
+const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6, PRELU = 7;
 
 // ONNX Pow follows C's pow: a negative base works with an integral exponent. GLSL's pow is
 // undefined for x < 0, and for x == 0 with y <= 0, so those cases are handled here.
@@ -52,7 +52,8 @@ void main() {
     case DIV: r = x / y; break;
     case POW: r = onnx_pow(x, y); break;
     case MAX: r = max(x, y); break;
-    default: r = min(x, y); break;
+    case MIN: r = min(x, y); break;
+    default: r = x < 0.0 ? x * y : x; break;  // PRELU: b is the slope
   }
   c[i] = r;
 }

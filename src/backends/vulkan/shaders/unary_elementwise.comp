@@ -20,7 +20,8 @@ layout(push_constant) uniform Params {
 const uint ABS = 0, NEG = 1, EXP = 2, LOG = 3, SQRT = 4, RECIPROCAL = 5, SIN = 6, COS = 7,
            TANH = 8, SIGMOID = 9, RELU = 10, LEAKY_RELU = 11, ELU = 12, SELU = 13,
            HARD_SIGMOID = 14, HARD_SWISH = 15, SOFTPLUS = 16, SOFTSIGN = 17, GELU = 18, ERF = 19,
-           FLOOR = 20, CEIL = 21, ROUND = 22, SIGN = 23, CLIP = 24;
+           FLOOR = 20, CEIL = 21, ROUND = 22, SIGN = 23, CLIP = 24,
+           DIVIDE_BY = 25;
 
 float inf() { return uintBitsToFloat(0x7f800000u); }
 
@@ -151,7 +152,8 @@ float apply(float v) {
     case CEIL: return ceil(v);
     case ROUND: return roundEven(v);  // ONNX rounds halves to even
     case SIGN: return sign(v);
-    default: return min(max(v, p.alpha), p.beta);  // CLIP
+    case CLIP: return min(max(v, p.alpha), p.beta);
+    default: return v / p.alpha;  // DIVIDE_BY
   }
 }
 
