@@ -1,8 +1,16 @@
 #include "backends/gl/texture_data.h"
 
+#include <atomic>
 #include <span>
 
 namespace kiln::gl {
+namespace {
+
+std::atomic<uint64_t> downloads{0};
+
+}  // namespace
+
+uint64_t texture_downloads_started() { return downloads.load(std::memory_order_relaxed); }
 
 void Runtime::drew() {
   if (++draws_since_flush_ < kFlushEvery) return;
@@ -24,6 +32,7 @@ void TextureData::request_locked() {
   if (pending_ || host_) return;
   Context::Scope scope(runtime_->context());
   pending_ = download_async(texture_);
+  downloads.fetch_add(1, std::memory_order_relaxed);
   glFlush();  // the read must not wait behind a flush nobody issues
 }
 

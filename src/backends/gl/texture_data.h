@@ -36,6 +36,9 @@ class TextureData final : public DeviceData {
   std::shared_ptr<Storage> host_;
 };
 
+// Texture-to-host transfers started by this process so far (a statistic for tests).
+uint64_t texture_downloads_started();
+
 // The texture behind `t` when it lives in `runtime`, else nullptr.
 TextureData* texture_data_of(const Tensor& t, const Runtime& runtime);
 
