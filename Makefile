@@ -25,11 +25,12 @@ test: test-unit test-conformance
 test-unit: build
 	@ctest --preset release -j $(JOBS)
 
-# The ONNX backend tests and the public models in $(SHARED), on the CPU and on the GPU-compute
-# backend (Mesa's lavapipe where there is no GPU); skipped when $(SHARED) is absent.
+# The ONNX backend tests and the public models in $(SHARED), on the CPU and on both GPU backends
+# (Mesa's lavapipe and llvmpipe where there is no GPU); skipped when $(SHARED) is absent.
 test-conformance: build
 	@scripts/run-conformance.sh $(KILN) $(SHARED) cpu
 	@scripts/run-conformance.sh $(KILN) $(SHARED) gpu-compute
+	@scripts/run-conformance.sh $(KILN) $(SHARED) gpu-pixel
 
 build-asan: deps
 	@cmake --preset asan >/dev/null
