@@ -40,6 +40,17 @@ struct RunOnCpu : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Runs `f`; a kiln::Error from it (a shape the kernel does not take, or wrong inputs the CPU
+// kernel will report in its own words) becomes RunOnCpu.
+template <class F>
+auto or_run_on_cpu(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw RunOnCpu(e.what());
+  }
+}
+
 // The output shape of a view op (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout) for these inputs, from the CPU kernel's own shape rules: `cpu_kernel` runs on a
 // data-less stand-in for input 0, so it touches no data. kiln::Error for inputs the op rejects.
@@ -71,6 +82,12 @@ struct DevicePlacementQuery {
   // CPU.
   mutable std::vector<std::pair<size_t, std::vector<DataType>>> deferred_dtype_checks;
 };
+
+// Whether a run's inputs are what a device kernel compiled for `query` takes: tensors (not
+// sequences or optionals) of the dtypes its deferred checks allow. Otherwise the node runs on the
+// CPU for that run.
+bool inputs_fit(std::span<const Tensor> inputs,
+                const std::vector<std::pair<size_t, std::vector<DataType>>>& dtype_checks);
 
 class DeviceBackend {
  public:

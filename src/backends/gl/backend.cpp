@@ -1,7 +1,5 @@
 #include "backends/gl/backend.h"
 
-#include <algorithm>
-
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/runtime.h"
 
@@ -17,14 +15,7 @@ class Kernel final : public DeviceKernel {
         dtype_checks_(std::move(dtype_checks)) {}
 
   bool record(DeviceOpRun& run) override {
-    for (const Tensor& in : run.inputs) {
-      if (in.defined() && in.kind() != ValueKind::Tensor) return false;  // sequences, optionals
-    }
-    for (const auto& [k, allowed] : dtype_checks_) {
-      if (k >= run.inputs.size() || !run.inputs[k].defined()) continue;
-      if (std::find(allowed.begin(), allowed.end(), run.inputs[k].dtype()) == allowed.end())
-        return false;
-    }
+    if (!inputs_fit(run.inputs, dtype_checks_)) return false;
     // The context is current on one thread at a time: this job's, while it draws.
     Context::Scope scope(runtime_->context());
     OpRecorder recorder(runtime_, run);

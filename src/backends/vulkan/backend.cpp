@@ -1,7 +1,5 @@
 #include "backends/vulkan/backend.h"
 
-#include <algorithm>
-
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/ops/op_table.h"
 
@@ -17,14 +15,7 @@ class Kernel final : public DeviceKernel {
         dtype_checks_(std::move(dtype_checks)) {}
 
   bool record(DeviceOpRun& run) override {
-    for (const Tensor& in : run.inputs) {
-      if (in.defined() && in.kind() != ValueKind::Tensor) return false;  // sequences, optionals
-    }
-    for (const auto& [k, allowed] : dtype_checks_) {
-      if (k >= run.inputs.size() || !run.inputs[k].defined()) continue;
-      if (std::find(allowed.begin(), allowed.end(), run.inputs[k].dtype()) == allowed.end())
-        return false;
-    }
+    if (!inputs_fit(run.inputs, dtype_checks_)) return false;
     auto lock = context_->stream.lock();
     OpRecorder recorder(context_, run);
     try {

@@ -8,16 +8,6 @@
 namespace kiln::gl {
 namespace {
 
-// Shapes the kernels do not take, or that are wrong, run on the CPU, whose kernel then reports
-// any real error.
-template <class F>
-auto or_run_on_cpu(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw RunOnCpu(e.what());
-  }
-}
 
 Shape matmul_output_shape(const Shape& a, const Shape& b, const MatmulParams& p) {
   // The params drop size-1 batch dimensions: the output keeps numpy's broadcast shape.

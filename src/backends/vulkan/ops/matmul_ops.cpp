@@ -5,17 +5,6 @@
 namespace kiln::vulkan {
 namespace {
 
-// Problems beyond the kernel's limits (more than three batch dimensions that do not merge, a
-// batch count past the device's grid) and malformed shapes run on the CPU, whose kernel then
-// reports any real error.
-template <class F>
-auto or_run_on_cpu(F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw RunOnCpu(e.what());
-  }
-}
 
 RecordFn matmul() {
   return [](OpRecorder& r) {

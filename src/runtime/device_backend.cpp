@@ -1,5 +1,6 @@
-// view_output_shape (runtime/device_backend.h): a device backend's view ops share the CPU
-// kernel's shape rules instead of repeating them.
+// Helpers every device backend shares (runtime/device_backend.h).
+#include <algorithm>
+
 #include "core/tensor_impl.h"
 #include "runtime/device_backend.h"
 
@@ -29,6 +30,19 @@ Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int o
   cpu_kernel(ctx);
   // The kernel either made a view (its shape) or handed the input over (Identity).
   return outputs[0].shape();
+}
+
+bool inputs_fit(std::span<const Tensor> inputs,
+                const std::vector<std::pair<size_t, std::vector<DataType>>>& dtype_checks) {
+  for (const Tensor& in : inputs) {
+    if (in.defined() && in.kind() != ValueKind::Tensor) return false;
+  }
+  for (const auto& [k, allowed] : dtype_checks) {
+    if (k >= inputs.size() || !inputs[k].defined()) continue;
+    if (std::find(allowed.begin(), allowed.end(), inputs[k].dtype()) == allowed.end())
+      return false;
+  }
+  return true;
 }
 
 }  // namespace kiln
