@@ -496,8 +496,7 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
-  // Ops only the GPU-pixel backend has so far.
-  const size_t first_pixel_only = c.size();
+  // Pad in two modes (both backends).
   c.push_back({"Pad_reflect", [] {
                  return OpTest("Pad")
                      .input(random_f32({3, 5, 4}, 142))
@@ -513,7 +512,6 @@ std::vector<OpCase> make_cases() {
                      .constant_input(1)
                      .constant_input(2);
                }});
-  for (size_t i = first_pixel_only; i < c.size(); ++i) c[i].on_compute = false;
   c.push_back({"Gather_host_indices", [] {
                  return OpTest("Gather")
                      .input(random_f32({5, 4, 3}, 147))

@@ -69,6 +69,9 @@ constexpr uint32_t kIntegerElementwise[] =
 constexpr uint32_t kFill[] =
 #include "vulkan_shaders/fill.spv.inc"
     ;
+constexpr uint32_t kPadTile[] =
+#include "vulkan_shaders/pad_tile.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -93,5 +96,6 @@ std::span<const uint32_t> cast() { return kCast; }
 std::span<const uint32_t> logical_elementwise() { return kLogicalElementwise; }
 std::span<const uint32_t> integer_elementwise() { return kIntegerElementwise; }
 std::span<const uint32_t> fill() { return kFill; }
+std::span<const uint32_t> pad_tile() { return kPadTile; }
 
 }  // namespace kiln::vulkan::shaders

@@ -29,5 +29,6 @@ std::span<const uint32_t> cast();
 std::span<const uint32_t> logical_elementwise();
 std::span<const uint32_t> integer_elementwise();
 std::span<const uint32_t> fill();
+std::span<const uint32_t> pad_tile();
 
 }  // namespace kiln::vulkan::shaders
