@@ -33,11 +33,12 @@ struct CompiledGraph {
   std::unordered_map<std::string, int> slot_of;
   std::vector<int> producer;              // node index per slot, -1 for inputs and constants
   std::vector<std::vector<int>> readers;  // nodes reading each slot
-  std::vector<int> input_slots;  // graph inputs the user feeds (model.inputs() order), then outer names
-  std::vector<int> output_slots;          // graph outputs (model.outputs() order)
+  std::vector<int>
+      input_slots;  // graph inputs the user feeds (model.inputs() order), then outer names
+  std::vector<int> output_slots;                  // graph outputs (model.outputs() order)
   std::vector<std::pair<int, Tensor>> constants;  // initializer slots and their values
   std::vector<int> roots;                         // nodes with no dependencies
-  DeviceBackend* device = nullptr;  // where device nodes record; null on a CPU worker
+  DeviceBackend* device = nullptr;                // where device nodes record; null on a CPU worker
 
   size_t slot_count() const { return slot_names.size(); }
 };
@@ -51,8 +52,8 @@ struct DevicePlacement {
 };
 
 // Compiles `graph`. A subgraph names the values it reads from enclosing scopes in
-// `outer_names`: they become extra inputs, bound after the graph's own. Kernel factories run here, so attribute errors surface
-// at load time.
+// `outer_names`: they become extra inputs, bound after the graph's own. Kernel factories run here,
+// so attribute errors surface at load time.
 CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
                             const std::vector<std::string>& outer_names = {},
                             const DevicePlacement& device = {});

@@ -23,7 +23,8 @@ class ShapeOnly final : public OutputAllocator {
 Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int opset,
                         std::span<const Tensor> inputs) {
   std::vector<Tensor> stand_ins(inputs.begin(), inputs.end());
-  stand_ins[0] = Tensor(std::make_shared<TensorImpl>(inputs[0].dtype(), inputs[0].shape(), nullptr));
+  stand_ins[0] =
+      Tensor(std::make_shared<TensorImpl>(inputs[0].dtype(), inputs[0].shape(), nullptr));
   std::vector<Tensor> outputs(node.outputs.size());
   ShapeOnly allocator;
   OpContext ctx(node, opset, stand_ins, outputs, allocator);
@@ -39,8 +40,7 @@ bool inputs_fit(std::span<const Tensor> inputs,
   }
   for (const auto& [k, allowed] : dtype_checks) {
     if (k >= inputs.size() || !inputs[k].defined()) continue;
-    if (std::find(allowed.begin(), allowed.end(), inputs[k].dtype()) == allowed.end())
-      return false;
+    if (std::find(allowed.begin(), allowed.end(), inputs[k].dtype()) == allowed.end()) return false;
   }
   return true;
 }

@@ -4,9 +4,9 @@
 
 #include "backends/cpu/thread_pool.h"
 #include "ir/graph.h"
+#include "passes/passes.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution.h"
-#include "passes/passes.h"
 
 namespace kiln {
 
@@ -42,8 +42,8 @@ class WorkerImpl {
       placement.strict = options.strict;
       placement.cpu_resident = passes::cpu_resident_values(ir);
     }
-    graph_ = std::make_shared<const CompiledGraph>(
-        compile_graph(ir.graph, ir.opsets, {}, placement));
+    graph_ =
+        std::make_shared<const CompiledGraph>(compile_graph(ir.graph, ir.opsets, {}, placement));
     bound_.resize(ir.inputs.size());
     symbols_.reserve(16);
   }

@@ -4,8 +4,8 @@
 
 #include <cmath>
 #include <functional>
-#include <random>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "graph_builder.h"

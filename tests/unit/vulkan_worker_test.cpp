@@ -120,7 +120,8 @@ TEST_F(GpuComputeWorker, RepeatedRunsAndNewShapesGiveFreshResults) {
     const Tensor x = ramp({n}, 0.37f);
     gpu.schedule({{"x", x}});
     cpu.schedule({{"x", x}});
-    expect_near(gpu.peek_output("y").readback_and_clone(), cpu.peek_output("y").readback_and_clone());
+    expect_near(gpu.peek_output("y").readback_and_clone(),
+                cpu.peek_output("y").readback_and_clone());
   }
 }
 

@@ -22,8 +22,7 @@ const TextureTensor& OpRecorder::texture(size_t k) {
     const Tensor host = t.impl()->device ? download_to_host(t) : t;
     check(host.dtype() == DataType::Float32, "only float32 tensors live in textures");
     auto d = new_texture(host.shape());
-    upload(d->texture(),
-           std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
+    upload(d->texture(), std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
     mirror = std::move(d);
   }
   return static_cast<TextureData*>(mirror.get())->texture();

@@ -54,7 +54,8 @@ void TextureData::wait_download(TensorImpl& tensor) {
     request_locked();
     const int64_t n = texture_.element_count();
     auto host = Storage::allocate(DataType::Float32, n);
-    if (n > 0) pending_->copy_to(std::span(static_cast<float*>(host->data()), static_cast<size_t>(n)));
+    if (n > 0)
+      pending_->copy_to(std::span(static_cast<float*>(host->data()), static_cast<size_t>(n)));
     host_ = std::move(host);
     Context::Scope scope(runtime_->context());
     pending_.reset();

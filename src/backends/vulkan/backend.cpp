@@ -41,8 +41,7 @@ class VulkanBackend final : public DeviceBackend {
 
   std::string description() const override {
     const DeviceInfo& info = context_->device.info();
-    return info.name + " (" + to_string(info.type) + ", Vulkan " + info.api_version_string() +
-           ")";
+    return info.name + " (" + to_string(info.type) + ", Vulkan " + info.api_version_string() + ")";
   }
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,

@@ -14,8 +14,7 @@ constexpr uint64_t kWaitTimeoutNs = 300'000'000'000ull;
 
 }  // namespace
 
-CommandStream::CommandStream(Device& device, uint32_t dispatches_per_batch,
-                             uint64_t work_per_batch)
+CommandStream::CommandStream(Device& device, uint32_t dispatches_per_batch, uint64_t work_per_batch)
     : device_(device),
       dispatches_per_batch_(dispatches_per_batch),
       work_per_batch_(work_per_batch) {

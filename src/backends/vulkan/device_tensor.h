@@ -38,9 +38,9 @@ class DeviceTensor final : public DeviceData {
   std::shared_ptr<Context> context_;
   std::shared_ptr<Buffer> buffer_;
   mutable std::mutex mutex_;
-  std::shared_ptr<Buffer> staging_;     // the download's destination, once requested
-  uint64_t ready_value_ = 0;            // timeline value after which staging_ holds the data
-  std::shared_ptr<Storage> host_;       // the downloaded bytes
+  std::shared_ptr<Buffer> staging_;  // the download's destination, once requested
+  uint64_t ready_value_ = 0;         // timeline value after which staging_ holds the data
+  std::shared_ptr<Storage> host_;    // the downloaded bytes
 };
 
 // Device-to-host transfers recorded by this process so far (a statistic for tests).

@@ -65,10 +65,9 @@ ComputePipeline::ComputePipeline(Device& device, const PipelineDesc& desc)
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
     info.layout = layout_;
-    vk_check(
-        vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr,
-                                 &pipeline_),
-        "vkCreateComputePipelines");
+    vk_check(vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr,
+                                      &pipeline_),
+             "vkCreateComputePipelines");
   } catch (...) {
     if (module) vkDestroyShaderModule(device.handle(), module, nullptr);
     destroy();

@@ -108,16 +108,16 @@ void register_elementwise_ops(OpTable& t) {
   });
 
   for (auto [name, op] : std::initializer_list<std::pair<const char*, UnaryOp>>{
-           {"Abs", UnaryOp::Abs},          {"Neg", UnaryOp::Neg},
-           {"Exp", UnaryOp::Exp},          {"Log", UnaryOp::Log},
-           {"Sqrt", UnaryOp::Sqrt},        {"Reciprocal", UnaryOp::Reciprocal},
-           {"Sin", UnaryOp::Sin},          {"Cos", UnaryOp::Cos},
-           {"Tanh", UnaryOp::Tanh},        {"Sigmoid", UnaryOp::Sigmoid},
-           {"Relu", UnaryOp::Relu},        {"HardSwish", UnaryOp::HardSwish},
+           {"Abs", UnaryOp::Abs},           {"Neg", UnaryOp::Neg},
+           {"Exp", UnaryOp::Exp},           {"Log", UnaryOp::Log},
+           {"Sqrt", UnaryOp::Sqrt},         {"Reciprocal", UnaryOp::Reciprocal},
+           {"Sin", UnaryOp::Sin},           {"Cos", UnaryOp::Cos},
+           {"Tanh", UnaryOp::Tanh},         {"Sigmoid", UnaryOp::Sigmoid},
+           {"Relu", UnaryOp::Relu},         {"HardSwish", UnaryOp::HardSwish},
            {"Softplus", UnaryOp::Softplus}, {"Softsign", UnaryOp::Softsign},
-           {"Erf", UnaryOp::Erf},          {"Floor", UnaryOp::Floor},
-           {"Ceil", UnaryOp::Ceil},        {"Round", UnaryOp::Round},
-           {"Sign", UnaryOp::Sign},        {"Mish", UnaryOp::Mish}}) {
+           {"Erf", UnaryOp::Erf},           {"Floor", UnaryOp::Floor},
+           {"Ceil", UnaryOp::Ceil},         {"Round", UnaryOp::Round},
+           {"Sign", UnaryOp::Sign},         {"Mish", UnaryOp::Mish}}) {
     t.add(name, plain(op));
   }
   t.add("LeakyRelu", with_alpha(UnaryOp::LeakyRelu, 0.01f));

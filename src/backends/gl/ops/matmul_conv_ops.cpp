@@ -8,7 +8,6 @@
 namespace kiln::gl {
 namespace {
 
-
 Shape matmul_output_shape(const Shape& a, const Shape& b, const MatmulParams& p) {
   // The params drop size-1 batch dimensions: the output keeps numpy's broadcast shape.
   Shape out;
@@ -90,8 +89,8 @@ OpFactory conv_factory(bool transpose) {
         if (rank == 1) {  // the transposed kernel draws 2-D: height 1
           cpu::ConvGeometry& g = params.geometry;
           auto lead = [](const Shape& s, int64_t v) { return Shape{v, s[0]}; };
-          g = {lead(g.in, 1), lead(g.out, 1), lead(g.kernel, 1), lead(g.stride, 1),
-               lead(g.dilation, 1), lead(g.pad, 0)};
+          g = {lead(g.in, 1),     lead(g.out, 1),      lead(g.kernel, 1),
+               lead(g.stride, 1), lead(g.dilation, 1), lead(g.pad, 0)};
         }
         r.kernel<Conv>().record_transpose(params, x, wt, bias, y);
       } else {

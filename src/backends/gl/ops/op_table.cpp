@@ -16,8 +16,7 @@ const OpTable& OpTable::global() {
   return table;
 }
 
-bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first,
-                  size_t count) {
+bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first, size_t count) {
   for (size_t k = first; k < q.input_types.size() && k - first < count; ++k) {
     if (!q.info.has_input(k)) continue;
     const DataType t = q.input_types[k];

@@ -20,7 +20,9 @@ OpFactory pool_factory(PoolOp op) {
       reason = std::to_string(rank) + "-D pooling has no GPU-pixel kernel";
       return nullptr;
     }
-    PoolParams params{op, {}, q.info.attr_int("count_include_pad", 0) != 0,
+    PoolParams params{op,
+                      {},
+                      q.info.attr_int("count_include_pad", 0) != 0,
                       static_cast<float>(q.info.attr_int("p", 2))};
     const ir::Node* node = &q.info.node();
     const int opset = q.info.opset();

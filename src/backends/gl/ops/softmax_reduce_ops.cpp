@@ -26,9 +26,9 @@ OpFactory softmax_factory(SoftmaxOp op) {
       const int64_t a = axis < 0 ? axis + rank : axis;
       if (a < 0 || a > rank || (a == rank && !flatten)) throw RunOnCpu("axis out of range");
       const size_t ua = static_cast<size_t>(a);
-      const SoftmaxShape s = flatten ? SoftmaxShape{product(x, 0, ua), product(x, ua, x.size()), 1}
-                                     : SoftmaxShape{product(x, 0, ua), x[ua],
-                                                    product(x, ua + 1, x.size())};
+      const SoftmaxShape s =
+          flatten ? SoftmaxShape{product(x, 0, ua), product(x, ua, x.size()), 1}
+                  : SoftmaxShape{product(x, 0, ua), x[ua], product(x, ua + 1, x.size())};
       const TextureTensor& xt = r.texture(0);
       r.kernel<Softmax>().record(op, s, xt, r.output(0, x));
     };
@@ -41,8 +41,8 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
     if (!float_inputs(q, reason, 0, 1)) return nullptr;
     const bool axes_input = q.info.opset() >= (std::string(name) == "ReduceSum" ? 13 : 18);
     if (axes_input && !host_inputs(q, 1, reason)) return nullptr;
-    const std::vector<int64_t> attr_axes = axes_input ? std::vector<int64_t>{}
-                                                      : q.info.attr_ints("axes");
+    const std::vector<int64_t> attr_axes =
+        axes_input ? std::vector<int64_t>{} : q.info.attr_ints("axes");
     const bool keepdims = q.info.attr_int("keepdims", 1) != 0;
     const bool noop_empty = q.info.attr_int("noop_with_empty_axes", 0) != 0;
     return [=](OpRecorder& r) {
@@ -73,8 +73,10 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
                           x.empty() ? 1 : product(x, last + 1, x.size())};
       Shape y_shape;
       for (size_t d = 0; d < x.size(); ++d) {
-        if (!reduced[d]) y_shape.push_back(x[d]);
-        else if (keepdims) y_shape.push_back(1);
+        if (!reduced[d])
+          y_shape.push_back(x[d]);
+        else if (keepdims)
+          y_shape.push_back(1);
       }
       if (x.element_count() == 0 && y_shape.element_count() != 0)
         throw RunOnCpu("reduction of an empty tensor");
@@ -90,11 +92,16 @@ void register_softmax_reduce_ops(OpTable& t) {
   t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
   t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));
   for (auto [name, op] : std::initializer_list<std::pair<const char*, ReduceOp>>{
-           {"ReduceSum", ReduceOp::Sum},       {"ReduceMean", ReduceOp::Mean},
-           {"ReduceMax", ReduceOp::Max},       {"ReduceMin", ReduceOp::Min},
-           {"ReduceProd", ReduceOp::Prod},     {"ReduceL1", ReduceOp::L1},
-           {"ReduceL2", ReduceOp::L2},         {"ReduceLogSum", ReduceOp::LogSum},
-           {"ReduceLogSumExp", ReduceOp::LogSumExp}, {"ReduceSumSquare", ReduceOp::SumSquare}}) {
+           {"ReduceSum", ReduceOp::Sum},
+           {"ReduceMean", ReduceOp::Mean},
+           {"ReduceMax", ReduceOp::Max},
+           {"ReduceMin", ReduceOp::Min},
+           {"ReduceProd", ReduceOp::Prod},
+           {"ReduceL1", ReduceOp::L1},
+           {"ReduceL2", ReduceOp::L2},
+           {"ReduceLogSum", ReduceOp::LogSum},
+           {"ReduceLogSumExp", ReduceOp::LogSumExp},
+           {"ReduceSumSquare", ReduceOp::SumSquare}}) {
     t.add(name, reduce_factory(op, name));
   }
 }

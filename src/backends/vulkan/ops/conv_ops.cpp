@@ -8,7 +8,6 @@
 namespace kiln::vulkan {
 namespace {
 
-
 RecordFn conv(ConvAttrs attrs, bool transpose, const ir::Node* node, int opset) {
   return [=](OpRecorder& r) {
     std::vector<Tensor> inputs;

@@ -5,7 +5,6 @@
 namespace kiln::vulkan {
 namespace {
 
-
 RecordFn matmul() {
   return [](OpRecorder& r) {
     const MatMulProblem p = or_run_on_cpu([&] { return matmul_problem(r.shape(0), r.shape(1)); });

@@ -9,7 +9,6 @@
 namespace kiln::vulkan {
 namespace {
 
-
 RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, const ir::Node* node,
               int opset) {
   return [=](OpRecorder& r) {
