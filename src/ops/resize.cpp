@@ -9,6 +9,7 @@
 #include "core/dtype_dispatch.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
+#include "ops/resize_problem.h"
 
 namespace kiln {
 namespace {
@@ -16,17 +17,6 @@ namespace {
 using cpu::ResizeCoordinateMode;
 using cpu::ResizeMode;
 using cpu::ResizeNearestMode;
-
-enum class AspectPolicy { Stretch, NotLarger, NotSmaller };
-
-struct ResizeConfig {
-  cpu::ResizeOptions options;
-  AspectPolicy policy = AspectPolicy::Stretch;
-  std::vector<int64_t> axes;  // empty: every axis
-  bool is_upsample = false;
-  int opset = 0;
-  std::vector<float> attr_scales;  // Upsample-7
-};
 
 ResizeMode parse_mode(const NodeInfo& info) {
   const std::string mode = info.attr_string("mode", "nearest");
@@ -95,7 +85,9 @@ class SmallFloats {
   std::vector<float> heap_;
 };
 
-void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
+}  // namespace
+
+std::vector<cpu::ResizeAxis> resolve_resize(const ResizeConfig& cfg, const OpContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Shape& in_shape = x.shape();
   const int64_t rank = static_cast<int64_t>(in_shape.size());
@@ -132,7 +124,6 @@ void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
   }
 
   std::vector<cpu::ResizeAxis> per_axis(static_cast<size_t>(rank));
-  Shape out_shape = in_shape;
   for (int64_t d = 0; d < rank; ++d) {
     per_axis[d].in = per_axis[d].out = in_shape[d];
     per_axis[d].length = static_cast<float>(in_shape[d]);
@@ -228,7 +219,16 @@ void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
     }
   }
 
-  for (int64_t d = 0; d < rank; ++d) out_shape[d] = per_axis[d].out;
+  return per_axis;
+}
+
+namespace {
+
+void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const std::vector<cpu::ResizeAxis> per_axis = resolve_resize(cfg, ctx);
+  Shape out_shape = x.shape();
+  for (size_t d = 0; d < per_axis.size(); ++d) out_shape[d] = per_axis[d].out;
   Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
   try {
     cpu::resize(x, y, per_axis, cfg.options);
@@ -237,7 +237,9 @@ void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
   }
 }
 
-CpuKernel make_resize_like(const NodeInfo& info, bool is_upsample) {
+}  // namespace
+
+ResizeConfig parse_resize_config(const NodeInfo& info, bool is_upsample) {
   ResizeConfig cfg;
   cfg.is_upsample = is_upsample;
   cfg.opset = info.opset();
@@ -263,6 +265,13 @@ CpuKernel make_resize_like(const NodeInfo& info, bool is_upsample) {
   if (is_upsample && cfg.opset < 9 && cfg.attr_scales.empty()) {
     info.fail("Upsample before opset 9 needs the scales attribute");
   }
+  return cfg;
+}
+
+namespace {
+
+CpuKernel make_resize_like(const NodeInfo& info, bool is_upsample) {
+  const ResizeConfig cfg = parse_resize_config(info, is_upsample);
   return [cfg](OpContext& ctx) { run_resize(cfg, ctx); };
 }
 

@@ -496,6 +496,25 @@ std::vector<OpCase> make_cases() {
                  },
                  1e-4, 1e-5});
   }
+  // Resize of the last two axes: scales with nearest, sizes with linear and half_pixel.
+  c.push_back({"Resize_nearest_scales", [] {
+                 return OpTest("Resize")
+                     .input(random_f32({1, 2, 3, 5}, 150))
+                     .input(Tensor())
+                     .input(f32({4}, {1, 1, 2, 1.5f}))
+                     .constant_input(2)
+                     .attr("mode", "nearest");
+               }});
+  c.push_back({"Resize_linear_sizes", [] {
+                 return OpTest("Resize")
+                     .input(random_f32({2, 1, 4, 6}, 151))
+                     .input(Tensor())
+                     .input(Tensor())
+                     .input(i64({4}, {2, 1, 7, 3}))
+                     .constant_input(3)
+                     .attr("mode", "linear")
+                     .attr("coordinate_transformation_mode", "half_pixel");
+               }, 1e-5, 1e-6});
   // Pad in two modes (both backends).
   c.push_back({"Pad_reflect", [] {
                  return OpTest("Pad")

@@ -51,6 +51,14 @@ const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
   return b;
 }
 
+const Buffer& OpRecorder::upload(std::span<const std::byte> bytes) {
+  check_binding(bytes.size());
+  auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes.size());
+  d->record_upload(bytes.data(), bytes.size());
+  uploads_.push_back(d);  // the destructor hands the buffer to the stream until the GPU is done
+  return d->buffer();
+}
+
 void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
   buffer(source);  // a host input goes to the device first
   const Tensor& in = run_.inputs[source];

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/device_tensor.h"
@@ -43,6 +45,9 @@ class OpRecorder {
   const Buffer& output(size_t k, DataType dtype, const Shape& shape);
   // Output k as input `source`'s device data under another shape (Reshape and friends).
   void output_view(size_t k, size_t source, const Shape& shape);
+  // A device copy of kernel-side host data (lookup tables), alive until the work using it is
+  // done.
+  const Buffer& upload(std::span<const std::byte> bytes);
 
   // The node's work, for splitting submissions: each output counts its elements; kernels that
   // do more per element (matrix products, convolutions) add their multiply-adds.
@@ -55,6 +60,7 @@ class OpRecorder {
   const std::shared_ptr<Context>& context_;
   DeviceOpRun& run_;
   uint64_t work_ = 0;
+  std::vector<std::shared_ptr<DeviceTensor>> uploads_;  // released when the recorder is
 };
 
 }  // namespace kiln::vulkan

@@ -72,6 +72,9 @@ constexpr uint32_t kFill[] =
 constexpr uint32_t kPadTile[] =
 #include "vulkan_shaders/pad_tile.spv.inc"
     ;
+constexpr uint32_t kResize[] =
+#include "vulkan_shaders/resize.spv.inc"
+    ;
 }  // namespace
 
 std::span<const uint32_t> binary_elementwise() { return kBinaryElementwise; }
@@ -97,5 +100,6 @@ std::span<const uint32_t> logical_elementwise() { return kLogicalElementwise; }
 std::span<const uint32_t> integer_elementwise() { return kIntegerElementwise; }
 std::span<const uint32_t> fill() { return kFill; }
 std::span<const uint32_t> pad_tile() { return kPadTile; }
+std::span<const uint32_t> resize() { return kResize; }
 
 }  // namespace kiln::vulkan::shaders

@@ -30,5 +30,6 @@ std::span<const uint32_t> logical_elementwise();
 std::span<const uint32_t> integer_elementwise();
 std::span<const uint32_t> fill();
 std::span<const uint32_t> pad_tile();
+std::span<const uint32_t> resize();
 
 }  // namespace kiln::vulkan::shaders

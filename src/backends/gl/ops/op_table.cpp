@@ -11,6 +11,7 @@ const OpTable& OpTable::global() {
     register_pool_ops(t);
     register_softmax_reduce_ops(t);
     register_normalization_ops(t);
+    register_resize_ops(t);
     return t;
   }();
   return table;

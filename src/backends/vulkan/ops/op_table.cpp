@@ -10,6 +10,7 @@ const OpTable& OpTable::global() {
     register_matmul_ops(t);
     register_conv_ops(t);
     register_pad_ops(t);
+    register_resize_ops(t);
     register_pool_ops(t);
     register_softmax_ops(t);
     register_normalization_ops(t);

@@ -37,6 +37,7 @@ void register_data_movement_ops(OpTable& table);
 void register_matmul_ops(OpTable& table);
 void register_conv_ops(OpTable& table);
 void register_pad_ops(OpTable& table);
+void register_resize_ops(OpTable& table);
 void register_pool_ops(OpTable& table);
 void register_softmax_ops(OpTable& table);
 void register_normalization_ops(OpTable& table);
