@@ -505,7 +505,8 @@ std::vector<OpCase> make_cases() {
                      .constant_input(2)
                      .attr("mode", "nearest");
                }});
-  c.push_back({"Resize_linear_sizes", [] {
+  c.push_back({"Resize_linear_sizes",
+               [] {
                  return OpTest("Resize")
                      .input(random_f32({2, 1, 4, 6}, 151))
                      .input(Tensor())
@@ -514,7 +515,8 @@ std::vector<OpCase> make_cases() {
                      .constant_input(3)
                      .attr("mode", "linear")
                      .attr("coordinate_transformation_mode", "half_pixel");
-               }, 1e-5, 1e-6});
+               },
+               1e-5, 1e-6});
   // Pad in two modes (both backends).
   c.push_back({"Pad_reflect", [] {
                  return OpTest("Pad")
