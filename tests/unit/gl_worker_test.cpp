@@ -1,114 +1,57 @@
-// A Worker on Backend::GpuPixel: the same asynchronous API as the CPU backend, nodes placed on
-// the GPU or on the CPU with a reason, transfers inserted by the plan, results equal to the CPU
-// worker's. Skipped where no OpenGL ES device with float render targets exists.
+// A Worker on Backend::GpuPixel: the shared worker tests (device_worker_test.cpp) and what only
+// this backend does. Skipped where no OpenGL ES device with float render targets exists.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
-#include <future>
-#include <mutex>
-#include <thread>
+#include <string>
+#include <vector>
 
 #include "backends/gl/texture_data.h"
+#include "device_worker_fixture.h"
+#include "gl_fixture.h"
 #include "graph_builder.h"
-#include "ops/op_registry.h"
 
 namespace kiln::gl {
 namespace {
 
+using kiln::testing::DeviceWorker;
 using kiln::testing::GraphBuilder;
 
-std::shared_future<void> gate_opened;  // what kiln.test::PixelGate waits for
-
-void register_gate_op() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // A CPU-only op that holds its job until the test opens the gate, then copies its input.
-    OpRegistry::global().add("kiln.test", "PixelGate", [](const NodeInfo&) -> CpuKernel {
-      return [](OpContext& ctx) {
-        if (gate_opened.valid()) gate_opened.wait();
-        ctx.set_output(0, ctx.input(0).clone());
-      };
-    });
-  });
-}
-
-Tensor ramp(const Shape& shape, float scale = 0.01f) {
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<float>(i) * scale) * 3.0f;
-  return Tensor::from_data<float>(shape, v);
-}
-
-// x[2,3,4] -> Transpose -> Add(bias) -> Relu -> Reshape[4,6] -> Sigmoid -> y
-Model gpu_only_model() {
-  GraphBuilder b;
-  b.input("x", DataType::Float32, {2, 3, 4});
-  b.initializer("bias", ramp({4, 1, 1}, 0.7f));
-  b.initializer("shape", Tensor::from_data<int64_t>({2}, {4, -1}));
-  ir::Attribute perm;
-  perm.name = "perm";
-  perm.type = ir::Attribute::Type::Ints;
-  perm.ints = {2, 0, 1};
-  b.node("Transpose", {"x"}, {"t"}).attributes.push_back(perm);
-  b.node("Add", {"t", "bias"}, {"a"});
-  b.node("Relu", {"a"}, {"r"});
-  b.node("Reshape", {"r", "shape"}, {"s"});
-  b.node("Sigmoid", {"s"}, {"y"});
-  b.output("y");
-  return b.build();
-}
-
-class GpuPixelWorker : public ::testing::Test {
- protected:
-  void SetUp() override {
+class GpuPixelUnderTest : public testing::GpuBackendUnderTest {
+ public:
+  Backend backend() const override { return Backend::GpuPixel; }
+  // Skips where a worker on this backend reports that there is no OpenGL ES device.
+  void set_up() override {
     try {
-      Worker probe(gpu_only_model(), Backend::GpuPixel);
+      Worker probe(relu_model(), Backend::GpuPixel);
     } catch (const Error& e) {
-      if (std::string(e.what()).find("no OpenGL ES device") != std::string::npos)
-        GTEST_SKIP() << e.what();
+      if (is_no_device(e)) GTEST_SKIP() << e.what();
       throw;
     }
   }
+  uint64_t downloads_started() const override { return texture_downloads_started(); }
+  std::vector<std::string> description_mentions() const override {
+    return {"OpenGL ES", "max texture", "mantissa"};  // the API, its limits and the precision
+  }
+
+ private:
+  static Model relu_model() {
+    GraphBuilder b;
+    b.input("x", DataType::Float32, {4});
+    b.node("Relu", {"x"}, {"y"});
+    b.output("y");
+    return b.build();
+  }
 };
 
-Tensor run(const Model& model, Backend backend, const Tensor& x, const WorkerOptions& o = {}) {
-  Worker worker(model, backend, o);
-  worker.schedule({{"x", x}});
-  return worker.peek_output("y").readback_and_clone();
-}
+GpuPixelUnderTest gpu_pixel;
 
-void expect_near(const Tensor& a, const Tensor& b) {
-  ASSERT_EQ(a.shape(), b.shape());
-  const auto va = a.to_vector<float>(), vb = b.to_vector<float>();
-  for (size_t i = 0; i < va.size(); ++i)
-    ASSERT_NEAR(va[i], vb[i], 1e-5 + 1e-5 * std::abs(vb[i])) << "element " << i;
-}
+INSTANTIATE_TEST_SUITE_P(GpuPixelWorker, DeviceWorker, ::testing::Values(&gpu_pixel),
+                         testing::backend_test_name);
 
-// x -> Relu (GPU) -> kiln.test::PixelGate (CPU) -> Sigmoid (GPU) -> y
-Model model_with_fallback() {
-  register_gate_op();
-  GraphBuilder b;
-  b.input("x", DataType::Float32, {64});
-  b.node("Relu", {"x"}, {"r"});
-  b.node("PixelGate", {"r"}, {"g"}, "kiln.test");
-  b.node("Sigmoid", {"g"}, {"y"});
-  b.output("y");
-  return b.build();
-}
-
-TEST_F(GpuPixelWorker, MatchesTheCpuWorkerAndRunsEveryNodeOnTheGpu) {
-  const Model model = gpu_only_model();
-  const Tensor x = ramp({2, 3, 4});
-  expect_near(run(model, Backend::GpuPixel, x), run(model, Backend::Cpu, x));
-  Worker worker(model, Backend::GpuPixel);
-  for (const NodePlacement& p : worker.placements()) {
-    EXPECT_EQ(p.backend, Backend::GpuPixel) << p.op_type << ": " << p.fallback_reason;
-  }
-  const std::string description = worker.device_description();
-  EXPECT_NE(description.find("OpenGL ES"), std::string::npos) << description;
-  EXPECT_NE(description.find("max texture"), std::string::npos) << description;
-  EXPECT_NE(description.find("mantissa"), std::string::npos) << description;  // the precision
-}
+class GpuPixelWorker : public testing::GpuWorkerTest {
+ protected:
+  GpuPixelWorker() : GpuWorkerTest(gpu_pixel) {}
+};
 
 TEST_F(GpuPixelWorker, IntegerTensorsStayOnTheCpuWithAReason) {
   GraphBuilder b;
@@ -120,122 +63,6 @@ TEST_F(GpuPixelWorker, IntegerTensorsStayOnTheCpuWithAReason) {
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].backend, Backend::Cpu);
   EXPECT_NE(p[0].fallback_reason.find("float32"), std::string::npos) << p[0].fallback_reason;
-}
-
-TEST_F(GpuPixelWorker, RepeatedRunsAndNewShapesGiveFreshResults) {
-  GraphBuilder b;
-  b.symbolic_input("x", DataType::Float32, {"n"});
-  b.node("Exp", {"x"}, {"e"});
-  b.node("Mul", {"e", "x"}, {"y"});
-  b.output("y");
-  const Model model = b.build();
-  Worker gpu(model, Backend::GpuPixel);
-  Worker cpu(model, Backend::Cpu);
-  for (int64_t n : {5, 1000, 5, 0, 77}) {
-    const Tensor x = ramp({n}, 0.37f);
-    gpu.schedule({{"x", x}});
-    cpu.schedule({{"x", x}});
-    expect_near(gpu.peek_output("y").readback_and_clone(),
-                cpu.peek_output("y").readback_and_clone());
-  }
-}
-
-TEST_F(GpuPixelWorker, FallsBackToTheCpuWithAReasonAndTransfersInBetween) {
-  gate_opened = {};
-  const Model model = model_with_fallback();
-  const Tensor x = ramp({64});
-  expect_near(run(model, Backend::GpuPixel, x), run(model, Backend::Cpu, x));
-  Worker worker(model, Backend::GpuPixel);
-  const std::vector<NodePlacement> p = worker.placements();
-  ASSERT_EQ(p.size(), 3u);
-  EXPECT_EQ(p[0].backend, Backend::GpuPixel);
-  EXPECT_EQ(p[1].backend, Backend::Cpu);
-  EXPECT_NE(p[1].fallback_reason.find("kiln.test"), std::string::npos) << p[1].fallback_reason;
-  EXPECT_EQ(p[2].backend, Backend::GpuPixel);
-}
-
-TEST_F(GpuPixelWorker, StrictRefusesToFallBack) {
-  const Model model = model_with_fallback();
-  try {
-    Worker worker(model, Backend::GpuPixel, WorkerOptions{.strict = true});
-    FAIL() << "a strict worker accepted a CPU fallback";
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("PixelGate"), std::string::npos) << what;
-    EXPECT_NE(what.find("strict"), std::string::npos) << what;
-  }
-  EXPECT_NO_THROW(Worker(gpu_only_model(), Backend::GpuPixel, WorkerOptions{.strict = true}));
-}
-
-// The CPU step in the middle holds its job until the gate opens: schedule and readback_request
-// must both return while the GPU part after it has not even been recorded.
-TEST_F(GpuPixelWorker, ScheduleAndReadbackRequestNeverWaitEvenWithAFallback) {
-  std::promise<void> gate;
-  gate_opened = gate.get_future().share();
-  const Model model = model_with_fallback();
-  Worker worker(model, Backend::GpuPixel);
-  const Tensor x = ramp({64});
-  worker.schedule({{"x", x}});
-  const Tensor& y = worker.peek_output("y");
-  y.readback_request();
-  EXPECT_FALSE(y.is_readback_request_done());
-  std::future<Tensor> later = y.readback_and_clone_async();
-  EXPECT_EQ(later.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
-  gate.set_value();
-  const Tensor expected = run(model, Backend::Cpu, x);
-  expect_near(later.get(), expected);
-  while (!y.is_readback_request_done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  expect_near(y.readback_and_clone(), expected);
-  gate_opened = {};
-}
-
-TEST_F(GpuPixelWorker, TwoRequestsOnOneTensorShareOneTransfer) {
-  const Model model = gpu_only_model();
-  Worker worker(model, Backend::GpuPixel);
-  worker.schedule({{"x", ramp({2, 3, 4})}});
-  worker.peek_output("y").readback_and_clone();  // settles the run
-  worker.schedule({{"x", ramp({2, 3, 4}, 0.5f)}});
-  const Tensor& y2 = worker.peek_output("y");
-  const uint64_t before = texture_downloads_started();
-  y2.readback_request();
-  y2.readback_request();
-  const Tensor a = y2.readback_and_clone();
-  const Tensor b = y2.readback_and_clone();
-  EXPECT_EQ(texture_downloads_started() - before, 1u);
-  EXPECT_EQ(a.to_vector<float>(), b.to_vector<float>());
-}
-
-TEST_F(GpuPixelWorker, LongChainPollsUntilDone) {
-  GraphBuilder b;
-  b.input("x", DataType::Float32, {1 << 16});
-  std::string last = "x";
-  for (int i = 0; i < 40; ++i) {
-    const std::string next = "v" + std::to_string(i);
-    b.node(i % 2 ? "Sin" : "Tanh", {last}, {next});
-    last = next;
-  }
-  b.node("Identity", {last}, {"y"});
-  b.output("y");
-  const Model model = b.build();
-  const Tensor x = ramp({1 << 16}, 0.001f);
-  Worker worker(model, Backend::GpuPixel);
-  worker.schedule({{"x", x}});
-  const Tensor& y = worker.peek_output("y");
-  y.readback_request();
-  while (!y.is_readback_request_done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  expect_near(y.readback_and_clone(), run(model, Backend::Cpu, x));
-}
-
-TEST_F(GpuPixelWorker, AnOutputTheUserTookOutlivesTheWorker) {
-  const Model model = gpu_only_model();
-  const Tensor x = ramp({2, 3, 4});
-  Tensor taken;
-  {
-    Worker worker(model, Backend::GpuPixel);
-    worker.schedule({{"x", x}});
-    taken = worker.take_output("y");
-  }
-  expect_near(taken.readback_and_clone(), run(model, Backend::Cpu, x));
 }
 
 }  // namespace

@@ -1,241 +1,51 @@
-// A Worker on Backend::GpuCompute: the same asynchronous API as the CPU backend, nodes placed on
-// the GPU or on the CPU with a reason, transfers inserted by the plan, results equal to the CPU
-// worker's, and the validation layer silent throughout.
+// A Worker on Backend::GpuCompute: the shared worker tests (device_worker_test.cpp) and what only
+// this backend does, with the validation layer silent throughout.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cmath>
-#include <future>
-#include <mutex>
-#include <thread>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "backends/vulkan/device_tensor.h"
+#include "device_worker_fixture.h"
 #include "graph_builder.h"
-#include "ops/op_registry.h"
 #include "vulkan_fixture.h"
 
 namespace kiln::vulkan {
 namespace {
 
+using kiln::testing::DeviceWorker;
 using kiln::testing::GraphBuilder;
 
-std::shared_future<void> gate_opened;  // what kiln.test::Gate waits for
-
-void register_gate_op() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // A CPU-only op that holds its job until the test opens the gate, then copies its input.
-    OpRegistry::global().add("kiln.test", "Gate", [](const NodeInfo&) -> CpuKernel {
-      return [](OpContext& ctx) {
-        if (gate_opened.valid()) gate_opened.wait();
-        ctx.set_output(0, ctx.input(0).clone());
-      };
-    });
-  });
-}
-
-class GpuComputeWorker : public ::testing::Test {
- protected:
-  void SetUp() override {
+class GpuComputeUnderTest : public testing::GpuBackendUnderTest {
+ public:
+  Backend backend() const override { return Backend::GpuCompute; }
+  // Every worker's device runs under the validation layer, and each test fails on its messages.
+  void set_up() override {
+    validation_.emplace("KILN_VULKAN_VALIDATION", "1");
     if (!shared_device().device) GTEST_SKIP() << shared_device().skip_reason;
     clear_validation_messages_of_all_devices();
   }
-  void TearDown() override {
+  void tear_down() override {
     for (const std::string& m : validation_messages_of_all_devices()) ADD_FAILURE() << m;
+    validation_.reset();
   }
-  ScopedEnv validation_{"KILN_VULKAN_VALIDATION", "1"};
+  uint64_t downloads_started() const override { return downloads_recorded(); }
+  std::vector<std::string> description_mentions() const override { return {"Vulkan"}; }
+
+ private:
+  std::optional<ScopedEnv> validation_;
 };
 
-Tensor ramp(const Shape& shape, float scale = 0.01f) {
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<float>(i) * scale) * 3.0f;
-  return Tensor::from_data<float>(shape, v);
-}
+GpuComputeUnderTest gpu_compute;
 
-Tensor run(const Model& model, Backend backend, const Tensor& x, const WorkerOptions& o = {}) {
-  Worker worker(model, backend, o);
-  worker.schedule({{"x", x}});
-  return worker.peek_output("y").readback_and_clone();
-}
+INSTANTIATE_TEST_SUITE_P(GpuComputeWorker, DeviceWorker, ::testing::Values(&gpu_compute),
+                         testing::backend_test_name);
 
-void expect_near(const Tensor& a, const Tensor& b) {
-  ASSERT_EQ(a.shape(), b.shape());
-  const auto va = a.to_vector<float>(), vb = b.to_vector<float>();
-  for (size_t i = 0; i < va.size(); ++i)
-    ASSERT_NEAR(va[i], vb[i], 1e-5 + 1e-5 * std::abs(vb[i])) << "element " << i;
-}
-
-// x[2,3,4] -> Transpose -> Add(bias) -> Relu -> Reshape[4,6] -> Sigmoid -> y
-Model gpu_only_model() {
-  GraphBuilder b;
-  b.input("x", DataType::Float32, {2, 3, 4});
-  b.initializer("bias", ramp({4, 1, 1}, 0.7f));
-  b.initializer("shape", Tensor::from_data<int64_t>({2}, {4, -1}));
-  ir::Attribute perm;
-  perm.name = "perm";
-  perm.type = ir::Attribute::Type::Ints;
-  perm.ints = {2, 0, 1};
-  b.node("Transpose", {"x"}, {"t"}).attributes.push_back(perm);
-  b.node("Add", {"t", "bias"}, {"a"});
-  b.node("Relu", {"a"}, {"r"});
-  b.node("Reshape", {"r", "shape"}, {"s"});
-  b.node("Sigmoid", {"s"}, {"y"});
-  b.output("y");
-  return b.build();
-}
-
-// x -> Relu (GPU) -> kiln.test::Gate (CPU) -> Sigmoid (GPU) -> y
-Model model_with_fallback() {
-  register_gate_op();
-  GraphBuilder b;
-  b.input("x", DataType::Float32, {64});
-  b.node("Relu", {"x"}, {"r"});
-  b.node("Gate", {"r"}, {"g"}, "kiln.test");
-  b.node("Sigmoid", {"g"}, {"y"});
-  b.output("y");
-  return b.build();
-}
-
-TEST_F(GpuComputeWorker, MatchesTheCpuWorkerAndRunsEveryNodeOnTheGpu) {
-  const Model model = gpu_only_model();
-  const Tensor x = ramp({2, 3, 4});
-  expect_near(run(model, Backend::GpuCompute, x), run(model, Backend::Cpu, x));
-  Worker worker(model, Backend::GpuCompute);
-  for (const NodePlacement& p : worker.placements()) {
-    EXPECT_EQ(p.backend, Backend::GpuCompute) << p.op_type << ": " << p.fallback_reason;
-  }
-  EXPECT_NE(worker.device_description().find("Vulkan"), std::string::npos);
-}
-
-TEST_F(GpuComputeWorker, RepeatedRunsAndNewShapesGiveFreshResults) {
-  GraphBuilder b;
-  b.symbolic_input("x", DataType::Float32, {"n"});
-  b.node("Exp", {"x"}, {"e"});
-  b.node("Mul", {"e", "x"}, {"y"});
-  b.output("y");
-  const Model model = b.build();
-  Worker gpu(model, Backend::GpuCompute);
-  Worker cpu(model, Backend::Cpu);
-  for (int64_t n : {5, 1000, 5, 0, 77}) {
-    const Tensor x = ramp({n}, 0.37f);
-    gpu.schedule({{"x", x}});
-    cpu.schedule({{"x", x}});
-    expect_near(gpu.peek_output("y").readback_and_clone(),
-                cpu.peek_output("y").readback_and_clone());
-  }
-}
-
-TEST_F(GpuComputeWorker, FallsBackToTheCpuWithAReasonAndTransfersInBetween) {
-  gate_opened = {};
-  const Model model = model_with_fallback();
-  const Tensor x = ramp({64});
-  expect_near(run(model, Backend::GpuCompute, x), run(model, Backend::Cpu, x));
-  Worker worker(model, Backend::GpuCompute);
-  const std::vector<NodePlacement> p = worker.placements();
-  ASSERT_EQ(p.size(), 3u);
-  EXPECT_EQ(p[0].backend, Backend::GpuCompute);
-  EXPECT_EQ(p[1].backend, Backend::Cpu);
-  EXPECT_NE(p[1].fallback_reason.find("kiln.test"), std::string::npos) << p[1].fallback_reason;
-  EXPECT_EQ(p[2].backend, Backend::GpuCompute);
-}
-
-TEST_F(GpuComputeWorker, StrictRefusesToFallBack) {
-  const Model model = model_with_fallback();
-  try {
-    Worker worker(model, Backend::GpuCompute, WorkerOptions{.strict = true});
-    FAIL() << "a strict worker accepted a CPU fallback";
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("Gate"), std::string::npos) << what;
-    EXPECT_NE(what.find("strict"), std::string::npos) << what;
-  }
-  EXPECT_NO_THROW(Worker(gpu_only_model(), Backend::GpuCompute, WorkerOptions{.strict = true}));
-}
-
-// The CPU step in the middle holds its job until the gate opens: schedule and readback_request
-// must both return while the GPU part after it has not even been recorded.
-TEST_F(GpuComputeWorker, ScheduleAndReadbackRequestNeverWaitEvenWithAFallback) {
-  std::promise<void> gate;
-  gate_opened = gate.get_future().share();
-  const Model model = model_with_fallback();
-  Worker worker(model, Backend::GpuCompute);
-  const Tensor x = ramp({64});
-  worker.schedule({{"x", x}});
-  const Tensor& y = worker.peek_output("y");
-  y.readback_request();
-  EXPECT_FALSE(y.is_readback_request_done());
-  std::future<Tensor> later = y.readback_and_clone_async();
-  EXPECT_EQ(later.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
-  gate.set_value();
-  const Tensor expected = run(model, Backend::Cpu, x);
-  expect_near(later.get(), expected);
-  while (!y.is_readback_request_done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  expect_near(y.readback_and_clone(), expected);
-  gate_opened = {};
-}
-
-TEST_F(GpuComputeWorker, TwoRequestsOnOneTensorShareOneTransfer) {
-  const Model model = gpu_only_model();
-  Worker worker(model, Backend::GpuCompute);
-  worker.schedule({{"x", ramp({2, 3, 4})}});
-  const Tensor& y = worker.peek_output("y");
-  y.readback_and_clone();  // settles the run, so only the requests below transfer anything
-  worker.schedule({{"x", ramp({2, 3, 4}, 0.5f)}});
-  const Tensor& y2 = worker.peek_output("y");
-  const uint64_t before = downloads_recorded();
-  y2.readback_request();
-  y2.readback_request();
-  const Tensor a = y2.readback_and_clone();
-  const Tensor b = y2.readback_and_clone();
-  EXPECT_EQ(downloads_recorded() - before, 1u);
-  EXPECT_EQ(a.to_vector<float>(), b.to_vector<float>());
-}
-
-TEST_F(GpuComputeWorker, LongChainPollsUntilDone) {
-  GraphBuilder b;
-  b.input("x", DataType::Float32, {1 << 18});
-  std::string last = "x";
-  for (int i = 0; i < 40; ++i) {
-    const std::string next = "v" + std::to_string(i);
-    b.node(i % 2 ? "Sin" : "Tanh", {last}, {next});
-    last = next;
-  }
-  b.node("Identity", {last}, {"y"});
-  b.output("y");
-  const Model model = b.build();
-  const Tensor x = ramp({1 << 18}, 0.001f);
-  Worker worker(model, Backend::GpuCompute);
-  worker.schedule({{"x", x}});
-  const Tensor& y = worker.peek_output("y");
-  y.readback_request();
-  while (!y.is_readback_request_done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  expect_near(y.readback_and_clone(), run(model, Backend::Cpu, x));
-}
-
-TEST_F(GpuComputeWorker, ScheduleIterableRunsOneLayerPerStep) {
-  const Model model = gpu_only_model();
-  const Tensor x = ramp({2, 3, 4});
-  Worker worker(model, Backend::GpuCompute);
-  size_t steps = 0;
-  for (LayerStep step : worker.schedule_iterable({{"x", x}})) {
-    EXPECT_EQ(step.index, steps);
-    ++steps;
-  }
-  EXPECT_EQ(steps, worker.placements().size());
-  expect_near(worker.peek_output("y").readback_and_clone(), run(model, Backend::Cpu, x));
-}
-
-TEST_F(GpuComputeWorker, AnOutputTheUserTookOutlivesTheWorker) {
-  const Model model = gpu_only_model();
-  const Tensor x = ramp({2, 3, 4});
-  Tensor taken;
-  {
-    Worker worker(model, Backend::GpuCompute);
-    worker.schedule({{"x", x}});
-    taken = worker.take_output("y");
-  }
-  expect_near(taken.readback_and_clone(), run(model, Backend::Cpu, x));
-}
+class GpuComputeWorker : public testing::GpuWorkerTest {
+ protected:
+  GpuComputeWorker() : GpuWorkerTest(gpu_compute) {}
+};
 
 // Above the device's storage-buffer range (128 MiB on lavapipe) a node runs on the CPU for that
 // run instead of failing.
@@ -249,7 +59,9 @@ TEST_F(GpuComputeWorker, ATensorBeyondTheBindingRangeStillWorks) {
   b.output("y");
   std::vector<float> v(static_cast<size_t>(n));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000);
-  const Tensor y = run(b.build(), Backend::GpuCompute, Tensor::from_data<float>({n}, v));
+  Worker worker(b.build(), Backend::GpuCompute);
+  worker.schedule({{"x", Tensor::from_data<float>({n}, v)}});
+  const Tensor y = worker.peek_output("y").readback_and_clone();
   const float* p = y.data<float>();
   for (int64_t i = 0; i < n; i += 9973) ASSERT_EQ(p[i], -static_cast<float>(i % 1000));
 }
