@@ -3,7 +3,6 @@
 // layer drawn in bands, and bad parameters.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,14 +12,6 @@
 
 namespace kiln::gl {
 namespace {
-
-Tensor random_tensor(const Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (float& x : v) x = dist(rng);
-  return testing::f32(shape, v);
-}
 
 struct Case {
   std::string name;
@@ -33,97 +24,80 @@ struct Case {
   std::vector<int64_t> output_padding = {};  // ConvTranspose
 };
 
-std::vector<int64_t> as_vector(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
+enum class Direction { Conv, ConvTranspose };
+
+const char* onnx_op(Direction d) { return d == Direction::Conv ? "Conv" : "ConvTranspose"; }
+
+// Fused Clip's bounds.
+constexpr float kClipMin = -0.5f, kClipMax = 0.5f;
+
+// W as ONNX lays it out: Conv [M, C / group, kernel...], ConvTranspose [C, M / group, kernel...].
+Shape weight_shape(Direction d, const Case& c) {
+  Shape w = d == Direction::Conv ? Shape{c.out_channels, c.x[1] / c.group}
+                                 : Shape{c.x[1], c.out_channels / c.group};
+  for (int64_t k : c.kernel) w.push_back(k);
+  return w;
+}
+
+// kiln's CPU op (the oracle), followed by the activation the GPU kernel fuses.
+Tensor cpu_reference(Direction d, const Case& c, const Tensor& x, const Tensor& w, const Tensor& b,
+                     ConvActivation act) {
+  testing::OpTest op(onnx_op(d));
+  op.input(x).input(w);
+  if (c.bias) op.input(b);
+  op.attr("kernel_shape", c.kernel.to_vector())
+      .attr("strides", c.stride.to_vector())
+      .attr("dilations", c.dilation.to_vector())
+      .attr("pads", c.pads)
+      .attr("group", c.group);
+  if (!c.output_padding.empty()) op.attr("output_padding", c.output_padding);
+  Tensor want = op.run()[0];
+  if (act == ConvActivation::Relu) want = testing::OpTest("Relu").input(want).run()[0];
+  if (act == ConvActivation::Clip) {
+    want = testing::OpTest("Clip")
+               .input(want)
+               .input(Tensor::scalar(kClipMin))
+               .input(Tensor::scalar(kClipMax))
+               .run()[0];
+  }
+  return want;
+}
 
 class GlConv : public Gl {
  protected:
-  void check_conv(const Case& c, ConvActivation act = ConvActivation::None) {
-    const size_t rank = c.kernel.size();
-    Shape w_shape{c.out_channels, c.x[1] / c.group};
-    for (int64_t k : c.kernel) w_shape.push_back(k);
-    const Tensor x = random_tensor(c.x, 1);
-    const Tensor w = random_tensor(w_shape, 2);
-    const Tensor b = random_tensor({c.out_channels}, 3);
-    testing::OpTest op("Conv");
-    op.input(x).input(w);
-    if (c.bias) op.input(b);
-    op.attr("kernel_shape", as_vector(c.kernel))
-        .attr("strides", as_vector(c.stride))
-        .attr("dilations", as_vector(c.dilation))
-        .attr("pads", c.pads)
-        .attr("group", c.group);
-    Tensor want = op.run()[0];
-    if (act == ConvActivation::Relu) want = testing::OpTest("Relu").input(want).run()[0];
-    if (act == ConvActivation::Clip) {
-      want = testing::OpTest("Clip")
-                 .input(want)
-                 .input(Tensor::scalar(-0.5f))
-                 .input(Tensor::scalar(0.5f))
-                 .run()[0];
-    }
+  void check(Direction d, const Case& c, ConvActivation act = ConvActivation::None) {
+    const unsigned seed = d == Direction::Conv ? 1 : 4;
+    const Tensor x = random_tensor(c.x, -1, 1, seed);
+    const Tensor w = random_tensor(weight_shape(d, c), -1, 1, seed + 1);
+    const Tensor b = random_tensor({c.out_channels}, -1, 1, seed + 2);
+    const Tensor want = cpu_reference(d, c, x, w, b, act);
 
+    // ConvTranspose runs Conv's windows backwards: its image is Y, the windows are X's positions.
+    const Shape x_spatial = spatial_dims(c.x), y_spatial = spatial_dims(want.shape());
     ConvParams p;
-    cpu::ConvGeometry& g = p.geometry;
-    for (size_t d = 0; d < rank; ++d) {
-      g.in.push_back(c.x[2 + d]);
-      g.out.push_back(want.shape()[2 + d]);
-    }
-    g.kernel = c.kernel;
-    g.stride = c.stride;
-    g.dilation = c.dilation;
-    g.pad = Shape(std::vector<int64_t>(c.pads.begin(), c.pads.begin() + rank));
+    p.geometry = {d == Direction::Conv ? x_spatial : y_spatial,
+                  d == Direction::Conv ? y_spatial : x_spatial,
+                  c.kernel,
+                  c.stride,
+                  c.dilation,
+                  pad_begins(c.pads)};
     p.batch = c.x[0];
     p.in_channels = c.x[1];
     p.out_channels = c.out_channels;
     p.group = c.group;
     p.activation = act;
-    p.clip_min = -0.5f;
-    p.clip_max = 0.5f;
+    p.clip_min = kClipMin;
+    p.clip_max = kClipMax;
 
     const TextureTensor gx = to_gpu(x), gw = to_gpu(w), gb = to_gpu(b);
+    const TextureTensor* bias = c.bias ? &gb : nullptr;
     TextureTensor gy(context(), want.element_count());
-    Conv(context()).record(p, gx, gw, c.bias ? &gb : nullptr, gy);
-    expect_matches(to_host(gy, want.shape()), want, 1e-4, "Conv " + c.name, 1e-5);
-  }
-
-  void check_transpose(const Case& c) {
-    const size_t rank = c.kernel.size();
-    const int64_t group_out = c.out_channels / c.group;
-    Shape w_shape{c.x[1], group_out};
-    for (int64_t k : c.kernel) w_shape.push_back(k);
-    const Tensor x = random_tensor(c.x, 4);
-    const Tensor w = random_tensor(w_shape, 5);
-    const Tensor b = random_tensor({c.out_channels}, 6);
-    testing::OpTest op("ConvTranspose");
-    op.input(x).input(w);
-    if (c.bias) op.input(b);
-    op.attr("kernel_shape", as_vector(c.kernel))
-        .attr("strides", as_vector(c.stride))
-        .attr("dilations", as_vector(c.dilation))
-        .attr("pads", c.pads)
-        .attr("group", c.group);
-    if (!c.output_padding.empty()) op.attr("output_padding", c.output_padding);
-    const Tensor want = op.run()[0];
-
-    ConvParams p;
-    cpu::ConvGeometry& g = p.geometry;
-    for (size_t d = 0; d < rank; ++d) {
-      g.in.push_back(want.shape()[2 + d]);  // the image is Y
-      g.out.push_back(c.x[2 + d]);          // the windows are X's positions
+    if (d == Direction::Conv) {
+      Conv(context()).record(p, gx, gw, bias, gy);
+    } else {
+      Conv(context()).record_transpose(p, gx, gw, bias, gy);
     }
-    g.kernel = c.kernel;
-    g.stride = c.stride;
-    g.dilation = c.dilation;
-    g.pad = Shape(std::vector<int64_t>(c.pads.begin(), c.pads.begin() + rank));
-    p.batch = c.x[0];
-    p.in_channels = c.x[1];
-    p.out_channels = c.out_channels;
-    p.group = c.group;
-
-    const TextureTensor gx = to_gpu(x), gw = to_gpu(w), gb = to_gpu(b);
-    TextureTensor gy(context(), want.element_count());
-    Conv(context()).record_transpose(p, gx, gw, c.bias ? &gb : nullptr, gy);
-    expect_matches(to_host(gy, want.shape()), want, 1e-4, "ConvTranspose " + c.name, 1e-5);
+    expect_matches(to_host(gy, want.shape()), want, 1e-4, onnx_op(d) + (" " + c.name), 1e-5);
   }
 };
 
@@ -150,17 +124,18 @@ TEST_F(GlConv, MatchesCpuOverGeometries) {
        {1, 1},
        {2, 1, 2, 1}},
   };
-  for (const Case& c : cases) check_conv(c);
+  for (const Case& c : cases) check(Direction::Conv, c);
 }
 
 TEST_F(GlConv, FusedReluAndClip) {
   const Case c{"fused", {1, 3, 6, 6}, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
-  check_conv(c, ConvActivation::Relu);
-  check_conv(c, ConvActivation::Clip);
+  check(Direction::Conv, c, ConvActivation::Relu);
+  check(Direction::Conv, c, ConvActivation::Clip);
 }
 
 TEST_F(GlConv, ResNetSizedLayerDrawnInBands) {
-  check_conv({"64x56x56 3x3", {1, 64, 56, 56}, 64, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}});
+  check(Direction::Conv,
+        {"64x56x56 3x3", {1, 64, 56, 56}, 64, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}});
 }
 
 TEST_F(GlConv, TransposeMatchesCpu) {
@@ -186,7 +161,7 @@ TEST_F(GlConv, TransposeMatchesCpu) {
        1,
        false},
   };
-  for (const Case& c : cases) check_transpose(c);
+  for (const Case& c : cases) check(Direction::ConvTranspose, c);
 }
 
 TEST_F(GlConv, BadParametersAreErrors) {
@@ -195,14 +170,14 @@ TEST_F(GlConv, BadParametersAreErrors) {
   p.in_channels = 3;
   p.out_channels = 4;
   p.group = 2;  // 3 channels do not split into 2 groups
-  const TextureTensor x = to_gpu(random_tensor({1, 3, 5, 5}, 1));
-  const TextureTensor w = to_gpu(random_tensor({4, 3, 3, 3}, 2));
+  const TextureTensor x = to_gpu(random_tensor({1, 3, 5, 5}, -1, 1, 1));
+  const TextureTensor w = to_gpu(random_tensor({4, 3, 3, 3}, -1, 1, 2));
   TextureTensor y(context(), 36);
   EXPECT_THROW(Conv(context()).record(p, x, w, nullptr, y), Error);
   p.group = 1;
   TextureTensor wrong_y(context(), 35);
   EXPECT_THROW(Conv(context()).record(p, x, w, nullptr, wrong_y), Error);
-  const TextureTensor short_w = to_gpu(random_tensor({4, 3, 3, 2}, 3));
+  const TextureTensor short_w = to_gpu(random_tensor({4, 3, 3, 2}, -1, 1, 3));
   EXPECT_THROW(Conv(context()).record(p, x, short_w, nullptr, y), Error);
   p.geometry.stride = {0, 1};
   EXPECT_THROW(Conv(context()).record(p, x, w, nullptr, y), Error);

@@ -1,11 +1,14 @@
 // Shared by the OpenGL ES tests: one context per test process, and a fixture that skips where
-// there is no OpenGL ES device, plus helpers to move host tensors through textures.
+// there is no OpenGL ES device, plus helpers to move host tensors through textures, to make
+// random inputs and to compare results.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <memory>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,6 +67,25 @@ class Gl : public ::testing::Test {
  private:
   Context* context_ = nullptr;
 };
+
+// Uniform random float32 values in [lo, hi), the same for the same seed.
+inline Tensor random_tensor(const Shape& shape, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(shape.element_count()));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_data<float>(shape, v);
+}
+
+// For the windowed ops (convolution, pooling): the spatial dims of an [N, C, spatial...] shape,
+// and the halves of ONNX pads (all begins, then all ends).
+inline Shape spatial_dims(const Shape& shape) { return Shape(shape.begin() + 2, shape.end()); }
+inline Shape pad_begins(const std::vector<int64_t>& pads) {
+  return Shape(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(pads.size() / 2));
+}
+inline Shape pad_ends(const std::vector<int64_t>& pads) {
+  return Shape(pads.begin() + static_cast<std::ptrdiff_t>(pads.size() / 2), pads.end());
+}
 
 // Element-wise comparison: equal, both NaN, or within rtol relative (plus atol absolute).
 inline void expect_matches(const Tensor& gpu, const Tensor& cpu, double rtol,

@@ -3,7 +3,6 @@
 // alpha and beta, every C broadcast, fused Relu and Clip, K = 0, long sums and bad shapes.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,14 +12,6 @@
 
 namespace kiln::gl {
 namespace {
-
-Tensor random_tensor(const Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (float& x : v) x = dist(rng);
-  return testing::f32(shape, v);
-}
 
 std::string dims(const Shape& s) {
   std::string out = "[";
@@ -59,8 +50,8 @@ TEST_F(GlMatmul, MatchesCpuOverShapesAndBroadcasts) {
   };
   unsigned seed = 1;
   for (const auto& [as, bs] : cases) {
-    const Tensor a = random_tensor(as, seed++);
-    const Tensor b = random_tensor(bs, seed++);
+    const Tensor a = random_tensor(as, -1, 1, seed++);
+    const Tensor b = random_tensor(bs, -1, 1, seed++);
     const Tensor want = testing::OpTest("MatMul").input(a).input(b).run()[0];
     const Tensor got = run(matmul_params(as, bs), a, b, nullptr, want.shape());
     expect_matches(got, want, 1e-4, "MatMul " + dims(as) + " x " + dims(bs), 1e-5);
@@ -69,8 +60,8 @@ TEST_F(GlMatmul, MatchesCpuOverShapesAndBroadcasts) {
 
 TEST_F(GlMatmul, LargeProductDrawnInBands) {
   const Shape as{384, 768}, bs{768, 256};
-  const Tensor a = random_tensor(as, 50);
-  const Tensor b = random_tensor(bs, 51);
+  const Tensor a = random_tensor(as, -1, 1, 50);
+  const Tensor b = random_tensor(bs, -1, 1, 51);
   const Tensor want = testing::OpTest("MatMul").input(a).input(b).run()[0];
   const Tensor got = run(matmul_params(as, bs), a, b, nullptr, want.shape());
   expect_matches(got, want, 1e-4, "MatMul [384,768] x [768,256]", 1e-4);
@@ -85,9 +76,9 @@ TEST_F(GlMatmul, GemmTransposesAlphaBetaAndEveryCBroadcast) {
       for (const Shape& cs : c_shapes) {
         const Shape as = trans_a ? Shape{k, m} : Shape{m, k};
         const Shape bs = trans_b ? Shape{n, k} : Shape{k, n};
-        const Tensor a = random_tensor(as, seed++);
-        const Tensor b = random_tensor(bs, seed++);
-        const Tensor c = random_tensor(cs, seed++);
+        const Tensor a = random_tensor(as, -1, 1, seed++);
+        const Tensor b = random_tensor(bs, -1, 1, seed++);
+        const Tensor c = random_tensor(cs, -1, 1, seed++);
         const float alpha = 0.75f, beta = -1.5f;
         const Tensor want = testing::OpTest("Gemm")
                                 .input(a)
@@ -110,8 +101,8 @@ TEST_F(GlMatmul, GemmTransposesAlphaBetaAndEveryCBroadcast) {
 }
 
 TEST_F(GlMatmul, GemmWithoutCAndOddN) {
-  const Tensor a = random_tensor({7, 3}, 7);
-  const Tensor b = random_tensor({5, 3}, 8);
+  const Tensor a = random_tensor({7, 3}, -1, 1, 7);
+  const Tensor b = random_tensor({5, 3}, -1, 1, 8);
   const Tensor want =
       testing::OpTest("Gemm").input(a).input(b).attr("transB", 1).attr("alpha", 2.0f).run()[0];
   const MatmulParams p = gemm_params({7, 3}, {5, 3}, nullptr, false, true, 2.0f, 1.0f);
@@ -122,9 +113,9 @@ TEST_F(GlMatmul, FusedReluAndClip) {
   for (const MatmulActivation act : {MatmulActivation::Relu, MatmulActivation::Clip}) {
     for (const int n : {8, 7}) {  // texel and scalar paths
       const Shape as{4, 16}, bs{16, n}, cs{n};
-      const Tensor a = random_tensor(as, 20 + n);
-      const Tensor b = random_tensor(bs, 30 + n);
-      const Tensor c = random_tensor(cs, 40 + n);
+      const Tensor a = random_tensor(as, -1, 1, 20 + n);
+      const Tensor b = random_tensor(bs, -1, 1, 30 + n);
+      const Tensor c = random_tensor(cs, -1, 1, 40 + n);
       const Tensor gemm = testing::OpTest("Gemm").input(a).input(b).input(c).run()[0];
       Tensor want;
       if (act == MatmulActivation::Relu) {
@@ -151,7 +142,7 @@ TEST_F(GlMatmul, FusedReluAndClip) {
 TEST_F(GlMatmul, EmptyInnerDimensionGivesBetaC) {
   const Tensor a = testing::f32({3, 0}, {});
   const Tensor b = testing::f32({0, 4}, {});
-  const Tensor c = random_tensor({4}, 3);
+  const Tensor c = random_tensor({4}, -1, 1, 3);
   const Tensor want =
       testing::OpTest("Gemm").input(a).input(b).input(c).attr("beta", 2.0f).run()[0];
   const Shape cs{4};
@@ -172,12 +163,12 @@ TEST_F(GlMatmul, BadShapesAreErrors) {
   EXPECT_THROW(gemm_params({2, 3, 1}, {3, 4}, nullptr, false, false, 1, 1), Error);
 
   const MatmulParams p = matmul_params({2, 3}, {3, 4});
-  const TextureTensor a = to_gpu(random_tensor({2, 3}, 1));
-  const TextureTensor b = to_gpu(random_tensor({3, 4}, 2));
+  const TextureTensor a = to_gpu(random_tensor({2, 3}, -1, 1, 1));
+  const TextureTensor b = to_gpu(random_tensor({3, 4}, -1, 1, 2));
   TextureTensor wrong(context(), 7);
   EXPECT_THROW(Matmul(context()).record(p, a, b, nullptr, wrong), Error);
   TextureTensor y(context(), 8);
-  const TextureTensor small = to_gpu(random_tensor({5}, 3));
+  const TextureTensor small = to_gpu(random_tensor({5}, -1, 1, 3));
   EXPECT_THROW(Matmul(context()).record(p, a, small, nullptr, y), Error);
 }
 

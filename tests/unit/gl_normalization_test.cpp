@@ -4,7 +4,6 @@
 // LpNormalization with p 1 and 2 including an all-zero line.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,14 +13,6 @@
 
 namespace kiln::gl {
 namespace {
-
-Tensor random_tensor(const Shape& shape, float lo, float hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (float& x : v) x = dist(rng);
-  return testing::f32(shape, v);
-}
 
 using GlNormalization = Gl;
 

@@ -3,7 +3,6 @@
 // global pools.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,16 +12,6 @@
 
 namespace kiln::gl {
 namespace {
-
-Tensor random_tensor(const Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (float& x : v) x = dist(rng);
-  return testing::f32(shape, v);
-}
-
-std::vector<int64_t> as_vector(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
 
 struct Case {
   std::string name;
@@ -36,18 +25,18 @@ class GlPool : public Gl {
  protected:
   void check_pool(const Case& c, PoolOp op, bool count_include_pad = false, float p = 2.0f) {
     const size_t rank = c.kernel.size();
-    const Tensor x = random_tensor(c.x, 11);
+    const Tensor x = random_tensor(c.x, -2, 2, 11);
     const char* onnx = op == PoolOp::Max       ? "MaxPool"
                        : op == PoolOp::Average ? "AveragePool"
                                                : "LpPool";
     testing::OpTest test(onnx);
     test.input(x)
-        .attr("kernel_shape", as_vector(c.kernel))
-        .attr("strides", as_vector(c.stride))
+        .attr("kernel_shape", c.kernel.to_vector())
+        .attr("strides", c.stride.to_vector())
         .attr("pads", c.pads);
     test.attr("ceil_mode", c.ceil_mode);
     if (op != PoolOp::Average || c.dilation != Shape(std::vector<int64_t>(rank, 1))) {
-      test.attr("dilations", as_vector(c.dilation));
+      test.attr("dilations", c.dilation.to_vector());
     }
     if (op == PoolOp::Average) test.attr("count_include_pad", count_include_pad ? 1 : 0);
     if (op == PoolOp::Lp) test.attr("p", static_cast<int64_t>(p));
@@ -57,16 +46,9 @@ class GlPool : public Gl {
     params.op = op;
     params.count_include_pad = count_include_pad;
     params.p = p;
-    cpu::ConvGeometry& g = params.shape.geometry;
-    for (size_t d = 0; d < rank; ++d) {
-      g.in.push_back(c.x[2 + d]);
-      g.out.push_back(want.shape()[2 + d]);
-    }
-    g.kernel = c.kernel;
-    g.stride = c.stride;
-    g.dilation = c.dilation;
-    g.pad = Shape(std::vector<int64_t>(c.pads.begin(), c.pads.begin() + rank));
-    params.shape.pad_end = Shape(std::vector<int64_t>(c.pads.begin() + rank, c.pads.end()));
+    params.shape.geometry = {spatial_dims(c.x), spatial_dims(want.shape()), c.kernel, c.stride,
+                             c.dilation,        pad_begins(c.pads)};
+    params.shape.pad_end = pad_ends(c.pads);
     params.shape.planes = c.x[0] * c.x[1];
 
     const TextureTensor gx = to_gpu(x);
@@ -103,7 +85,7 @@ TEST_F(GlPool, LpPoolMatchesCpu) {
 }
 
 TEST_F(GlPool, GlobalPoolsMatchCpu) {
-  const Tensor x = random_tensor({2, 3, 7, 5}, 12);
+  const Tensor x = random_tensor({2, 3, 7, 5}, -2, 2, 12);
   const TextureTensor gx = to_gpu(x);
   const struct {
     PoolOp op;
@@ -124,7 +106,7 @@ TEST_F(GlPool, BadParametersAreErrors) {
   params.shape.geometry = {{5, 5}, {3, 3}, {3, 3}, {1, 1}, {1, 1}, {0, 0}};
   params.shape.pad_end = {0, 0};
   params.shape.planes = 2;
-  const TextureTensor x = to_gpu(random_tensor({2, 25}, 1));
+  const TextureTensor x = to_gpu(random_tensor({2, 25}, -2, 2, 1));
   TextureTensor wrong(context(), 17);
   EXPECT_THROW(Pool(context()).record(params, x, wrong), Error);
   TextureTensor y(context(), 18);

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,14 +13,6 @@
 
 namespace kiln::gl {
 namespace {
-
-Tensor random_tensor(const Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (float& x : v) x = dist(rng);
-  return testing::f32(shape, v);
-}
 
 struct Case {
   std::string name;
@@ -37,7 +28,7 @@ struct Case {
 class GlResize : public Gl {
  protected:
   void check_case(const Case& c) {
-    const Tensor x = random_tensor(c.x, 21);
+    const Tensor x = random_tensor(c.x, -2, 2, 21);
     const int64_t rank = static_cast<int64_t>(c.x.size());
     const Tensor roi = c.roi.empty() ? Tensor() : testing::f32({2 * rank}, c.roi);
     testing::OpTest op("Resize");
@@ -118,7 +109,7 @@ TEST_F(GlResize, ChangingALeadingAxisIsAnError) {
   axes[1].out = 4;
   axes[1].scale = 2;
   axes[1].length = 4;
-  const TextureTensor x = to_gpu(random_tensor({2}, 1));
+  const TextureTensor x = to_gpu(random_tensor({2}, -2, 2, 1));
   TextureTensor y(context(), 4);
   EXPECT_THROW(Resize(context()).record(axes, {}, x, y), Error);
   axes[1] = {};
