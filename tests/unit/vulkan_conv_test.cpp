@@ -4,7 +4,6 @@
 // output_padding, output_shape (negative pads) and groups; and a ResNet-sized layer.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -90,16 +89,6 @@ cpu::ConvProblem conv_transpose_problem(const ConvCase& c) {
   return p;
 }
 
-Tensor apply(const Tensor& t, ActivationParams act) {
-  Tensor out = t.clone();
-  float* v = out.mutable_data<float>();
-  for (int64_t i = 0; i < out.element_count(); ++i) {
-    if (act.kind == Activation::Relu) v[i] = std::max(v[i], 0.0f);
-    if (act.kind == Activation::Clip) v[i] = std::clamp(v[i], act.min, act.max);
-  }
-  return out;
-}
-
 // Runs the case on the CPU op and on the GPU kernel and compares.
 template <class Kernel>
 void check_case(Device& device, const Kernel& kernel, const ConvCase& c, bool transpose,
@@ -118,7 +107,7 @@ void check_case(Device& device, const Kernel& kernel, const ConvCase& c, bool tr
   if (!c.pads.empty()) op.attr("pads", c.pads);
   if (!c.output_padding.empty()) op.attr("output_padding", c.output_padding);
   if (!c.output_shape.empty()) op.attr("output_shape", c.output_shape);
-  const Tensor expected = apply(op.run()[0], c.activation);
+  const Tensor expected = apply_activation(op.run()[0], c.activation);
 
   std::vector<int64_t> y_shape = {p.batch, p.out_channels};
   const Shape& spatial = transpose ? p.geometry.in : p.geometry.out;

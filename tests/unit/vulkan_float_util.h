@@ -1,9 +1,11 @@
-// Float32 tensors to and from Vulkan buffers, and a comparison with a tolerance for sums, for
-// the tests of the arithmetic kernels (matmul, conv) against the CPU ops.
+// Float32 tensors to and from Vulkan buffers, the CPU side of the fused activations, and a
+// comparison with a tolerance for sums, for the tests of the arithmetic kernels (matmul, conv)
+// against the CPU ops.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <span>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "backends/vulkan/buffer.h"
+#include "backends/vulkan/matmul.h"
 #include "kiln/kiln.h"
 
 namespace kiln::vulkan {
@@ -43,6 +46,17 @@ inline Tensor from_gpu(Device& device, const Buffer& b, const Shape& shape) {
              std::as_writable_bytes(std::span(t.mutable_data<float>(), t.element_count())));
   }
   return t;
+}
+
+// The activation a kernel fuses, applied on the CPU to the reference op's result.
+inline Tensor apply_activation(const Tensor& t, ActivationParams act) {
+  Tensor out = t.clone();
+  float* v = out.mutable_data<float>();
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    if (act.kind == Activation::Relu) v[i] = std::max(v[i], 0.0f);
+    if (act.kind == Activation::Clip) v[i] = std::clamp(v[i], act.min, act.max);
+  }
+  return out;
 }
 
 // GPU sums run in another order than the CPU's: allow 1e-4 relative to the value, and as much

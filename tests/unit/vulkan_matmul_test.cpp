@@ -3,7 +3,6 @@
 // beta, a fused Add, and the Relu / Clip epilogues; and the errors past the kernel's limits.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -44,16 +43,6 @@ Tensor run_matmul(Device& device, const MatMul& kernel, const MatMulProblem& pro
 
 Tensor cpu_matmul(const Tensor& a, const Tensor& b) {
   return OpTest("MatMul").input(a).input(b).run()[0];
-}
-
-Tensor apply(const Tensor& t, ActivationParams act) {
-  Tensor out = t.clone();
-  float* v = out.mutable_data<float>();
-  for (int64_t i = 0; i < out.element_count(); ++i) {
-    if (act.kind == Activation::Relu) v[i] = std::max(v[i], 0.0f);
-    if (act.kind == Activation::Clip) v[i] = std::clamp(v[i], act.min, act.max);
-  }
-  return out;
 }
 
 TEST_F(Vulkan, MatMulMatchesCpuAroundTileEdges) {
@@ -160,17 +149,17 @@ TEST_F(Vulkan, MatMulFusesAddAndActivations) {
 
   const ActivationParams relu{Activation::Relu};
   const ActivationParams clip{Activation::Clip, -0.5f, 0.75f};
-  expect_close(run_matmul(device(), kernel, p, a, b, c, 1.0f, relu), apply(sum, relu),
+  expect_close(run_matmul(device(), kernel, p, a, b, c, 1.0f, relu), apply_activation(sum, relu),
                "MatMul+Add+Relu");
   expect_close(run_matmul(device(), kernel, p, a, b, Tensor(), 1.0f, clip),
-               apply(cpu_matmul(a, b), clip), "MatMul+Clip");
+               apply_activation(cpu_matmul(a, b), clip), "MatMul+Clip");
 
   // A bias along n on a 1-D-promoted product: [k] x [k, n] + [n].
   const Tensor v = random_floats({7}, 303);
   const Tensor bias = random_floats({10}, 304);
   const MatMulProblem pv = matmul_problem(v.shape(), b.shape());
   expect_close(run_matmul(device(), kernel, pv, v, b, bias, 1.0f, relu),
-               apply(OpTest("Add").input(cpu_matmul(v, b)).input(bias).run()[0], relu),
+               apply_activation(OpTest("Add").input(cpu_matmul(v, b)).input(bias).run()[0], relu),
                "vector MatMul+bias+Relu");
 }
 
