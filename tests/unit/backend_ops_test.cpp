@@ -121,6 +121,14 @@ std::vector<OpCase> make_cases() {
                    }});
     }
   }
+  // NaN propagates from either operand of Max and Min, as on the CPU.
+  for (const char* op : {"Max", "Min"}) {
+    c.push_back({std::string(op) + "_nan", [op] {
+                   return OpTest(op)
+                       .input(few_values(DataType::Float32, {3, 4}, 39))
+                       .input(few_values(DataType::Float32, {4}, 40));
+                 }});
+  }
   for (const Shape& slope : {Shape{1}, Shape{3, 1, 1}, Shape{2, 3, 4, 5}}) {
     c.push_back(
         {"PRelu_" + std::to_string(slope.size()), [slope] {

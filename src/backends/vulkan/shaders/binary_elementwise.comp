@@ -51,8 +51,9 @@ void main() {
     case MUL: r = x * y; break;
     case DIV: r = x / y; break;
     case POW: r = onnx_pow(x, y); break;
-    case MAX: r = max(x, y); break;
-    case MIN: r = min(x, y); break;
+    // GLSL's max and min may return either operand when one is NaN; NaN propagates on the CPU.
+    case MAX: r = (x > y || isnan(x)) ? x : y; break;
+    case MIN: r = (x < y || isnan(x)) ? x : y; break;
     default: r = x < 0.0 ? x * y : x; break;  // PRELU: b is the slope
   }
   c[i] = r;
