@@ -146,6 +146,34 @@ std::vector<OpCase> make_cases() {
                        .input(random_f32({4}, 35))
                        .input(random_f32({1, 1, 1}, 36));
                  }});
+    // Equal shapes (the texel-for-texel draws on the GPU-pixel backend), a NaN in a later input
+    // only, and a broadcast that yields an empty result.
+    c.push_back({std::string(op) + "_variadic_same_shape", [op] {
+                   return OpTest(op)
+                       .input(random_f32({5, 7}, 40))
+                       .input(random_f32({5, 7}, 41))
+                       .input(random_f32({5, 7}, 42))
+                       .input(random_f32({5, 7}, 43))
+                       .input(random_f32({5, 7}, 44));
+                 }});
+    c.push_back({std::string(op) + "_variadic_nan", [op] {
+                   return OpTest(op)
+                       .input(random_f32({2, 5}, 45))
+                       .input(random_f32({5}, 46))
+                       .input(few_values(DataType::Float32, {2, 5}, 47));
+                 }});
+    c.push_back({std::string(op) + "_variadic_empty", [op] {
+                   return OpTest(op)
+                       .input(random_f32({0, 3}, 48))
+                       .input(random_f32({3}, 49))
+                       .input(random_f32({1, 3}, 50));
+                 }});
+    // One input is its own result; the GPU-compute backend leaves it to the CPU.
+    c.push_back({std::string(op) + "_one_input",
+                 [op] {
+                   return OpTest(op).input(random_f32({4, 3}, 51));
+                 },
+                 1e-5, 1e-6, false});
   }
   c.push_back(
       {"Pow",
@@ -766,16 +794,13 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
-  // What the GPU-pixel backend leaves to the CPU: variadic Sum/Max/Min and Mean (it draws
-  // binary element-wise ops only), ArgMax/ArgMin (int64 outputs) and LayerNormalization's
-  // statistics outputs.
+  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs) and
+  // LayerNormalization's statistics outputs.
   for (OpCase& op : c) {
-    for (const char* prefix : {"Mean_", "ArgMax", "ArgMin"}) {
+    for (const char* prefix : {"ArgMax", "ArgMin"}) {
       if (op.name.rfind(prefix, 0) == 0) op.on_pixel = false;
     }
-    for (const char* part : {"_variadic", "_stats"}) {
-      if (op.name.find(part) != std::string::npos) op.on_pixel = false;
-    }
+    if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
   return c;
 }
