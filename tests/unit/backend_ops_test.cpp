@@ -603,6 +603,33 @@ std::vector<OpCase> make_cases() {
                    }});
     }
   }
+  // Hardmax marks the first maximum: few distinct values make ties within lines longer than a
+  // workgroup; a NaN first element wins its line, a later NaN never does (as on the CPU).
+  auto hardmax_input = [] {
+    std::vector<float> v = few_values(DataType::Float32, {3, 5, 130}, 122).to_vector<float>();
+    v[0] = v[1000] = std::nanf("");
+    return f32({3, 5, 130}, v);
+  };
+  for (int64_t axis : {-3, -2, -1, 0, 1, 2}) {
+    c.push_back({"Hardmax_axis" + std::to_string(axis + 3), [hardmax_input, axis] {
+                   return OpTest("Hardmax").input(hardmax_input()).attr("axis", axis);
+                 }});
+  }
+  for (int64_t axis : {0, 1, 2, 3}) {
+    c.push_back({"Hardmax_opset11_axis" + std::to_string(axis), [hardmax_input, axis] {
+                   return OpTest("Hardmax", 11).input(hardmax_input()).attr("axis", axis);
+                 }});
+  }
+  // Lines of only -inf (the first one is the maximum), beside a NaN, short and long.
+  for (int64_t axis : {0, 1}) {
+    c.push_back({"Hardmax_infinities_axis" + std::to_string(axis), [axis] {
+                   const float inf = std::numeric_limits<float>::infinity();
+                   std::vector<float> v(3 * 40, -inf);
+                   v[41] = std::nanf("");
+                   for (size_t i = 80; i < v.size(); ++i) v[i] = static_cast<float>(i % 7) - 3.0f;
+                   return OpTest("Hardmax").input(f32({3, 40}, v)).attr("axis", axis);
+                 }});
+  }
   // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D and 2-D.
   struct PoolCase {
     Shape x;
@@ -794,10 +821,10 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
-  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs) and
+  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs), Hardmax and
   // LayerNormalization's statistics outputs.
   for (OpCase& op : c) {
-    for (const char* prefix : {"ArgMax", "ArgMin"}) {
+    for (const char* prefix : {"ArgMax", "ArgMin", "Hardmax"}) {
       if (op.name.rfind(prefix, 0) == 0) op.on_pixel = false;
     }
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
