@@ -630,7 +630,8 @@ std::vector<OpCase> make_cases() {
                    return OpTest("Hardmax").input(f32({3, 40}, v)).attr("axis", axis);
                  }});
   }
-  // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D and 2-D.
+  // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D to 3-D (the
+  // GPU-pixel backend draws 1-D and 2-D only).
   struct PoolCase {
     Shape x;
     std::vector<int64_t> kernel, strides, dilations, pads;
@@ -644,26 +645,54 @@ std::vector<OpCase> make_cases() {
       {{1, 3, 8, 9}, {2, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_UPPER"},
       {{1, 3, 8, 9}, {3, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_LOWER"},
       {{2, 3, 20}, {4}, {3}, {1}, {1, 2}, 1, nullptr},
-      {{1, 1, 13, 13}, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}, 1, nullptr}};
+      {{1, 1, 13, 13}, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}, 1, nullptr},
+      {{1, 2, 5, 6, 7}, {2, 3, 2}, {2, 1, 2}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}, 1, nullptr},
+      {{2, 1, 6, 5, 4}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {}, 0, "SAME_UPPER"}};
+  auto pool_test = [](const char* op, const PoolCase& k, unsigned seed) {
+    OpTest t(op);
+    t.input(random_f32(k.x, seed))
+        .attr("kernel_shape", k.kernel)
+        .attr("strides", k.strides)
+        .attr("dilations", k.dilations)
+        .attr("ceil_mode", k.ceil_mode);
+    if (!k.pads.empty()) t.attr("pads", k.pads);
+    if (k.auto_pad) t.attr("auto_pad", k.auto_pad);
+    return t;
+  };
   for (const char* op : {"MaxPool", "AveragePool"}) {
     for (int64_t include_pad : {0, 1}) {
       if (std::string(op) == "MaxPool" && include_pad) continue;
       for (size_t i = 0; i < pools.size(); ++i) {
-        c.push_back({std::string(op) + (include_pad ? "_include_pad_" : "_") + std::to_string(i),
-                     [op, include_pad, k = pools[i], i] {
-                       OpTest t(op);
-                       t.input(random_f32(k.x, 130 + i))
-                           .attr("kernel_shape", k.kernel)
-                           .attr("strides", k.strides)
-                           .attr("dilations", k.dilations)
-                           .attr("ceil_mode", k.ceil_mode);
-                       if (!k.pads.empty()) t.attr("pads", k.pads);
-                       if (k.auto_pad) t.attr("auto_pad", k.auto_pad);
-                       if (std::string(op) == "AveragePool")
-                         t.attr("count_include_pad", include_pad);
-                       return t;
-                     }});
+        OpCase pool{std::string(op) + (include_pad ? "_include_pad_" : "_") + std::to_string(i),
+                    [op, include_pad, k = pools[i], i, pool_test] {
+                      OpTest t = pool_test(op, k, 130 + i);
+                      if (std::string(op) == "AveragePool")
+                        t.attr("count_include_pad", include_pad);
+                      return t;
+                    }};
+        pool.on_pixel = pools[i].kernel.size() <= 2;
+        c.push_back(pool);
       }
+    }
+  }
+  // A NaN stays a window's maximum where it is the first tap inside the image, and never wins
+  // from a later tap (as on the CPU).
+  c.push_back({"MaxPool_nan", [] {
+                 return OpTest("MaxPool")
+                     .input(few_values(DataType::Float32, {1, 2, 5, 5}, 160))
+                     .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                     .attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+               }});
+  // LpPool over every window, and over some with p = 1 and 3 (the GPU special-cases 1 and 2, as
+  // the CPU does, and takes powers otherwise).
+  for (int64_t p : {2, 1, 3}) {
+    for (size_t i = 0; i < pools.size(); ++i) {
+      if (p != 2 && i % 3 != 0) continue;
+      OpCase pool{
+          "LpPool_p" + std::to_string(p) + "_" + std::to_string(i),
+          [p, k = pools[i], i, pool_test] { return pool_test("LpPool", k, 150 + i).attr("p", p); }};
+      pool.on_pixel = pools[i].kernel.size() <= 2;
+      c.push_back(pool);
     }
   }
   // Normalizations: statistics over lines shorter and longer than a workgroup.
