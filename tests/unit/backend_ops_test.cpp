@@ -129,6 +129,13 @@ std::vector<OpCase> make_cases() {
                        .input(few_values(DataType::Float32, {4}, 40));
                  }});
   }
+  // Float Mod is C's fmod (fmod=1): remainders of both signs, divisors of both signs broadcast.
+  c.push_back({"FMod_float32", [] {
+                 return OpTest("Mod")
+                     .input(random_f32({2, 3, 4}, 41, -50.0f, 50.0f))
+                     .input(f32({4}, {0.7f, -1.5f, 3.0f, -0.3f}))
+                     .attr("fmod", int64_t{1});
+               }});
   for (const Shape& slope : {Shape{1}, Shape{3, 1, 1}, Shape{2, 3, 4, 5}}) {
     c.push_back(
         {"PRelu_" + std::to_string(slope.size()), [slope] {

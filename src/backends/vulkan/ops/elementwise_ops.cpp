@@ -238,8 +238,10 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Max", variadic_factory(BinaryOp::Max, IntegerOp::Max));
   t.add("Min", variadic_factory(BinaryOp::Min, IntegerOp::Min));
   t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    // Float Mod must be C's fmod (fmod=1); fmod=0 on floats fails on the CPU.
     const bool fmod = q.info.attr_int("fmod", 0) != 0;
-    return binary_factory(std::nullopt, fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
+    return binary_factory(fmod ? std::optional(BinaryOp::Mod) : std::nullopt,
+                          fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
   });
   t.add("Sum", variadic_factory(BinaryOp::Add, IntegerOp::Add));
   t.add("Mean", mean_factory());
