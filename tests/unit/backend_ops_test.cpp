@@ -591,6 +591,15 @@ std::vector<OpCase> make_cases() {
                    1e-5, 1e-6});
     }
   }
+  // GlobalLpPool with the exponents the GPU-compute backend reduces natively.
+  for (int64_t p : {1, 2}) {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      c.push_back(
+          {"GlobalLpPool_p" + std::to_string(p) + "_" + std::to_string(i), [p, s = planes[i], i] {
+             return OpTest("GlobalLpPool").input(random_f32(s, 115 + i)).attr("p", p);
+           }});
+    }
+  }
   // Softmax along every axis (lines longer than a workgroup on the last), and the pre-13
   // semantics that flattens to 2-D at the axis.
   for (const char* op : {"Softmax", "LogSoftmax"}) {

@@ -1,6 +1,7 @@
 // Pooling on the GPU. MaxPool, AveragePool and LpPool with 1 to 3 spatial axes run
 // shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's;
-// GlobalAveragePool and GlobalMaxPool reduce each (n, c) plane with shaders/reduce.comp.
+// GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
+// shaders/reduce.comp.
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/pool.h"
 #include "backends/vulkan/reduce.h"
@@ -80,6 +81,18 @@ OpFactory global_pool_factory(ReduceOp op) {
   };
 }
 
+// GlobalLpPool as the plane's L1 or L2 norm; other exponents stay on the CPU.
+OpFactory global_lp_pool_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const int64_t p = q.info.attr_int("p", 2);
+    if (p != 1 && p != 2) {
+      reason = "GlobalLpPool with p = " + std::to_string(p) + " has no GPU kernel (1 and 2 do)";
+      return nullptr;
+    }
+    return global_pool_factory(p == 1 ? ReduceOp::L1 : ReduceOp::L2)(q, reason);
+  };
+}
+
 }  // namespace
 
 void register_pool_ops(OpTable& t) {
@@ -88,6 +101,7 @@ void register_pool_ops(OpTable& t) {
   t.add("LpPool", pool_factory(PoolKind::Lp));
   t.add("GlobalAveragePool", global_pool_factory(ReduceOp::Mean));
   t.add("GlobalMaxPool", global_pool_factory(ReduceOp::Max));
+  t.add("GlobalLpPool", global_lp_pool_factory());
 }
 
 }  // namespace kiln::vulkan
