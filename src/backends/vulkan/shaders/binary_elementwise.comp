@@ -47,26 +47,29 @@ float exact_fmod(float x, float y) {
   int ex = int(ux >> 23), ey = int(uy >> 23);
   uint mx = ux & 0x7fffffu, my = uy & 0x7fffffu;
   if (ex == 0) {
-    ex = 1;
-    while (mx < 0x800000u) { mx <<= 1; --ex; }
+    const int shift = 23 - findMSB(mx);
+    mx <<= shift;
+    ex = 1 - shift;
   } else {
     mx |= 0x800000u;
   }
   if (ey == 0) {
-    ey = 1;
-    while (my < 0x800000u) { my <<= 1; --ey; }
+    const int shift = 23 - findMSB(my);
+    my <<= shift;
+    ey = 1 - shift;
   } else {
     my |= 0x800000u;
   }
   // mx 2^ex mod my 2^ey, one quotient bit per exponent step; mx stays below 2 my < 2^25.
-  for (; ex > ey; --ex) {
+  for (int k = ex - ey; k > 0; --k) {
     if (mx >= my) mx -= my;
-    if (mx == 0u) return uintBitsToFloat(sign);
     mx <<= 1;
   }
   if (mx >= my) mx -= my;
   if (mx == 0u) return uintBitsToFloat(sign);
-  while (mx < 0x800000u) { mx <<= 1; --ey; }
+  const int shift = 23 - findMSB(mx);
+  mx <<= shift;
+  ey -= shift;
   // Back to float bits at exponent ey: normal, or shifted down into a subnormal.
   const uint bits = ey > 0 ? (uint(ey) << 23) | (mx & 0x7fffffu) : mx >> uint(1 - ey);
   return uintBitsToFloat(sign | bits);
