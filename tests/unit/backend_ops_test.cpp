@@ -121,6 +121,21 @@ std::vector<OpCase> make_cases() {
                    }});
     }
   }
+  // NaN propagates from either operand of Max and Min, as on the CPU.
+  for (const char* op : {"Max", "Min"}) {
+    c.push_back({std::string(op) + "_nan", [op] {
+                   return OpTest(op)
+                       .input(few_values(DataType::Float32, {3, 4}, 39))
+                       .input(few_values(DataType::Float32, {4}, 40));
+                 }});
+  }
+  // Float Mod is C's fmod (fmod=1): remainders of both signs, divisors of both signs broadcast.
+  c.push_back({"FMod_float32", [] {
+                 return OpTest("Mod")
+                     .input(random_f32({2, 3, 4}, 41, -50.0f, 50.0f))
+                     .input(f32({4}, {0.7f, -1.5f, 3.0f, -0.3f}))
+                     .attr("fmod", int64_t{1});
+               }});
   for (const Shape& slope : {Shape{1}, Shape{3, 1, 1}, Shape{2, 3, 4, 5}}) {
     c.push_back(
         {"PRelu_" + std::to_string(slope.size()), [slope] {
@@ -137,6 +152,32 @@ std::vector<OpCase> make_cases() {
                        .input(random_f32({2, 3, 4}, 34))
                        .input(random_f32({4}, 35))
                        .input(random_f32({1, 1, 1}, 36));
+                 }});
+    // Equal shapes (the texel-for-texel draws on the GPU-pixel backend), a NaN in a later input
+    // only, and a broadcast that yields an empty result.
+    c.push_back({std::string(op) + "_variadic_same_shape", [op] {
+                   return OpTest(op)
+                       .input(random_f32({5, 7}, 40))
+                       .input(random_f32({5, 7}, 41))
+                       .input(random_f32({5, 7}, 42))
+                       .input(random_f32({5, 7}, 43))
+                       .input(random_f32({5, 7}, 44));
+                 }});
+    c.push_back({std::string(op) + "_variadic_nan", [op] {
+                   return OpTest(op)
+                       .input(random_f32({2, 5}, 45))
+                       .input(random_f32({5}, 46))
+                       .input(few_values(DataType::Float32, {2, 5}, 47));
+                 }});
+    c.push_back({std::string(op) + "_variadic_empty", [op] {
+                   return OpTest(op)
+                       .input(random_f32({0, 3}, 48))
+                       .input(random_f32({3}, 49))
+                       .input(random_f32({1, 3}, 50));
+                 }});
+    // One input is its own result.
+    c.push_back({std::string(op) + "_one_input", [op] {
+                   return OpTest(op).input(random_f32({4, 3}, 51));
                  }});
   }
   c.push_back(
@@ -550,6 +591,15 @@ std::vector<OpCase> make_cases() {
                    1e-5, 1e-6});
     }
   }
+  // GlobalLpPool with the exponents the GPU-compute backend reduces natively.
+  for (int64_t p : {1, 2}) {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      c.push_back(
+          {"GlobalLpPool_p" + std::to_string(p) + "_" + std::to_string(i), [p, s = planes[i], i] {
+             return OpTest("GlobalLpPool").input(random_f32(s, 115 + i)).attr("p", p);
+           }});
+    }
+  }
   // Softmax along every axis (lines longer than a workgroup on the last), and the pre-13
   // semantics that flattens to 2-D at the axis.
   for (const char* op : {"Softmax", "LogSoftmax"}) {
@@ -567,7 +617,35 @@ std::vector<OpCase> make_cases() {
                    }});
     }
   }
-  // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D and 2-D.
+  // Hardmax marks the first maximum: few distinct values make ties within lines longer than a
+  // workgroup; a NaN first element wins its line, a later NaN never does (as on the CPU).
+  auto hardmax_input = [] {
+    std::vector<float> v = few_values(DataType::Float32, {3, 5, 130}, 122).to_vector<float>();
+    v[0] = v[1000] = std::nanf("");
+    return f32({3, 5, 130}, v);
+  };
+  for (int64_t axis : {-3, -2, -1, 0, 1, 2}) {
+    c.push_back({"Hardmax_axis" + std::to_string(axis + 3), [hardmax_input, axis] {
+                   return OpTest("Hardmax").input(hardmax_input()).attr("axis", axis);
+                 }});
+  }
+  for (int64_t axis : {0, 1, 2, 3}) {
+    c.push_back({"Hardmax_opset11_axis" + std::to_string(axis), [hardmax_input, axis] {
+                   return OpTest("Hardmax", 11).input(hardmax_input()).attr("axis", axis);
+                 }});
+  }
+  // Lines of only -inf (the first one is the maximum), beside a NaN, short and long.
+  for (int64_t axis : {0, 1}) {
+    c.push_back({"Hardmax_infinities_axis" + std::to_string(axis), [axis] {
+                   const float inf = std::numeric_limits<float>::infinity();
+                   std::vector<float> v(3 * 40, -inf);
+                   v[41] = std::nanf("");
+                   for (size_t i = 80; i < v.size(); ++i) v[i] = static_cast<float>(i % 7) - 3.0f;
+                   return OpTest("Hardmax").input(f32({3, 40}, v)).attr("axis", axis);
+                 }});
+  }
+  // Windowed pools: pads (asymmetric), strides, dilations, ceil_mode, auto_pad, 1-D to 3-D (the
+  // GPU-pixel backend draws 1-D and 2-D only).
   struct PoolCase {
     Shape x;
     std::vector<int64_t> kernel, strides, dilations, pads;
@@ -581,26 +659,54 @@ std::vector<OpCase> make_cases() {
       {{1, 3, 8, 9}, {2, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_UPPER"},
       {{1, 3, 8, 9}, {3, 3}, {2, 2}, {1, 1}, {}, 0, "SAME_LOWER"},
       {{2, 3, 20}, {4}, {3}, {1}, {1, 2}, 1, nullptr},
-      {{1, 1, 13, 13}, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}, 1, nullptr}};
+      {{1, 1, 13, 13}, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}, 1, nullptr},
+      {{1, 2, 5, 6, 7}, {2, 3, 2}, {2, 1, 2}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}, 1, nullptr},
+      {{2, 1, 6, 5, 4}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {}, 0, "SAME_UPPER"}};
+  auto pool_test = [](const char* op, const PoolCase& k, unsigned seed) {
+    OpTest t(op);
+    t.input(random_f32(k.x, seed))
+        .attr("kernel_shape", k.kernel)
+        .attr("strides", k.strides)
+        .attr("dilations", k.dilations)
+        .attr("ceil_mode", k.ceil_mode);
+    if (!k.pads.empty()) t.attr("pads", k.pads);
+    if (k.auto_pad) t.attr("auto_pad", k.auto_pad);
+    return t;
+  };
   for (const char* op : {"MaxPool", "AveragePool"}) {
     for (int64_t include_pad : {0, 1}) {
       if (std::string(op) == "MaxPool" && include_pad) continue;
       for (size_t i = 0; i < pools.size(); ++i) {
-        c.push_back({std::string(op) + (include_pad ? "_include_pad_" : "_") + std::to_string(i),
-                     [op, include_pad, k = pools[i], i] {
-                       OpTest t(op);
-                       t.input(random_f32(k.x, 130 + i))
-                           .attr("kernel_shape", k.kernel)
-                           .attr("strides", k.strides)
-                           .attr("dilations", k.dilations)
-                           .attr("ceil_mode", k.ceil_mode);
-                       if (!k.pads.empty()) t.attr("pads", k.pads);
-                       if (k.auto_pad) t.attr("auto_pad", k.auto_pad);
-                       if (std::string(op) == "AveragePool")
-                         t.attr("count_include_pad", include_pad);
-                       return t;
-                     }});
+        OpCase pool{std::string(op) + (include_pad ? "_include_pad_" : "_") + std::to_string(i),
+                    [op, include_pad, k = pools[i], i, pool_test] {
+                      OpTest t = pool_test(op, k, 130 + i);
+                      if (std::string(op) == "AveragePool")
+                        t.attr("count_include_pad", include_pad);
+                      return t;
+                    }};
+        pool.on_pixel = pools[i].kernel.size() <= 2;
+        c.push_back(pool);
       }
+    }
+  }
+  // A NaN stays a window's maximum where it is the first tap inside the image, and never wins
+  // from a later tap (as on the CPU).
+  c.push_back({"MaxPool_nan", [] {
+                 return OpTest("MaxPool")
+                     .input(few_values(DataType::Float32, {1, 2, 5, 5}, 160))
+                     .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                     .attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+               }});
+  // LpPool over every window, and over some with p = 1 and 3 (the GPU special-cases 1 and 2, as
+  // the CPU does, and takes powers otherwise).
+  for (int64_t p : {2, 1, 3}) {
+    for (size_t i = 0; i < pools.size(); ++i) {
+      if (p != 2 && i % 3 != 0) continue;
+      OpCase pool{
+          "LpPool_p" + std::to_string(p) + "_" + std::to_string(i),
+          [p, k = pools[i], i, pool_test] { return pool_test("LpPool", k, 150 + i).attr("p", p); }};
+      pool.on_pixel = pools[i].kernel.size() <= 2;
+      c.push_back(pool);
     }
   }
   // Normalizations: statistics over lines shorter and longer than a workgroup.
@@ -758,16 +864,13 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
-  // What the GPU-pixel backend leaves to the CPU: variadic Sum/Max/Min and Mean (it draws
-  // binary element-wise ops only), ArgMax/ArgMin (int64 outputs) and LayerNormalization's
-  // statistics outputs.
+  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs), Hardmax and
+  // LayerNormalization's statistics outputs.
   for (OpCase& op : c) {
-    for (const char* prefix : {"Mean_", "ArgMax", "ArgMin"}) {
+    for (const char* prefix : {"ArgMax", "ArgMin", "Hardmax"}) {
       if (op.name.rfind(prefix, 0) == 0) op.on_pixel = false;
     }
-    for (const char* part : {"_variadic", "_stats"}) {
-      if (op.name.find(part) != std::string::npos) op.on_pixel = false;
-    }
+    if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
   return c;
 }

@@ -34,20 +34,48 @@ float onnx_pow(float x, float y) {
   return mod(y, 2.0) == 0.0 ? r : -r;
 }
 
-// C's fmod, exactly: subtract from |x| the largest |y| 2^k not above it until less than |y| is
-// left. Each step is exact (the operands are within a factor of 2: Sterbenz), unlike
-// x - trunc(x / y) y, whose rounding errors grow with the quotient.
+// C's fmod, bit for bit: the remainder keeps x's sign and is exact, where x - trunc(x / y) y
+// rounds. Long division on the integer significands (as C libraries do it), so subnormal operands
+// and results come out right even where the device flushes subnormal float arithmetic.
 float onnx_fmod(float x, float y) {
-  if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return nan_value();
-  float ay = abs(y), r = abs(x);
-  if (isinf(y) || r < ay) return x;
-  int ey = exponent_of(ay);
-  for (int step = 0; step < 300 && r >= ay; ++step) {
-    float t = scale_by_pow2(ay, exponent_of(r) - ey);
-    if (t > r) t *= 0.5;
-    r -= t;
+  uint ux = floatBitsToUint(x), uy = floatBitsToUint(y);
+  uint sign = ux & 0x80000000u;
+  ux &= 0x7fffffffu;
+  uy &= 0x7fffffffu;
+  if (uy == 0u || uy > 0x7f800000u || ux >= 0x7f800000u) return nan_value();
+  if (ux < uy) return x;  // |x| < |y|, y = inf included
+  if (ux == uy) return uintBitsToFloat(sign);  // a signed zero
+  // Significands with the implicit bit, exponents where the subnormals' are their true ones. A
+  // significand below 2^24 converts to float exactly: its exponent is the index of its top bit.
+  int ex = int(ux >> 23), ey = int(uy >> 23);
+  uint mx = ux & 0x7fffffu, my = uy & 0x7fffffu;
+  if (ex == 0) {
+    int shift = 23 - exponent_of(float(mx));
+    mx <<= uint(shift);
+    ex = 1 - shift;
+  } else {
+    mx |= 0x800000u;
   }
-  return x < 0.0 ? -r : r;
+  if (ey == 0) {
+    int shift = 23 - exponent_of(float(my));
+    my <<= uint(shift);
+    ey = 1 - shift;
+  } else {
+    my |= 0x800000u;
+  }
+  // mx 2^ex mod my 2^ey, one quotient bit per exponent step; mx stays below 2 my < 2^25.
+  for (int k = ex - ey; k > 0; --k) {
+    if (mx >= my) mx -= my;
+    mx <<= 1;
+  }
+  if (mx >= my) mx -= my;
+  if (mx == 0u) return uintBitsToFloat(sign);
+  int shift = 23 - exponent_of(float(mx));
+  mx <<= uint(shift);
+  ey -= shift;
+  // Back to float bits at exponent ey: normal, or shifted down into a subnormal.
+  uint bits = ey > 0 ? (uint(ey) << 23) | (mx & 0x7fffffu) : mx >> uint(1 - ey);
+  return uintBitsToFloat(sign | bits);
 }
 
 float apply(float x, float y) {

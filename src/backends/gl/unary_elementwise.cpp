@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;
-uniform float u_alpha;  // LeakyRelu, Elu, Selu, Celu, HardSigmoid, ThresholdedRelu, Swish; Clip min
+uniform float u_alpha;  // LeakyRelu, Elu, Selu, Celu, HardSigmoid, ThresholdedRelu, Swish;
+                        // Clip min; DivideBy divisor
 uniform float u_beta;   // Selu gamma; HardSigmoid beta; Clip max
 
 // e^v: Cody-Waite reduction by ln 2 (the high part has few bits, so n * LN2_HI is exact) and a
@@ -212,6 +213,8 @@ float apply(float v) {
   return v > u_alpha ? v : 0.0;
 #elif defined(OP_SWISH)
   return v * sigmoid_(u_alpha * v);
+#elif defined(OP_DIVIDE_BY)
+  return v / u_alpha;
 #endif
 }
 
@@ -288,6 +291,8 @@ OpName name_of(UnaryOp op) {
       return {"ThresholdedRelu", "OP_THRESHOLDED_RELU"};
     case UnaryOp::Swish:
       return {"Swish", "OP_SWISH"};
+    case UnaryOp::DivideBy:
+      return {"DivideBy", "OP_DIVIDE_BY"};
   }
   throw Error("unary op on OpenGL ES: unknown op code");
 }

@@ -44,6 +44,7 @@ enum class UnaryOp {
   Mish,             //
   ThresholdedRelu,  // alpha
   Swish,            // alpha
+  DivideBy,         // alpha (Mean's input count)
 };
 const char* to_string(UnaryOp op);
 

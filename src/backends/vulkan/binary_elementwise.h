@@ -1,5 +1,5 @@
-// Host side of shaders/binary_elementwise.comp: float32 Add/Sub/Mul/Div/Pow/Max/Min/PRelu with
-// numpy broadcasting, up to 6 dimensions after dropping the output's size-1 dimensions.
+// Host side of shaders/binary_elementwise.comp: float32 Add/Sub/Mul/Div/Pow/Max/Min/PRelu/Mod
+// with numpy broadcasting, up to 6 dimensions after dropping the output's size-1 dimensions.
 //
 //   BinaryElementwise kernel(device);
 //   submit_and_wait(device, [&](VkCommandBuffer cmd) {
@@ -19,8 +19,9 @@
 
 namespace kiln::vulkan {
 
-// The shader's op codes; the order is part of the shader interface.
-enum class BinaryOp : uint32_t { Add, Sub, Mul, Div, Pow, Max, Min, PRelu };
+// The shader's op codes; the order is part of the shader interface. Mod is ONNX Mod with fmod=1
+// (C's fmod, exact; float Mod requires fmod=1).
+enum class BinaryOp : uint32_t { Add, Sub, Mul, Div, Pow, Max, Min, PRelu, Mod };
 
 constexpr int kBinaryMaxRank = 6;
 

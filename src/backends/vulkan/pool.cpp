@@ -17,32 +17,28 @@ uint32_t narrow(int64_t v, const char* what) {
 
 }  // namespace
 
-PoolPushConstants pool_constants(const cpu::PoolShape& s, PoolKind kind, bool count_include_pad) {
+PoolPushConstants pool_constants(const cpu::PoolShape& s, PoolKind kind, bool count_include_pad,
+                                 float p) {
   const cpu::ConvGeometry& g = s.geometry;
   const size_t rank = g.rank();
-  check(rank == 1 || rank == 2,
-        "pooling on the GPU: " + std::to_string(rank) + " spatial axes (the kernel takes 1 or 2)");
-  // A 1-D pool is a 2-D one over images of height 1.
-  auto at = [&](const Shape& v, size_t axis, int64_t one) {
-    return rank == 1 ? (axis == 0 ? one : v[0]) : v[axis];
-  };
+  check(rank >= 1 && rank <= kPoolMaxSpatialAxes,
+        "pooling on the GPU: " + std::to_string(rank) + " spatial axes (the kernel takes 1 to 3)");
+  check(kind != PoolKind::Lp || p > 0.0f, "LpPool on the GPU: p must be positive");
   PoolPushConstants pc;
-  pc.average = kind == PoolKind::Average ? 1 : 0;
+  pc.kind = static_cast<uint32_t>(kind);
   pc.count_include_pad = count_include_pad ? 1 : 0;
-  pc.H = narrow(at(g.in, 0, 1), "height");
-  pc.W = narrow(at(g.in, 1, 1), "width");
-  pc.OH = narrow(at(g.out, 0, 1), "height");
-  pc.OW = narrow(at(g.out, 1, 1), "width");
-  pc.KH = narrow(at(g.kernel, 0, 1), "kernel");
-  pc.KW = narrow(at(g.kernel, 1, 1), "kernel");
-  pc.sh = narrow(at(g.stride, 0, 1), "stride");
-  pc.sw = narrow(at(g.stride, 1, 1), "stride");
-  pc.dh = narrow(at(g.dilation, 0, 1), "dilation");
-  pc.dw = narrow(at(g.dilation, 1, 1), "dilation");
-  pc.ph = static_cast<int32_t>(at(g.pad, 0, 0));
-  pc.pw = static_cast<int32_t>(at(g.pad, 1, 0));
-  pc.pad_end_h = static_cast<int32_t>(at(s.pad_end, 0, 0));
-  pc.pad_end_w = static_cast<int32_t>(at(s.pad_end, 1, 0));
+  pc.p = p;
+  // Spatial axis d fills entry `first + d`, leaving the leading entries at their size-1 values.
+  const size_t first = kPoolMaxSpatialAxes - rank;
+  for (size_t d = 0; d < rank; ++d) {
+    pc.in[first + d] = narrow(g.in[d], "an input axis");
+    pc.out[first + d] = narrow(g.out[d], "an output axis");
+    pc.kernel[first + d] = narrow(g.kernel[d], "the kernel");
+    pc.stride[first + d] = narrow(g.stride[d], "a stride");
+    pc.dilation[first + d] = narrow(g.dilation[d], "a dilation");
+    pc.pad[first + d] = static_cast<int32_t>(narrow(g.pad[d], "a pad"));
+    pc.pad_end[first + d] = static_cast<int32_t>(narrow(s.pad_end[d], "a pad"));
+  }
   narrow(s.planes * g.in_size(), "the input");
   pc.count = narrow(s.planes * g.out_size(), "the output");
   return pc;

@@ -1,10 +1,11 @@
-// Host side of shaders/pool.comp: float32 MaxPool (without the Indices output) and
-// AveragePool over NC planes with 1 or 2 spatial axes, the window resolved by the CPU op's
+// Host side of shaders/pool.comp: float32 MaxPool (without the Indices output), AveragePool
+// and LpPool over NC planes with 1 to 3 spatial axes, the window resolved by the CPU op's
 // geometry code (pads, strides, dilations, ceil_mode, auto_pad).
 #pragma once
 
 #include <vulkan/vulkan.h>
 
+#include <array>
 #include <cstdint>
 
 #include "backends/cpu/pool_kernels.h"
@@ -15,22 +16,26 @@
 
 namespace kiln::vulkan {
 
-// Mirrors the shader's push-constant block.
+constexpr size_t kPoolMaxSpatialAxes = 3;
+
+// Must match the shader's constants.
+enum class PoolKind : uint32_t { Max, Average, Lp };
+
+// Mirrors the shader's push-constant block. Per-axis values are (depth, height, width); fewer
+// spatial axes fill the trailing entries, the leading ones being of size 1.
 struct PoolPushConstants {
-  uint32_t count = 0, average = 0, count_include_pad = 0;
-  uint32_t H = 0, W = 0, OH = 0, OW = 0;
-  uint32_t KH = 0, KW = 0;
-  uint32_t sh = 1, sw = 1, dh = 1, dw = 1;
-  int32_t ph = 0, pw = 0, pad_end_h = 0, pad_end_w = 0;
+  using Axes = std::array<uint32_t, kPoolMaxSpatialAxes>;
+  uint32_t count = 0, kind = 0, count_include_pad = 0;
+  float p = 2.0f;
+  Axes in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1};
+  std::array<int32_t, kPoolMaxSpatialAxes> pad{}, pad_end{};
 };
 static_assert(sizeof(PoolPushConstants) <= kMaxPushConstantBytes);
 
-enum class PoolKind { Max, Average };
-
-// The push constants for `shape` (geometry, end pads, planes). kiln::Error for more than 2
-// spatial axes or 32-bit index overflow.
-PoolPushConstants pool_constants(const cpu::PoolShape& shape, PoolKind kind,
-                                 bool count_include_pad);
+// The push constants for `shape` (geometry, end pads, planes); `p` is LpPool's exponent.
+// kiln::Error for more than 3 spatial axes, p <= 0 for LpPool, or 32-bit index overflow.
+PoolPushConstants pool_constants(const cpu::PoolShape& shape, PoolKind kind, bool count_include_pad,
+                                 float p = 2.0f);
 
 class Pool {
  public:

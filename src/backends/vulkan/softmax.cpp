@@ -18,14 +18,14 @@ Softmax::Softmax(Device& device)
                 PipelineDesc{shaders::softmax(), 2, sizeof(SoftmaxPushConstants), kWorkgroup}) {}
 
 void Softmax::record(VkCommandBuffer cmd, DescriptorArena& arena, const Buffer& x, const Buffer& y,
-                     int64_t outer, int64_t n, int64_t inner, bool log_softmax) const {
+                     int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) const {
   const int64_t count = outer * n * inner;
   if (count == 0) return;
   check(count <= UINT32_MAX, "Softmax on the GPU: the tensor exceeds 32-bit indexing");
   const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(float);
   check(x.size() >= bytes && y.size() >= bytes, "Softmax on the GPU: a buffer is too small");
   const SoftmaxPushConstants pc{static_cast<uint32_t>(outer * inner), static_cast<uint32_t>(n),
-                                static_cast<uint32_t>(inner), log_softmax ? 1u : 0u,
+                                static_cast<uint32_t>(inner), static_cast<uint32_t>(kind),
                                 n <= kSoftmaxSerialLine ? 1u : 0u};
   const Buffer* buffers[] = {&x, &y};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);

@@ -1,6 +1,6 @@
-// Host side of shaders/softmax.comp: float32 Softmax and LogSoftmax along one axis of a tensor
-// viewed as [outer, n, inner], a workgroup per (outer, inner) line, or an invocation per line
-// for lines up to kSoftmaxSerialLine elements.
+// Host side of shaders/softmax.comp: float32 Softmax, LogSoftmax and Hardmax along one axis of
+// a tensor viewed as [outer, n, inner], a workgroup per (outer, inner) line, or an invocation per
+// line for lines up to kSoftmaxSerialLine elements.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -16,9 +16,16 @@ namespace kiln::vulkan {
 
 constexpr int64_t kSoftmaxSerialLine = 16;
 
+// Must match the shader's constants.
+enum class SoftmaxKind : uint32_t {
+  Softmax,
+  LogSoftmax,
+  Hardmax,  // 1 at the line's first maximum, 0 elsewhere
+};
+
 // Mirrors the shader's push-constant block.
 struct SoftmaxPushConstants {
-  uint32_t lines = 0, n = 0, inner = 0, log_softmax = 0, serial = 0;
+  uint32_t lines = 0, n = 0, inner = 0, kind = 0, serial = 0;
 };
 static_assert(sizeof(SoftmaxPushConstants) <= kMaxPushConstantBytes);
 
@@ -26,10 +33,10 @@ class Softmax {
  public:
   explicit Softmax(Device& device);
 
-  // y = softmax (or log-softmax) of x along n. Records nothing for an empty tensor; kiln::Error
-  // when the tensor exceeds 32-bit indexing or a buffer is too small.
+  // y = softmax (log-softmax, hardmax) of x along n. Records nothing for an empty tensor;
+  // kiln::Error when the tensor exceeds 32-bit indexing or a buffer is too small.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const Buffer& x, const Buffer& y,
-              int64_t outer, int64_t n, int64_t inner, bool log_softmax) const;
+              int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) const;
 
  private:
   Device& device_;

@@ -1,11 +1,14 @@
-// Element-wise ops as draws: float32 binary arithmetic with broadcasting, and the unary math
-// and activation functions (backends/gl/binary_elementwise, unary_elementwise).
+// Element-wise ops as draws: float32 binary arithmetic with broadcasting, Sum, Max, Min and Mean
+// of any number of inputs, and the unary math and activation functions
+// (backends/gl/binary_elementwise, variadic_elementwise, unary_elementwise).
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "backends/gl/binary_elementwise.h"
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/unary_elementwise.h"
+#include "backends/gl/variadic_elementwise.h"
 
 namespace kiln::gl {
 namespace {
@@ -35,6 +38,39 @@ OpFactory binary_factory(BinaryOp op) {
       const TextureTensor& b = r.texture(1);
       TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)));
       r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+    };
+  };
+}
+
+// Sum, Max, Min and Mean of float32 inputs. One input is the result itself (the CPU op shares
+// it too); two or more are a chain of binary draws.
+OpFactory variadic_factory(VariadicOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const size_t n = q.info.num_inputs();
+    if (n == 0) {
+      reason = "no inputs";
+      return nullptr;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      if (!q.info.has_input(k)) {
+        reason = "input " + std::to_string(k) + " is missing";
+        return nullptr;
+      }
+    }
+    return [op](OpRecorder& r) {
+      if (r.num_inputs() == 1) {
+        r.output_view(0, 0, r.shape(0));
+        return;
+      }
+      std::vector<VariadicInput> inputs;
+      Shape out = r.shape(0);
+      for (size_t k = 0; k < r.num_inputs(); ++k) {
+        inputs.push_back({&r.texture(k), r.shape(k)});
+        out = broadcast(out, r.shape(k));
+      }
+      TextureTensor& c = r.output(0, out);
+      r.kernel<VariadicElementwise>().record(op, inputs, c);
     };
   };
 }
@@ -95,9 +131,10 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Mul", binary_factory(BinaryOp::Mul));
   t.add("Div", binary_factory(BinaryOp::Div));
   t.add("Pow", binary_factory(BinaryOp::Pow));
-  t.add("Max", binary_factory(BinaryOp::Max));
-  t.add("Min", binary_factory(BinaryOp::Min));
-  t.add("Sum", binary_factory(BinaryOp::Add));
+  t.add("Max", variadic_factory(VariadicOp::Max));
+  t.add("Min", variadic_factory(VariadicOp::Min));
+  t.add("Sum", variadic_factory(VariadicOp::Sum));
+  t.add("Mean", variadic_factory(VariadicOp::Mean));
   t.add("PRelu", binary_factory(BinaryOp::PRelu));
   t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (q.info.attr_int("fmod", 0) != 1) {

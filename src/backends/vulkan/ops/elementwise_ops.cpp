@@ -122,23 +122,28 @@ RecordFn float_chain(BinaryOp op, bool mean = false) {
   };
 }
 
+// Sum, Max, Min and Mean of one input: the input itself, shared as the CPU op shares it.
+void record_identity(OpRecorder& r) { r.output_view(0, 0, r.shape(0)); }
+
 // Mean of float32 inputs: their sum divided by the count, as the CPU computes it.
 OpFactory mean_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
-    if (q.info.num_inputs() < 2) {
-      reason = "Mean of one input has no GPU kernel";
-      return nullptr;
-    }
+    if (q.info.num_inputs() == 1) return record_identity;
     return float_chain(BinaryOp::Add, true);
   };
 }
 
-// Two inputs as a binary op (float or integer); more as a float32 chain.
+// One input as itself; two as a binary op (float or integer); more as a float32 chain.
 OpFactory variadic_factory(BinaryOp op, IntegerOp int_op) {
   OpFactory two = binary_factory(op, int_op);
   return [two, op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (q.info.num_inputs() <= 2) return two(q, reason);
+    if (q.info.num_inputs() == 1) {
+      if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason))
+        return nullptr;
+      return record_identity;
+    }
+    if (q.info.num_inputs() == 2) return two(q, reason);
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
     return float_chain(op);
   };
@@ -238,8 +243,10 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Max", variadic_factory(BinaryOp::Max, IntegerOp::Max));
   t.add("Min", variadic_factory(BinaryOp::Min, IntegerOp::Min));
   t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    // Float Mod must be C's fmod (fmod=1); fmod=0 on floats fails on the CPU.
     const bool fmod = q.info.attr_int("fmod", 0) != 0;
-    return binary_factory(std::nullopt, fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
+    return binary_factory(fmod ? std::optional(BinaryOp::Mod) : std::nullopt,
+                          fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
   });
   t.add("Sum", variadic_factory(BinaryOp::Add, IntegerOp::Add));
   t.add("Mean", mean_factory());

@@ -1,6 +1,7 @@
-// Pooling on the GPU. MaxPool and AveragePool with 1 or 2 spatial axes run shaders/pool.comp,
-// their windows parsed and resolved by the same code as the CPU kernel's; GlobalAveragePool and
-// GlobalMaxPool reduce each (n, c) plane with shaders/reduce.comp.
+// Pooling on the GPU. MaxPool, AveragePool and LpPool with 1 to 3 spatial axes run
+// shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's;
+// GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
+// shaders/reduce.comp.
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/pool.h"
 #include "backends/vulkan/reduce.h"
@@ -9,8 +10,8 @@
 namespace kiln::vulkan {
 namespace {
 
-RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, const ir::Node* node,
-              int opset) {
+RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p,
+              const ir::Node* node, int opset) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
@@ -22,7 +23,7 @@ RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, const i
     s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
                                 ctx, &s.pad_end);
     s.planes = x[0] * x[1];
-    const PoolPushConstants pc = pool_constants(s, kind, count_include_pad);
+    const PoolPushConstants pc = pool_constants(s, kind, count_include_pad, p);
     Shape y_shape{x[0], x[1]};
     for (int64_t d : s.geometry.out) y_shape.push_back(d);
     const Buffer& xb = r.buffer(0);
@@ -41,11 +42,16 @@ OpFactory pool_factory(PoolKind kind) {
     }
     WindowAttrs window = parse_window_attrs(q.info);
     const size_t rank = window.kernel_shape.size();
-    if (rank != 1 && rank != 2) {
-      reason = std::to_string(rank) + "-D pooling has no GPU kernel (1-D and 2-D do)";
+    if (rank < 1 || rank > kPoolMaxSpatialAxes) {
+      reason = std::to_string(rank) + "-D pooling has no GPU kernel (1-D to 3-D do)";
       return nullptr;
     }
-    return pool(kind, std::move(window), q.info.attr_int("count_include_pad", 0) != 0,
+    const auto p = static_cast<float>(q.info.attr_int("p", 2));
+    if (kind == PoolKind::Lp && p <= 0.0f) {
+      reason = "LpPool's p must be positive: the CPU kernel reports it";
+      return nullptr;
+    }
+    return pool(kind, std::move(window), q.info.attr_int("count_include_pad", 0) != 0, p,
                 &q.info.node(), q.info.opset());
   };
 }
@@ -75,13 +81,27 @@ OpFactory global_pool_factory(ReduceOp op) {
   };
 }
 
+// GlobalLpPool as the plane's L1 or L2 norm; other exponents stay on the CPU.
+OpFactory global_lp_pool_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const int64_t p = q.info.attr_int("p", 2);
+    if (p != 1 && p != 2) {
+      reason = "GlobalLpPool with p = " + std::to_string(p) + " has no GPU kernel (1 and 2 do)";
+      return nullptr;
+    }
+    return global_pool_factory(p == 1 ? ReduceOp::L1 : ReduceOp::L2)(q, reason);
+  };
+}
+
 }  // namespace
 
 void register_pool_ops(OpTable& t) {
   t.add("MaxPool", pool_factory(PoolKind::Max));
   t.add("AveragePool", pool_factory(PoolKind::Average));
+  t.add("LpPool", pool_factory(PoolKind::Lp));
   t.add("GlobalAveragePool", global_pool_factory(ReduceOp::Mean));
   t.add("GlobalMaxPool", global_pool_factory(ReduceOp::Max));
+  t.add("GlobalLpPool", global_lp_pool_factory());
 }
 
 }  // namespace kiln::vulkan

@@ -1,13 +1,13 @@
-// Softmax and LogSoftmax on the GPU (shaders/softmax.comp). From opset 13 they work along one
-// axis; before it the input is flattened to 2-D at `axis`, which is the same kernel with the
-// line spanning every trailing dimension (inner = 1).
+// Softmax, LogSoftmax and Hardmax on the GPU (shaders/softmax.comp). From opset 13 they work
+// along one axis; before it the input is flattened to 2-D at `axis`, which is the same kernel
+// with the line spanning every trailing dimension (inner = 1).
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/softmax.h"
 
 namespace kiln::vulkan {
 namespace {
 
-RecordFn softmax(int64_t axis, bool flatten, bool log_softmax) {
+RecordFn softmax(int64_t axis, bool flatten, SoftmaxKind kind) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
@@ -25,23 +25,24 @@ RecordFn softmax(int64_t axis, bool flatten, bool log_softmax) {
     }
     const Buffer& xb = r.buffer(0);
     const Buffer& y = r.output(0, DataType::Float32, x);
-    r.kernel<Softmax>().record(r.cmd(), r.arena(), xb, y, outer, n, inner, log_softmax);
+    r.kernel<Softmax>().record(r.cmd(), r.arena(), xb, y, outer, n, inner, kind);
   };
 }
 
-OpFactory softmax_factory(bool log_softmax) {
-  return [log_softmax](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+OpFactory softmax_factory(SoftmaxKind kind) {
+  return [kind](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
     const bool flatten = q.info.opset() < 13;
-    return softmax(q.info.attr_int("axis", flatten ? 1 : -1), flatten, log_softmax);
+    return softmax(q.info.attr_int("axis", flatten ? 1 : -1), flatten, kind);
   };
 }
 
 }  // namespace
 
 void register_softmax_ops(OpTable& t) {
-  t.add("Softmax", softmax_factory(false));
-  t.add("LogSoftmax", softmax_factory(true));
+  t.add("Softmax", softmax_factory(SoftmaxKind::Softmax));
+  t.add("LogSoftmax", softmax_factory(SoftmaxKind::LogSoftmax));
+  t.add("Hardmax", softmax_factory(SoftmaxKind::Hardmax));
 }
 
 }  // namespace kiln::vulkan

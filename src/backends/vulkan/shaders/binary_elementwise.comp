@@ -1,6 +1,7 @@
 #version 450
-// c = a <op> b for float32 with numpy broadcasting. Shapes and strides come in push constants so
-// one pipeline serves every shape; a broadcast dimension has stride 0.
+// c = a <op> b for float32 with numpy broadcasting (Mod is ONNX Mod with fmod=1, C's fmod).
+// Shapes and strides come in push constants so one pipeline serves every shape; a broadcast
+// dimension has stride 0.
 
 layout(local_size_x_id = 0) in;
 
@@ -18,7 +19,7 @@ layout(push_constant) uniform Params {
   uint b_stride[6];
 } p;
 
-const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6, PRELU = 7;
+const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6, PRELU = 7, MOD = 8;
 
 // ONNX Pow follows C's pow: a negative base works with an integral exponent. GLSL's pow is
 // undefined for x < 0, and for x == 0 with y <= 0, so those cases are handled here.
@@ -29,6 +30,49 @@ float onnx_pow(float x, float y) {
   if (y != trunc(y)) return uintBitsToFloat(0x7fc00000u);  // NaN
   const float r = pow(-x, y);
   return mod(y, 2.0) == 0.0 ? r : -r;
+}
+
+// C's fmod, bit for bit: the remainder keeps x's sign and is exact, where x - trunc(x / y) y
+// rounds. Long division on the integer significands (as C libraries do it), so subnormal operands
+// and results come out right even where the device flushes subnormal float arithmetic.
+float exact_fmod(float x, float y) {
+  uint ux = floatBitsToUint(x), uy = floatBitsToUint(y);
+  const uint sign = ux & 0x80000000u;
+  ux &= 0x7fffffffu;
+  uy &= 0x7fffffffu;
+  if (uy == 0u || uy > 0x7f800000u || ux >= 0x7f800000u) return uintBitsToFloat(0x7fc00000u);
+  if (ux < uy) return x;  // |x| < |y|, y = inf included
+  if (ux == uy) return uintBitsToFloat(sign);  // a signed zero
+  // Significands with the implicit bit, exponents where the subnormals' are their true ones.
+  int ex = int(ux >> 23), ey = int(uy >> 23);
+  uint mx = ux & 0x7fffffu, my = uy & 0x7fffffu;
+  if (ex == 0) {
+    const int shift = 23 - findMSB(mx);
+    mx <<= shift;
+    ex = 1 - shift;
+  } else {
+    mx |= 0x800000u;
+  }
+  if (ey == 0) {
+    const int shift = 23 - findMSB(my);
+    my <<= shift;
+    ey = 1 - shift;
+  } else {
+    my |= 0x800000u;
+  }
+  // mx 2^ex mod my 2^ey, one quotient bit per exponent step; mx stays below 2 my < 2^25.
+  for (int k = ex - ey; k > 0; --k) {
+    if (mx >= my) mx -= my;
+    mx <<= 1;
+  }
+  if (mx >= my) mx -= my;
+  if (mx == 0u) return uintBitsToFloat(sign);
+  const int shift = 23 - findMSB(mx);
+  mx <<= shift;
+  ey -= shift;
+  // Back to float bits at exponent ey: normal, or shifted down into a subnormal.
+  const uint bits = ey > 0 ? (uint(ey) << 23) | (mx & 0x7fffffu) : mx >> uint(1 - ey);
+  return uintBitsToFloat(sign | bits);
 }
 
 void main() {
@@ -51,9 +95,11 @@ void main() {
     case MUL: r = x * y; break;
     case DIV: r = x / y; break;
     case POW: r = onnx_pow(x, y); break;
-    case MAX: r = max(x, y); break;
-    case MIN: r = min(x, y); break;
-    default: r = x < 0.0 ? x * y : x; break;  // PRELU: b is the slope
+    // GLSL's max and min may return either operand when one is NaN; NaN propagates on the CPU.
+    case MAX: r = (x > y || isnan(x)) ? x : y; break;
+    case MIN: r = (x < y || isnan(x)) ? x : y; break;
+    case PRELU: r = x < 0.0 ? x * y : x; break;  // b is the slope
+    default: r = exact_fmod(x, y); break;  // MOD
   }
   c[i] = r;
 }

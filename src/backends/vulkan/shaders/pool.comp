@@ -1,22 +1,24 @@
 #version 450
-// MaxPool and AveragePool over NCHW planes with 1 or 2 spatial axes (1-D is height 1): one
-// invocation per output element walks its window's taps inside the image. Padding never
-// wins a maximum; an average divides by the taps inside the image, or with count_include_pad
-// by the taps inside the padded image (a ceil_mode window may reach past even that).
+// MaxPool, AveragePool and LpPool over NC planes with 1 to 3 spatial axes (fewer axes are
+// leading axes of size 1): one invocation per output element walks its window's taps inside the
+// image. Padding never wins a maximum, and the first tap seeds it (a NaN there stays, as on the
+// CPU); an average divides by the taps inside the image, or with count_include_pad by the taps
+// inside the padded image (a ceil_mode window may reach past even that); an Lp pool is
+// (sum of |x|^p)^(1/p) over the taps inside the image.
 
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { float y[]; };
 
-// Must match PoolPushConstants in pool.h.
+// Must match PoolPushConstants and PoolKind in pool.h.
 layout(push_constant) uniform Params {
-  uint count, average, count_include_pad;
-  uint H, W, OH, OW;
-  uint KH, KW;
-  uint sh, sw, dh, dw;
-  int ph, pw, pad_end_h, pad_end_w;
+  uint count, kind, count_include_pad;
+  float p;  // LpPool's exponent
+  uint in_size[3], out_size[3], kernel[3], stride[3], dilation[3];
+  int pad[3], pad_end[3];
 } p;
+const uint MAX = 0, AVERAGE = 1, LP = 2;
 
 // Taps [lo, hi) of a window starting at `base` along an axis of `size` that land inside it.
 uvec2 taps_inside(int base, uint size, uint kernel, uint dilation) {
@@ -32,34 +34,58 @@ uint taps_in_padded(int base, uint size, int pad_end, uint kernel, uint dilation
   return limit < 0 ? 0 : min(uint(limit) / dilation + 1, kernel);
 }
 
+// |v|^p with the CPU's exact cases: GLSL's pow is approximate and undefined at 0.
+float lp_term(float v) {
+  const float a = abs(v);
+  return p.p == 2.0 ? a * a : (p.p == 1.0 ? a : (a == 0.0 ? 0.0 : pow(a, p.p)));
+}
+
+float lp_root(float sum) {
+  return p.p == 2.0 ? sqrt(sum) : (p.p == 1.0 ? sum : (sum == 0.0 ? 0.0 : pow(sum, 1.0 / p.p)));
+}
+
 void main() {
   const uint i = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
                  gl_GlobalInvocationID.x;
   if (i >= p.count) return;
-  const uint ow = i % p.OW;
-  const uint oh = (i / p.OW) % p.OH;
-  const uint plane = i / (p.OW * p.OH);
-  const int base_h = int(oh * p.sh) - p.ph;
-  const int base_w = int(ow * p.sw) - p.pw;
-  const uvec2 rows = taps_inside(base_h, p.H, p.KH, p.dh);
-  const uvec2 cols = taps_inside(base_w, p.W, p.KW, p.dw);
-  const uint x_plane = plane * p.H * p.W;
+  ivec3 base;
+  uvec2 taps[3];
+  uint rest = i;
+  for (int d = 2; d >= 0; --d) {
+    base[d] = int((rest % p.out_size[d]) * p.stride[d]) - p.pad[d];
+    rest /= p.out_size[d];
+    taps[d] = taps_inside(base[d], p.in_size[d], p.kernel[d], p.dilation[d]);
+  }
+  const uint plane_size = p.in_size[0] * p.in_size[1] * p.in_size[2];
+  const uint x_plane = rest * plane_size;  // rest is now the plane
 
-  float acc = p.average != 0 ? 0.0 : uintBitsToFloat(0xff800000u);  // -inf
-  for (uint r = rows.x; r < rows.y; ++r) {
-    const uint row = x_plane + uint(base_h + int(r * p.dh)) * p.W;
-    for (uint c = cols.x; c < cols.y; ++c) {
-      const float v = x[row + uint(base_w + int(c * p.dw))];
-      acc = p.average != 0 ? acc + v : (v > acc ? v : acc);
+  float acc = p.kind == MAX ? uintBitsToFloat(0xff800000u) : 0.0;  // -inf for a maximum
+  bool first = true;
+  for (uint a = taps[0].x; a < taps[0].y; ++a) {
+    const uint slice = uint(base[0] + int(a * p.dilation[0])) * p.in_size[1];
+    for (uint b = taps[1].x; b < taps[1].y; ++b) {
+      const uint row = x_plane + (slice + uint(base[1] + int(b * p.dilation[1]))) * p.in_size[2];
+      for (uint c = taps[2].x; c < taps[2].y; ++c) {
+        const float v = x[row + uint(base[2] + int(c * p.dilation[2]))];
+        if (p.kind == MAX) {
+          acc = first || v > acc ? v : acc;
+          first = false;
+        } else {
+          acc += p.kind == LP ? lp_term(v) : v;
+        }
+      }
     }
   }
-  if (p.average != 0) {
-    uint taps = (rows.y - rows.x) * (cols.y - cols.x);
-    if (p.count_include_pad != 0) {
-      taps = taps_in_padded(base_h, p.H, p.pad_end_h, p.KH, p.dh) *
-             taps_in_padded(base_w, p.W, p.pad_end_w, p.KW, p.dw);
+  if (p.kind == AVERAGE) {
+    uint n = 1;
+    for (int d = 0; d < 3; ++d) {
+      n *= p.count_include_pad != 0
+               ? taps_in_padded(base[d], p.in_size[d], p.pad_end[d], p.kernel[d], p.dilation[d])
+               : taps[d].y - taps[d].x;
     }
-    acc = taps > 0 ? acc / float(taps) : 0.0;
+    acc = n > 0 ? acc / float(n) : 0.0;
+  } else if (p.kind == LP) {
+    acc = lp_root(acc);
   }
   y[i] = acc;
 }
