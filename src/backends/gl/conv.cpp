@@ -10,6 +10,7 @@
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -126,15 +127,6 @@ float element(int e) {
   return finish(sum, oc);
 }
 #endif
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
 
 constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
@@ -222,7 +214,8 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
   add(bias != nullptr, "HAS_BIAS");
   add(p.activation == ConvActivation::Relu, "ACT_RELU");
   add(p.activation == ConvActivation::Clip, "ACT_CLIP");
-  const Program& program = context_.programs().get("conv", variant, defines, kShader);
+  const Program& program =
+      context_.programs().get("conv", variant, defines, std::string(kShader) + kElementMain);
   std::vector<DrawInput> inputs;
   if (reads) inputs = {{"x", &x}, {"w", &w}};
   if (bias) inputs.push_back({"bias", bias});

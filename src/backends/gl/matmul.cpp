@@ -8,6 +8,7 @@
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -87,8 +88,8 @@ float element(int e) {
   return epilogue(sum, m, n);
 }
 
-void main() {
 #ifdef ROW_TEXEL
+void main() {
   int e = 4 * output_texel();
   if (e >= u_out_count) {
     out_texel = vec4(0.0);
@@ -123,15 +124,8 @@ void main() {
 #endif
   out_texel = vec4(epilogue(sum.x, m, n), epilogue(sum.y, m, n + 1), epilogue(sum.z, m, n + 2),
                    epilogue(sum.w, m, n + 3));
-#else
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-#endif
 }
+#endif
 )";
 
 constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
@@ -298,7 +292,9 @@ void Matmul::record(const MatmulParams& p, const TextureTensor& a, const Texture
   add(c != nullptr, "HAS_C");
   add(p.activation == MatmulActivation::Relu, "ACT_RELU");
   add(p.activation == MatmulActivation::Clip, "ACT_CLIP");
-  const Program& program = context_.programs().get("matmul", variant, defines, kShader);
+  // ROW_TEXEL brings its own main(); the other variants compute one element at a time.
+  const std::string body = std::string(kShader) + (row_texel ? "" : kElementMain);
+  const Program& program = context_.programs().get("matmul", variant, defines, body);
   // With K = 0 the loop never reads A or B, which may then be empty textures (draw() refuses
   // those), so they are left unbound.
   std::vector<DrawInput> inputs;

@@ -6,6 +6,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -32,15 +33,6 @@ float element(int e) {
             sqrt(fetch_element(var, var_width, c) + u_epsilon);
   return (fetch_element(x, x_width, e) - fetch_element(mean, mean_width, c)) * k +
          fetch_element(bias, bias_width, c);
-}
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
 }
 )";
 
@@ -78,14 +70,6 @@ vec2 line_stats(int line) {
   float norm = u_p == 1 ? acc : sqrt(acc);
   return vec2(norm > 0.0 ? 1.0 / norm : 0.0, 0.0);
 #endif
-}
-
-void main() {
-  int line = 2 * output_texel();
-  vec4 v = vec4(0.0);
-  if (2 * line < u_out_count) v.xy = line_stats(line);
-  if (2 * line + 2 < u_out_count) v.zw = line_stats(line + 1);
-  out_texel = v;
 }
 )";
 
@@ -125,15 +109,6 @@ float element(int e) {
   return v * fetch_element(stats, stats_width, 2 * line);
 #endif
 }
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
 
 constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
@@ -167,7 +142,8 @@ void Normalization::record_batch_norm(const ChannelShape& s, const TextureTensor
   expect_count(bias, s.channels, where, "B");
   expect_count(mean, s.channels, where, "input_mean");
   expect_count(var, s.channels, where, "input_var");
-  const Program& program = context_.programs().get("batch_norm", "", "", kBatchNormShader);
+  const Program& program =
+      context_.programs().get("batch_norm", "", "", std::string(kBatchNormShader) + kElementMain);
   const DrawInput inputs[] = {
       {"x", &x}, {"scale", &scale}, {"bias", &bias}, {"mean", &mean}, {"var", &var}};
   draw(context_, program, y, inputs, [&] {
@@ -235,7 +211,8 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
 
   TextureTensor stats(context_, 2 * lines);
   const Program& stats_program = context_.programs().get(
-      "norm_stats", moments ? "moments" : "lp", moments ? "#define MOMENTS\n" : "", kStatsShader);
+      "norm_stats", moments ? "moments" : "lp", moments ? "#define MOMENTS\n" : "",
+      std::string(kStatsShader) + kLineStatsMain);
   const DrawInput stats_inputs[] = {{"x", &x}};
   draw(context_, stats_program, stats, stats_inputs, [&] {
     stats_program.set("u_axis_len", static_cast<int>(n.axis_len));
@@ -250,7 +227,8 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
     variant += "+bias";
     defines += "#define HAS_BIAS\n";
   }
-  const Program& program = context_.programs().get("norm_apply", variant, defines, kApplyShader);
+  const Program& program = context_.programs().get("norm_apply", variant, defines,
+                                                   std::string(kApplyShader) + kElementMain);
   std::vector<DrawInput> inputs = {{"x", &x}, {"stats", &stats}};
   if (moments) inputs.push_back({"scale", n.scale});
   if (n.bias) inputs.push_back({"bias", n.bias});

@@ -8,6 +8,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -77,15 +78,6 @@ float element(int e) {
 #else
   return u_p == 2.0 ? sqrt(sum) : (u_p == 1.0 ? sum : (sum == 0.0 ? 0.0 : pow(sum, 1.0 / u_p)));
 #endif
-}
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
 }
 )";
 
@@ -161,7 +153,8 @@ void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTenso
       defines = "#define OP_LP\n";
       break;
   }
-  const Program& program = context_.programs().get("pool", variant, defines, kShader);
+  const Program& program =
+      context_.programs().get("pool", variant, defines, std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     glUniform2iv(program.location("u_in"), 1, in);

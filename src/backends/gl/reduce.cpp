@@ -7,6 +7,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -73,15 +74,6 @@ float element(int e) {
   return acc;
 #endif
 }
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
 
 struct OpName {
@@ -135,8 +127,9 @@ void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
   check(x.element_count() == x_count, where + ": X holds " + std::to_string(x.element_count()) +
                                           " elements, the shape needs " + std::to_string(x_count));
   if (y_count == 0) return;
-  const Program& program = context_.programs().get(
-      "reduce", name.onnx, std::string("#define ") + name.define + "\n", kShader);
+  const Program& program =
+      context_.programs().get("reduce", name.onnx, std::string("#define ") + name.define + "\n",
+                              std::string(kShader) + kElementMain);
   // An empty reduction reads nothing; X (then empty) stays unbound, as draw() refuses it.
   std::vector<DrawInput> inputs;
   if (x_count > 0) inputs.push_back({"x", &x});

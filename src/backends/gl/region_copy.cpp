@@ -6,6 +6,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -19,21 +20,14 @@ uniform int u_in_offset;
 uniform int u_shape[6];
 uniform int u_in_stride[6];
 
-void main() {
-  ivec4 index = output_elements();
-  vec4 r = vec4(0.0);
-  for (int k = 0; k < 4; ++k) {
-    int i = index[k];
-    if (i >= u_out_count) break;
-    // Partial sums stay within the region's index range, which the host checked.
-    int rest = i, s = u_in_offset;
-    for (int d = u_rank - 1; d >= 0; --d) {
-      s += (rest % u_shape[d]) * u_in_stride[d];
-      rest /= u_shape[d];
-    }
-    r[k] = fetch_element(x, x_width, s);
+float element(int i) {
+  // Partial sums stay within the region's index range, which the host checked.
+  int rest = i, s = u_in_offset;
+  for (int d = u_rank - 1; d >= 0; --d) {
+    s += (rest % u_shape[d]) * u_in_stride[d];
+    rest /= u_shape[d];
   }
-  out_texel = finish_texel(r);
+  return fetch_element(x, x_width, s);
 }
 )";
 
@@ -114,7 +108,8 @@ void RegionCopy::record(const Region& region, const TextureTensor& in, TextureTe
                                              std::to_string(out.element_count()) +
                                              " elements, the region " + std::to_string(ix.count));
   if (ix.count == 0) return;
-  const Program& program = context_.programs().get("region_copy", "", "", kShader);
+  const Program& program =
+      context_.programs().get("region_copy", "", "", std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &in}};
   draw(context_, program, out, inputs, [&] {
     program.set("u_rank", ix.rank);

@@ -6,6 +6,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -53,15 +54,6 @@ float element(int e) {
     sum += ty.y * part;
   }
   return sum;
-}
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
 }
 )";
 
@@ -128,7 +120,8 @@ void Resize::record(std::span<const cpu::ResizeAxis> axes, const cpu::ResizeOpti
   TextureTensor taps(context_, static_cast<int64_t>(pairs.size()));
   upload(taps, pairs);
 
-  const Program& program = context_.programs().get("resize", "", "", kShader);
+  const Program& program =
+      context_.programs().get("resize", "", "", std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}, {"taps", &taps}};
   auto i = [](int64_t v) { return static_cast<int>(v); };
   const int in[] = {i(row_axis.in), i(axes[rank - 1].in)};

@@ -5,6 +5,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -33,14 +34,6 @@ vec2 line_stats(int line) {
   }
   return vec2(m, sum);
 }
-
-void main() {
-  int line = 2 * output_texel();
-  vec4 v = vec4(0.0);
-  if (2 * line < u_out_count) v.xy = line_stats(line);
-  if (2 * line + 2 < u_out_count) v.zw = line_stats(line + 1);
-  out_texel = v;
-}
 )";
 
 constexpr const char* kNormalizeShader = R"(
@@ -62,15 +55,6 @@ float element(int e) {
 #else
   return exp(v - m) * (1.0 / sum);
 #endif
-}
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
 }
 )";
 
@@ -97,13 +81,14 @@ void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x
     program.set("u_inner", static_cast<int>(s.inner));
   };
   TextureTensor stats(context_, 2 * lines);
-  const Program& stats_program = context_.programs().get("softmax_stats", "", "", kStatsShader);
+  const Program& stats_program =
+      context_.programs().get("softmax_stats", "", "", std::string(kStatsShader) + kLineStatsMain);
   const DrawInput stats_inputs[] = {{"x", &x}};
   draw(context_, stats_program, stats, stats_inputs, [&] { set_shape(stats_program); });
 
-  const Program& program =
-      context_.programs().get("softmax", log_softmax ? "LogSoftmax" : "Softmax",
-                              log_softmax ? "#define LOG_SOFTMAX\n" : "", kNormalizeShader);
+  const Program& program = context_.programs().get(
+      "softmax", log_softmax ? "LogSoftmax" : "Softmax", log_softmax ? "#define LOG_SOFTMAX\n" : "",
+      std::string(kNormalizeShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}, {"stats", &stats}};
   draw(context_, program, y, inputs, [&] { set_shape(program); });
 }
