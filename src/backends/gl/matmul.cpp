@@ -1,12 +1,12 @@
 #include "backends/gl/matmul.h"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
@@ -127,8 +127,6 @@ void main() {
 }
 #endif
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
 
 std::string dims(const Shape& s) {
   std::string out = "[";

@@ -1,10 +1,10 @@
 #include "backends/gl/normalization.h"
 
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
@@ -111,15 +111,6 @@ float element(int e) {
 }
 )";
 
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-
-void expect_count(const TextureTensor& t, int64_t count, const std::string& where,
-                  const char* name) {
-  check(t.element_count() == count, where + ": " + name + " holds " +
-                                        std::to_string(t.element_count()) +
-                                        " elements, the shape needs " + std::to_string(count));
-}
-
 void check_shape(const ChannelShape& s, const std::string& where) {
   check(s.batch >= 0 && s.channels >= 0 && s.spatial >= 0, where + ": negative size");
   check(s.batch * s.channels * s.spatial <= kIndexLimit,
@@ -135,13 +126,13 @@ void Normalization::record_batch_norm(const ChannelShape& s, const TextureTensor
   const std::string where = "BatchNormalization on OpenGL ES";
   check_shape(s, where);
   const int64_t count = s.batch * s.channels * s.spatial;
-  expect_count(x, count, where, "X");
-  expect_count(y, count, where, "Y");
+  expect_element_count(x, count, where, "X");
+  expect_element_count(y, count, where, "Y");
   if (count == 0) return;
-  expect_count(scale, s.channels, where, "scale");
-  expect_count(bias, s.channels, where, "B");
-  expect_count(mean, s.channels, where, "input_mean");
-  expect_count(var, s.channels, where, "input_var");
+  expect_element_count(scale, s.channels, where, "scale");
+  expect_element_count(bias, s.channels, where, "B");
+  expect_element_count(mean, s.channels, where, "input_mean");
+  expect_element_count(var, s.channels, where, "input_var");
   const Program& program =
       context_.programs().get("batch_norm", "", "", std::string(kBatchNormShader) + kElementMain);
   const DrawInput inputs[] = {
@@ -200,13 +191,13 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
   const int64_t count = lines * n.axis_len;
   check(count <= kIndexLimit && 2 * lines <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
-  expect_count(x, count, where, "X");
-  expect_count(y, count, where, "Y");
+  expect_element_count(x, count, where, "X");
+  expect_element_count(y, count, where, "Y");
   if (count == 0) return;
   const bool moments = n.scale != nullptr;
   if (moments) {
-    expect_count(*n.scale, n.param_count, where, "scale");
-    if (n.bias) expect_count(*n.bias, n.param_count, where, "B");
+    expect_element_count(*n.scale, n.param_count, where, "scale");
+    if (n.bias) expect_element_count(*n.bias, n.param_count, where, "B");
   }
 
   TextureTensor stats(context_, 2 * lines);

@@ -1,11 +1,11 @@
 #include "backends/gl/reduce.h"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
@@ -107,8 +107,6 @@ OpName name_of(ReduceOp op) {
   throw Error("reduce on OpenGL ES: unknown op code");
 }
 
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-
 }  // namespace
 
 const char* to_string(ReduceOp op) { return name_of(op).onnx; }
@@ -122,10 +120,8 @@ void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
   const int64_t x_count = y_count * s.reduced;
   check(x_count <= kIndexLimit && y_count <= kIndexLimit && s.reduced <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
-  check(y.element_count() == y_count, where + ": Y holds " + std::to_string(y.element_count()) +
-                                          " elements, the shape needs " + std::to_string(y_count));
-  check(x.element_count() == x_count, where + ": X holds " + std::to_string(x.element_count()) +
-                                          " elements, the shape needs " + std::to_string(x_count));
+  expect_element_count(y, y_count, where, "Y");
+  expect_element_count(x, x_count, where, "X");
   if (y_count == 0) return;
   const Program& program =
       context_.programs().get("reduce", name.onnx, std::string("#define ") + name.define + "\n",

@@ -1,10 +1,10 @@
 #include "backends/gl/resize.h"
 
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
@@ -56,8 +56,6 @@ float element(int e) {
   return sum;
 }
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
 
 // Appends `taps` as (index, weight) pairs, max_count per coordinate.
 void append_pairs(const cpu::AxisTaps& taps, int64_t coordinates, std::vector<float>& pairs) {

@@ -1,9 +1,9 @@
 #include "backends/gl/softmax.h"
 
-#include <limits>
 #include <string>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
@@ -58,8 +58,6 @@ float element(int e) {
 }
 )";
 
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-
 }  // namespace
 
 void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x,
@@ -71,9 +69,8 @@ void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x
   const int64_t count = lines * s.axis_len;
   check(count <= kIndexLimit && 2 * lines <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
-  check(x.element_count() == count && y.element_count() == count,
-        where + ": X and Y must hold " + std::to_string(count) + " elements, they hold " +
-            std::to_string(x.element_count()) + " and " + std::to_string(y.element_count()));
+  expect_element_count(x, count, where, "X");
+  expect_element_count(y, count, where, "Y");
   if (count == 0) return;
 
   const auto set_shape = [&](const Program& program) {
