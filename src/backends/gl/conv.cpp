@@ -6,6 +6,7 @@
 
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
+#include "backends/gl/fused_activation.h"
 #include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
@@ -36,35 +37,31 @@ uniform int u_in_channels;
 uniform int u_out_channels;
 uniform int u_group_in;   // input channels per group
 uniform int u_group_out;  // output channels per group
-uniform float u_clip_min;
-uniform float u_clip_max;
 
 // ceil(p / d) for d > 0 and any sign of p.
 int ceil_div(int p, int d) { return p >= 0 ? (p + d - 1) / d : -((-p) / d); }
+
+// (n, c, y, x) of element e of an NCHW tensor with `channels` channels of (height, width) `size`.
+ivec4 nchw_position(int e, int channels, ivec2 size) {
+  int x = e % size.y;
+  int r = e / size.y;
+  int y = r % size.x;
+  r /= size.x;
+  return ivec4(r / channels, r % channels, y, x);
+}
 
 float finish(float sum, int oc) {
 #ifdef HAS_BIAS
   sum += fetch_element(bias, bias_width, oc);
 #endif
-  // Comparisons rather than max/clamp: GLSL leaves those undefined for NaN, which must pass.
-#if defined(ACT_RELU)
-  if (sum < 0.0) sum = 0.0;
-#elif defined(ACT_CLIP)
-  if (sum < u_clip_min) sum = u_clip_min;
-  if (sum > u_clip_max) sum = u_clip_max;
-#endif
-  return sum;
+  return activate(sum);
 }
 
 #ifndef TRANSPOSE
 // Y[n, oc, oy, ox] over Y's spatial dims u_out.
 float element(int e) {
-  int ox = e % u_out.y;
-  int r = e / u_out.y;
-  int oy = r % u_out.x;
-  r /= u_out.x;
-  int oc = r % u_out_channels;
-  int n = r / u_out_channels;
+  ivec4 at = nchw_position(e, u_out_channels, u_out);
+  int n = at.x, oc = at.y, oy = at.z, ox = at.w;
   int g = oc / u_group_out;
   ivec2 origin = ivec2(oy, ox) * u_stride - u_pad;
   // Taps inside the image: origin + k * dilation in [0, u_in).
@@ -94,12 +91,8 @@ float element(int e) {
 // Y[n, oc, oy, ox] over the image u_in: the sum over windows p (in u_out) and taps k with
 // p * stride - pad + k * dilation == (oy, ox).
 float element(int e) {
-  int ox = e % u_in.y;
-  int r = e / u_in.y;
-  int oy = r % u_in.x;
-  r /= u_in.x;
-  int oc = r % u_out_channels;
-  int n = r / u_out_channels;
+  ivec4 at = nchw_position(e, u_out_channels, u_in);
+  int n = at.x, oc = at.y, oy = at.z, ox = at.w;
   int g = oc / u_group_out;
   int plane = u_out.x * u_out.y;
   int taps = u_kernel.x * u_kernel.y;
@@ -168,18 +161,13 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
   const bool reads = x_count > 0 && w_count > 0;
   if (reads) expect_element_count(x, x_count, where, "X");
 
-  std::string variant, defines;
-  auto add = [&](bool on, const char* name) {
-    if (!on) return;
-    variant += std::string(variant.empty() ? "" : "+") + name;
-    defines += std::string("#define ") + name + "\n";
-  };
-  add(transpose, "TRANSPOSE");
-  add(bias != nullptr, "HAS_BIAS");
-  add(p.activation == ConvActivation::Relu, "ACT_RELU");
-  add(p.activation == ConvActivation::Clip, "ACT_CLIP");
+  ProgramVariant variant;
+  variant.add(transpose, "TRANSPOSE");
+  variant.add(bias != nullptr, "HAS_BIAS");
+  add_activation(variant, p.activation);
   const Program& program =
-      context_.programs().get("conv", variant, defines, std::string(kShader) + kElementMain);
+      context_.programs().get("conv", variant.name, variant.defines,
+                              std::string(kFusedActivation) + kShader + kElementMain);
   std::vector<DrawInput> inputs;
   if (reads) inputs = {{"x", &x}, {"w", &w}};
   if (bias) inputs.push_back({"bias", bias});
@@ -190,8 +178,7 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
     program.set("u_out_channels", i(p.out_channels));
     program.set("u_group_in", i(group_in));
     program.set("u_group_out", i(group_out));
-    program.set("u_clip_min", p.clip_min);
-    program.set("u_clip_max", p.clip_max);
+    set_activation_uniforms(program, p.clip_min, p.clip_max);
   };
 
   // Four outputs per fragment, each over its group's channels and taps.

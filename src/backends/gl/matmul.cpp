@@ -6,6 +6,7 @@
 
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
+#include "backends/gl/fused_activation.h"
 #include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
@@ -40,8 +41,6 @@ uniform float u_alpha;
 uniform float u_beta;
 uniform int u_c_stride_m;
 uniform int u_c_stride_n;
-uniform float u_clip_min;
-uniform float u_clip_max;
 
 // Where batch `batch` starts in a (x) and b (y).
 ivec2 batch_bases(int batch) {
@@ -59,14 +58,7 @@ float epilogue(float sum, int m, int n) {
 #ifdef HAS_C
   v += u_beta * fetch_element(c, c_width, m * u_c_stride_m + n * u_c_stride_n);
 #endif
-  // Comparisons rather than max/clamp: GLSL leaves those undefined for NaN, which must pass.
-#if defined(ACT_RELU)
-  if (v < 0.0) v = 0.0;
-#elif defined(ACT_CLIP)
-  if (v < u_clip_min) v = u_clip_min;
-  if (v > u_clip_max) v = u_clip_max;
-#endif
-  return v;
+  return activate(v);
 }
 
 // Output element e = ((batch * M) + m) * N + n, one at a time.
@@ -279,20 +271,15 @@ void Matmul::record(const MatmulParams& p, const TextureTensor& a, const Texture
                          all_multiple_of_4(p.b_batch_stride, p.batch_rank);
   const bool a_texel = row_texel && p.k % 4 == 0 && p.a_stride_k == 1 && p.a_stride_m % 4 == 0 &&
                        all_multiple_of_4(p.a_batch_stride, p.batch_rank);
-  std::string variant, defines;
-  auto add = [&](bool on, const char* name) {
-    if (!on) return;
-    variant += std::string(variant.empty() ? "" : "+") + name;
-    defines += std::string("#define ") + name + "\n";
-  };
-  add(row_texel, "ROW_TEXEL");
-  add(a_texel, "A_TEXEL");
-  add(c != nullptr, "HAS_C");
-  add(p.activation == MatmulActivation::Relu, "ACT_RELU");
-  add(p.activation == MatmulActivation::Clip, "ACT_CLIP");
+  ProgramVariant variant;
+  variant.add(row_texel, "ROW_TEXEL");
+  variant.add(a_texel, "A_TEXEL");
+  variant.add(c != nullptr, "HAS_C");
+  add_activation(variant, p.activation);
   // ROW_TEXEL brings its own main(); the other variants compute one element at a time.
-  const std::string body = std::string(kShader) + (row_texel ? "" : kElementMain);
-  const Program& program = context_.programs().get("matmul", variant, defines, body);
+  const std::string body =
+      std::string(kFusedActivation) + kShader + (row_texel ? "" : kElementMain);
+  const Program& program = context_.programs().get("matmul", variant.name, variant.defines, body);
   // With K = 0 the loop never reads A or B, which may then be empty textures (draw() refuses
   // those), so they are left unbound.
   std::vector<DrawInput> inputs;
@@ -314,8 +301,7 @@ void Matmul::record(const MatmulParams& p, const TextureTensor& a, const Texture
     program.set("u_beta", p.beta);
     program.set("u_c_stride_m", p.c_stride_m);
     program.set("u_c_stride_n", p.c_stride_n);
-    program.set("u_clip_min", p.clip_min);
-    program.set("u_clip_max", p.clip_max);
+    set_activation_uniforms(program, p.clip_min, p.clip_max);
   });
 }
 

@@ -61,6 +61,16 @@ class Program {
   mutable std::unordered_map<std::string, GLint> locations_;
 };
 
+// A program variant built from optional features: the cache's variant name (the features joined
+// by '+') and a #define line for each feature.
+struct ProgramVariant {
+  std::string name;
+  std::string defines;
+
+  // Adds `feature`, a GLSL macro name, when `on`.
+  void add(bool on, const char* feature);
+};
+
 class ProgramCache {
  public:
   explicit ProgramCache(Context& context) : context_(context) {}
