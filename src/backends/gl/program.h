@@ -17,7 +17,8 @@
 //   float nan_value(); float inf_value();
 //   int exponent_of(float v); float scale_by_pow2(float v, int k)   frexp and ldexp stand-ins
 //
-// and each input sampler `x` bound by draw() comes with `uniform int x_width`.
+// and each input sampler `x` bound by draw() comes with `uniform int x_width`. Bodies that compute
+// each output element on their own end with the shared main() of shader_mains.h.
 #pragma once
 
 #include <GLES3/gl3.h>
