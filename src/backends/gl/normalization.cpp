@@ -214,14 +214,12 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
     stats_program.set("u_p", n.lp_p);
   });
 
-  std::string variant = moments ? "moments" : "lp";
-  std::string defines = moments ? "#define MOMENTS\n" : "";
-  if (n.bias) {
-    variant += "+bias";
-    defines += "#define HAS_BIAS\n";
-  }
-  const Program& program = context_.programs().get(
-      "norm_apply", variant, defines, std::string(kLineIndexing) + kApplyShader + kElementMain);
+  ProgramVariant variant;
+  variant.add(moments, "MOMENTS");
+  variant.add(n.bias != nullptr, "HAS_BIAS");
+  const Program& program =
+      context_.programs().get("norm_apply", variant.name, variant.defines,
+                              std::string(kLineIndexing) + kApplyShader + kElementMain);
   std::vector<DrawInput> inputs = {{"x", &x}, {"stats", &stats}};
   if (moments) inputs.push_back({"scale", n.scale});
   if (n.bias) inputs.push_back({"bias", n.bias});

@@ -112,25 +112,13 @@ void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTenso
   check(std::max(x_count, y_count) <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
 
-  std::string defines;
-  std::string variant = name_of(params.op);
-  switch (params.op) {
-    case PoolOp::Max:
-      defines = "#define OP_MAX\n";
-      break;
-    case PoolOp::Average:
-      defines = "#define OP_AVERAGE\n";
-      if (params.count_include_pad) {
-        defines += "#define COUNT_PAD\n";
-        variant += "+count_include_pad";
-      }
-      break;
-    case PoolOp::Lp:
-      defines = "#define OP_LP\n";
-      break;
-  }
-  const Program& program =
-      context_.programs().get("pool", variant, defines, std::string(kShader) + kElementMain);
+  ProgramVariant variant;
+  variant.add(params.op == PoolOp::Max, "OP_MAX");
+  variant.add(params.op == PoolOp::Average, "OP_AVERAGE");
+  variant.add(params.op == PoolOp::Lp, "OP_LP");
+  variant.add(params.op == PoolOp::Average && params.count_include_pad, "COUNT_PAD");
+  const Program& program = context_.programs().get("pool", variant.name, variant.defines,
+                                                   std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     set_window_uniforms(program, plane);
