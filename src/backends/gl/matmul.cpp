@@ -61,14 +61,20 @@ float epilogue(float sum, int m, int n) {
   return activate(v);
 }
 
-// Output element e = ((batch * M) + m) * N + n, one at a time.
-float element(int e) {
+// Output element e = ((batch * M) + m) * N + n as (batch, m, n).
+ivec3 output_position(int e) {
   int mn = u_m * u_n;
   int batch = e / mn;
   int r = e - batch * mn;
   int m = r / u_n;
-  int n = r - m * u_n;
-  ivec2 base = batch_bases(batch);
+  return ivec3(batch, m, r - m * u_n);
+}
+
+// Output element e, one at a time.
+float element(int e) {
+  ivec3 position = output_position(e);
+  int m = position.y, n = position.z;
+  ivec2 base = batch_bases(position.x);
   int ai = base.x + m * u_a_stride_m;
   int bi = base.y + n * u_b_stride_n;
   float sum = 0.0;
@@ -87,12 +93,9 @@ void main() {
     out_texel = vec4(0.0);
     return;
   }
-  int mn = u_m * u_n;
-  int batch = e / mn;
-  int r = e - batch * mn;
-  int m = r / u_n;
-  int n = r - m * u_n;
-  ivec2 base = batch_bases(batch);
+  ivec3 position = output_position(e);
+  int m = position.y, n = position.z;
+  ivec2 base = batch_bases(position.x);
   int bt = (base.y + n) >> 2;  // texel of B(0, n..n+3)
   int b_step = u_b_stride_k >> 2;
   vec4 sum = vec4(0.0);
