@@ -112,6 +112,8 @@ TEST_F(GlRegion, DepthToSpaceAndSpaceToDepthMatchCpu) {
                  "SpaceToDepth");
   EXPECT_THROW(depth_to_space_region({1, 6, 2, 2}, 2, "DCR"), Error);
   EXPECT_THROW(depth_to_space_region({1, 8, 2, 2}, 2, "XYZ"), Error);
+  // A blocksize whose square overflows is refused, not wrapped around.
+  EXPECT_THROW(depth_to_space_region({1, 8, 2, 2}, int64_t{1} << 32, "DCR"), Error);
   EXPECT_THROW(space_to_depth_region({1, 1, 5, 4}, 2), Error);
 }
 

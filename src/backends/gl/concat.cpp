@@ -6,6 +6,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 #include "ops/op_utils.h"
 
@@ -51,16 +52,6 @@ float element(int i) {
   if (j == 5) return fetch_element(x5, x5_width, s);
   if (j == 6) return fetch_element(x6, x6_width, s);
   return fetch_element(x7, x7_width, s);
-}
-
-void main() {
-  ivec4 index = output_elements();
-  vec4 r = vec4(0.0);
-  for (int k = 0; k < 4; ++k) {
-    if (index[k] >= u_out_count) break;
-    r[k] = element(index[k]);
-  }
-  out_texel = finish_texel(r);
 }
 )";
 
@@ -153,7 +144,8 @@ void Concat::record(std::span<const TextureTensor* const> ins, std::span<const S
   for (size_t j = tensors.size(); j < kConcatInputsPerDraw; ++j) {
     begin[j + 1] = begin[j];
   }
-  const Program& program = context_.programs().get("concat", "", "", kShader);
+  const Program& program =
+      context_.programs().get("concat", "", "", std::string(kShader) + kElementMain);
   draw(context_, program, y, inputs, [&] {
     // Samplers past u_inputs are never read; a previous draw may have left them on units that
     // now hold nothing, so they go back to unit 0.

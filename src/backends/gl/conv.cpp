@@ -1,15 +1,16 @@
 #include "backends/gl/conv.h"
 
-#include <GLES3/gl3.h>
-
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
+#include "backends/gl/fused_activation.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
+#include "backends/gl/window_plane.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -36,35 +37,31 @@ uniform int u_in_channels;
 uniform int u_out_channels;
 uniform int u_group_in;   // input channels per group
 uniform int u_group_out;  // output channels per group
-uniform float u_clip_min;
-uniform float u_clip_max;
 
 // ceil(p / d) for d > 0 and any sign of p.
 int ceil_div(int p, int d) { return p >= 0 ? (p + d - 1) / d : -((-p) / d); }
+
+// (n, c, y, x) of element e of an NCHW tensor with `channels` channels of (height, width) `size`.
+ivec4 nchw_position(int e, int channels, ivec2 size) {
+  int x = e % size.y;
+  int r = e / size.y;
+  int y = r % size.x;
+  r /= size.x;
+  return ivec4(r / channels, r % channels, y, x);
+}
 
 float finish(float sum, int oc) {
 #ifdef HAS_BIAS
   sum += fetch_element(bias, bias_width, oc);
 #endif
-  // Comparisons rather than max/clamp: GLSL leaves those undefined for NaN, which must pass.
-#if defined(ACT_RELU)
-  if (sum < 0.0) sum = 0.0;
-#elif defined(ACT_CLIP)
-  if (sum < u_clip_min) sum = u_clip_min;
-  if (sum > u_clip_max) sum = u_clip_max;
-#endif
-  return sum;
+  return activate(sum);
 }
 
 #ifndef TRANSPOSE
 // Y[n, oc, oy, ox] over Y's spatial dims u_out.
 float element(int e) {
-  int ox = e % u_out.y;
-  int r = e / u_out.y;
-  int oy = r % u_out.x;
-  r /= u_out.x;
-  int oc = r % u_out_channels;
-  int n = r / u_out_channels;
+  ivec4 at = nchw_position(e, u_out_channels, u_out);
+  int n = at.x, oc = at.y, oy = at.z, ox = at.w;
   int g = oc / u_group_out;
   ivec2 origin = ivec2(oy, ox) * u_stride - u_pad;
   // Taps inside the image: origin + k * dilation in [0, u_in).
@@ -94,12 +91,8 @@ float element(int e) {
 // Y[n, oc, oy, ox] over the image u_in: the sum over windows p (in u_out) and taps k with
 // p * stride - pad + k * dilation == (oy, ox).
 float element(int e) {
-  int ox = e % u_in.y;
-  int r = e / u_in.y;
-  int oy = r % u_in.x;
-  r /= u_in.x;
-  int oc = r % u_out_channels;
-  int n = r / u_out_channels;
+  ivec4 at = nchw_position(e, u_out_channels, u_in);
+  int n = at.x, oc = at.y, oy = at.z, ox = at.w;
   int g = oc / u_group_out;
   int plane = u_out.x * u_out.y;
   int taps = u_kernel.x * u_kernel.y;
@@ -126,46 +119,7 @@ float element(int e) {
   return finish(sum, oc);
 }
 #endif
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-
-// A 1-D geometry as 2-D with a height of one; 2-D unchanged.
-struct Plane {
-  int64_t in[2], out[2], kernel[2], stride[2], dilation[2], pad[2];
-};
-
-Plane to_plane(const cpu::ConvGeometry& g, const std::string& where) {
-  const size_t rank = g.rank();
-  check(rank == 1 || rank == 2,
-        where + ": only 1-D and 2-D geometries, got rank " + std::to_string(rank));
-  check(g.out.size() == rank && g.kernel.size() == rank && g.stride.size() == rank &&
-            g.dilation.size() == rank && g.pad.size() == rank,
-        where + ": geometry fields of different ranks");
-  Plane p{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}};
-  const size_t first = 2 - rank;
-  for (size_t d = 0; d < rank; ++d) {
-    p.in[first + d] = g.in[d];
-    p.out[first + d] = g.out[d];
-    p.kernel[first + d] = g.kernel[d];
-    p.stride[first + d] = g.stride[d];
-    p.dilation[first + d] = g.dilation[d];
-    p.pad[first + d] = g.pad[d];
-    check(g.stride[d] > 0 && g.dilation[d] > 0, where + ": strides and dilations must be > 0");
-    check(g.in[d] >= 0 && g.out[d] >= 0 && g.kernel[d] > 0,
-          where + ": negative spatial size or empty kernel");
-  }
-  return p;
-}
 
 }  // namespace
 
@@ -182,7 +136,7 @@ void Conv::record_transpose(const ConvParams& p, const TextureTensor& x, const T
 void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
                const TextureTensor* bias, TextureTensor& y) const {
   const std::string where = std::string(transpose ? "ConvTranspose" : "Conv") + " on OpenGL ES";
-  const Plane g = to_plane(p.geometry, where);
+  const WindowPlane g = to_window_plane(p.geometry, where);
   check(p.group > 0 && p.in_channels % p.group == 0 && p.out_channels % p.group == 0,
         where + ": " + std::to_string(p.in_channels) + " input and " +
             std::to_string(p.out_channels) + " output channels are not divisible by group " +
@@ -196,55 +150,35 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
   const int64_t y_count = p.batch * p.out_channels * y_plane;
   const int64_t w_count =
       transpose ? p.in_channels * group_out * taps : p.out_channels * group_in * taps;
-  auto expect = [&](const TextureTensor& t, int64_t count, const char* name) {
-    check(t.element_count() == count, where + ": " + name + " holds " +
-                                          std::to_string(t.element_count()) +
-                                          " elements, its shape needs " + std::to_string(count));
-  };
-  expect(y, y_count, "Y");
+  expect_element_count(y, y_count, where, "Y");
   if (y_count == 0) return;
   check(std::max({x_count, y_count, w_count}) <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
-  expect(w, w_count, "W");
-  if (bias) expect(*bias, p.out_channels, "B");
+  expect_element_count(w, w_count, where, "W");
+  if (bias) expect_element_count(*bias, p.out_channels, where, "B");
   // With no input elements (zero input channels) the loops read nothing, and the possibly empty
   // X and W stay unbound (draw() refuses empty textures).
   const bool reads = x_count > 0 && w_count > 0;
-  if (reads) expect(x, x_count, "X");
+  if (reads) expect_element_count(x, x_count, where, "X");
 
-  std::string variant, defines;
-  auto add = [&](bool on, const char* name) {
-    if (!on) return;
-    variant += std::string(variant.empty() ? "" : "+") + name;
-    defines += std::string("#define ") + name + "\n";
-  };
-  add(transpose, "TRANSPOSE");
-  add(bias != nullptr, "HAS_BIAS");
-  add(p.activation == ConvActivation::Relu, "ACT_RELU");
-  add(p.activation == ConvActivation::Clip, "ACT_CLIP");
-  const Program& program = context_.programs().get("conv", variant, defines, kShader);
+  ProgramVariant variant;
+  variant.add(transpose, "TRANSPOSE");
+  variant.add(bias != nullptr, "HAS_BIAS");
+  add_activation(variant, p.activation);
+  const Program& program =
+      context_.programs().get("conv", variant.name, variant.defines,
+                              std::string(kFusedActivation) + kShader + kElementMain);
   std::vector<DrawInput> inputs;
   if (reads) inputs = {{"x", &x}, {"w", &w}};
   if (bias) inputs.push_back({"bias", bias});
   auto i = [](int64_t v) { return static_cast<int>(v); };
   const auto set_uniforms = [&] {
-    const int in[] = {i(g.in[0]), i(g.in[1])}, out[] = {i(g.out[0]), i(g.out[1])};
-    const int kernel[] = {i(g.kernel[0]), i(g.kernel[1])};
-    const int stride[] = {i(g.stride[0]), i(g.stride[1])};
-    const int dilation[] = {i(g.dilation[0]), i(g.dilation[1])};
-    const int pad[] = {i(g.pad[0]), i(g.pad[1])};
-    glUniform2iv(program.location("u_in"), 1, in);
-    glUniform2iv(program.location("u_out"), 1, out);
-    glUniform2iv(program.location("u_kernel"), 1, kernel);
-    glUniform2iv(program.location("u_stride"), 1, stride);
-    glUniform2iv(program.location("u_dilation"), 1, dilation);
-    glUniform2iv(program.location("u_pad"), 1, pad);
+    set_window_uniforms(program, g);
     program.set("u_in_channels", i(p.in_channels));
     program.set("u_out_channels", i(p.out_channels));
     program.set("u_group_in", i(group_in));
     program.set("u_group_out", i(group_out));
-    program.set("u_clip_min", p.clip_min);
-    program.set("u_clip_max", p.clip_max);
+    set_activation_uniforms(program, p.clip_min, p.clip_max);
   };
 
   // Four outputs per fragment, each over its group's channels and taps.

@@ -21,11 +21,12 @@
 
 #include "backends/cpu/conv_geometry.h"
 #include "backends/gl/context.h"
+#include "backends/gl/fused_activation.h"
 #include "backends/gl/texture.h"
 
 namespace kiln::gl {
 
-enum class ConvActivation { None, Relu, Clip };
+using ConvActivation = FusedActivation;
 
 struct ConvParams {
   cpu::ConvGeometry geometry;

@@ -5,6 +5,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 #include "ops/op_utils.h"
 
@@ -27,16 +28,6 @@ float element(int i) {
   int outer = t / u_indices;
   int a = u_index[j >> 2][j & 3];
   return fetch_element(x, x_width, (outer * u_axis + a) * u_inner + inner);
-}
-
-void main() {
-  ivec4 index = output_elements();
-  vec4 r = vec4(0.0);
-  for (int k = 0; k < 4; ++k) {
-    if (index[k] >= u_out_count) break;
-    r[k] = element(index[k]);
-  }
-  out_texel = finish_texel(r);
 }
 )";
 
@@ -87,7 +78,8 @@ void Gather::record(const TextureTensor& x, const Shape& x_shape, std::span<cons
   for (size_t d = a + 1; d < x_shape.size(); ++d) inner *= x_shape[d];
   check(context_.info().max_fragment_uniform_vectors >= kGatherMaxIndices / 4 + 16,
         "Gather on OpenGL ES: the device has too few fragment uniforms for the index array");
-  const Program& program = context_.programs().get("gather", "", "", kShader);
+  const Program& program =
+      context_.programs().get("gather", "", "", std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     program.set("u_inner", static_cast<int>(inner));

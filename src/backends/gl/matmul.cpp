@@ -1,13 +1,15 @@
 #include "backends/gl/matmul.h"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/banded_draw.h"
 #include "backends/gl/draw.h"
+#include "backends/gl/fused_activation.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -39,8 +41,6 @@ uniform float u_alpha;
 uniform float u_beta;
 uniform int u_c_stride_m;
 uniform int u_c_stride_n;
-uniform float u_clip_min;
-uniform float u_clip_max;
 
 // Where batch `batch` starts in a (x) and b (y).
 ivec2 batch_bases(int batch) {
@@ -58,24 +58,23 @@ float epilogue(float sum, int m, int n) {
 #ifdef HAS_C
   v += u_beta * fetch_element(c, c_width, m * u_c_stride_m + n * u_c_stride_n);
 #endif
-  // Comparisons rather than max/clamp: GLSL leaves those undefined for NaN, which must pass.
-#if defined(ACT_RELU)
-  if (v < 0.0) v = 0.0;
-#elif defined(ACT_CLIP)
-  if (v < u_clip_min) v = u_clip_min;
-  if (v > u_clip_max) v = u_clip_max;
-#endif
-  return v;
+  return activate(v);
 }
 
-// Output element e = ((batch * M) + m) * N + n, one at a time.
-float element(int e) {
+// Output element e = ((batch * M) + m) * N + n as (batch, m, n).
+ivec3 output_position(int e) {
   int mn = u_m * u_n;
   int batch = e / mn;
   int r = e - batch * mn;
   int m = r / u_n;
-  int n = r - m * u_n;
-  ivec2 base = batch_bases(batch);
+  return ivec3(batch, m, r - m * u_n);
+}
+
+// Output element e, one at a time.
+float element(int e) {
+  ivec3 position = output_position(e);
+  int m = position.y, n = position.z;
+  ivec2 base = batch_bases(position.x);
   int ai = base.x + m * u_a_stride_m;
   int bi = base.y + n * u_b_stride_n;
   float sum = 0.0;
@@ -87,19 +86,16 @@ float element(int e) {
   return epilogue(sum, m, n);
 }
 
-void main() {
 #ifdef ROW_TEXEL
+void main() {
   int e = 4 * output_texel();
   if (e >= u_out_count) {
     out_texel = vec4(0.0);
     return;
   }
-  int mn = u_m * u_n;
-  int batch = e / mn;
-  int r = e - batch * mn;
-  int m = r / u_n;
-  int n = r - m * u_n;
-  ivec2 base = batch_bases(batch);
+  ivec3 position = output_position(e);
+  int m = position.y, n = position.z;
+  ivec2 base = batch_bases(position.x);
   int bt = (base.y + n) >> 2;  // texel of B(0, n..n+3)
   int b_step = u_b_stride_k >> 2;
   vec4 sum = vec4(0.0);
@@ -123,18 +119,9 @@ void main() {
 #endif
   out_texel = vec4(epilogue(sum.x, m, n), epilogue(sum.y, m, n + 1), epilogue(sum.z, m, n + 2),
                    epilogue(sum.w, m, n + 3));
-#else
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-#endif
 }
+#endif
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
 
 std::string dims(const Shape& s) {
   std::string out = "[";
@@ -287,18 +274,15 @@ void Matmul::record(const MatmulParams& p, const TextureTensor& a, const Texture
                          all_multiple_of_4(p.b_batch_stride, p.batch_rank);
   const bool a_texel = row_texel && p.k % 4 == 0 && p.a_stride_k == 1 && p.a_stride_m % 4 == 0 &&
                        all_multiple_of_4(p.a_batch_stride, p.batch_rank);
-  std::string variant, defines;
-  auto add = [&](bool on, const char* name) {
-    if (!on) return;
-    variant += std::string(variant.empty() ? "" : "+") + name;
-    defines += std::string("#define ") + name + "\n";
-  };
-  add(row_texel, "ROW_TEXEL");
-  add(a_texel, "A_TEXEL");
-  add(c != nullptr, "HAS_C");
-  add(p.activation == MatmulActivation::Relu, "ACT_RELU");
-  add(p.activation == MatmulActivation::Clip, "ACT_CLIP");
-  const Program& program = context_.programs().get("matmul", variant, defines, kShader);
+  ProgramVariant variant;
+  variant.add(row_texel, "ROW_TEXEL");
+  variant.add(a_texel, "A_TEXEL");
+  variant.add(c != nullptr, "HAS_C");
+  add_activation(variant, p.activation);
+  // ROW_TEXEL brings its own main(); the other variants compute one element at a time.
+  const std::string body =
+      std::string(kFusedActivation) + kShader + (row_texel ? "" : kElementMain);
+  const Program& program = context_.programs().get("matmul", variant.name, variant.defines, body);
   // With K = 0 the loop never reads A or B, which may then be empty textures (draw() refuses
   // those), so they are left unbound.
   std::vector<DrawInput> inputs;
@@ -320,8 +304,7 @@ void Matmul::record(const MatmulParams& p, const TextureTensor& a, const Texture
     program.set("u_beta", p.beta);
     program.set("u_c_stride_m", p.c_stride_m);
     program.set("u_c_stride_n", p.c_stride_n);
-    program.set("u_clip_min", p.clip_min);
-    program.set("u_clip_max", p.clip_max);
+    set_activation_uniforms(program, p.clip_min, p.clip_max);
   });
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "backends/gl/context.h"
+#include "backends/gl/fused_activation.h"
 #include "backends/gl/texture.h"
 #include "kiln/shape.h"
 
@@ -24,7 +25,7 @@ namespace kiln::gl {
 
 constexpr int kMatmulMaxBatchRank = 4;
 
-enum class MatmulActivation { None, Relu, Clip };
+using MatmulActivation = FusedActivation;
 
 struct MatmulParams {
   int batch_rank = 0;  // broadcast batch dimensions, outermost first

@@ -1,11 +1,13 @@
 #include "backends/gl/normalization.h"
 
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/folded_lines.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -33,30 +35,17 @@ float element(int e) {
   return (fetch_element(x, x_width, e) - fetch_element(mean, mean_width, c)) * k +
          fetch_element(bias, bias_width, c);
 }
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
 
-// Stats element 2r and 2r + 1 belong to line r = o * inner + i; one texel holds two lines.
-// MOMENTS: (mean, 1 / sqrt(var + epsilon)); otherwise LP: (1 / ||line||_p, 0).
+// A line's stats. MOMENTS: (mean, 1 / sqrt(var + epsilon)); otherwise LP: (1 / ||line||_p, 0).
 constexpr const char* kStatsShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;
-uniform int u_axis_len;
-uniform int u_inner;
 uniform float u_epsilon;
 uniform int u_p;
 
 vec2 line_stats(int line) {
-  int o = line / u_inner;
-  int start = o * u_axis_len * u_inner + (line - o * u_inner);
+  int start = line_start(line);
 #ifdef MOMENTS
   float sum = 0.0;
   for (int k = 0, index = start; k < u_axis_len; ++k, index += u_inner) {
@@ -79,14 +68,6 @@ vec2 line_stats(int line) {
   return vec2(norm > 0.0 ? 1.0 / norm : 0.0, 0.0);
 #endif
 }
-
-void main() {
-  int line = 2 * output_texel();
-  vec4 v = vec4(0.0);
-  if (2 * line < u_out_count) v.xy = line_stats(line);
-  if (2 * line + 2 < u_out_count) v.zw = line_stats(line + 1);
-  out_texel = v;
-}
 )";
 
 // MOMENTS (with HAS_BIAS) or the Lp scaling.
@@ -103,14 +84,11 @@ uniform highp sampler2D bias;
 uniform int bias_width;
 #endif
 #endif
-uniform int u_axis_len;
-uniform int u_inner;
 uniform int u_param_stride;
 uniform int u_param_count;
 
 float element(int e) {
-  int o = e / (u_axis_len * u_inner);
-  int line = o * u_inner + e % u_inner;
+  int line = line_of(e);
   float v = fetch_element(x, x_width, e);
 #ifdef MOMENTS
   float mean = fetch_element(stats, stats_width, 2 * line);
@@ -125,25 +103,7 @@ float element(int e) {
   return v * fetch_element(stats, stats_width, 2 * line);
 #endif
 }
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-
-void expect_count(const TextureTensor& t, int64_t count, const std::string& where,
-                  const char* name) {
-  check(t.element_count() == count, where + ": " + name + " holds " +
-                                        std::to_string(t.element_count()) +
-                                        " elements, the shape needs " + std::to_string(count));
-}
 
 void check_shape(const ChannelShape& s, const std::string& where) {
   check(s.batch >= 0 && s.channels >= 0 && s.spatial >= 0, where + ": negative size");
@@ -160,14 +120,15 @@ void Normalization::record_batch_norm(const ChannelShape& s, const TextureTensor
   const std::string where = "BatchNormalization on OpenGL ES";
   check_shape(s, where);
   const int64_t count = s.batch * s.channels * s.spatial;
-  expect_count(x, count, where, "X");
-  expect_count(y, count, where, "Y");
+  expect_element_count(x, count, where, "X");
+  expect_element_count(y, count, where, "Y");
   if (count == 0) return;
-  expect_count(scale, s.channels, where, "scale");
-  expect_count(bias, s.channels, where, "B");
-  expect_count(mean, s.channels, where, "input_mean");
-  expect_count(var, s.channels, where, "input_var");
-  const Program& program = context_.programs().get("batch_norm", "", "", kBatchNormShader);
+  expect_element_count(scale, s.channels, where, "scale");
+  expect_element_count(bias, s.channels, where, "B");
+  expect_element_count(mean, s.channels, where, "input_mean");
+  expect_element_count(var, s.channels, where, "input_var");
+  const Program& program =
+      context_.programs().get("batch_norm", "", "", std::string(kBatchNormShader) + kElementMain);
   const DrawInput inputs[] = {
       {"x", &x}, {"scale", &scale}, {"bias", &bias}, {"mean", &mean}, {"var", &var}};
   draw(context_, program, y, inputs, [&] {
@@ -181,8 +142,14 @@ void Normalization::record_instance_norm(const ChannelShape& s, const TextureTen
                                          const TextureTensor& scale, const TextureTensor& bias,
                                          float epsilon, TextureTensor& y) const {
   check_shape(s, "InstanceNormalization on OpenGL ES");
-  record_lines({"InstanceNormalization", s.batch * s.channels, s.spatial, 1, &scale, &bias,
-                s.spatial, s.channels, epsilon, 0},
+  record_lines({"InstanceNormalization",
+                {s.batch * s.channels, s.spatial, 1},
+                &scale,
+                &bias,
+                s.spatial,
+                s.channels,
+                epsilon,
+                0},
                x, y);
 }
 
@@ -196,16 +163,21 @@ void Normalization::record_group_norm(const ChannelShape& s, int64_t groups, boo
                                                     " channels are not divisible by num_groups " +
                                                     std::to_string(groups));
   const int64_t block = s.channels / groups * s.spatial;
-  record_lines(
-      {"GroupNormalization", s.batch * groups, block, 1, &scale, &bias,
-       per_group_params ? block : s.spatial, per_group_params ? groups : s.channels, epsilon, 0},
-      x, y);
+  record_lines({"GroupNormalization",
+                {s.batch * groups, block, 1},
+                &scale,
+                &bias,
+                per_group_params ? block : s.spatial,
+                per_group_params ? groups : s.channels,
+                epsilon,
+                0},
+               x, y);
 }
 
 void Normalization::record_layer_norm(int64_t rows, int64_t row_len, const TextureTensor& x,
                                       const TextureTensor& scale, const TextureTensor* bias,
                                       float epsilon, TextureTensor& y) const {
-  record_lines({"LayerNormalization", rows, row_len, 1, &scale, bias, 1, row_len, epsilon, 0}, x,
+  record_lines({"LayerNormalization", {rows, row_len, 1}, &scale, bias, 1, row_len, epsilon, 0}, x,
                y);
 }
 
@@ -213,50 +185,46 @@ void Normalization::record_lp_norm(int64_t outer, int64_t axis_len, int64_t inne
                                    const TextureTensor& x, TextureTensor& y) const {
   check(p == 1 || p == 2,
         "LpNormalization on OpenGL ES: p must be 1 or 2, got " + std::to_string(p));
-  record_lines({"LpNormalization", outer, axis_len, inner, nullptr, nullptr, 1, 1, 0.0f, p}, x, y);
+  record_lines({"LpNormalization", {outer, axis_len, inner}, nullptr, nullptr, 1, 1, 0.0f, p}, x,
+               y);
 }
 
 void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
                                  TextureTensor& y) const {
   const std::string where = std::string(n.op) + " on OpenGL ES";
-  check(n.outer >= 0 && n.axis_len >= 0 && n.inner >= 0, where + ": negative size");
-  const int64_t lines = n.outer * n.inner;
-  const int64_t count = lines * n.axis_len;
-  check(count <= kIndexLimit && 2 * lines <= kIndexLimit,
-        where + ": more elements than 32-bit indexing reaches");
-  expect_count(x, count, where, "X");
-  expect_count(y, count, where, "Y");
+  check_lines_with_stats(n.shape, where);
+  const int64_t count = n.shape.elements();
+  expect_element_count(x, count, where, "X");
+  expect_element_count(y, count, where, "Y");
   if (count == 0) return;
   const bool moments = n.scale != nullptr;
   if (moments) {
-    expect_count(*n.scale, n.param_count, where, "scale");
-    if (n.bias) expect_count(*n.bias, n.param_count, where, "B");
+    expect_element_count(*n.scale, n.param_count, where, "scale");
+    if (n.bias) expect_element_count(*n.bias, n.param_count, where, "B");
   }
 
-  TextureTensor stats(context_, 2 * lines);
+  TextureTensor stats(context_, 2 * n.shape.lines());
   const Program& stats_program = context_.programs().get(
-      "norm_stats", moments ? "moments" : "lp", moments ? "#define MOMENTS\n" : "", kStatsShader);
+      "norm_stats", moments ? "moments" : "lp", moments ? "#define MOMENTS\n" : "",
+      std::string(kLineIndexing) + kStatsShader + kLineStatsMain);
   const DrawInput stats_inputs[] = {{"x", &x}};
   draw(context_, stats_program, stats, stats_inputs, [&] {
-    stats_program.set("u_axis_len", static_cast<int>(n.axis_len));
-    stats_program.set("u_inner", static_cast<int>(n.inner));
+    set_line_uniforms(stats_program, n.shape);
     stats_program.set("u_epsilon", n.epsilon);
     stats_program.set("u_p", n.lp_p);
   });
 
-  std::string variant = moments ? "moments" : "lp";
-  std::string defines = moments ? "#define MOMENTS\n" : "";
-  if (n.bias) {
-    variant += "+bias";
-    defines += "#define HAS_BIAS\n";
-  }
-  const Program& program = context_.programs().get("norm_apply", variant, defines, kApplyShader);
+  ProgramVariant variant;
+  variant.add(moments, "MOMENTS");
+  variant.add(n.bias != nullptr, "HAS_BIAS");
+  const Program& program =
+      context_.programs().get("norm_apply", variant.name, variant.defines,
+                              std::string(kLineIndexing) + kApplyShader + kElementMain);
   std::vector<DrawInput> inputs = {{"x", &x}, {"stats", &stats}};
   if (moments) inputs.push_back({"scale", n.scale});
   if (n.bias) inputs.push_back({"bias", n.bias});
   draw(context_, program, y, inputs, [&] {
-    program.set("u_axis_len", static_cast<int>(n.axis_len));
-    program.set("u_inner", static_cast<int>(n.inner));
+    set_line_uniforms(program, n.shape);
     program.set("u_param_stride", static_cast<int>(n.param_stride));
     program.set("u_param_count", static_cast<int>(n.param_count));
   });

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "backends/gl/context.h"
+#include "backends/gl/folded_lines.h"
 #include "backends/gl/texture.h"
 
 namespace kiln::gl {
@@ -60,11 +61,11 @@ class Normalization {
                       TextureTensor& y) const;
 
  private:
-  // A line is X[o, 0..axis_len), i]; parameter k of an element e is (e / param_stride) %
+  // Each line of `shape` normalized; parameter k of an element e is (e / param_stride) %
   // param_count. scale == nullptr selects the Lp norm (exponent lp_p).
   struct LineNorm {
     const char* op;
-    int64_t outer, axis_len, inner;
+    FoldedShape shape;
     const TextureTensor* scale;
     const TextureTensor* bias;
     int64_t param_stride, param_count;

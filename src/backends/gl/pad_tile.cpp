@@ -5,6 +5,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -53,16 +54,6 @@ float element(int i) {
     stride *= u_in_shape[d];
   }
   return fetch_element(x, x_width, s);
-}
-
-void main() {
-  ivec4 index = output_elements();
-  vec4 r = vec4(0.0);
-  for (int k = 0; k < 4; ++k) {
-    if (index[k] >= u_out_count) break;
-    r[k] = element(index[k]);
-  }
-  out_texel = finish_texel(r);
 }
 )";
 
@@ -200,8 +191,8 @@ void PadTile::record(const PadIndexing& ix, PadMode mode, float value, const Tex
     record(fill, PadMode::Constant, value, one, y, op);
     return;
   }
-  const Program& program =
-      context_.programs().get("pad_tile", name_of(mode), define_of(mode), kShader);
+  const Program& program = context_.programs().get("pad_tile", name_of(mode), define_of(mode),
+                                                   std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     program.set("u_rank", ix.rank);

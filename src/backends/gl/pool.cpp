@@ -1,13 +1,13 @@
 #include "backends/gl/pool.h"
 
-#include <GLES3/gl3.h>
-
 #include <algorithm>
-#include <limits>
 #include <string>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
+#include "backends/gl/window_plane.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -78,18 +78,7 @@ float element(int e) {
   return u_p == 2.0 ? sqrt(sum) : (u_p == 1.0 ? sum : (sum == 0.0 ? 0.0 : pow(sum, 1.0 / u_p)));
 #endif
 }
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
 
 const char* name_of(PoolOp op) {
   switch (op) {
@@ -108,69 +97,32 @@ const char* name_of(PoolOp op) {
 void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTensor& y) const {
   const std::string where = std::string(name_of(params.op)) + " on OpenGL ES";
   const cpu::ConvGeometry& g = params.shape.geometry;
-  const size_t rank = g.rank();
-  check(rank == 1 || rank == 2,
-        where + ": only 1-D and 2-D pools, got rank " + std::to_string(rank));
-  check(g.out.size() == rank && g.kernel.size() == rank && g.stride.size() == rank &&
-            g.dilation.size() == rank && g.pad.size() == rank &&
-            params.shape.pad_end.size() == rank,
-        where + ": geometry fields of different ranks");
+  const WindowPlane plane = to_window_plane(g, where);
+  check(params.shape.pad_end.size() == g.rank(), where + ": geometry fields of different ranks");
   check(params.op != PoolOp::Lp || params.p > 0.0f, where + ": p must be > 0");
-  // (height, width), a 1-D pool as height 1.
-  int in[2] = {1, 1}, out[2] = {1, 1}, kernel[2] = {1, 1}, stride[2] = {1, 1}, dilation[2] = {1, 1},
-      pad[2] = {0, 0}, pad_end[2] = {0, 0};
-  const size_t first = 2 - rank;
-  for (size_t d = 0; d < rank; ++d) {
-    check(g.stride[d] > 0 && g.dilation[d] > 0 && g.kernel[d] > 0,
-          where + ": strides, dilations and kernel sizes must be > 0");
-    check(g.in[d] >= 0 && g.out[d] >= 0, where + ": negative spatial size");
-    check(std::max({g.in[d], g.out[d], g.kernel[d] * g.dilation[d]}) <= kIndexLimit,
-          where + ": too large");
-    in[first + d] = static_cast<int>(g.in[d]);
-    out[first + d] = static_cast<int>(g.out[d]);
-    kernel[first + d] = static_cast<int>(g.kernel[d]);
-    stride[first + d] = static_cast<int>(g.stride[d]);
-    dilation[first + d] = static_cast<int>(g.dilation[d]);
-    pad[first + d] = static_cast<int>(g.pad[d]);
-    pad_end[first + d] = static_cast<int>(params.shape.pad_end[d]);
+  for (size_t d = 0; d < 2; ++d) {
+    const int64_t window = plane.kernel[d] * plane.dilation[d];
+    check(std::max({plane.in[d], plane.out[d], window}) <= kIndexLimit, where + ": too large");
   }
   const int64_t x_count = params.shape.planes * g.in_size();
   const int64_t y_count = params.shape.planes * g.out_size();
-  check(y.element_count() == y_count, where + ": Y holds " + std::to_string(y.element_count()) +
-                                          " elements, its shape needs " + std::to_string(y_count));
+  expect_element_count(y, y_count, where, "Y");
   if (y_count == 0) return;
-  check(x.element_count() == x_count, where + ": X holds " + std::to_string(x.element_count()) +
-                                          " elements, its shape needs " + std::to_string(x_count));
+  expect_element_count(x, x_count, where, "X");
   check(std::max(x_count, y_count) <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
 
-  std::string defines;
-  std::string variant = name_of(params.op);
-  switch (params.op) {
-    case PoolOp::Max:
-      defines = "#define OP_MAX\n";
-      break;
-    case PoolOp::Average:
-      defines = "#define OP_AVERAGE\n";
-      if (params.count_include_pad) {
-        defines += "#define COUNT_PAD\n";
-        variant += "+count_include_pad";
-      }
-      break;
-    case PoolOp::Lp:
-      defines = "#define OP_LP\n";
-      break;
-  }
-  const Program& program = context_.programs().get("pool", variant, defines, kShader);
+  ProgramVariant variant;
+  variant.add(params.op == PoolOp::Max, "OP_MAX");
+  variant.add(params.op == PoolOp::Average, "OP_AVERAGE");
+  variant.add(params.op == PoolOp::Lp, "OP_LP");
+  variant.add(params.op == PoolOp::Average && params.count_include_pad, "COUNT_PAD");
+  const Program& program = context_.programs().get("pool", variant.name, variant.defines,
+                                                   std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
-    glUniform2iv(program.location("u_in"), 1, in);
-    glUniform2iv(program.location("u_out"), 1, out);
-    glUniform2iv(program.location("u_kernel"), 1, kernel);
-    glUniform2iv(program.location("u_stride"), 1, stride);
-    glUniform2iv(program.location("u_dilation"), 1, dilation);
-    glUniform2iv(program.location("u_pad"), 1, pad);
-    glUniform2iv(program.location("u_pad_end"), 1, pad_end);
+    set_window_uniforms(program, plane);
+    set_ivec2(program, "u_pad_end", as_plane(params.shape.pad_end, 0));
     program.set("u_p", params.p);
   });
 }

@@ -138,6 +138,12 @@ void Program::set(const char* uniform, std::span<const float> values) const {
   glUniform1fv(location(uniform), static_cast<GLsizei>(values.size()), values.data());
 }
 
+void ProgramVariant::add(bool on, const char* feature) {
+  if (!on) return;
+  name += std::string(name.empty() ? "" : "+") + feature;
+  defines += std::string("#define ") + feature + "\n";
+}
+
 const Program& ProgramCache::get(const std::string& name, const std::string& variant,
                                  const std::string& defines, const std::string& body) {
   const std::string key = variant.empty() ? name : name + "/" + variant;

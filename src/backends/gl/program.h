@@ -17,7 +17,8 @@
 //   float nan_value(); float inf_value();
 //   int exponent_of(float v); float scale_by_pow2(float v, int k)   frexp and ldexp stand-ins
 //
-// and each input sampler `x` bound by draw() comes with `uniform int x_width`.
+// and each input sampler `x` bound by draw() comes with `uniform int x_width`. Bodies that compute
+// each output element on their own end with the shared main() of shader_mains.h.
 #pragma once
 
 #include <GLES3/gl3.h>
@@ -59,6 +60,16 @@ class Program {
   std::string name_;
   GLuint program_ = 0;
   mutable std::unordered_map<std::string, GLint> locations_;
+};
+
+// A program variant built from optional features: the cache's variant name (the features joined
+// by '+') and a #define line for each feature.
+struct ProgramVariant {
+  std::string name;
+  std::string defines;
+
+  // Adds `feature`, a GLSL macro name, when `on`.
+  void add(bool on, const char* feature);
 };
 
 class ProgramCache {

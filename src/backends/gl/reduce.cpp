@@ -1,12 +1,14 @@
 #include "backends/gl/reduce.h"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/folded_lines.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -16,13 +18,10 @@ namespace {
 constexpr const char* kShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;
-uniform int u_reduced;
-uniform int u_inner;
 
+// Output e reduces line e.
 float element(int e) {
-  int o = e / u_inner;
-  int i = e - o * u_inner;
-  int index = o * u_reduced * u_inner + i;
+  int index = line_start(e);
 #if defined(OP_MAX) || defined(OP_LOG_SUM_EXP)
   float acc = -inf_value();
 #elif defined(OP_MIN)
@@ -32,7 +31,7 @@ float element(int e) {
 #else
   float acc = 0.0;
 #endif
-  for (int r = 0; r < u_reduced; ++r, index += u_inner) {
+  for (int r = 0; r < u_axis_len; ++r, index += u_inner) {
     float v = fetch_element(x, x_width, index);
 #if defined(OP_MAX) || defined(OP_LOG_SUM_EXP)
     // NaN propagates (GLSL's max leaves NaN undefined).
@@ -53,7 +52,7 @@ float element(int e) {
   }
   // GLSL leaves 0 / 0 and log of values <= 0 undefined: the CPU's results are spelled out.
 #if defined(OP_MEAN)
-  return u_reduced == 0 ? nan_value() : acc / float(u_reduced);
+  return u_axis_len == 0 ? nan_value() : acc / float(u_axis_len);
 #elif defined(OP_L2)
   return sqrt(acc);
 #elif defined(OP_LOG_SUM)
@@ -64,23 +63,14 @@ float element(int e) {
   float shift = acc;
   if (isinf(shift) || isnan(shift)) return shift;
   float sum = 0.0;
-  index = o * u_reduced * u_inner + i;
-  for (int r = 0; r < u_reduced; ++r, index += u_inner) {
+  index = line_start(e);
+  for (int r = 0; r < u_axis_len; ++r, index += u_inner) {
     sum += exp(fetch_element(x, x_width, index) - shift);
   }
   return log(sum) + shift;
 #else
   return acc;
 #endif
-}
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
 }
 )";
 
@@ -115,8 +105,6 @@ OpName name_of(ReduceOp op) {
   throw Error("reduce on OpenGL ES: unknown op code");
 }
 
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
-
 }  // namespace
 
 const char* to_string(ReduceOp op) { return name_of(op).onnx; }
@@ -125,25 +113,21 @@ void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
                     TextureTensor& y) const {
   const OpName name = name_of(op);
   const std::string where = std::string(name.onnx) + " on OpenGL ES";
-  check(s.outer >= 0 && s.reduced >= 0 && s.inner >= 0, where + ": negative size");
-  const int64_t y_count = s.outer * s.inner;
-  const int64_t x_count = y_count * s.reduced;
-  check(x_count <= kIndexLimit && y_count <= kIndexLimit && s.reduced <= kIndexLimit,
+  check(s.outer >= 0 && s.axis_len >= 0 && s.inner >= 0, where + ": negative size");
+  const int64_t y_count = s.lines();
+  const int64_t x_count = s.elements();
+  check(x_count <= kIndexLimit && y_count <= kIndexLimit && s.axis_len <= kIndexLimit,
         where + ": more elements than 32-bit indexing reaches");
-  check(y.element_count() == y_count, where + ": Y holds " + std::to_string(y.element_count()) +
-                                          " elements, the shape needs " + std::to_string(y_count));
-  check(x.element_count() == x_count, where + ": X holds " + std::to_string(x.element_count()) +
-                                          " elements, the shape needs " + std::to_string(x_count));
+  expect_element_count(y, y_count, where, "Y");
+  expect_element_count(x, x_count, where, "X");
   if (y_count == 0) return;
-  const Program& program = context_.programs().get(
-      "reduce", name.onnx, std::string("#define ") + name.define + "\n", kShader);
+  const Program& program =
+      context_.programs().get("reduce", name.onnx, std::string("#define ") + name.define + "\n",
+                              std::string(kLineIndexing) + kShader + kElementMain);
   // An empty reduction reads nothing; X (then empty) stays unbound, as draw() refuses it.
   std::vector<DrawInput> inputs;
   if (x_count > 0) inputs.push_back({"x", &x});
-  draw(context_, program, y, inputs, [&] {
-    program.set("u_reduced", static_cast<int>(s.reduced));
-    program.set("u_inner", static_cast<int>(s.inner));
-  });
+  draw(context_, program, y, inputs, [&] { set_line_uniforms(program, s); });
 }
 
 }  // namespace kiln::gl

@@ -1,6 +1,7 @@
-// Float32 reductions on texture tensors over a folded (outer, reduced, inner) shape: the host
-// merges the reduced axes when they are contiguous (and transposes them together first, with the
-// region-copy kernel, when they are not). Y[o, i] = reduce over r of X[o, r, i].
+// Float32 reductions on texture tensors over the lines of a folded (outer, reduced, inner) shape
+// (folded_lines.h, the reduced length as axis_len): the host merges the reduced axes when they
+// are contiguous (and transposes them together first, with the region-copy kernel, when they are
+// not). Y[o, i] = reduce over r of X[o, r, i].
 //
 //   Reduce(context).record(ReduceOp::Mean, {outer, reduced, inner}, x, y);  // y: outer * inner
 //
@@ -13,6 +14,7 @@
 #include <cstdint>
 
 #include "backends/gl/context.h"
+#include "backends/gl/folded_lines.h"
 #include "backends/gl/texture.h"
 
 namespace kiln::gl {
@@ -20,11 +22,7 @@ namespace kiln::gl {
 enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 const char* to_string(ReduceOp op);  // the ONNX name, e.g. "ReduceSum"
 
-struct ReduceShape {
-  int64_t outer = 1;
-  int64_t reduced = 1;
-  int64_t inner = 1;
-};
+using ReduceShape = FoldedShape;
 
 class Reduce {
  public:

@@ -16,21 +16,17 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "backends/gl/context.h"
 #include "backends/gl/texture.h"
 #include "kiln/shape.h"
+#include "ops/strided_region.h"
 
 namespace kiln::gl {
 
 constexpr int kRegionMaxRank = 6;
 
-struct Region {
-  std::vector<int64_t> shape;  // the output's shape
-  int64_t in_offset = 0;
-  std::vector<int64_t> in_strides;
-};
+using Region = StridedRegion;
 
 // The shader's uniforms for a region.
 struct RegionIndexing {
@@ -46,16 +42,13 @@ struct RegionIndexing {
 // than 6 dimensions remain, or indices exceed 32-bit indexing.
 RegionIndexing region_indexing(const Region& region, int64_t in_elements);
 
-// The regions of ONNX ops on row-major inputs. kiln::Error on bad attributes, naming the op.
-// `perm` empty reverses the dimensions.
+// The regions of ONNX ops as ops/strided_region.h plans them for every GPU backend (see there
+// for their attributes and errors); DepthToSpace takes the ONNX `mode`, "DCR" or "CRD".
 Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm);
-// `axes` empty means 0..starts.size()-1 and `steps` empty means all 1; starts and ends clamp.
 Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,
                     std::span<const int64_t> ends, std::span<const int64_t> axes,
                     std::span<const int64_t> steps);
-// Broadcasts `in_shape` with `target` (numpy rules, as ONNX Expand).
 Region expand_region(const Shape& in_shape, const Shape& target);
-// NCHW; `mode` "DCR" or "CRD".
 Region depth_to_space_region(const Shape& in_shape, int64_t blocksize, const std::string& mode);
 Region space_to_depth_region(const Shape& in_shape, int64_t blocksize);
 

@@ -1,11 +1,12 @@
 #include "backends/gl/resize.h"
 
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "backends/gl/draw.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -54,18 +55,7 @@ float element(int e) {
   }
   return sum;
 }
-
-void main() {
-  ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
-  for (int j = 0; j < 4; ++j) {
-    if (e[j] < u_out_count) v[j] = element(e[j]);
-  }
-  out_texel = v;
-}
 )";
-
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
 
 // Appends `taps` as (index, weight) pairs, max_count per coordinate.
 void append_pairs(const cpu::AxisTaps& taps, int64_t coordinates, std::vector<float>& pairs) {
@@ -128,7 +118,8 @@ void Resize::record(std::span<const cpu::ResizeAxis> axes, const cpu::ResizeOpti
   TextureTensor taps(context_, static_cast<int64_t>(pairs.size()));
   upload(taps, pairs);
 
-  const Program& program = context_.programs().get("resize", "", "", kShader);
+  const Program& program =
+      context_.programs().get("resize", "", "", std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}, {"taps", &taps}};
   auto i = [](int64_t v) { return static_cast<int>(v); };
   const int in[] = {i(row_axis.in), i(axes[rank - 1].in)};

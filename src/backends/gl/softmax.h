@@ -11,17 +11,14 @@
 #include <cstdint>
 
 #include "backends/gl/context.h"
+#include "backends/gl/folded_lines.h"
 #include "backends/gl/texture.h"
 
 namespace kiln::gl {
 
 enum class SoftmaxOp { Softmax, LogSoftmax };
 
-struct SoftmaxShape {
-  int64_t outer = 1;
-  int64_t axis_len = 1;
-  int64_t inner = 1;
-};
+using SoftmaxShape = FoldedShape;
 
 class Softmax {
  public:

@@ -1,19 +1,18 @@
 #include "backends/vulkan/region_copy.h"
 
-#include <algorithm>
 #include <string>
 
-#include "backends/vulkan/binary_elementwise.h"
+#include "backends/vulkan/pipeline.h"
 #include "backends/vulkan/shaders.h"
 #include "kiln/error.h"
+#include "ops/op_utils.h"
 
 namespace kiln::vulkan {
 namespace {
 
 std::vector<int64_t> contiguous_strides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
+  const Shape strides = strides_of(shape);
+  return {strides.begin(), strides.end()};
 }
 
 // The smallest and largest element index `region` reaches through `strides` from `offset`.
@@ -25,13 +24,6 @@ std::pair<int64_t, int64_t> index_range(const Region& region, int64_t offset,
     (reach < 0 ? lo : hi) += reach;
   }
   return {lo, hi};
-}
-
-int64_t normalize_axis(int64_t axis, size_t rank) {
-  const int64_t r = static_cast<int64_t>(rank);
-  check(axis >= -r && axis < r,
-        "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + r : axis;
 }
 
 }  // namespace
@@ -100,87 +92,41 @@ RegionPushConstants region_push_constants(const Region& region, uint32_t words,
   return pc;
 }
 
-Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm) {
-  const size_t rank = in_shape.size();
-  std::vector<int64_t> p(perm.begin(), perm.end());
-  if (p.empty()) {
-    for (size_t d = 0; d < rank; ++d) p.push_back(static_cast<int64_t>(rank - 1 - d));
-  }
-  check(p.size() == rank, "transpose: perm has the wrong length");
-  std::vector<bool> seen(rank, false);
-  const std::vector<int64_t> in_strides = contiguous_strides(in_shape);
+Region contiguous_output(const StridedRegion& region) {
   Region r;
-  for (int64_t axis : p) {
-    check(axis >= 0 && axis < static_cast<int64_t>(rank) && !seen[axis],
-          "transpose: perm is not a permutation");
-    seen[axis] = true;
-    r.shape.push_back(in_shape[axis]);
-    r.in_strides.push_back(in_strides[axis]);
-  }
+  r.shape = region.shape;
+  r.in_offset = region.in_offset;
+  r.in_strides = region.in_strides;
   r.out_strides = contiguous_strides(Shape(r.shape));
   return r;
+}
+
+Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm) {
+  return contiguous_output(plan_transpose(in_shape, perm));
 }
 
 Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,
                     std::span<const int64_t> ends, std::span<const int64_t> axes,
                     std::span<const int64_t> steps) {
-  check(ends.size() == starts.size() && (axes.empty() || axes.size() == starts.size()) &&
-            (steps.empty() || steps.size() == starts.size()),
-        "slice: starts, ends, axes and steps differ in length");
-  const std::vector<int64_t> strides = contiguous_strides(in_shape);
-  Region r;
-  r.shape.assign(in_shape.begin(), in_shape.end());
-  r.in_strides = strides;
-  std::vector<bool> seen(in_shape.size(), false);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const int64_t a =
-        normalize_axis(axes.empty() ? static_cast<int64_t>(i) : axes[i], in_shape.size());
-    check(!seen[a], "slice: an axis repeats");
-    seen[a] = true;
-    const int64_t step = steps.empty() ? 1 : steps[i];
-    check(step != 0, "slice: step 0");
-    const int64_t dim = in_shape[a];
-    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
-    int64_t n = 0;
-    // Magnitudes in unsigned arithmetic: a step of INT64_MIN has no positive counterpart.
-    const uint64_t step_size = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
-    if (dim > 0 && step > 0) {
-      start = std::clamp<int64_t>(start, 0, dim);
-      end = std::clamp<int64_t>(end, 0, dim);
-      if (end > start) n = static_cast<int64_t>(uint64_t(end - start - 1) / step_size + 1);
-    } else if (dim > 0) {
-      start = std::clamp<int64_t>(start, 0, dim - 1);
-      end = std::clamp<int64_t>(end, -1, dim - 1);
-      if (start > end) n = static_cast<int64_t>(uint64_t(start - end - 1) / step_size + 1);
-    }
-    r.shape[a] = n;
-    if (n > 0) r.in_offset += start * strides[a];
-    // With two or more elements |step| < dim, so the product fits.
-    r.in_strides[a] = n > 1 ? step * strides[a] : 0;
-  }
-  r.out_strides = contiguous_strides(Shape(r.shape));
-  return r;
+  return contiguous_output(plan_slice(in_shape, starts, ends, axes, steps));
 }
 
 Region expand_region(const Shape& in_shape, const Shape& target) {
-  const Shape out = broadcast_shape(in_shape, target);
-  const std::vector<int64_t> strides = contiguous_strides(in_shape);
-  Region r;
-  r.shape.assign(out.begin(), out.end());
-  r.in_strides.assign(out.size(), 0);  // 0 repeats a broadcast (size-1 or missing) dimension
-  for (size_t i = 0; i < in_shape.size(); ++i) {
-    const size_t d = in_shape.size() - 1 - i;
-    if (in_shape[d] != 1) r.in_strides[out.size() - 1 - i] = strides[d];
-  }
-  r.out_strides = contiguous_strides(out);
-  return r;
+  return contiguous_output(plan_expand(in_shape, target));
+}
+
+Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd) {
+  return contiguous_output(plan_depth_to_space(in_shape, block, crd));
+}
+
+Region space_to_depth_region(const Shape& in_shape, int64_t block) {
+  return contiguous_output(plan_space_to_depth(in_shape, block));
 }
 
 std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axis) {
   check(!in_shapes.empty(), "concat: no inputs");
   const size_t rank = in_shapes[0].size();
-  const int64_t a = normalize_axis(axis, rank);
+  const int64_t a = normalize_axis(axis, static_cast<int64_t>(rank), "concat");
   std::vector<int64_t> out(in_shapes[0].begin(), in_shapes[0].end());
   out[a] = 0;
   for (const Shape& s : in_shapes) {
@@ -221,35 +167,6 @@ Region tile_region(const Shape& in_shape, std::span<const int64_t> repeats) {
     r.in_strides.insert(r.in_strides.end(), {0, in_strides[d]});
     r.out_strides.insert(r.out_strides.end(), {in_shape[d] * out_strides[d], out_strides[d]});
   }
-  return r;
-}
-
-Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd) {
-  check(in_shape.size() == 4 && block > 0 && block <= (int64_t{1} << 20),
-        "depth to space: a 4-D input and a block in [1, 2^20]");
-  const int64_t b = block, n = in_shape[0], c = in_shape[1], h = in_shape[2], w = in_shape[3];
-  check(c % (b * b) == 0, "depth to space: channels are not a multiple of block^2");
-  const int64_t oc = c / (b * b), hw = h * w;
-  // The input seen as [N, b, b, C', H, W] (DCR) or [N, C', b, b, H, W] (CRD), read in the
-  // order [N, C', H, b, W, b], which is the output's own layout.
-  Region r;
-  r.shape = {n, oc, h, b, w, b};
-  r.in_strides = {c * hw, crd ? b * b * hw : hw, w, crd ? b * hw : b * oc * hw,
-                  1,      crd ? hw : oc * hw};
-  r.out_strides = contiguous_strides(Shape(r.shape));
-  return r;
-}
-
-Region space_to_depth_region(const Shape& in_shape, int64_t block) {
-  check(in_shape.size() == 4 && block > 0 && block <= (int64_t{1} << 20),
-        "space to depth: a 4-D input and a block in [1, 2^20]");
-  const int64_t b = block, n = in_shape[0], c = in_shape[1], h = in_shape[2], w = in_shape[3];
-  check(h % b == 0 && w % b == 0, "space to depth: height or width not a multiple of the block");
-  // The input seen as [N, C, H/b, b, W/b, b], read in the order [N, b, b, C, H/b, W/b].
-  Region r;
-  r.shape = {n, b, b, c, h / b, w / b};
-  r.in_strides = {c * h * w, w, 1, h * w, b * w, b};
-  r.out_strides = contiguous_strides(Shape(r.shape));
   return r;
 }
 

@@ -22,6 +22,7 @@
 #include "backends/vulkan/pipeline.h"
 #include "kiln/dtype.h"
 #include "kiln/shape.h"
+#include "ops/strided_region.h"
 
 namespace kiln::vulkan {
 
@@ -62,23 +63,24 @@ uint32_t element_words(DataType dtype);
 RegionPushConstants region_push_constants(const Region& region, uint32_t words,
                                           uint64_t in_elements, uint64_t out_elements);
 
-// The regions of ONNX ops (row-major, contiguous input and output). Each Region's shape is the
-// op's output shape (for concat, input j's shape inside the output).
+// `region` with the contiguous row-major output that the data-movement ops of
+// ops/strided_region.h write.
+Region contiguous_output(const StridedRegion& region);
+
+// The regions of ONNX ops (row-major, contiguous input and output), as planned in
+// ops/strided_region.h. Each Region's shape is the op's output shape (for concat, input j's shape
+// inside the output).
 Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm);
 Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,
                     std::span<const int64_t> ends, std::span<const int64_t> axes,
                     std::span<const int64_t> steps);
 Region expand_region(const Shape& in_shape, const Shape& target);
+Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd);
+Region space_to_depth_region(const Shape& in_shape, int64_t block);
 std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axis);
-// DepthToSpace (DCR or CRD) and SpaceToDepth of an NCHW input: the output seen as 6-D (its shape
-// is [N, C/b^2, H, b, W, b] and [N, b, b, C, H/b, W/b]), read with permuted strides. kiln::Error
-// unless the input is 4-D with channels (DepthToSpace) or height and width (SpaceToDepth)
-// divisible by the block.
 // Tile: the output seen as [repeats_0, dim_0, repeats_1, dim_1, ...], reading the input with
 // stride 0 over the repeats. kiln::Error when `repeats` has the wrong length or a negative entry.
 Region tile_region(const Shape& in_shape, std::span<const int64_t> repeats);
-Region depth_to_space_region(const Shape& in_shape, int64_t block, bool crd);
-Region space_to_depth_region(const Shape& in_shape, int64_t block);
 
 class RegionCopy {
  public:

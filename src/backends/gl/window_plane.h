@@ -1,0 +1,32 @@
+// A conv or pool window geometry of rank 1 or 2 as the 2-D plane that the window shaders index
+// (a 1-D geometry as height 1), and the uniforms that carry it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "backends/cpu/conv_geometry.h"
+#include "backends/gl/program.h"
+#include "kiln/shape.h"
+
+namespace kiln::gl {
+
+// (height, width) each.
+struct WindowPlane {
+  std::array<int64_t, 2> in, out, kernel, stride, dilation, pad;
+};
+
+// kiln::Error naming `where` unless the geometry has rank 1 or 2 in every field, positive
+// strides, dilations and kernel sizes, and no negative spatial size.
+WindowPlane to_window_plane(const cpu::ConvGeometry& geometry, const std::string& where);
+
+// A per-axis list of rank 1 or 2 as (height, width), `fill` for the missing height.
+std::array<int64_t, 2> as_plane(const Shape& per_axis, int64_t fill);
+
+// Sets the ivec2 uniforms u_in, u_out, u_kernel, u_stride, u_dilation and u_pad of the program
+// in use; the caller has checked that the values fit in 32 bits.
+void set_window_uniforms(const Program& program, const WindowPlane& plane);
+void set_ivec2(const Program& program, const char* uniform, const std::array<int64_t, 2>& value);
+
+}  // namespace kiln::gl
