@@ -33,8 +33,7 @@ Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int o
   return outputs[0].shape();
 }
 
-bool inputs_fit(std::span<const Tensor> inputs,
-                const std::vector<std::pair<size_t, std::vector<DataType>>>& dtype_checks) {
+bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks) {
   for (const Tensor& in : inputs) {
     if (in.defined() && in.kind() != ValueKind::Tensor) return false;
   }

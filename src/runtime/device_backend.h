@@ -66,6 +66,10 @@ class DeviceKernel {
   virtual bool record(DeviceOpRun& run) = 0;
 };
 
+// (input index, the dtypes the kernel takes there), checked per run for inputs whose dtype is
+// unknown at load time.
+using DeferredDtypeChecks = std::vector<std::pair<size_t, std::vector<DataType>>>;
+
 // Load-time facts about one node, for deciding its placement.
 struct DevicePlacementQuery {
   const NodeInfo& info;
@@ -80,14 +84,13 @@ struct DevicePlacementQuery {
   // Inputs whose dtype shape inference could not tell (a custom op's output): the backend notes
   // here which dtypes its kernel takes, and a run that brings another one runs the node on the
   // CPU.
-  mutable std::vector<std::pair<size_t, std::vector<DataType>>> deferred_dtype_checks;
+  mutable DeferredDtypeChecks deferred_dtype_checks;
 };
 
 // Whether a run's inputs are what a device kernel compiled for `query` takes: tensors (not
 // sequences or optionals) of the dtypes its deferred checks allow. Otherwise the node runs on the
 // CPU for that run.
-bool inputs_fit(std::span<const Tensor> inputs,
-                const std::vector<std::pair<size_t, std::vector<DataType>>>& dtype_checks);
+bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks);
 
 class DeviceBackend {
  public:
