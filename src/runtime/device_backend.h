@@ -51,12 +51,6 @@ auto or_run_on_cpu(F&& f) {
   }
 }
 
-// The output shape of a view op (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
-// Dropout) for these inputs, from the CPU kernel's own shape rules: `cpu_kernel` runs on a
-// data-less stand-in for input 0, so it touches no data. kiln::Error for inputs the op rejects.
-Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int opset,
-                        std::span<const Tensor> inputs);
-
 class DeviceKernel {
  public:
   virtual ~DeviceKernel() = default;

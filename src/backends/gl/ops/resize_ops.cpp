@@ -3,6 +3,7 @@
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/resize.h"
 #include "ops/resize_problem.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::gl {
 
@@ -12,15 +13,11 @@ void register_resize_ops(OpTable& t) {
     t.add(op, [is_upsample](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
       if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
       const ResizeConfig cfg = parse_resize_config(q.info, is_upsample);
-      const ir::Node* node = &q.info.node();
-      const int opset = q.info.opset();
+      const NodeRef node(q.info);
       return [=](OpRecorder& r) {
-        std::vector<Tensor> inputs;
-        for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-        NoOutputAllocator none;
-        const OpContext ctx(*node, opset, inputs, {}, none);
+        const ResolveContext resolve(node, run_inputs(r));
         const std::vector<cpu::ResizeAxis> axes =
-            or_run_on_cpu([&] { return resolve_resize(cfg, ctx); });
+            or_run_on_cpu([&] { return resolve_resize(cfg, resolve.context()); });
         Shape y_shape = r.shape(0);
         for (size_t d = 0; d < axes.size(); ++d) {
           // The draws resize the last two axes; the others must keep their size.

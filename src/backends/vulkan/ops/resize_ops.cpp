@@ -4,6 +4,7 @@
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/resize.h"
 #include "ops/resize_problem.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::vulkan {
 
@@ -19,15 +20,11 @@ void register_resize_ops(OpTable& t) {
         }
       }
       const ResizeConfig cfg = parse_resize_config(q.info, is_upsample);
-      const ir::Node* node = &q.info.node();
-      const int opset = q.info.opset();
+      const NodeRef node(q.info);
       return [=](OpRecorder& r) {
-        std::vector<Tensor> inputs;
-        for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-        NoOutputAllocator none;
-        const OpContext ctx(*node, opset, inputs, {}, none);
+        const ResolveContext resolve(node, run_inputs(r));
         const std::vector<cpu::ResizeAxis> axes =
-            or_run_on_cpu([&] { return resolve_resize(cfg, ctx); });
+            or_run_on_cpu([&] { return resolve_resize(cfg, resolve.context()); });
         const ResizePlan plan =
             or_run_on_cpu([&] { return plan_resize(r.shape(0), axes, cfg.options); });
         const Buffer& x = r.buffer(0);
