@@ -5,6 +5,11 @@
 
 namespace kiln {
 
+int64_t non_negative_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) throw RunOnCpu("axis out of range");
+  return axis < 0 ? axis + rank : axis;
+}
+
 bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks) {
   for (const Tensor& in : inputs) {
     if (in.defined() && in.kind() != ValueKind::Tensor) return false;

@@ -51,6 +51,10 @@ auto or_run_on_cpu(F&& f) {
   }
 }
 
+// `axis` of an input of rank `rank`, counted from the front. RunOnCpu when it is outside
+// [-rank, rank): the CPU kernel reports it.
+int64_t non_negative_axis(int64_t axis, int64_t rank);
+
 class DeviceKernel {
  public:
   virtual ~DeviceKernel() = default;

@@ -42,8 +42,7 @@ RecordFn layer_norm(int64_t axis, float epsilon) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
-    if (axis < -rank || axis >= rank) throw RunOnCpu("LayerNormalization axis out of range");
-    const int64_t a = axis < 0 ? axis + rank : axis;
+    const int64_t a = non_negative_axis(axis, rank);
     NormProblem p;
     for (int64_t d = 0; d < a; ++d) p.outer *= x[d];
     for (int64_t d = a; d < rank; ++d) p.n *= x[d];
@@ -122,8 +121,7 @@ RecordFn lp_norm(int64_t axis, uint32_t norm_p) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
-    if (axis < -rank || axis >= rank) throw RunOnCpu("LpNormalization axis out of range");
-    const int64_t a = axis < 0 ? axis + rank : axis;
+    const int64_t a = non_negative_axis(axis, rank);
     NormProblem p;
     p.mode = NormMode::Lp;
     p.p = norm_p;
