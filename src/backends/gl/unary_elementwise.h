@@ -14,7 +14,7 @@
 
 namespace kiln::gl {
 
-// Every UnaryOp but DivideBy, which only the GPU-compute backend uses.
+// The draws take every UnaryOp but DivideBy (a step of the GPU-compute backend's Mean).
 using kiln::UnaryOp;
 using kiln::UnaryParams;
 
