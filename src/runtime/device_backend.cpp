@@ -1,40 +1,16 @@
 // Helpers every device backend shares (runtime/device_backend.h).
 #include <algorithm>
 
-#include "core/tensor_impl.h"
 #include "runtime/device_backend.h"
 
 namespace kiln {
-namespace {
 
-// Lets a view kernel produce its output's shape without touching any data.
-class ShapeOnly final : public OutputAllocator {
- public:
-  Tensor allocate(size_t, DataType, const Shape&) override {
-    throw Error("a view op allocated data");
-  }
-  Tensor view(size_t, const Tensor& source, const Shape& shape) override {
-    return source.reshaped(shape);
-  }
-};
-
-}  // namespace
-
-Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int opset,
-                        std::span<const Tensor> inputs) {
-  std::vector<Tensor> stand_ins(inputs.begin(), inputs.end());
-  stand_ins[0] =
-      Tensor(std::make_shared<TensorImpl>(inputs[0].dtype(), inputs[0].shape(), nullptr));
-  std::vector<Tensor> outputs(node.outputs.size());
-  ShapeOnly allocator;
-  OpContext ctx(node, opset, stand_ins, outputs, allocator);
-  cpu_kernel(ctx);
-  // The kernel either made a view (its shape) or handed the input over (Identity).
-  return outputs[0].shape();
+int64_t non_negative_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) throw RunOnCpu("axis out of range");
+  return axis < 0 ? axis + rank : axis;
 }
 
-bool inputs_fit(std::span<const Tensor> inputs,
-                const std::vector<std::pair<size_t, std::vector<DataType>>>& dtype_checks) {
+bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks) {
   for (const Tensor& in : inputs) {
     if (in.defined() && in.kind() != ValueKind::Tensor) return false;
   }

@@ -51,11 +51,9 @@ auto or_run_on_cpu(F&& f) {
   }
 }
 
-// The output shape of a view op (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
-// Dropout) for these inputs, from the CPU kernel's own shape rules: `cpu_kernel` runs on a
-// data-less stand-in for input 0, so it touches no data. kiln::Error for inputs the op rejects.
-Shape view_output_shape(const CpuKernel& cpu_kernel, const ir::Node& node, int opset,
-                        std::span<const Tensor> inputs);
+// `axis` of an input of rank `rank`, counted from the front. RunOnCpu when it is outside
+// [-rank, rank): the CPU kernel reports it.
+int64_t non_negative_axis(int64_t axis, int64_t rank);
 
 class DeviceKernel {
  public:
@@ -65,6 +63,10 @@ class DeviceKernel {
   // CPU for this run, its device inputs downloaded. Errors in the inputs throw kiln::Error.
   virtual bool record(DeviceOpRun& run) = 0;
 };
+
+// (input index, the dtypes the kernel takes there), checked per run for inputs whose dtype is
+// unknown at load time.
+using DeferredDtypeChecks = std::vector<std::pair<size_t, std::vector<DataType>>>;
 
 // Load-time facts about one node, for deciding its placement.
 struct DevicePlacementQuery {
@@ -80,14 +82,13 @@ struct DevicePlacementQuery {
   // Inputs whose dtype shape inference could not tell (a custom op's output): the backend notes
   // here which dtypes its kernel takes, and a run that brings another one runs the node on the
   // CPU.
-  mutable std::vector<std::pair<size_t, std::vector<DataType>>> deferred_dtype_checks;
+  mutable DeferredDtypeChecks deferred_dtype_checks;
 };
 
 // Whether a run's inputs are what a device kernel compiled for `query` takes: tensors (not
 // sequences or optionals) of the dtypes its deferred checks allow. Otherwise the node runs on the
 // CPU for that run.
-bool inputs_fit(std::span<const Tensor> inputs,
-                const std::vector<std::pair<size_t, std::vector<DataType>>>& dtype_checks);
+bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks);
 
 class DeviceBackend {
  public:

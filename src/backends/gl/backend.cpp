@@ -2,36 +2,31 @@
 
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/runtime.h"
+#include "runtime/op_table_kernel.h"
 
 namespace kiln::gl {
 namespace {
 
-class Kernel final : public DeviceKernel {
- public:
-  Kernel(std::shared_ptr<Runtime> runtime, RecordFn record,
-         std::vector<std::pair<size_t, std::vector<DataType>>> dtype_checks)
-      : runtime_(std::move(runtime)),
-        record_(std::move(record)),
-        dtype_checks_(std::move(dtype_checks)) {}
-
-  bool record(DeviceOpRun& run) override {
-    if (!inputs_fit(run.inputs, dtype_checks_)) return false;
-    // The context is current on one thread at a time: this job's, while it draws.
-    Context::Scope scope(runtime_->context());
-    OpRecorder recorder(runtime_, run);
-    try {
-      record_(recorder);
-    } catch (const RunOnCpu&) {
+// Textures hold float32 only: a node with outputs of another known dtype stays on the CPU.
+bool float32_outputs(const DevicePlacementQuery& query, std::string& reason) {
+  for (size_t k = 0; k < query.output_types.size(); ++k) {
+    const DataType t = query.output_types[k];
+    if (query.info.has_output(k) && t != DataType::Float32 && t != DataType::Undefined) {
+      reason = std::string(dtype_name(t)) + " outputs stay on the CPU (textures hold float32)";
       return false;
     }
-    return true;
   }
+  return true;
+}
 
- private:
-  std::shared_ptr<Runtime> runtime_;
-  RecordFn record_;
-  std::vector<std::pair<size_t, std::vector<DataType>>> dtype_checks_;
-};
+RecordSession<OpRecorder> draw_session(std::shared_ptr<Runtime> runtime) {
+  return [runtime](DeviceOpRun& run, const RecordFn& record) {
+    // The context is current on one thread at a time: this job's, while it draws.
+    Context::Scope scope(runtime->context());
+    OpRecorder recorder(runtime, run);
+    record(recorder);
+  };
+}
 
 class PixelBackend final : public DeviceBackend {
  public:
@@ -49,31 +44,7 @@ class PixelBackend final : public DeviceBackend {
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
                                         std::string& reason) override {
-    const ir::Node& node = query.info.node();
-    if (!node.domain.empty() && node.domain != "ai.onnx") {
-      reason = "no GPU kernel for domain " + node.domain;
-      return nullptr;
-    }
-    if (query.output_on_cpu) {
-      reason = "its output decides shapes, so it stays on the CPU";
-      return nullptr;
-    }
-    for (size_t k = 0; k < query.output_types.size(); ++k) {
-      const DataType t = query.output_types[k];
-      if (query.info.has_output(k) && t != DataType::Float32 && t != DataType::Undefined) {
-        reason = std::string(dtype_name(t)) + " outputs stay on the CPU (textures hold float32)";
-        return nullptr;
-      }
-    }
-    const OpFactory* factory = OpTable::global().find(node.op_type);
-    if (!factory) {
-      reason = "no GPU kernel for " + node.op_type;
-      return nullptr;
-    }
-    RecordFn record = (*factory)(query, reason);
-    if (!record) return nullptr;
-    return std::make_unique<Kernel>(runtime_, std::move(record),
-                                    std::move(query.deferred_dtype_checks));
+    return compile_from_table(op_table(), query, reason, draw_session(runtime_), float32_outputs);
   }
 
   void flush() override {

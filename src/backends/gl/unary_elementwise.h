@@ -10,50 +10,15 @@
 
 #include "backends/gl/context.h"
 #include "backends/gl/texture.h"
+#include "runtime/device_unary_op.h"
 
 namespace kiln::gl {
 
-enum class UnaryOp {
-  Abs,
-  Neg,
-  Exp,
-  Log,
-  Sqrt,
-  Reciprocal,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Relu,
-  LeakyRelu,        // alpha
-  Elu,              // alpha
-  Selu,             // alpha, gamma (in beta)
-  Celu,             // alpha (not 0)
-  HardSigmoid,      // alpha, beta
-  HardSwish,        //
-  Softplus,         //
-  Softsign,         //
-  Gelu,             // the exact (erf) form
-  GeluTanh,         // Gelu with approximate="tanh"
-  Erf,              //
-  Floor,            //
-  Ceil,             //
-  Round,            // halves to even
-  Sign,             //
-  Clip,             // min (in alpha), max (in beta)
-  Mish,             //
-  ThresholdedRelu,  // alpha
-  Swish,            // alpha
-  DivideBy,         // alpha (Mean's input count)
-};
-const char* to_string(UnaryOp op);
+// The draws take every UnaryOp.
+using kiln::UnaryOp;
+using kiln::UnaryParams;
 
-// An op with its parameters; ops without parameters ignore alpha and beta.
-struct UnaryParams {
-  UnaryOp op = UnaryOp::Abs;
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
+const char* to_string(UnaryOp op);
 
 class UnaryElementwise {
  public:

@@ -2,36 +2,20 @@
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/ops/op_table.h"
+#include "runtime/op_table_kernel.h"
 
 namespace kiln::vulkan {
 namespace {
 
-class Kernel final : public DeviceKernel {
- public:
-  Kernel(std::shared_ptr<Context> context, RecordFn record,
-         std::vector<std::pair<size_t, std::vector<DataType>>> dtype_checks)
-      : context_(std::move(context)),
-        record_(std::move(record)),
-        dtype_checks_(std::move(dtype_checks)) {}
-
-  bool record(DeviceOpRun& run) override {
-    if (!inputs_fit(run.inputs, dtype_checks_)) return false;
-    auto lock = context_->stream.lock();
-    OpRecorder recorder(context_, run);
-    try {
-      record_(recorder);
-    } catch (const RunOnCpu&) {
-      return false;
-    }
-    context_->stream.dispatched(recorder.work());
-    return true;
-  }
-
- private:
-  std::shared_ptr<Context> context_;
-  RecordFn record_;
-  std::vector<std::pair<size_t, std::vector<DataType>>> dtype_checks_;
-};
+RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context) {
+  return [context](DeviceOpRun& run, const RecordFn& record) {
+    auto lock = context->stream.lock();
+    OpRecorder recorder(context, run);
+    record(recorder);
+    // Its work counts toward splitting the stream into submissions.
+    context->stream.dispatched(recorder.work());
+  };
+}
 
 class VulkanBackend final : public DeviceBackend {
  public:
@@ -46,24 +30,7 @@ class VulkanBackend final : public DeviceBackend {
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
                                         std::string& reason) override {
-    const ir::Node& node = query.info.node();
-    if (!node.domain.empty() && node.domain != "ai.onnx") {
-      reason = "no GPU kernel for domain " + node.domain;
-      return nullptr;
-    }
-    if (query.output_on_cpu) {
-      reason = "its output decides shapes, so it stays on the CPU";
-      return nullptr;
-    }
-    const OpFactory* factory = OpTable::global().find(node.op_type);
-    if (!factory) {
-      reason = "no GPU kernel for " + node.op_type;
-      return nullptr;
-    }
-    RecordFn record = (*factory)(query, reason);
-    if (!record) return nullptr;
-    return std::make_unique<Kernel>(context_, std::move(record),
-                                    std::move(query.deferred_dtype_checks));
+    return compile_from_table(op_table(), query, reason, dispatch_session(context_));
   }
 
   void flush() override {

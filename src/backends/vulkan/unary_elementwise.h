@@ -15,45 +15,13 @@
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
+#include "runtime/device_unary_op.h"
 
 namespace kiln::vulkan {
 
-// The shader's op codes; the order is part of the shader interface.
-enum class UnaryOp : uint32_t {
-  Abs,
-  Neg,
-  Exp,
-  Log,
-  Sqrt,
-  Reciprocal,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Relu,
-  LeakyRelu,    // alpha
-  Elu,          // alpha
-  Selu,         // alpha, gamma (in beta)
-  HardSigmoid,  // alpha, beta
-  HardSwish,
-  Softplus,
-  Softsign,
-  Gelu,  // the exact (erf) form
-  Erf,
-  Floor,
-  Ceil,
-  Round,  // halves to even
-  Sign,
-  Clip,      // min (in alpha), max (in beta)
-  DivideBy,  // alpha (Mean's input count)
-};
-
-// An op with its parameters; ops without parameters ignore alpha and beta.
-struct UnaryParams {
-  UnaryOp op = UnaryOp::Abs;
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
+// The shader's op codes are UnaryOp's values up to DivideBy; it has no other ops.
+using kiln::UnaryOp;
+using kiln::UnaryParams;
 
 // Mirrors the shader's push-constant block.
 struct UnaryPushConstants {

@@ -9,6 +9,7 @@
 #include "backends/gl/region_copy.h"
 #include "ops/element_storage.h"
 #include "ops/op_utils.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::gl {
 namespace {
@@ -40,14 +41,7 @@ RecordFn region_op(F region_of, std::function<Shape(const Shape& in)> reshape = 
 OpFactory view_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason, 0, 1)) return nullptr;
-    CpuKernel shape_rule = OpRegistry::global().find("", q.info.op_type())->factory(q.info);
-    const ir::Node* node = &q.info.node();
-    const int opset = q.info.opset();
-    return [shape_rule, node, opset](OpRecorder& r) {
-      std::vector<Tensor> inputs;
-      for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-      r.output_view(0, 0, view_output_shape(shape_rule, *node, opset, inputs));
-    };
+    return record_view<OpRecorder>(q.info);
   };
 }
 

@@ -1,7 +1,6 @@
 // Element-wise ops as draws: float32 binary arithmetic with broadcasting, Sum, Max, Min and Mean
 // of any number of inputs, and the unary math and activation functions
 // (backends/gl/binary_elementwise, variadic_elementwise, unary_elementwise).
-#include <limits>
 #include <optional>
 #include <vector>
 
@@ -75,14 +74,11 @@ OpFactory variadic_factory(VariadicOp op) {
   };
 }
 
-// Parameters read from the node at load time; nullopt (with reason) when unsupported.
-using UnaryParamsFn =
-    std::function<std::optional<UnaryParams>(const NodeInfo& info, std::string& reason)>;
-
-OpFactory unary_factory(UnaryParamsFn params_of) {
-  return [params_of](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+// The unary ops and activations, their parameters read from the node at load time.
+OpFactory unary_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason, 0, 1)) return nullptr;
-    std::optional<UnaryParams> params = params_of(q.info, reason);
+    std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
     return [p = *params](OpRecorder& r) {
       const TextureTensor& x = r.texture(0);
@@ -90,37 +86,6 @@ OpFactory unary_factory(UnaryParamsFn params_of) {
       r.kernel<UnaryElementwise>().record(p, x, y);
     };
   };
-}
-
-OpFactory plain(UnaryOp op) {
-  return unary_factory([op](const NodeInfo&, std::string&) { return UnaryParams{op}; });
-}
-
-OpFactory with_alpha(UnaryOp op, float alpha_default) {
-  return unary_factory([=](const NodeInfo& info, std::string&) {
-    return UnaryParams{op, info.attr_float("alpha", alpha_default)};
-  });
-}
-
-// Clip's bounds: attributes before opset 11, constant optional inputs after.
-std::optional<UnaryParams> clip_params(const NodeInfo& info, std::string& reason) {
-  UnaryParams p{UnaryOp::Clip, -std::numeric_limits<float>::infinity(),
-                std::numeric_limits<float>::infinity()};
-  if (info.opset() < 11) {
-    p.alpha = info.attr_float("min", p.alpha);
-    p.beta = info.attr_float("max", p.beta);
-    return p;
-  }
-  for (size_t k = 1; k <= 2; ++k) {
-    if (!info.has_input(k)) continue;
-    const Tensor* bound = info.constant_input(k);
-    if (!bound || bound->dtype() != DataType::Float32 || bound->element_count() != 1) {
-      reason = "Clip bounds computed at run time";
-      return std::nullopt;
-    }
-    (k == 1 ? p.alpha : p.beta) = bound->data<float>()[0];
-  }
-  return p;
 }
 
 }  // namespace
@@ -144,36 +109,14 @@ void register_elementwise_ops(OpTable& t) {
     return binary_factory(BinaryOp::Mod)(q, reason);
   });
 
-  for (auto [name, op] : std::initializer_list<std::pair<const char*, UnaryOp>>{
-           {"Abs", UnaryOp::Abs},           {"Neg", UnaryOp::Neg},
-           {"Exp", UnaryOp::Exp},           {"Log", UnaryOp::Log},
-           {"Sqrt", UnaryOp::Sqrt},         {"Reciprocal", UnaryOp::Reciprocal},
-           {"Sin", UnaryOp::Sin},           {"Cos", UnaryOp::Cos},
-           {"Tanh", UnaryOp::Tanh},         {"Sigmoid", UnaryOp::Sigmoid},
-           {"Relu", UnaryOp::Relu},         {"HardSwish", UnaryOp::HardSwish},
-           {"Softplus", UnaryOp::Softplus}, {"Softsign", UnaryOp::Softsign},
-           {"Erf", UnaryOp::Erf},           {"Floor", UnaryOp::Floor},
-           {"Ceil", UnaryOp::Ceil},         {"Round", UnaryOp::Round},
-           {"Sign", UnaryOp::Sign},         {"Mish", UnaryOp::Mish}}) {
-    t.add(name, plain(op));
+  for (const char* op :
+       {"Abs",      "Neg",         "Exp",       "Log",     "Sqrt", "Reciprocal",
+        "Sin",      "Cos",         "Tanh",      "Sigmoid", "Relu", "HardSwish",
+        "Softplus", "Softsign",    "Erf",       "Floor",   "Ceil", "Round",
+        "Sign",     "Mish",        "LeakyRelu", "Elu",     "Celu", "ThresholdedRelu",
+        "Selu",     "HardSigmoid", "Gelu",      "Clip"}) {
+    t.add(op, unary_factory());
   }
-  t.add("LeakyRelu", with_alpha(UnaryOp::LeakyRelu, 0.01f));
-  t.add("Elu", with_alpha(UnaryOp::Elu, 1.0f));
-  t.add("Celu", with_alpha(UnaryOp::Celu, 1.0f));
-  t.add("ThresholdedRelu", with_alpha(UnaryOp::ThresholdedRelu, 1.0f));
-  t.add("Selu", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{UnaryOp::Selu, info.attr_float("alpha", 1.67326319217681884765625f),
-                             info.attr_float("gamma", 1.05070102214813232421875f)};
-        }));
-  t.add("HardSigmoid", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{UnaryOp::HardSigmoid, info.attr_float("alpha", 0.2f),
-                             info.attr_float("beta", 0.5f)};
-        }));
-  t.add("Gelu", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{info.attr_string("approximate", "none") == "tanh" ? UnaryOp::GeluTanh
-                                                                               : UnaryOp::Gelu};
-        }));
-  t.add("Clip", unary_factory(clip_params));
 }
 
 }  // namespace kiln::gl

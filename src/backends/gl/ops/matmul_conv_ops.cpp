@@ -4,6 +4,7 @@
 #include "backends/gl/matmul.h"
 #include "backends/gl/ops/op_table.h"
 #include "ops/conv_problem.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::gl {
 namespace {
@@ -64,17 +65,15 @@ OpFactory conv_factory(bool transpose) {
       return nullptr;
     }
     const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
-    const ir::Node* node = &q.info.node();
-    const int opset = q.info.opset();
+    const NodeRef node(q.info);
     return [=](OpRecorder& r) {
-      std::vector<Tensor> inputs;
-      for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-      NoOutputAllocator none;
-      const OpContext ctx(*node, opset, inputs, {}, none);
-      const Tensor* b = r.has_input(2) ? &inputs[2] : nullptr;
+      const ResolveContext resolve(node, run_inputs(r));
+      const Tensor* b = r.has_input(2) ? &resolve.input(2) : nullptr;
       const cpu::ConvProblem p = or_run_on_cpu([&] {
-        return transpose ? resolve_conv_transpose(ctx, attrs, inputs[0], inputs[1], b)
-                         : resolve_conv(ctx, attrs, inputs[0], inputs[1], b);
+        return transpose
+                   ? resolve_conv_transpose(resolve.context(), attrs, resolve.input(0),
+                                            resolve.input(1), b)
+                   : resolve_conv(resolve.context(), attrs, resolve.input(0), resolve.input(1), b);
       });
       const size_t rank = p.geometry.rank();
       if (rank != 1 && rank != 2) throw RunOnCpu("more spatial axes than the draws take");

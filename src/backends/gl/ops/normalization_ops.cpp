@@ -95,8 +95,7 @@ OpFactory layer_norm() {
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
       const auto rank = static_cast<int64_t>(x.size());
-      const int64_t a = axis < 0 ? axis + rank : axis;
-      if (a < 0 || a >= rank) throw RunOnCpu("axis out of range");
+      const int64_t a = non_negative_axis(axis, rank);
       int64_t rows = 1, row_len = 1;
       for (int64_t d = 0; d < rank; ++d) (d < a ? rows : row_len) *= x[static_cast<size_t>(d)];
       // Scale and bias spanning the whole normalized shape; other broadcasts run on the CPU.
@@ -121,8 +120,7 @@ OpFactory lp_norm() {
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
       const auto rank = static_cast<int64_t>(x.size());
-      const int64_t a = axis < 0 ? axis + rank : axis;
-      if (a < 0 || a >= rank) throw RunOnCpu("axis out of range");
+      const int64_t a = non_negative_axis(axis, rank);
       int64_t outer = 1, inner = 1;
       for (int64_t d = 0; d < a; ++d) outer *= x[static_cast<size_t>(d)];
       for (int64_t d = a + 1; d < rank; ++d) inner *= x[static_cast<size_t>(d)];

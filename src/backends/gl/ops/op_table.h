@@ -1,35 +1,22 @@
-// The ONNX ops the GPU-pixel backend runs as draws. Each family file registers, per op type, a
-// factory that looks at the node at load time and returns how to record it, or explains why the
-// node stays on the CPU. Only float32 data lives in textures: integer and bool tensors, and the
-// ops on them, stay on the CPU.
+// The ONNX ops the GPU-pixel backend runs as draws, one family file each (the table is
+// runtime/device_op_table.h). Only float32 data lives in textures: integer and bool tensors, and
+// the ops on them, stay on the CPU.
 #pragma once
 
-#include <functional>
-#include <map>
 #include <string>
 
 #include "backends/gl/op_recorder.h"
-#include "runtime/device_backend.h"
+#include "runtime/device_op_table.h"
 
 namespace kiln::gl {
 
-// Records one node's draws; called once per run, never concurrently; keeps no per-run state.
-using RecordFn = std::function<void(OpRecorder&)>;
-// nullptr (with `reason` set) when the node must run on the CPU.
-using OpFactory = std::function<RecordFn(const DevicePlacementQuery&, std::string& reason)>;
+using OpTable = DeviceOpTable<OpRecorder>;
+// Records one node's draws.
+using RecordFn = OpTable::RecordFn;
+using OpFactory = OpTable::OpFactory;
 
-class OpTable {
- public:
-  static const OpTable& global();
-  void add(const std::string& op_type, OpFactory factory) { ops_[op_type] = std::move(factory); }
-  const OpFactory* find(const std::string& op_type) const {
-    auto it = ops_.find(op_type);
-    return it == ops_.end() ? nullptr : &it->second;
-  }
-
- private:
-  std::map<std::string, OpFactory> ops_;
-};
+// The backend's ops, registered by the family files below.
+const OpTable& op_table();
 
 void register_elementwise_ops(OpTable& table);
 void register_data_movement_ops(OpTable& table);

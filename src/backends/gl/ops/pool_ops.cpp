@@ -3,6 +3,7 @@
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pool.h"
 #include "ops/window_geometry.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::gl {
 namespace {
@@ -24,20 +25,16 @@ OpFactory pool_factory(PoolOp op) {
                       {},
                       q.info.attr_int("count_include_pad", 0) != 0,
                       static_cast<float>(q.info.attr_int("p", 2))};
-    const ir::Node* node = &q.info.node();
-    const int opset = q.info.opset();
+    const NodeRef node(q.info);
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
       if (x.size() != rank + 2) throw RunOnCpu("pool input rank does not match kernel_shape");
-      NoOutputAllocator none;
-      const OpContext ctx(*node, opset, {}, {}, none);
+      const ResolveContext resolve(node);
       PoolParams p = params;
-      try {
-        p.shape.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()),
-                                          Shape(window.kernel_shape), ctx, &p.shape.pad_end);
-      } catch (const Error& e) {
-        throw RunOnCpu(e.what());
-      }
+      p.shape.geometry = or_run_on_cpu([&] {
+        return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
+                              resolve.context(), &p.shape.pad_end);
+      });
       p.shape.planes = x[0] * x[1];
       Shape y_shape{x[0], x[1]};
       for (int64_t d : p.shape.geometry.out) y_shape.push_back(d);

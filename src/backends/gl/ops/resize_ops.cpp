@@ -1,26 +1,18 @@
 // Resize and Upsample as draws (backends/gl/resize) over the last two axes; the per-axis
-// scales and coordinates come from the CPU op's own resolution (ops/resize_problem.h).
+// scales and coordinates come from the CPU op's own resolution (runtime/device_resize_axes.h).
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/resize.h"
-#include "ops/resize_problem.h"
+#include "runtime/device_resize_axes.h"
 
 namespace kiln::gl {
 
 void register_resize_ops(OpTable& t) {
   for (const char* op : {"Resize", "Upsample"}) {
-    const bool is_upsample = std::string(op) == "Upsample";
-    t.add(op, [is_upsample](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    t.add(op, [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
       if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
-      const ResizeConfig cfg = parse_resize_config(q.info, is_upsample);
-      const ir::Node* node = &q.info.node();
-      const int opset = q.info.opset();
-      return [=](OpRecorder& r) {
-        std::vector<Tensor> inputs;
-        for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-        NoOutputAllocator none;
-        const OpContext ctx(*node, opset, inputs, {}, none);
-        const std::vector<cpu::ResizeAxis> axes =
-            or_run_on_cpu([&] { return resolve_resize(cfg, ctx); });
+      const DeviceResizeAxes resize(q.info);
+      return [resize](OpRecorder& r) {
+        const std::vector<cpu::ResizeAxis> axes = resize.of_run(r);
         Shape y_shape = r.shape(0);
         for (size_t d = 0; d < axes.size(); ++d) {
           // The draws resize the last two axes; the others must keep their size.
@@ -31,7 +23,7 @@ void register_resize_ops(OpTable& t) {
         const TextureTensor& x = r.texture(0);
         TextureTensor& y = r.output(0, y_shape);
         or_run_on_cpu([&] {
-          r.kernel<Resize>().record(axes, cfg.options, x, y);
+          r.kernel<Resize>().record(axes, resize.options(), x, y);
           return 0;
         });
       };

@@ -53,9 +53,7 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
       if (axes.empty() && noop_empty) throw RunOnCpu("no axes to reduce");
       std::vector<bool> reduced(x.size(), axes.empty());
       for (int64_t a : axes) {
-        const int64_t n = a < 0 ? a + rank : a;
-        if (n < 0 || n >= rank) throw RunOnCpu("axis out of range");
-        reduced[static_cast<size_t>(n)] = true;
+        reduced[static_cast<size_t>(non_negative_axis(a, rank))] = true;
       }
       // One contiguous run of reduced axes (size-1 axes may sit anywhere).
       size_t first = x.size(), last = 0;

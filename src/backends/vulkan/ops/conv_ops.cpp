@@ -4,24 +4,22 @@
 #include "backends/vulkan/conv.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "ops/conv_problem.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::vulkan {
 namespace {
 
-RecordFn conv(ConvAttrs attrs, bool transpose, const ir::Node* node, int opset) {
+RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
   return [=](OpRecorder& r) {
-    std::vector<Tensor> inputs;
-    for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-    NoOutputAllocator none;
-    const OpContext ctx(*node, opset, inputs, {}, none);
+    const ResolveContext resolve(node, run_inputs(r));
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
-    cpu::ConvProblem p;
-    try {
-      p = transpose ? resolve_conv_transpose(ctx, attrs, inputs[0], inputs[1], b)
-                    : resolve_conv(ctx, attrs, inputs[0], inputs[1], b);
-    } catch (const Error& e) {
-      throw RunOnCpu(e.what());  // the CPU kernel reports it
-    }
+    // Inputs the CPU kernel rejects are its to report.
+    const cpu::ConvProblem p = or_run_on_cpu([&] {
+      return transpose
+                 ? resolve_conv_transpose(resolve.context(), attrs, resolve.input(0),
+                                          resolve.input(1), b)
+                 : resolve_conv(resolve.context(), attrs, resolve.input(0), resolve.input(1), b);
+    });
     if (!conv_supported(p)) throw RunOnCpu("more spatial axes than the GPU kernels take");
     Shape y_shape{p.batch, p.out_channels};
     for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
@@ -51,7 +49,7 @@ OpFactory conv_factory(bool transpose) {
       reason = std::to_string(w->rank() - 2) + "-D convolutions have no GPU kernel";
       return nullptr;
     }
-    return conv(parse_conv_attrs(q.info, transpose), transpose, &q.info.node(), q.info.opset());
+    return conv(parse_conv_attrs(q.info, transpose), transpose, NodeRef(q.info));
   };
 }
 

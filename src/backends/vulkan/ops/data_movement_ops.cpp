@@ -6,6 +6,7 @@
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
 #include "ops/element_storage.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -17,15 +18,7 @@ const std::initializer_list<DataType> kMovable = {DataType::Float32, DataType::I
 OpFactory view_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason, 0, 1)) return nullptr;
-    const OpSchema* schema = OpRegistry::global().find("", q.info.op_type());
-    CpuKernel shape_rule = schema->factory(q.info);
-    const ir::Node* node = &q.info.node();
-    const int opset = q.info.opset();
-    return [shape_rule, node, opset](OpRecorder& r) {
-      std::vector<Tensor> inputs;
-      for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-      r.output_view(0, 0, view_output_shape(shape_rule, *node, opset, inputs));
-    };
+    return record_view<OpRecorder>(q.info);
   };
 }
 

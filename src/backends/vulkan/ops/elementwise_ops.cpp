@@ -2,7 +2,6 @@
 // arithmetic (shaders/integer_elementwise.comp), and the unary math and activation functions
 // (shaders/binary_elementwise.comp, shaders/unary_elementwise.comp).
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <vector>
 
@@ -177,21 +176,18 @@ RecordFn unary(UnaryParams params) {
   };
 }
 
-// Parameters read from the node at load time; nullopt (with reason) when unsupported.
-using UnaryParamsFn =
-    std::function<std::optional<UnaryParams>(const NodeInfo& info, std::string& reason)>;
-
-OpFactory unary_factory(UnaryParamsFn params_of) {
-  return [params_of](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+// The unary ops and activations, their parameters read from the node at load time.
+OpFactory unary_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
-    std::optional<UnaryParams> params = params_of(q.info, reason);
+    std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
+    if (params->op == UnaryOp::GeluTanh) {
+      reason = "Gelu's tanh approximation has no GPU kernel";
+      return nullptr;
+    }
     return unary(*params);
   };
-}
-
-OpFactory plain(UnaryOp op) {
-  return unary_factory([op](const NodeInfo&, std::string&) { return UnaryParams{op}; });
 }
 
 // Neg and Abs: float32 through the unary kernel, int32/int64 through the integer one.
@@ -208,28 +204,6 @@ OpFactory signed_unary(UnaryOp float_op, IntegerOp int_op) {
       }
     };
   };
-}
-
-// Clip's bounds: attributes before opset 11, optional inputs after; the inputs must be
-// constants (a bound computed at run time keeps the node on the CPU).
-std::optional<UnaryParams> clip_params(const NodeInfo& info, std::string& reason) {
-  UnaryParams p{UnaryOp::Clip, -std::numeric_limits<float>::infinity(),
-                std::numeric_limits<float>::infinity()};
-  if (info.opset() < 11) {
-    p.alpha = info.attr_float("min", p.alpha);
-    p.beta = info.attr_float("max", p.beta);
-    return p;
-  }
-  for (size_t k = 1; k <= 2; ++k) {
-    if (!info.has_input(k)) continue;
-    const Tensor* bound = info.constant_input(k);
-    if (!bound || bound->dtype() != DataType::Float32 || bound->element_count() != 1) {
-      reason = "Clip bounds computed at run time";
-      return std::nullopt;
-    }
-    (k == 1 ? p.alpha : p.beta) = bound->data<float>()[0];
-  }
-  return p;
 }
 
 }  // namespace
@@ -254,46 +228,12 @@ void register_elementwise_ops(OpTable& t) {
 
   t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
   t.add("Neg", signed_unary(UnaryOp::Neg, IntegerOp::Neg));
-  t.add("Exp", plain(UnaryOp::Exp));
-  t.add("Log", plain(UnaryOp::Log));
-  t.add("Sqrt", plain(UnaryOp::Sqrt));
-  t.add("Reciprocal", plain(UnaryOp::Reciprocal));
-  t.add("Sin", plain(UnaryOp::Sin));
-  t.add("Cos", plain(UnaryOp::Cos));
-  t.add("Tanh", plain(UnaryOp::Tanh));
-  t.add("Sigmoid", plain(UnaryOp::Sigmoid));
-  t.add("Relu", plain(UnaryOp::Relu));
-  t.add("HardSwish", plain(UnaryOp::HardSwish));
-  t.add("Softplus", plain(UnaryOp::Softplus));
-  t.add("Softsign", plain(UnaryOp::Softsign));
-  t.add("Erf", plain(UnaryOp::Erf));
-  t.add("Floor", plain(UnaryOp::Floor));
-  t.add("Ceil", plain(UnaryOp::Ceil));
-  t.add("Round", plain(UnaryOp::Round));
-  t.add("Sign", plain(UnaryOp::Sign));
-  t.add("LeakyRelu", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{UnaryOp::LeakyRelu, info.attr_float("alpha", 0.01f)};
-        }));
-  t.add("Elu", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{UnaryOp::Elu, info.attr_float("alpha", 1.0f)};
-        }));
-  t.add("Selu", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{UnaryOp::Selu, info.attr_float("alpha", 1.67326319217681884765625f),
-                             info.attr_float("gamma", 1.05070102214813232421875f)};
-        }));
-  t.add("HardSigmoid", unary_factory([](const NodeInfo& info, std::string&) {
-          return UnaryParams{UnaryOp::HardSigmoid, info.attr_float("alpha", 0.2f),
-                             info.attr_float("beta", 0.5f)};
-        }));
-  t.add("Gelu",
-        unary_factory([](const NodeInfo& info, std::string& reason) -> std::optional<UnaryParams> {
-          if (info.attr_string("approximate", "none") != "none") {
-            reason = "Gelu's tanh approximation has no GPU kernel";
-            return std::nullopt;
-          }
-          return UnaryParams{UnaryOp::Gelu};
-        }));
-  t.add("Clip", unary_factory(clip_params));
+  for (const char* op :
+       {"Exp",  "Log",       "Sqrt",     "Reciprocal", "Sin",         "Cos",   "Tanh", "Sigmoid",
+        "Relu", "HardSwish", "Softplus", "Softsign",   "Erf",         "Floor", "Ceil", "Round",
+        "Sign", "LeakyRelu", "Elu",      "Selu",       "HardSigmoid", "Gelu",  "Clip"}) {
+    t.add(op, unary_factory());
+  }
 }
 
 }  // namespace kiln::vulkan

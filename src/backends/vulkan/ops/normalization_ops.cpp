@@ -42,8 +42,7 @@ RecordFn layer_norm(int64_t axis, float epsilon) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
-    if (axis < -rank || axis >= rank) throw RunOnCpu("LayerNormalization axis out of range");
-    const int64_t a = axis < 0 ? axis + rank : axis;
+    const int64_t a = non_negative_axis(axis, rank);
     NormProblem p;
     for (int64_t d = 0; d < a; ++d) p.outer *= x[d];
     for (int64_t d = a; d < rank; ++d) p.n *= x[d];
@@ -61,19 +60,24 @@ RecordFn layer_norm(int64_t axis, float epsilon) {
   };
 }
 
+// One line per (n, c) plane of an (N, C, spatial...) input, with the parameters of channel c.
+NormProblem per_channel_problem(OpRecorder& r, int64_t channels, int64_t spatial, float epsilon) {
+  NormProblem p;
+  p.outer = r.shape(0)[0] * channels;
+  p.n = spatial;
+  p.channel_mod = channels;
+  p.channel_mul = 1;
+  p.channel_div = std::max<int64_t>(spatial, 1);
+  p.epsilon = epsilon;
+  return p;
+}
+
 RecordFn instance_norm(float epsilon) {
   return [=](OpRecorder& r) {
     const auto [channels, spatial] = channels_and_spatial(r);
     if (count_of(r, 1) != channels || count_of(r, 2) != channels)
       throw RunOnCpu("InstanceNormalization parameters of the wrong size");
-    NormProblem p;
-    p.outer = r.shape(0)[0] * channels;
-    p.n = spatial;
-    p.channel_mod = channels;
-    p.channel_mul = 1;
-    p.channel_div = std::max<int64_t>(spatial, 1);
-    p.epsilon = epsilon;
-    record_norm(r, p, true);
+    record_norm(r, per_channel_problem(r, channels, spatial, epsilon), true);
   };
 }
 
@@ -106,14 +110,8 @@ RecordFn batch_norm(float epsilon) {
       if (count_of(r, k) != channels)
         throw RunOnCpu("BatchNormalization parameters of the wrong size");
     }
-    NormProblem p;
+    NormProblem p = per_channel_problem(r, channels, spatial, epsilon);
     p.mode = NormMode::Given;
-    p.outer = r.shape(0)[0] * channels;
-    p.n = spatial;
-    p.channel_mod = channels;
-    p.channel_mul = 1;
-    p.channel_div = std::max<int64_t>(spatial, 1);
-    p.epsilon = epsilon;
     record_norm(r, p, true);
   };
 }
@@ -122,8 +120,7 @@ RecordFn lp_norm(int64_t axis, uint32_t norm_p) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
-    if (axis < -rank || axis >= rank) throw RunOnCpu("LpNormalization axis out of range");
-    const int64_t a = axis < 0 ? axis + rank : axis;
+    const int64_t a = non_negative_axis(axis, rank);
     NormProblem p;
     p.mode = NormMode::Lp;
     p.p = norm_p;

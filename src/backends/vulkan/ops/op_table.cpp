@@ -2,7 +2,7 @@
 
 namespace kiln::vulkan {
 
-const OpTable& OpTable::global() {
+const OpTable& op_table() {
   static const OpTable table = [] {
     OpTable t;
     register_elementwise_ops(t);

@@ -1,35 +1,22 @@
-// The ONNX ops the GPU-compute backend runs natively. Each family file registers, per op type,
-// a factory that looks at the node at load time and returns how to record it, or explains why
-// the node stays on the CPU (a dtype the shaders lack, an attribute they do not cover, ...).
+// The ONNX ops the GPU-compute backend runs natively, one family file each (the table is
+// runtime/device_op_table.h). A factory explains why a node it does not take stays on the CPU:
+// a dtype the shaders lack, an attribute they do not cover, ...
 #pragma once
 
-#include <functional>
-#include <map>
 #include <string>
 
 #include "backends/vulkan/op_recorder.h"
-#include "runtime/device_backend.h"
+#include "runtime/device_op_table.h"
 
 namespace kiln::vulkan {
 
-// Records one node: reads inputs, creates outputs, records dispatches. Called once per run,
-// possibly from different threads (never concurrently); must not keep per-run state.
-using RecordFn = std::function<void(OpRecorder&)>;
-// nullptr (with `reason` set) when the node must run on the CPU.
-using OpFactory = std::function<RecordFn(const DevicePlacementQuery&, std::string& reason)>;
+using OpTable = DeviceOpTable<OpRecorder>;
+// Records one node: reads inputs, creates outputs, records dispatches.
+using RecordFn = OpTable::RecordFn;
+using OpFactory = OpTable::OpFactory;
 
-class OpTable {
- public:
-  static const OpTable& global();
-  void add(const std::string& op_type, OpFactory factory) { ops_[op_type] = std::move(factory); }
-  const OpFactory* find(const std::string& op_type) const {
-    auto it = ops_.find(op_type);
-    return it == ops_.end() ? nullptr : &it->second;
-  }
-
- private:
-  std::map<std::string, OpFactory> ops_;
-};
+// The backend's ops, registered by the family files below.
+const OpTable& op_table();
 
 // One per family file.
 void register_elementwise_ops(OpTable& table);

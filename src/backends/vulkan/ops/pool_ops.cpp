@@ -6,22 +6,21 @@
 #include "backends/vulkan/pool.h"
 #include "backends/vulkan/reduce.h"
 #include "ops/window_geometry.h"
+#include "runtime/cpu_op_rules.h"
 
 namespace kiln::vulkan {
 namespace {
 
-RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p,
-              const ir::Node* node, int opset) {
+RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p, NodeRef node) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
     if (x.size() != window.kernel_shape.size() + 2)
       throw RunOnCpu("pool input rank does not match kernel_shape");
-    NoOutputAllocator none;
-    const OpContext ctx(*node, opset, {}, {}, none);
+    const ResolveContext resolve(node);
     cpu::PoolShape s;
     s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
-                                ctx, &s.pad_end);
+                                resolve.context(), &s.pad_end);
     s.planes = x[0] * x[1];
     const PoolPushConstants pc = pool_constants(s, kind, count_include_pad, p);
     Shape y_shape{x[0], x[1]};
@@ -52,7 +51,7 @@ OpFactory pool_factory(PoolKind kind) {
       return nullptr;
     }
     return pool(kind, std::move(window), q.info.attr_int("count_include_pad", 0) != 0, p,
-                &q.info.node(), q.info.opset());
+                NodeRef(q.info));
   };
 }
 

@@ -48,8 +48,7 @@ RecordFn reduce(ReduceOp op, bool axes_from_input, Shape attr_axes, bool keepdim
     std::vector<bool> reduced(static_cast<size_t>(rank), axes.empty() && !noop_with_empty_axes);
     for (int64_t a : axes) {
       if (rank == 0 && (a == 0 || a == -1)) continue;
-      if (a < -rank || a >= rank) throw RunOnCpu("Reduce axis out of range");
-      reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+      reduced[static_cast<size_t>(non_negative_axis(a, rank))] = true;
     }
     record_reduce(r, reduced, op, keepdims, false, DataType::Float32);
   };
@@ -80,8 +79,7 @@ OpFactory arg_factory(ReduceOp op) {
     const bool select_last = q.info.attr_int("select_last_index", 0) != 0;
     return [=](OpRecorder& r) {
       const int64_t rank = static_cast<int64_t>(r.shape(0).size());
-      if (axis < -rank || axis >= rank) throw RunOnCpu("ArgMax / ArgMin axis out of range");
-      const int64_t a = axis < 0 ? axis + rank : axis;
+      const int64_t a = non_negative_axis(axis, rank);
       if (r.shape(0)[a] == 0) throw RunOnCpu("ArgMax / ArgMin over an empty axis");
       std::vector<bool> reduced(static_cast<size_t>(rank), false);
       reduced[static_cast<size_t>(a)] = true;

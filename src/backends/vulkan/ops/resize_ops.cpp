@@ -1,16 +1,16 @@
 // Resize and Upsample on the GPU (shaders/resize.comp), float32 up to 6-D, every mode: the
-// per-axis scales and coordinates come from the CPU op's own resolution (ops/resize_problem.h)
-// and the interpolation taps from the CPU kernel's code, uploaded as a small table.
+// per-axis scales and coordinates come from the CPU op's own resolution
+// (runtime/device_resize_axes.h) and the interpolation taps from the CPU kernel's code, uploaded
+// as a small table.
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/resize.h"
-#include "ops/resize_problem.h"
+#include "runtime/device_resize_axes.h"
 
 namespace kiln::vulkan {
 
 void register_resize_ops(OpTable& t) {
   for (const char* op : {"Resize", "Upsample"}) {
-    const bool is_upsample = std::string(op) == "Upsample";
-    t.add(op, [is_upsample](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    t.add(op, [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
       if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
       for (size_t k = 1; k < q.input_on_cpu.size(); ++k) {
         if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k)) {
@@ -18,18 +18,11 @@ void register_resize_ops(OpTable& t) {
           return nullptr;
         }
       }
-      const ResizeConfig cfg = parse_resize_config(q.info, is_upsample);
-      const ir::Node* node = &q.info.node();
-      const int opset = q.info.opset();
-      return [=](OpRecorder& r) {
-        std::vector<Tensor> inputs;
-        for (size_t k = 0; k < r.num_inputs(); ++k) inputs.push_back(r.input(k));
-        NoOutputAllocator none;
-        const OpContext ctx(*node, opset, inputs, {}, none);
-        const std::vector<cpu::ResizeAxis> axes =
-            or_run_on_cpu([&] { return resolve_resize(cfg, ctx); });
+      const DeviceResizeAxes resize(q.info);
+      return [resize](OpRecorder& r) {
+        const std::vector<cpu::ResizeAxis> axes = resize.of_run(r);
         const ResizePlan plan =
-            or_run_on_cpu([&] { return plan_resize(r.shape(0), axes, cfg.options); });
+            or_run_on_cpu([&] { return plan_resize(r.shape(0), axes, resize.options()); });
         const Buffer& x = r.buffer(0);
         const Buffer& table = r.upload(std::as_bytes(std::span(plan.table)));
         const Buffer& y = r.output(0, DataType::Float32, plan.out_shape);

@@ -1,0 +1,34 @@
+// The ONNX ops a device backend runs natively, as a table from op type to factory. Each
+// backend's family files register, per op type, a factory that looks at the node at load time
+// and returns how to record it, or explains why the node stays on the CPU. The backends differ
+// only in what recording sees (`Recorder`: textures and draws, or buffers and dispatches).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "runtime/device_backend.h"
+
+namespace kiln {
+
+template <class Recorder>
+class DeviceOpTable {
+ public:
+  // Records one node's work. Called once per run, possibly from different threads (never
+  // concurrently): it must keep no per-run state.
+  using RecordFn = std::function<void(Recorder&)>;
+  // nullptr (with `reason` set) when the node must run on the CPU.
+  using OpFactory = std::function<RecordFn(const DevicePlacementQuery&, std::string& reason)>;
+
+  void add(const std::string& op_type, OpFactory factory) { ops_[op_type] = std::move(factory); }
+  const OpFactory* find(const std::string& op_type) const {
+    auto it = ops_.find(op_type);
+    return it == ops_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<std::string, OpFactory> ops_;
+};
+
+}  // namespace kiln

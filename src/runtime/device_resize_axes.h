@@ -1,0 +1,34 @@
+// Resize and Upsample on a device backend: each run's per-axis sizes and coordinates come from
+// the CPU op's own resolution (ops/resize_problem.h), so every backend takes the same nodes and
+// leaves the CPU kernel the inputs it rejects.
+#pragma once
+
+#include <vector>
+
+#include "ops/resize_problem.h"
+#include "runtime/cpu_op_rules.h"
+#include "runtime/device_backend.h"
+
+namespace kiln {
+
+class DeviceResizeAxes {
+ public:
+  // At load time, for a Resize or Upsample node.
+  explicit DeviceResizeAxes(const NodeInfo& info)
+      : config_(parse_resize_config(info, info.op_type() == "Upsample")), node_(info) {}
+
+  const cpu::ResizeOptions& options() const { return config_.options; }
+
+  // This run's axes, every one of the input's; RunOnCpu for inputs the CPU kernel rejects.
+  template <class Recorder>
+  std::vector<cpu::ResizeAxis> of_run(const Recorder& r) const {
+    const ResolveContext resolve(node_, run_inputs(r));
+    return or_run_on_cpu([&] { return resolve_resize(config_, resolve.context()); });
+  }
+
+ private:
+  ResizeConfig config_;
+  NodeRef node_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,80 @@
+// compile() and the kernel it makes, for a device backend whose ops live in a DeviceOpTable:
+// the placement rules every such backend shares, then the op's own factory, and a kernel that
+// runs the factory's recording. The backend supplies only what differs: how recording is opened
+// around a node (a current GL context, the Vulkan command stream's lock) and any placement rule
+// of its own.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "runtime/device_backend.h"
+#include "runtime/device_op_table.h"
+
+namespace kiln {
+
+// Runs `record` with a recorder for `run`, inside what recording needs on the backend. A
+// RunOnCpu from `record` passes through.
+template <class Recorder>
+using RecordSession =
+    std::function<void(DeviceOpRun& run, const typename DeviceOpTable<Recorder>::RecordFn& record)>;
+
+// A backend-wide placement rule, checked after the shared ones and before the op's factory;
+// false with `reason` set when the node stays on the CPU.
+using BackendPlacementRule =
+    std::function<bool(const DevicePlacementQuery& query, std::string& reason)>;
+
+template <class Recorder>
+class OpTableKernel final : public DeviceKernel {
+ public:
+  using RecordFn = typename DeviceOpTable<Recorder>::RecordFn;
+
+  OpTableKernel(RecordSession<Recorder> session, RecordFn record, DeferredDtypeChecks dtype_checks)
+      : session_(std::move(session)),
+        record_(std::move(record)),
+        dtype_checks_(std::move(dtype_checks)) {}
+
+  bool record(DeviceOpRun& run) override {
+    if (!inputs_fit(run.inputs, dtype_checks_)) return false;
+    try {
+      session_(run, record_);
+    } catch (const RunOnCpu&) {
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  RecordSession<Recorder> session_;
+  RecordFn record_;
+  DeferredDtypeChecks dtype_checks_;
+};
+
+// The placement rules shared by every device backend, before its own: ONNX-domain nodes only,
+// and none whose output decides shapes. False with `reason` set otherwise.
+bool may_run_on_device(const DevicePlacementQuery& query, std::string& reason);
+
+// What compile() does on a table-driven backend: nullptr with `reason` set when the node stays
+// on the CPU.
+template <class Recorder>
+std::unique_ptr<DeviceKernel> compile_from_table(const DeviceOpTable<Recorder>& table,
+                                                 const DevicePlacementQuery& query,
+                                                 std::string& reason,
+                                                 RecordSession<Recorder> session,
+                                                 const BackendPlacementRule& backend_rule = {}) {
+  if (!may_run_on_device(query, reason)) return nullptr;
+  if (backend_rule && !backend_rule(query, reason)) return nullptr;
+  const std::string& op_type = query.info.node().op_type;
+  const auto* factory = table.find(op_type);
+  if (!factory) {
+    reason = "no GPU kernel for " + op_type;
+    return nullptr;
+  }
+  typename DeviceOpTable<Recorder>::RecordFn record = (*factory)(query, reason);
+  if (!record) return nullptr;
+  return std::make_unique<OpTableKernel<Recorder>>(std::move(session), std::move(record),
+                                                   std::move(query.deferred_dtype_checks));
+}
+
+}  // namespace kiln

@@ -1,0 +1,91 @@
+// Tests of the unary op parameters the GPU backends read from ONNX nodes at load time.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.h"
+#include "runtime/device_unary_op.h"
+
+namespace kiln {
+namespace {
+
+ir::Attribute float_attr(const std::string& name, float value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::Float;
+  a.f = value;
+  return a;
+}
+
+ir::Attribute string_attr(const std::string& name, const std::string& value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::String;
+  a.s = value;
+  return a;
+}
+
+ir::Node node_of(const std::string& op_type, std::vector<std::string> inputs,
+                 std::vector<ir::Attribute> attributes = {}) {
+  ir::Node node;
+  node.op_type = op_type;
+  node.inputs = std::move(inputs);
+  node.outputs = {"y"};
+  node.attributes = std::move(attributes);
+  return node;
+}
+
+TEST(DeviceUnaryOp, ActivationsTakeTheirAttributesOrOnnxDefaults) {
+  std::string reason;
+  const ir::Node leaky = node_of("LeakyRelu", {"x"});
+  const auto leaky_params = unary_params(NodeInfo(leaky, 16), reason);
+  ASSERT_TRUE(leaky_params);
+  EXPECT_EQ(leaky_params->op, UnaryOp::LeakyRelu);
+  EXPECT_FLOAT_EQ(leaky_params->alpha, 0.01f);
+
+  const ir::Node hard_sigmoid =
+      node_of("HardSigmoid", {"x"}, {float_attr("alpha", 0.5f), float_attr("beta", 0.25f)});
+  const auto hard_sigmoid_params = unary_params(NodeInfo(hard_sigmoid, 6), reason);
+  ASSERT_TRUE(hard_sigmoid_params);
+  EXPECT_EQ(hard_sigmoid_params->op, UnaryOp::HardSigmoid);
+  EXPECT_FLOAT_EQ(hard_sigmoid_params->alpha, 0.5f);
+  EXPECT_FLOAT_EQ(hard_sigmoid_params->beta, 0.25f);
+
+  const ir::Node gelu = node_of("Gelu", {"x"}, {string_attr("approximate", "tanh")});
+  const auto gelu_params = unary_params(NodeInfo(gelu, 20), reason);
+  ASSERT_TRUE(gelu_params);
+  EXPECT_EQ(gelu_params->op, UnaryOp::GeluTanh);
+}
+
+TEST(DeviceUnaryOp, ClipBoundsComeFromAttributesThenConstantInputs) {
+  std::string reason;
+  const ir::Node old_clip = node_of("Clip", {"x"}, {float_attr("min", -1.0f)});
+  const auto old_params = unary_params(NodeInfo(old_clip, 6), reason);
+  ASSERT_TRUE(old_params);
+  EXPECT_EQ(old_params->op, UnaryOp::Clip);
+  EXPECT_FLOAT_EQ(old_params->alpha, -1.0f);
+  EXPECT_EQ(old_params->beta, std::numeric_limits<float>::infinity());
+
+  const Tensor max = Tensor::from_data<float>(Shape{}, {6.0f});
+  const ir::Node clip = node_of("Clip", {"x", "", "max"});
+  const auto params = unary_params(NodeInfo(clip, 13, {nullptr, nullptr, &max}), reason);
+  ASSERT_TRUE(params);
+  EXPECT_EQ(params->alpha, -std::numeric_limits<float>::infinity());
+  EXPECT_FLOAT_EQ(params->beta, 6.0f);
+
+  // A bound computed at run time cannot become a load-time parameter.
+  const ir::Node computed = node_of("Clip", {"x", "min"});
+  EXPECT_FALSE(unary_params(NodeInfo(computed, 13, {nullptr, nullptr}), reason));
+  EXPECT_EQ(reason, "Clip bounds computed at run time");
+}
+
+TEST(DeviceUnaryOp, OtherOpTypesAreReported) {
+  std::string reason;
+  const ir::Node add = node_of("Add", {"a", "b"});
+  EXPECT_THROW(unary_params(NodeInfo(add, 14), reason), Error);
+}
+
+}  // namespace
+}  // namespace kiln
