@@ -40,7 +40,10 @@ std::optional<std::vector<Tensor>> evaluate(const ir::Node& node, const ir::Mode
   }
   mini.nodes.push_back(node);
   for (const auto& out : node.outputs) {
-    if (!out.empty()) mini.outputs.push_back(ValueInfo{out});
+    if (out.empty()) continue;
+    ValueInfo output;
+    output.name = out;
+    mini.outputs.push_back(std::move(output));
   }
   try {
     auto compiled = std::make_shared<const CompiledGraph>(compile_graph(mini, model.opsets));

@@ -33,27 +33,4 @@ inline Tensor from_gpu(Device& device, const Buffer& b, DataType dtype, const Sh
   return t;
 }
 
-// Exact equality of dtype, shape and bytes, except that NaNs compare equal to NaNs.
-inline ::testing::AssertionResult same_tensor(const Tensor& gpu, const Tensor& cpu) {
-  if (gpu.dtype() != cpu.dtype() || gpu.shape() != cpu.shape()) {
-    return ::testing::AssertionFailure()
-           << "gpu " << gpu.to_string() << " vs cpu " << cpu.to_string();
-  }
-  const auto* g = static_cast<const unsigned char*>(gpu.raw_data());
-  const auto* c = static_cast<const unsigned char*>(cpu.raw_data());
-  const size_t size = dtype_size(cpu.dtype());
-  for (int64_t i = 0; i < cpu.element_count(); ++i) {
-    bool same = std::equal(g + i * size, g + (i + 1) * size, c + i * size);
-    if (!same && cpu.dtype() == DataType::Float32) {
-      const float x = gpu.data<float>()[i], y = cpu.data<float>()[i];
-      same = x != x && y != y;
-    }
-    if (!same) {
-      return ::testing::AssertionFailure() << "element " << i << " differs: gpu "
-                                           << gpu.to_string(64) << " vs cpu " << cpu.to_string(64);
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
 }  // namespace kiln::vulkan
