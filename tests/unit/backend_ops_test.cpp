@@ -444,8 +444,13 @@ std::vector<OpCase> make_cases() {
                    return t;
                  }});
   }
-  // Integer, bool and device-computed-index ops: textures hold float32 only.
-  for (size_t i = first_compute_indexing; i < c.size(); ++i) c[i].on_pixel = false;
+  // Integer, bool and device-computed-index ops: textures hold float32 only. Gather of float32
+  // data and float32 fills do run there: indices and shapes are host values.
+  for (size_t i = first_compute_indexing; i < c.size(); ++i) {
+    const std::string& name = c[i].name;
+    c[i].on_pixel = (name.rfind("Gather_", 0) == 0 && name.ends_with("_float32")) ||
+                    name == "ConstantOfShape_default" || name == "ConstantOfShape_float32";
+  }
   const size_t first_product = c.size();
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
   const std::vector<std::pair<Shape, Shape>> mm = {

@@ -65,5 +65,27 @@ TEST_F(GpuPixelWorker, IntegerTensorsStayOnTheCpuWithAReason) {
   EXPECT_NE(p[0].fallback_reason.find("float32"), std::string::npos) << p[0].fallback_reason;
 }
 
+// An embedding lookup whose indices a CPU node computes (integers never enter textures): the
+// indices are host values, so the Gather still draws.
+TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedOnTheCpu) {
+  GraphBuilder b;
+  b.input("tokens", DataType::Int32, {2, 3});
+  b.initializer("table", Tensor::from_data<float>({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31}));
+  b.node("Cast", {"tokens"}, {"ids"})
+      .attributes.push_back(testing::int_attr("to", static_cast<int64_t>(DataType::Int64)));
+  b.node("Gather", {"table", "ids"}, {"y"});
+  b.output("y");
+  Worker worker(b.build(), Backend::GpuPixel);
+  const std::vector<NodePlacement> p = worker.placements();
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].backend, Backend::Cpu);
+  EXPECT_EQ(p[1].backend, Backend::GpuPixel) << p[1].fallback_reason;
+  worker.schedule({{"tokens", Tensor::from_data<int32_t>({2, 3}, {3, 0, 2, 1, 1, -1})}});
+  const Tensor y = worker.peek_output("y").readback_and_clone();
+  EXPECT_TRUE(all_close(
+      y, Tensor::from_data<float>({2, 3, 2}, {30, 31, 0, 1, 20, 21, 10, 11, 10, 11, 30, 31})))
+      << y.to_string();
+}
+
 }  // namespace
 }  // namespace kiln::gl

@@ -1,8 +1,9 @@
 // Data movement as draws. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout) copy nothing: the output shares the input's texture. Transpose, Slice, Expand,
-// DepthToSpace and SpaceToDepth are one strided gather; Concat, Pad, Tile and Gather have
-// draws of their own. Shape and index inputs are CPU-resident host values.
+// DepthToSpace and SpaceToDepth are one strided gather; Concat, Pad, Tile, Gather and
+// ConstantOfShape have draws of their own. Shape and index inputs are host values.
 #include "backends/gl/concat.h"
+#include "backends/gl/fill.h"
 #include "backends/gl/gather.h"
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pad_tile.h"
@@ -176,6 +177,16 @@ RecordFn gather(int64_t axis) {
   };
 }
 
+// ConstantOfShape with a float32 value (0 by default); the shape is a host value.
+RecordFn constant_of_shape(float value) {
+  return [value](OpRecorder& r) {
+    const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
+    for (int64_t d : shape)
+      if (d < 0) throw RunOnCpu("a negative dimension; the CPU kernel reports it");
+    r.kernel<Fill>().record(value, r.output(0, shape));
+  };
+}
+
 }  // namespace
 
 void register_data_movement_ops(OpTable& t) {
@@ -223,6 +234,16 @@ void register_data_movement_ops(OpTable& t) {
   });
   add_with_host_inputs(t, "Pad", pad);
   add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });
+  t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!host_inputs(q, 0, reason)) return nullptr;
+    // Other value types make integer or bool outputs, which the backend keeps on the CPU.
+    const std::optional<Tensor> value = q.info.attr_tensor("value");
+    if (value && (value->dtype() != DataType::Float32 || value->element_count() != 1)) {
+      reason = "ConstantOfShape's value is not one float32";
+      return nullptr;
+    }
+    return constant_of_shape(value ? value->data<float>()[0] : 0.0f);
+  });
   add_with_host_inputs(t, "Gather",
                        [](const NodeInfo& info) { return gather(info.attr_int("axis", 0)); });
 }

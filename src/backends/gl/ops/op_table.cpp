@@ -35,8 +35,12 @@ bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
 
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
   for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
-    // Constants are host values too.
-    if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k)) {
+    // Constants are host values too, and so is every tensor that is not float32: textures never
+    // hold integers, so the node that made it ran on the CPU.
+    const DataType t = k < q.input_types.size() ? q.input_types[k] : DataType::Undefined;
+    const bool never_in_textures = t != DataType::Float32 && t != DataType::Undefined;
+    if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k) &&
+        !never_in_textures) {
       reason = "input " + std::to_string(k) + " is not on the CPU";
       return false;
     }

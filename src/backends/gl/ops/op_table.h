@@ -30,8 +30,8 @@ void register_resize_ops(OpTable& table);
 // false with `reason` otherwise.
 bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                   size_t count = SIZE_MAX);
-// Inputs from `first` on must be host values: CPU-resident or constant (shape, index and bound
-// inputs).
+// Inputs from `first` on must be host values: CPU-resident, constant, or not float32 (shape,
+// index and bound inputs).
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason);
 
 }  // namespace kiln::gl
