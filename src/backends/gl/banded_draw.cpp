@@ -13,7 +13,7 @@ void draw_in_bands(Context& context, const Program& program, TextureTensor& outp
   const int rows_per_band = static_cast<int>(
       std::clamp<int64_t>(kStepsPerDraw / steps_per_row, 1, std::max(output.height(), 1)));
   if (rows_per_band >= output.height()) {
-    draw(context, program, output, inputs, set_uniforms);
+    draw(context, program, output, inputs, set_uniforms, steps_per_texel);
     return;
   }
   Context::Scope scope(context);
@@ -24,7 +24,7 @@ void draw_in_bands(Context& context, const Program& program, TextureTensor& outp
   } scissor_test;
   for (int row = 0; row < output.height(); row += rows_per_band) {
     glScissor(0, row, output.width(), std::min(rows_per_band, output.height() - row));
-    draw(context, program, output, inputs, set_uniforms);
+    draw(context, program, output, inputs, set_uniforms, steps_per_texel);
   }
 }
 

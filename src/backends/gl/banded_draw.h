@@ -17,8 +17,9 @@ namespace kiln::gl {
 // Inner-loop steps (about one multiply-add with two fetches each) per draw before splitting.
 constexpr int64_t kStepsPerDraw = int64_t{1} << 25;
 
-// As draw(), with `steps_per_texel` the loop length of one fragment; bands are scissored, and
-// the scissor test is off again on return.
+// As draw(), with `steps_per_texel` the loop iterations of one fragment (an upper bound, also
+// checked against the device's loop budget); bands are scissored, and the scissor test is off
+// again on return.
 void draw_in_bands(Context& context, const Program& program, TextureTensor& output,
                    std::span<const DrawInput> inputs, int64_t steps_per_texel,
                    const std::function<void()>& set_uniforms = {});

@@ -1,5 +1,7 @@
 #include "backends/gl/context.h"
 
+#include "backends/gl/loop_budget.h"
+
 #include <EGL/eglext.h>
 
 #include <cmath>
@@ -157,6 +159,7 @@ void Context::create(const ContextOptions& options) {
   probe_float_rendering(options.allow_rgba32f);
   textures_ = std::make_unique<TexturePool>(*this, options.texture_pool_bytes);
   programs_ = std::make_unique<ProgramCache>(*this);
+  info_.max_fragment_loop_steps = measure_fragment_loop_budget(*this);
 }
 
 void Context::probe_float_rendering(bool allow_rgba32f) {

@@ -45,6 +45,9 @@ struct ContextInfo {
   // Mantissa bits a value keeps through a render to `format` and a readback, measured by the
   // probe: 23 for a true float32 path, 10 for half floats.
   int mantissa_bits = 0;
+  // Loop iterations one fragment may run before the driver cuts its loops short, measured at
+  // start-up (loop_budget.h): 65535 on llvmpipe, kUnlimitedLoopSteps where no limit was found.
+  int64_t max_fragment_loop_steps = 0;
 };
 
 struct ContextOptions {

@@ -182,7 +182,8 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
   };
 
   // Four outputs per fragment, each over its group's channels and taps.
-  draw_in_bands(context_, program, y, inputs, 4 * group_in * taps, set_uniforms);
+  draw_in_bands(context_, program, y, inputs, 4 * group_in * (1 + window_loop_steps(g)),
+                set_uniforms);
 }
 
 }  // namespace kiln::gl

@@ -3,14 +3,23 @@
 #include <string>
 
 #include "backends/gl/gl_check.h"
+#include "backends/gl/loop_budget.h"
 #include "kiln/error.h"
+#include "runtime/device_backend.h"
 
 namespace kiln::gl {
 
 void draw(Context& context, const Program& program, TextureTensor& output,
-          std::span<const DrawInput> inputs, const std::function<void()>& set_uniforms) {
+          std::span<const DrawInput> inputs, const std::function<void()>& set_uniforms,
+          int64_t loop_steps_per_texel) {
   if (output.element_count() == 0) return;
   const std::string where = "OpenGL ES draw of '" + program.name() + "'";
+  const int64_t budget = context.info().max_fragment_loop_steps;
+  if (budget != kUnlimitedLoopSteps && loop_steps_per_texel > budget - kLoopStepsReserve) {
+    throw RunOnCpu(where + ": a fragment would loop " + std::to_string(loop_steps_per_texel) +
+                   " times, beyond the " + std::to_string(budget) +
+                   " iterations the device runs before it cuts loops short");
+  }
   check(output.context() == &context, where + ": the output belongs to another context");
   check(static_cast<int>(inputs.size()) <= context.info().max_texture_units,
         where + ": more inputs than texture units");

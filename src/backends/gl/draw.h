@@ -5,6 +5,7 @@
 //   draw(context, program, c, inputs, [&] { program.set("u_rank", rank); });
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <span>
 
@@ -24,8 +25,11 @@ struct DrawInput {
 // lets `set_uniforms` set the rest, and draws the full-screen triangle. Returns at once: GL runs
 // draws in order, and readbacks wait for them. Draws nothing for an empty output. kiln::Error when
 // an input is also the output (GL forbids the feedback loop), an input is empty or from another
-// context, or there are more inputs than texture units.
+// context, or there are more inputs than texture units. `loop_steps_per_texel`, an upper bound
+// of the loop iterations one fragment runs (all loops together), must fit the device's budget
+// (loop_budget.h); a kernel beyond it throws RunOnCpu, so that its layer runs on the CPU.
 void draw(Context& context, const Program& program, TextureTensor& output,
-          std::span<const DrawInput> inputs, const std::function<void()>& set_uniforms = {});
+          std::span<const DrawInput> inputs, const std::function<void()>& set_uniforms = {},
+          int64_t loop_steps_per_texel = 0);
 
 }  // namespace kiln::gl

@@ -120,11 +120,14 @@ void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTenso
   const Program& program = context_.programs().get("pool", variant.name, variant.defines,
                                                    std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
-  draw(context_, program, y, inputs, [&] {
-    set_window_uniforms(program, plane);
-    set_ivec2(program, "u_pad_end", as_plane(params.shape.pad_end, 0));
-    program.set("u_p", params.p);
-  });
+  draw(
+      context_, program, y, inputs,
+      [&] {
+        set_window_uniforms(program, plane);
+        set_ivec2(program, "u_pad_end", as_plane(params.shape.pad_end, 0));
+        program.set("u_p", params.p);
+      },
+      4 * window_loop_steps(plane));
 }
 
 void Pool::record_global(PoolOp op, int64_t planes, int64_t plane_size, const TextureTensor& x,

@@ -24,6 +24,12 @@ WindowPlane to_window_plane(const cpu::ConvGeometry& geometry, const std::string
 // A per-axis list of rank 1 or 2 as (height, width), `fill` for the missing height.
 std::array<int64_t, 2> as_plane(const Shape& per_axis, int64_t fill);
 
+// Loop iterations of one window walk, rows and then the columns of each row: an upper bound
+// for the loop budget (loop_budget.h).
+inline int64_t window_loop_steps(const WindowPlane& plane) {
+  return plane.kernel[0] * (1 + plane.kernel[1]);
+}
+
 // Sets the ivec2 uniforms u_in, u_out, u_kernel, u_stride, u_dilation and u_pad of the program
 // in use; the caller has checked that the values fit in 32 bits.
 void set_window_uniforms(const Program& program, const WindowPlane& plane);
