@@ -869,10 +869,10 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
-  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs), Hardmax and
+  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs) and
   // LayerNormalization's statistics outputs.
   for (OpCase& op : c) {
-    for (const char* prefix : {"ArgMax", "ArgMin", "Hardmax"}) {
+    for (const char* prefix : {"ArgMax", "ArgMin"}) {
       if (op.name.rfind(prefix, 0) == 0) op.on_pixel = false;
     }
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;

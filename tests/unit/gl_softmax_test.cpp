@@ -1,7 +1,10 @@
-// OpenGL ES Softmax and LogSoftmax against kiln's CPU ops (the oracle), along first, middle and
-// last axes, long lines, large logits and a line of one.
+// OpenGL ES Softmax, LogSoftmax and Hardmax against kiln's CPU ops (the oracle), along first,
+// middle and last axes, long lines, large logits and a line of one; Hardmax also on ties, NaNs
+// and infinities.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,23 +24,40 @@ Tensor random_tensor(const Shape& shape, float scale, unsigned seed) {
   return testing::f32(shape, v);
 }
 
+const char* onnx_name(SoftmaxOp op) {
+  switch (op) {
+    case SoftmaxOp::Softmax:
+      return "Softmax";
+    case SoftmaxOp::LogSoftmax:
+      return "LogSoftmax";
+    case SoftmaxOp::Hardmax:
+      return "Hardmax";
+  }
+  return "?";
+}
+
 class GlSoftmax : public Gl {
  protected:
-  void check_case(SoftmaxOp op, const Shape& shape, int64_t axis, float scale) {
-    const Tensor x = random_tensor(shape, scale, static_cast<unsigned>(shape.element_count()));
-    const char* onnx = op == SoftmaxOp::Softmax ? "Softmax" : "LogSoftmax";
+  // Hardmax's ones and zeros must match exactly; the others within float rounding.
+  void check_case(SoftmaxOp op, const Tensor& x, int64_t axis) {
+    const char* onnx = onnx_name(op);
     const Tensor want = testing::OpTest(onnx).input(x).attr("axis", axis).run()[0];
     SoftmaxShape s;
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-      (d < axis ? s.outer : d == axis ? s.axis_len : s.inner) *= shape[d];
+    for (int64_t d = 0; d < static_cast<int64_t>(x.shape().size()); ++d) {
+      (d < axis ? s.outer : d == axis ? s.axis_len : s.inner) *= x.shape()[d];
     }
     const TextureTensor gx = to_gpu(x);
     TextureTensor gy(context(), x.element_count());
     Softmax(context()).record(op, s, gx, gy);
-    expect_matches(to_host(gy, want.shape()), want, 1e-5,
-                   std::string(onnx) + " of " + std::to_string(shape.element_count()) +
-                       " along axis " + std::to_string(axis),
-                   1e-6);
+    const bool exact = op == SoftmaxOp::Hardmax;
+    expect_matches(to_host(gy, want.shape()), want, exact ? 0 : 1e-5,
+                   std::string(onnx) + " of " + std::to_string(x.element_count()) + " along axis " +
+                       std::to_string(axis),
+                   exact ? 0 : 1e-6);
+  }
+
+  void check_case(SoftmaxOp op, const Shape& shape, int64_t axis, float scale) {
+    check_case(op, random_tensor(shape, scale, static_cast<unsigned>(shape.element_count())), axis);
   }
 };
 
@@ -52,6 +72,26 @@ TEST_F(GlSoftmax, MatchesCpuAlongEveryAxis) {
   }
 }
 
+// Small integers make ties, which Hardmax breaks toward the first maximum. Element 0 is a NaN
+// (first on its line along every axis, so it wins its line) and so is element 40 (first on its
+// line along axis 1, later along axes 0 and 2, where it never wins).
+TEST_F(GlSoftmax, HardmaxMarksTheFirstMaximumAsTheCpuDoes) {
+  std::vector<float> v = random_tensor({3, 5, 7}, 2.0f, 7).to_vector<float>();
+  for (float& e : v) e = std::round(e);
+  v[0] = v[40] = std::nanf("");
+  const Tensor ties = testing::f32({3, 5, 7}, v);
+  for (int64_t axis : {0, 1, 2}) check_case(SoftmaxOp::Hardmax, ties, axis);
+  check_case(SoftmaxOp::Hardmax, {2, 1000}, 1, 8.0f);  // long lines
+  check_case(SoftmaxOp::Hardmax, {5, 1}, 1, 3.0f);     // a line of one
+
+  // A line of only -inf marks its first element; a NaN after it changes nothing.
+  const float inf = std::numeric_limits<float>::infinity();
+  check_case(SoftmaxOp::Hardmax,
+             testing::f32({2, 4}, {-inf, -inf, -inf, -inf,  //
+                                   -inf, std::nanf(""), -inf, -inf}),
+             1);
+}
+
 TEST_F(GlSoftmax, BadShapesAreErrors) {
   const TextureTensor x = to_gpu(testing::f32({6}, {1, 2, 3, 4, 5, 6}));
   TextureTensor y(context(), 6);
@@ -59,6 +99,7 @@ TEST_F(GlSoftmax, BadShapesAreErrors) {
   EXPECT_THROW(Softmax(context()).record(SoftmaxOp::Softmax, {2, 4, 1}, x, y), Error);
   EXPECT_THROW(Softmax(context()).record(SoftmaxOp::Softmax, {2, 3, 1}, x, short_y), Error);
   EXPECT_THROW(Softmax(context()).record(SoftmaxOp::Softmax, {-2, 3, 1}, x, y), Error);
+  EXPECT_THROW(Softmax(context()).record(SoftmaxOp::Hardmax, {2, 4, 1}, x, y), Error);
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
-// Float32 Softmax and LogSoftmax on texture tensors along the middle axis of a folded
+// Float32 Softmax, LogSoftmax and Hardmax on texture tensors along the middle axis of a folded
 // (outer, axis_len, inner) shape; the host folds the dimensions before and after the axis.
 //
 //   Softmax(context).record(SoftmaxOp::Softmax, {outer, axis_len, inner}, x, y);
 //
-// Two draws: the first writes each line's maximum and sum of exp(x - max) into a small stats
-// texture (one fragment per two lines), the second normalizes every element from its line's
-// stats, so no element loops over its line.
+// Two draws: the first writes each line's stats into a small texture (one fragment per two
+// lines), the second writes every element from its line's stats, so no element loops over its
+// line. Softmax's stats are the line's maximum and sum of exp(x - max); Hardmax's are the index
+// of its first maximum.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,13 @@
 
 namespace kiln::gl {
 
-enum class SoftmaxOp { Softmax, LogSoftmax };
+enum class SoftmaxOp {
+  Softmax,
+  LogSoftmax,
+  // 1 at the line's first maximum, 0 elsewhere; as on the CPU, a NaN is the maximum only as the
+  // line's first element.
+  Hardmax,
+};
 
 using SoftmaxShape = FoldedShape;
 

@@ -1,6 +1,6 @@
-// Softmax, LogSoftmax and the Reduce family as draws (backends/gl/softmax, reduce), on the
-// tensor folded to (outer, axis, inner) around the softmax axis or a contiguous run of reduced
-// axes. Non-contiguous reduction axes run on the CPU.
+// Softmax, LogSoftmax, Hardmax and the Reduce family as draws (backends/gl/softmax, reduce), on
+// the tensor folded to (outer, axis, inner) around the softmax axis or a contiguous run of
+// reduced axes. Non-contiguous reduction axes run on the CPU.
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/reduce.h"
 #include "backends/gl/softmax.h"
@@ -89,6 +89,7 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
 void register_softmax_reduce_ops(OpTable& t) {
   t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
   t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));
+  t.add("Hardmax", softmax_factory(SoftmaxOp::Hardmax));
   for (auto [name, op] : std::initializer_list<std::pair<const char*, ReduceOp>>{
            {"ReduceSum", ReduceOp::Sum},
            {"ReduceMean", ReduceOp::Mean},
