@@ -87,5 +87,27 @@ TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedOnTheCpu) {
       << y.to_string();
 }
 
+// llvmpipe cuts a fragment's loops short after 65535 iterations, silently: a reduction or a
+// softmax over longer lines must still give the CPU's result (the layer then runs on the CPU).
+TEST_F(GpuPixelWorker, LinesLongerThanTheLoopBudgetStillMatchTheCpu) {
+  const int64_t line = 70000;
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {2, line});
+  b.initializer("axes", Tensor::from_data<int64_t>({1}, {1}));
+  b.node("ReduceSum", {"x", "axes"}, {"sum"});
+  b.node("Softmax", {"x"}, {"softmax"}).attributes.push_back(testing::int_attr("axis", 1));
+  b.output("sum").output("softmax");
+  const Model model = b.build();
+  const Tensor x = random_tensor({2, line}, -1.0f, 1.0f, 5);
+  Worker gpu(model, Backend::GpuPixel), cpu(model, Backend::Cpu);
+  gpu.schedule({{"x", x}});
+  cpu.schedule({{"x", x}});
+  for (const char* name : {"sum", "softmax"}) {
+    const Tensor expected = cpu.peek_output(name).readback_and_clone();
+    const Tensor actual = gpu.peek_output(name).readback_and_clone();
+    EXPECT_TRUE(all_close(actual, expected, 1e-3, 1e-6)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::gl

@@ -1,5 +1,6 @@
 #include "backends/gl/backend.h"
 
+#include "backends/gl/loop_budget.h"
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/runtime.h"
 #include "runtime/op_table_kernel.h"
@@ -36,10 +37,15 @@ class PixelBackend final : public DeviceBackend {
 
   std::string description() const override {
     const ContextInfo& info = runtime_->context().info();
+    std::string loops;
+    if (info.max_fragment_loop_steps != kUnlimitedLoopSteps) {
+      loops = ", fragment loops cut at " + std::to_string(info.max_fragment_loop_steps) +
+              " iterations";
+    }
     return info.renderer + " (OpenGL ES " + std::to_string(info.gl_major) + "." +
            std::to_string(info.gl_minor) + ", " + to_string(info.format) + " textures, " +
            std::to_string(info.mantissa_bits) + "-bit mantissa, max texture " +
-           std::to_string(info.max_texture_size) + ")";
+           std::to_string(info.max_texture_size) + loops + ")";
   }
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,

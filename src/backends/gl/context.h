@@ -17,6 +17,7 @@
 #include <GLES3/gl3.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,7 +48,7 @@ struct ContextInfo {
   int mantissa_bits = 0;
   // Loop iterations one fragment may run before the driver cuts its loops short, measured at
   // start-up (loop_budget.h): 65535 on llvmpipe, kUnlimitedLoopSteps where no limit was found.
-  int64_t max_fragment_loop_steps = 0;
+  int64_t max_fragment_loop_steps = INT64_MAX;  // unlimited until measured
 };
 
 struct ContextOptions {

@@ -17,7 +17,15 @@ struct FoldedShape {
 
   int64_t lines() const { return outer * inner; }
   int64_t elements() const { return lines() * axis_len; }
+  // Loop iterations of a fragment that walks `lines` lines `passes` times each: an upper bound
+  // for the loop budget (loop_budget.h).
+  int64_t loop_steps(int64_t lines_per_fragment, int64_t passes) const {
+    return lines_per_fragment * passes * axis_len;
+  }
 };
+
+// A stats draw (kLineStatsMain) computes two lines per fragment.
+constexpr int64_t kStatsLinesPerFragment = 2;
 
 // For kernels that keep two stats per line (elements 2r and 2r + 1): kiln::Error naming `where`
 // on negative sizes, or when the elements or the stats go past 32-bit indexing.

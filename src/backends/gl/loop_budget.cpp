@@ -31,8 +31,7 @@ int64_t measure_fragment_loop_budget(Context& context) {
   const Program& program =
       context.programs().get("loop_budget", "", "", std::string(kShader) + kElementMain);
   TextureTensor counted(context, 1);
-  draw(context, program, counted, {},
-       [&] { program.set("u_iterations", kProbeIterations); });
+  draw(context, program, counted, {}, [&] { program.set("u_iterations", kProbeIterations); });
   float count[4] = {};
   download(counted, count);
   if (count[0] >= static_cast<float>(kProbeIterations)) return kUnlimitedLoopSteps;

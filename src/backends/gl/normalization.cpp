@@ -208,11 +208,15 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
       "norm_stats", moments ? "moments" : "lp", moments ? "#define MOMENTS\n" : "",
       std::string(kLineIndexing) + kStatsShader + kLineStatsMain);
   const DrawInput stats_inputs[] = {{"x", &x}};
-  draw(context_, stats_program, stats, stats_inputs, [&] {
-    set_line_uniforms(stats_program, n.shape);
-    stats_program.set("u_epsilon", n.epsilon);
-    stats_program.set("u_p", n.lp_p);
-  });
+  // Moments walk each line twice (mean, then variance), a p-norm once.
+  draw(
+      context_, stats_program, stats, stats_inputs,
+      [&] {
+        set_line_uniforms(stats_program, n.shape);
+        stats_program.set("u_epsilon", n.epsilon);
+        stats_program.set("u_p", n.lp_p);
+      },
+      n.shape.loop_steps(kStatsLinesPerFragment, moments ? 2 : 1));
 
   ProgramVariant variant;
   variant.add(moments, "MOMENTS");

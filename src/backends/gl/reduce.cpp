@@ -127,7 +127,11 @@ void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
   // An empty reduction reads nothing; X (then empty) stays unbound, as draw() refuses it.
   std::vector<DrawInput> inputs;
   if (x_count > 0) inputs.push_back({"x", &x});
-  draw(context_, program, y, inputs, [&] { set_line_uniforms(program, s); });
+  // Four outputs per fragment; LogSumExp walks its line twice (maximum, then the sum).
+  const int64_t passes = op == ReduceOp::LogSumExp ? 2 : 1;
+  draw(
+      context_, program, y, inputs, [&] { set_line_uniforms(program, s); },
+      s.loop_steps(4, passes));
 }
 
 }  // namespace kiln::gl

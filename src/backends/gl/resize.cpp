@@ -125,13 +125,17 @@ void Resize::record(std::span<const cpu::ResizeAxis> axes, const cpu::ResizeOpti
   const int in[] = {i(row_axis.in), i(axes[rank - 1].in)};
   const int out[] = {i(row_axis.out), i(axes[rank - 1].out)};
   const int max_taps[] = {i(rows.max_count), i(cols.max_count)};
-  draw(context_, program, y, inputs, [&] {
-    glUniform2iv(program.location("u_in"), 1, in);
-    glUniform2iv(program.location("u_out"), 1, out);
-    glUniform2iv(program.location("u_max_taps"), 1, max_taps);
-    program.set("u_col_taps_at", i(col_taps_at));
-    program.set("u_extrapolation", options.extrapolation_value);
-  });
+  // Four outputs per fragment, each over its rows of taps and the column taps of each row.
+  draw(
+      context_, program, y, inputs,
+      [&] {
+        glUniform2iv(program.location("u_in"), 1, in);
+        glUniform2iv(program.location("u_out"), 1, out);
+        glUniform2iv(program.location("u_max_taps"), 1, max_taps);
+        program.set("u_col_taps_at", i(col_taps_at));
+        program.set("u_extrapolation", options.extrapolation_value);
+      },
+      4 * rows.max_count * (1 + cols.max_count));
 }
 
 }  // namespace kiln::gl

@@ -108,7 +108,10 @@ void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x
       context_.programs().get("softmax_stats", stats_variant.name, stats_variant.defines,
                               std::string(kLineIndexing) + kStatsShader + kLineStatsMain);
   const DrawInput stats_inputs[] = {{"x", &x}};
-  draw(context_, stats_program, stats, stats_inputs, [&] { set_line_uniforms(stats_program, s); });
+  // Two passes over each line: its maximum, then its sum of exponentials.
+  draw(
+      context_, stats_program, stats, stats_inputs, [&] { set_line_uniforms(stats_program, s); },
+      s.loop_steps(kStatsLinesPerFragment, 2));
 
   ProgramVariant variant = stats_variant;
   variant.add(op == SoftmaxOp::LogSoftmax, "LOG_SOFTMAX");
