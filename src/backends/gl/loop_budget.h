@@ -19,7 +19,8 @@ constexpr int64_t kUnlimitedLoopSteps = INT64_MAX;
 constexpr int64_t kLoopStepsReserve = 256;
 
 // Draws one fragment that counts up to 2^22 in a loop and reads back how far it got: the budget,
-// or kUnlimitedLoopSteps when it got there. Used inside the context's Scope.
+// or kUnlimitedLoopSteps when it got there. Used inside the context's Scope, once its program
+// cache exists.
 int64_t measure_fragment_loop_budget(Context& context);
 
 }  // namespace kiln::gl
