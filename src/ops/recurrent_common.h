@@ -74,6 +74,9 @@ struct RecurrentAttributes {
   }
 };
 
+// LSTM's cell (lstm.cpp), for the GPU backends that parse and check an LSTM node as the CPU does.
+CellSpec lstm_cell_spec();
+
 RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec);
 
 // The sizes of one run and where each (time, direction, batch) vector lives in X, Y and the

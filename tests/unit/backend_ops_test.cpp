@@ -102,6 +102,105 @@ struct OpCase {
   bool on_pixel = true;
 };
 
+// ---- LSTM on the GPU-compute backend ----------------------------------------------------------
+// Every direction, optional input and output combination the step kernel takes. W, R and B are
+// initializers as in exported models; initial states are graph inputs (values of the run).
+struct LstmCase {
+  std::string name;
+  std::string direction = "forward";
+  int64_t seq = 3, batch = 1, input = 4, hidden = 5;
+  bool bias = false, initial_h = false, initial_c = false, peepholes = false;
+  bool full_sequence_lens = false;  // sequence_lens given, every entry equal to seq
+  int outputs = 3;
+};
+
+void add_gpu_compute_lstm_cases(std::vector<OpCase>& c) {
+  const std::vector<LstmCase> lstms = {
+      {.name = "forward_defaults"},
+      {.name = "forward_bias_initial_states", .bias = true, .initial_h = true, .initial_c = true},
+      {.name = "forward_initial_c_only", .batch = 2, .initial_c = true},
+      {.name = "reverse",
+       .direction = "reverse",
+       .seq = 4,
+       .batch = 2,
+       .bias = true,
+       .initial_h = true},
+      {.name = "bidirectional",
+       .direction = "bidirectional",
+       .seq = 5,
+       .batch = 3,
+       .input = 7,
+       .hidden = 6,
+       .bias = true,
+       .initial_h = true,
+       .initial_c = true},
+      {.name = "bidirectional_Y_only",
+       .direction = "bidirectional",
+       .seq = 4,
+       .batch = 2,
+       .bias = true,
+       .outputs = 1},
+      {.name = "forward_Y_and_Y_h", .seq = 2, .batch = 2, .bias = true, .outputs = 2},
+      {.name = "peepholes",
+       .seq = 4,
+       .batch = 2,
+       .bias = true,
+       .initial_c = true,
+       .peepholes = true},
+      {.name = "bidirectional_peepholes",
+       .direction = "bidirectional",
+       .seq = 3,
+       .batch = 2,
+       .peepholes = true},
+      {.name = "full_sequence_lens",
+       .seq = 3,
+       .batch = 2,
+       .bias = true,
+       .full_sequence_lens = true},
+      {.name = "wide",
+       .direction = "bidirectional",
+       .seq = 6,
+       .batch = 2,
+       .input = 24,
+       .hidden = 40,
+       .bias = true},
+  };
+  for (size_t i = 0; i < lstms.size(); ++i) {
+    OpCase op{"LSTM_" + lstms[i].name,
+              [l = lstms[i], seed = static_cast<unsigned>(400 + 10 * i)] {
+                const int64_t dirs = l.direction == "bidirectional" ? 2 : 1;
+                const int64_t gates = 4 * l.hidden;
+                const Shape state{dirs, l.batch, l.hidden};
+                OpTest t("LSTM");
+                t.input(random_f32({l.seq, l.batch, l.input}, seed))
+                    .input(random_f32({dirs, gates, l.input}, seed + 1, -0.5f, 0.5f))
+                    .input(random_f32({dirs, gates, l.hidden}, seed + 2, -0.5f, 0.5f))
+                    .input(l.bias ? random_f32({dirs, 2 * gates}, seed + 3, -0.5f, 0.5f) : Tensor())
+                    .input(l.full_sequence_lens
+                               ? Tensor::from_data<int32_t>(
+                                     {l.batch}, std::vector<int32_t>(static_cast<size_t>(l.batch),
+                                                                     static_cast<int32_t>(l.seq)))
+                               : Tensor())
+                    .input(l.initial_h ? random_f32(state, seed + 4, -0.5f, 0.5f) : Tensor())
+                    .input(l.initial_c ? random_f32(state, seed + 5) : Tensor())
+                    .input(l.peepholes ? random_f32({dirs, 3 * l.hidden}, seed + 6, -0.5f, 0.5f)
+                                       : Tensor())
+                    .attr("hidden_size", l.hidden)
+                    .attr("direction", l.direction)
+                    .outputs(l.outputs)
+                    .constant_input(1)
+                    .constant_input(2);
+                if (l.bias) t.constant_input(3);
+                if (l.full_sequence_lens) t.constant_input(4);
+                return t;
+              },
+              1e-4, 1e-5};
+    op.on_pixel = false;
+    c.push_back(std::move(op));
+  }
+}
+// ---- end of LSTM on the GPU-compute backend ---------------------------------------------------
+
 std::vector<OpCase> make_cases() {
   std::vector<OpCase> c;
   // Element-wise binary with broadcasting.
@@ -877,6 +976,7 @@ std::vector<OpCase> make_cases() {
     }
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
+  add_gpu_compute_lstm_cases(c);
   return c;
 }
 

@@ -59,6 +59,13 @@ const Buffer& OpRecorder::upload(std::span<const std::byte> bytes) {
   return d->buffer();
 }
 
+const Buffer& OpRecorder::scratch(size_t bytes) {
+  check_binding(bytes);
+  auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
+  uploads_.push_back(d);
+  return d->buffer();
+}
+
 void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
   buffer(source);  // a host input goes to the device first
   const Tensor& in = run_.inputs[source];

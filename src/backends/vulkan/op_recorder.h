@@ -48,6 +48,9 @@ class OpRecorder {
   // A device copy of kernel-side host data (lookup tables), alive until the work using it is
   // done.
   const Buffer& upload(std::span<const std::byte> bytes);
+  // An uninitialised device buffer for a kernel's intermediate values (LSTM's input projection
+  // and cell state), alive until the work using it is done.
+  const Buffer& scratch(size_t bytes);
 
   // The node's work, for splitting submissions: each output counts its elements; kernels that
   // do more per element (matrix products, convolutions) add their multiply-adds.
@@ -60,7 +63,8 @@ class OpRecorder {
   const std::shared_ptr<Context>& context_;
   DeviceOpRun& run_;
   uint64_t work_ = 0;
-  std::vector<std::shared_ptr<DeviceTensor>> uploads_;  // released when the recorder is
+  std::vector<std::shared_ptr<DeviceTensor>>
+      uploads_;  // and scratch; released when the recorder is
 };
 
 }  // namespace kiln::vulkan

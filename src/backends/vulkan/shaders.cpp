@@ -45,6 +45,9 @@ constexpr uint32_t kConvTranspose[] =
 constexpr uint32_t kReduce[] =
 #include "vulkan_shaders/reduce.spv.inc"
     ;
+constexpr uint32_t kLstmStep[] =
+#include "vulkan_shaders/lstm_step.spv.inc"
+    ;
 constexpr uint32_t kSoftmax[] =
 #include "vulkan_shaders/softmax.spv.inc"
     ;
@@ -91,6 +94,7 @@ std::span<const uint32_t> conv_depthwise_k5s1() { return kConvDepthwiseK5s1; }
 std::span<const uint32_t> conv_depthwise_k5s2() { return kConvDepthwiseK5s2; }
 std::span<const uint32_t> conv_transpose() { return kConvTranspose; }
 std::span<const uint32_t> reduce() { return kReduce; }
+std::span<const uint32_t> lstm_step() { return kLstmStep; }
 std::span<const uint32_t> softmax() { return kSoftmax; }
 std::span<const uint32_t> pool() { return kPool; }
 std::span<const uint32_t> normalization() { return kNormalization; }

@@ -21,6 +21,7 @@ std::span<const uint32_t> conv_depthwise_k5s1();
 std::span<const uint32_t> conv_depthwise_k5s2();
 std::span<const uint32_t> conv_transpose();
 std::span<const uint32_t> reduce();
+std::span<const uint32_t> lstm_step();
 std::span<const uint32_t> softmax();
 std::span<const uint32_t> pool();
 std::span<const uint32_t> normalization();

@@ -18,6 +18,7 @@ const OpTable& op_table() {
     register_indexing_ops(t);
     register_cast_ops(t);
     register_logical_ops(t);
+    register_recurrent_ops(t);
     return t;
   }();
   return table;
