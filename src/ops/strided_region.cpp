@@ -35,6 +35,10 @@ StridedRegion plan_slice(const Shape& in_shape, std::span<const int64_t> starts,
   check(ends.size() == starts.size() && (axes.empty() || axes.size() == starts.size()) &&
             (steps.empty() || steps.size() == starts.size()),
         "Slice: starts, ends, axes and steps differ in length");
+  // normalize_axis takes axis 0 of a scalar (for ops that treat it as rank 1); a slice cannot.
+  check(starts.size() <= in_shape.size(), "Slice: " + std::to_string(starts.size()) +
+                                              " slices for an input of rank " +
+                                              std::to_string(in_shape.size()));
   const Shape strides = strides_of(in_shape);
   StridedRegion r;
   r.shape.assign(in_shape.begin(), in_shape.end());

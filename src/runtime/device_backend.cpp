@@ -1,13 +1,46 @@
 // Helpers every device backend shares (runtime/device_backend.h).
 #include <algorithm>
+#include <mutex>
+#include <string>
 
 #include "runtime/device_backend.h"
 
 namespace kiln {
+namespace {
+
+std::mutex fallbacks_mutex;
+RunTimeFallbacks fallbacks;  // guarded by fallbacks_mutex
+
+}  // namespace
+
+RunTimeFallbacks run_time_fallbacks() {
+  std::lock_guard lock(fallbacks_mutex);
+  return fallbacks;
+}
+
+void note_run_time_fallback(const std::string& reason) {
+  std::lock_guard lock(fallbacks_mutex);
+  ++fallbacks.count;
+  fallbacks.last_reason = reason;
+}
 
 int64_t non_negative_axis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) throw RunOnCpu("axis out of range");
   return axis < 0 ? axis + rank : axis;
+}
+
+bool every_input_present(const NodeInfo& info, std::string& reason) {
+  if (info.num_inputs() == 0) {
+    reason = "no inputs";
+    return false;
+  }
+  for (size_t k = 0; k < info.num_inputs(); ++k) {
+    if (!info.has_input(k)) {
+      reason = "input " + std::to_string(k) + " is missing";
+      return false;
+    }
+  }
+  return true;
 }
 
 bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks) {

@@ -5,6 +5,7 @@
 // job system stays the only scheduler and `schedule` never blocks.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <span>
@@ -84,6 +85,20 @@ struct DevicePlacementQuery {
   // CPU.
   mutable DeferredDtypeChecks deferred_dtype_checks;
 };
+
+// Device nodes that ran on the CPU at run time in this process (a shape, size or dtype its
+// kernel does not take), and the reason of the latest: placements() tells what runs where at
+// load time, this what a run then had to move back to the CPU. For tests and diagnostics.
+struct RunTimeFallbacks {
+  uint64_t count = 0;
+  std::string last_reason;
+};
+RunTimeFallbacks run_time_fallbacks();
+void note_run_time_fallback(const std::string& reason);
+
+// For variadic ops (Sum, Max, Min, Mean): at least one input, none of them left out; false with
+// `reason` otherwise (the CPU kernel then reports the node).
+bool every_input_present(const NodeInfo& info, std::string& reason);
 
 // Whether a run's inputs are what a device kernel compiled for `query` takes: tensors (not
 // sequences or optionals) of the dtypes its deferred checks allow. Otherwise the node runs on the

@@ -15,7 +15,7 @@
 namespace kiln {
 
 // Runs `record` with a recorder for `run`, inside what recording needs on the backend. A
-// RunOnCpu from `record` passes through.
+// RunOnCpu or kiln::Error from `record` passes through.
 template <class Recorder>
 using RecordSession =
     std::function<void(DeviceOpRun& run, const typename DeviceOpTable<Recorder>::RecordFn& record)>;
@@ -35,11 +35,21 @@ class OpTableKernel final : public DeviceKernel {
         record_(std::move(record)),
         dtype_checks_(std::move(dtype_checks)) {}
 
+  // False, and the node runs on the CPU, for inputs or shapes the kernel does not take: a
+  // RunOnCpu, or a kiln::Error from a kernel's own checks (the CPU kernel then computes the
+  // node, or reports bad input in its own words).
   bool record(DeviceOpRun& run) override {
-    if (!inputs_fit(run.inputs, dtype_checks_)) return false;
+    if (!inputs_fit(run.inputs, dtype_checks_)) {
+      note_run_time_fallback("inputs of a kind or dtype the kernel does not take");
+      return false;
+    }
     try {
       session_(run, record_);
-    } catch (const RunOnCpu&) {
+    } catch (const RunOnCpu& e) {
+      note_run_time_fallback(e.what());
+      return false;
+    } catch (const Error& e) {
+      note_run_time_fallback(e.what());
       return false;
     }
     return true;

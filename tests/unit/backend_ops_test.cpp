@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device_backend.h"
 #include "test_util.h"
 #if KILN_VULKAN
 #include "backends/vulkan/device.h"
@@ -1017,7 +1018,10 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
     EXPECT_EQ(p.backend, backend) << p.op_type << " fell back: " << p.fallback_reason;
   }
   const std::vector<Tensor> expected = test.run(Backend::Cpu);
+  const RunTimeFallbacks before = run_time_fallbacks();
   const std::vector<Tensor> actual = test.run(backend);
+  const RunTimeFallbacks after = run_time_fallbacks();
+  EXPECT_EQ(after.count, before.count) << "ran on the CPU at run time: " << after.last_reason;
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t k = 0; k < expected.size(); ++k) {
     ASSERT_EQ(actual[k].dtype(), expected[k].dtype());

@@ -22,6 +22,21 @@ struct ConvGeometry {
   int64_t in_size() const { return in.element_count(); }
   int64_t out_size() const { return out.element_count(); }
   int64_t kernel_size() const { return kernel.element_count(); }
+
+  // Whether every coordinate a window walk computes along each axis (o * stride - pad +
+  // k * dilation for o < out and k < kernel, and the image extended by its pads, `pad_end` too
+  // where given) fits in 32-bit signed integers, as GPU shaders compute them.
+  bool coordinates_fit_int32(const Shape& pad_end = {}) const {
+    for (size_t d = 0; d < rank(); ++d) {
+      const auto magnitude = [](int64_t v) { return static_cast<__int128>(v < 0 ? -v : v); };
+      __int128 reach = magnitude(in[d]) + magnitude(pad[d]) +
+                       magnitude(out[d]) * magnitude(stride[d]) +
+                       magnitude(kernel[d]) * magnitude(dilation[d]);
+      if (d < pad_end.size()) reach += magnitude(pad_end[d]);
+      if (reach > INT32_MAX) return false;
+    }
+    return true;
+  }
 };
 
 }  // namespace kiln::cpu

@@ -21,6 +21,7 @@ WindowPlane to_window_plane(const cpu::ConvGeometry& g, const std::string& where
     check(g.in[d] >= 0 && g.out[d] >= 0 && g.kernel[d] > 0,
           where + ": negative spatial size or empty kernel");
   }
+  check(g.coordinates_fit_int32(), where + ": window coordinates beyond 32-bit indexing");
   return {as_plane(g.in, 1),     as_plane(g.out, 1),      as_plane(g.kernel, 1),
           as_plane(g.stride, 1), as_plane(g.dilation, 1), as_plane(g.pad, 0)};
 }

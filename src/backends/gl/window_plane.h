@@ -18,7 +18,8 @@ struct WindowPlane {
 };
 
 // kiln::Error naming `where` unless the geometry has rank 1 or 2 in every field, positive
-// strides, dilations and kernel sizes, and no negative spatial size.
+// strides, dilations and kernel sizes, no negative spatial size, and window coordinates within
+// 32 bits.
 WindowPlane to_window_plane(const cpu::ConvGeometry& geometry, const std::string& where);
 
 // A per-axis list of rank 1 or 2 as (height, width), `fill` for the missing height.
@@ -31,7 +32,7 @@ inline int64_t window_loop_steps(const WindowPlane& plane) {
 }
 
 // Sets the ivec2 uniforms u_in, u_out, u_kernel, u_stride, u_dilation and u_pad of the program
-// in use; the caller has checked that the values fit in 32 bits.
+// in use (to_window_plane has checked that they fit in 32 bits).
 void set_window_uniforms(const Program& program, const WindowPlane& plane);
 void set_ivec2(const Program& program, const char* uniform, const std::array<int64_t, 2>& value);
 

@@ -39,6 +39,8 @@ PoolPushConstants pool_constants(const cpu::PoolShape& s, PoolKind kind, bool co
     pc.pad[first + d] = static_cast<int32_t>(narrow(g.pad[d], "a pad"));
     pc.pad_end[first + d] = static_cast<int32_t>(narrow(s.pad_end[d], "a pad"));
   }
+  check(g.coordinates_fit_int32(s.pad_end),
+        "pooling on the GPU: window coordinates beyond 32-bit indexing");
   narrow(s.planes * g.in_size(), "the input");
   pc.count = narrow(s.planes * g.out_size(), "the output");
   return pc;

@@ -126,6 +126,7 @@ Region space_to_depth_region(const Shape& in_shape, int64_t block) {
 std::vector<Region> concat_regions(std::span<const Shape> in_shapes, int64_t axis) {
   check(!in_shapes.empty(), "concat: no inputs");
   const size_t rank = in_shapes[0].size();
+  check(rank > 0, "concat: scalar inputs");
   const int64_t a = normalize_axis(axis, static_cast<int64_t>(rank), "concat");
   std::vector<int64_t> out(in_shapes[0].begin(), in_shapes[0].end());
   out[a] = 0;

@@ -45,18 +45,7 @@ OpFactory binary_factory(BinaryOp op) {
 // it too); two or more are a chain of binary draws.
 OpFactory variadic_factory(VariadicOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
-    const size_t n = q.info.num_inputs();
-    if (n == 0) {
-      reason = "no inputs";
-      return nullptr;
-    }
-    for (size_t k = 0; k < n; ++k) {
-      if (!q.info.has_input(k)) {
-        reason = "input " + std::to_string(k) + " is missing";
-        return nullptr;
-      }
-    }
+    if (!every_input_present(q.info, reason) || !float_inputs(q, reason)) return nullptr;
     return [op](OpRecorder& r) {
       if (r.num_inputs() == 1) {
         r.output_view(0, 0, r.shape(0));

@@ -127,7 +127,8 @@ void record_identity(OpRecorder& r) { r.output_view(0, 0, r.shape(0)); }
 // Mean of float32 inputs: their sum divided by the count, as the CPU computes it.
 OpFactory mean_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    if (!every_input_present(q.info, reason) || !inputs_are(q, {DataType::Float32}, reason))
+      return nullptr;
     if (q.info.num_inputs() == 1) return record_identity;
     return float_chain(BinaryOp::Add, true);
   };
@@ -137,6 +138,7 @@ OpFactory mean_factory() {
 OpFactory variadic_factory(BinaryOp op, IntegerOp int_op) {
   OpFactory two = binary_factory(op, int_op);
   return [two, op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!every_input_present(q.info, reason)) return nullptr;
     if (q.info.num_inputs() == 1) {
       if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason))
         return nullptr;

@@ -19,10 +19,13 @@ RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p
       throw RunOnCpu("pool input rank does not match kernel_shape");
     const ResolveContext resolve(node);
     cpu::PoolShape s;
-    s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
-                                resolve.context(), &s.pad_end);
+    s.geometry = or_run_on_cpu([&] {
+      return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
+                            resolve.context(), &s.pad_end);
+    });
     s.planes = x[0] * x[1];
-    const PoolPushConstants pc = pool_constants(s, kind, count_include_pad, p);
+    const PoolPushConstants pc =
+        or_run_on_cpu([&] { return pool_constants(s, kind, count_include_pad, p); });
     Shape y_shape{x[0], x[1]};
     for (int64_t d : s.geometry.out) y_shape.push_back(d);
     const Buffer& xb = r.buffer(0);
