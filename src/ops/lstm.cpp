@@ -70,15 +70,23 @@ struct LstmCell {
 
 }  // namespace
 
-CpuKernel make_lstm(const NodeInfo& info) {
-  LstmCell cell;
-  cell.input_forget = info.attr_int("input_forget", 0) != 0;
-  recurrent::CellSpec spec;
+namespace recurrent {
+
+CellSpec lstm_cell_spec() {
+  CellSpec spec;
   spec.gates = 4;
   spec.activations = {"Sigmoid", "Tanh", "Tanh"};
   spec.recurrent_blocks = {{0, 4}};
   spec.has_cell_state = true;
-  return recurrent::make_recurrent_kernel(info, std::move(spec), cell);
+  return spec;
+}
+
+}  // namespace recurrent
+
+CpuKernel make_lstm(const NodeInfo& info) {
+  LstmCell cell;
+  cell.input_forget = info.attr_int("input_forget", 0) != 0;
+  return recurrent::make_recurrent_kernel(info, recurrent::lstm_cell_spec(), cell);
 }
 
 }  // namespace kiln

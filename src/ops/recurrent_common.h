@@ -74,6 +74,10 @@ struct RecurrentAttributes {
   }
 };
 
+// LSTM's cell: gates i, o, f, c, activations f=Sigmoid, g=Tanh, h=Tanh, and a cell state (shared
+// with the GPU backends, which run the same node).
+CellSpec lstm_cell_spec();
+
 RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec);
 
 // The sizes of one run and where each (time, direction, batch) vector lives in X, Y and the
