@@ -102,6 +102,64 @@ struct OpCase {
   bool on_pixel = true;
 };
 
+// LSTM on the GPU-pixel backend: directions, batch and sequence sizes, the optional inputs
+// (bias, initial states, peepholes, a sequence_lens equal to X's length) and each subset of the
+// outputs. Hidden sizes 4 and 3 take the texel-wise and the element-wise recurrent product.
+void add_pixel_lstm_cases(std::vector<OpCase>& c) {
+  struct LstmCase {
+    std::string name;
+    const char* direction;
+    int64_t seq, batch, input, hidden;
+    bool bias, initial_states, peepholes, sequence_lens;
+    bool y, y_h_and_y_c;  // which outputs the node produces
+  };
+  const std::vector<LstmCase> lstm_cases = {
+      {"forward_plain", "forward", 1, 1, 5, 4, false, false, false, false, true, false},
+      {"forward_bias_initial", "forward", 1, 1, 5, 4, true, true, false, false, true, true},
+      {"forward_seq4_batch3", "forward", 4, 3, 5, 4, true, true, false, false, true, true},
+      {"forward_hidden3", "forward", 3, 2, 2, 3, true, true, false, false, true, true},
+      {"reverse", "reverse", 4, 2, 3, 4, true, true, false, false, true, true},
+      {"bidirectional", "bidirectional", 5, 2, 3, 4, true, false, false, false, true, false},
+      {"bidirectional_hidden3", "bidirectional", 3, 3, 4, 3, true, true, false, false, true, true},
+      {"states_only", "bidirectional", 3, 2, 3, 4, true, true, false, false, false, true},
+      {"peepholes", "bidirectional", 4, 2, 3, 4, true, true, true, false, true, true},
+      {"sequence_lens_full", "forward", 3, 2, 3, 4, true, false, false, true, true, true},
+  };
+  for (const LstmCase& l : lstm_cases) {
+    OpCase lstm{"LSTM_" + l.name,
+                [l] {
+                  const int64_t d = std::string(l.direction) == "bidirectional" ? 2 : 1;
+                  const int64_t h = l.hidden;
+                  const Shape state{d, l.batch, h};
+                  OpTest t("LSTM", 14);
+                  t.input(random_f32({l.seq, l.batch, l.input}, 600))
+                      .input(random_f32({d, 4 * h, l.input}, 601, -0.7f, 0.7f))
+                      .input(random_f32({d, 4 * h, h}, 602, -0.7f, 0.7f))
+                      .input(l.bias ? random_f32({d, 8 * h}, 603, -0.5f, 0.5f) : Tensor())
+                      .input(l.sequence_lens
+                                 ? Tensor::from_data<int32_t>(
+                                       {l.batch}, std::vector<int32_t>(static_cast<size_t>(l.batch),
+                                                                       static_cast<int32_t>(l.seq)))
+                                 : Tensor())
+                      .input(l.initial_states ? random_f32(state, 604, -1.0f, 1.0f) : Tensor())
+                      .input(l.initial_states ? random_f32(state, 605, -1.0f, 1.0f) : Tensor())
+                      .input(l.peepholes ? random_f32({d, 3 * h}, 606, -0.5f, 0.5f) : Tensor())
+                      .constant_input(1)
+                      .constant_input(2)
+                      .attr("direction", l.direction)
+                      .attr("hidden_size", h)
+                      .outputs(l.y_h_and_y_c ? 3 : 1);
+                  if (l.bias) t.constant_input(3);
+                  if (l.peepholes) t.constant_input(7);
+                  if (!l.y) t.absent_output(0);
+                  return t;
+                },
+                1e-4, 1e-5};
+    lstm.on_compute = false;  // this block covers the GPU-pixel kernel only
+    c.push_back(std::move(lstm));
+  }
+}
+
 std::vector<OpCase> make_cases() {
   std::vector<OpCase> c;
   // Element-wise binary with broadcasting.
@@ -877,6 +935,7 @@ std::vector<OpCase> make_cases() {
     }
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
+  add_pixel_lstm_cases(c);
   return c;
 }
 
