@@ -9,6 +9,7 @@
 #include "device_worker_fixture.h"
 #include "gl_fixture.h"
 #include "graph_builder.h"
+#include "test_util.h"
 
 namespace kiln::gl {
 namespace {
@@ -85,6 +86,36 @@ TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedOnTheCpu) {
   EXPECT_TRUE(all_close(
       y, Tensor::from_data<float>({2, 3, 2}, {30, 31, 0, 1, 20, 21, 10, 11, 10, 11, 30, 31})))
       << y.to_string();
+}
+
+// The LSTM draws take the common subset; every other node stays on the CPU, saying what it has.
+TEST_F(GpuPixelWorker, LstmOutsideTheDrawnSubsetStaysOnTheCpuWithAReason) {
+  auto lstm = [] {
+    testing::OpTest t("LSTM", 14);
+    t.input(Tensor::from_data<float>({1, 1, 2}, {0.5f, -1.0f}))
+        .input(Tensor::from_data<float>({1, 4, 2}, std::vector<float>(8, 0.1f)))
+        .input(Tensor::from_data<float>({1, 4, 1}, std::vector<float>(4, 0.2f)))
+        .constant_input(1)
+        .constant_input(2)
+        .attr("hidden_size", int64_t{1});
+    return t;
+  };
+  const std::vector<std::pair<testing::OpTest, std::string>> cases = {
+      {lstm().attr("layout", int64_t{1}), "layout"},
+      {lstm().attr("clip", 3.0f), "clip"},
+      {lstm().attr("input_forget", int64_t{1}), "input_forget"},
+      {lstm().attr("activations", std::vector<std::string>{"Sigmoid", "Relu", "Tanh"}),
+       "activations"},
+  };
+  for (const auto& [test, what] : cases) {
+    const std::vector<NodePlacement> p = Worker(test.model(), Backend::GpuPixel).placements();
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_EQ(p[0].backend, Backend::Cpu) << what;
+    EXPECT_NE(p[0].fallback_reason.find(what), std::string::npos) << p[0].fallback_reason;
+  }
+  const std::vector<NodePlacement> drawn = Worker(lstm().model(), Backend::GpuPixel).placements();
+  ASSERT_EQ(drawn.size(), 1u);
+  EXPECT_EQ(drawn[0].backend, Backend::GpuPixel) << drawn[0].fallback_reason;
 }
 
 }  // namespace
