@@ -125,6 +125,7 @@ void add_pixel_lstm_cases(std::vector<OpCase>& c) {
       {"bidirectional_hidden3", "bidirectional", 3, 3, 4, 3, true, true, false, -1, true, true},
       {"states_only", "bidirectional", 3, 2, 3, 4, true, true, false, -1, false, true},
       {"peepholes", "bidirectional", 4, 2, 3, 4, true, true, true, -1, true, true},
+      {"empty_sequence", "bidirectional", 0, 2, 3, 4, true, true, false, -1, true, true},
       {"sequence_lens_full", "forward", 3, 2, 3, 4, true, false, false, 3, true, true},
       {"sequence_lens_shorter", "reverse", 3, 2, 3, 4, true, false, false, 2, true, true},
   };

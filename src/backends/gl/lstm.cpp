@@ -1,9 +1,12 @@
 #include "backends/gl/lstm.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "backends/gl/draw.h"
 #include "backends/gl/matmul.h"
+#include "backends/gl/operand_checks.h"
 #include "backends/gl/program.h"
 #include "backends/gl/region_copy.h"
 #include "backends/gl/shader_mains.h"
@@ -128,11 +131,11 @@ std::string define_if(bool on, const char* name) {
   return on ? std::string("#define ") + name + "\n" : std::string();
 }
 
-void check_holds(const TextureTensor* t, int64_t elements, const char* name) {
-  check(!t || t->element_count() >= elements,
-        std::string("LSTM on OpenGL ES: ") + name + " holds " +
-            std::to_string(t ? t->element_count() : 0) + " elements, fewer than " +
-            std::to_string(elements));
+constexpr const char* kWhere = "LSTM on OpenGL ES";
+
+// Absent operands (null) pass.
+void expect_optional_count(const TextureTensor* t, int64_t count, const char* name) {
+  if (t) expect_element_count(*t, count, kWhere, name);
 }
 
 // X·W[d]ᵀ for every direction d: one batched Matmul, W read transposed through its strides.
@@ -163,20 +166,25 @@ void copy_out(Context& context, const TextureTensor& state, int64_t offset, Text
 void Lstm::record(const LstmShape& shape, std::array<bool, 2> reversed,
                   const LstmTensors& t) const {
   const int64_t H = shape.hidden, D = shape.directions, S = shape.state_count();
-  check(D == 1 || D == 2, "LSTM on OpenGL ES: 1 or 2 directions, got " + std::to_string(D));
+  check(D == 1 || D == 2, std::string(kWhere) + ": 1 or 2 directions, got " + std::to_string(D));
   check(shape.seq >= 0 && shape.batch >= 0 && shape.input >= 0 && H >= 0,
-        "LSTM on OpenGL ES: negative sizes");
+        std::string(kWhere) + ": negative sizes");
   const int64_t y_count = t.y ? shape.y_count() : 0;
   const int64_t state_elements = y_count + 2 * S;
   const int64_t projection_elements = D * shape.seq * shape.batch * 4 * H;
-  check(state_elements <= INT32_MAX && projection_elements <= INT32_MAX &&
-            D * 4 * H * std::max(H, shape.input) <= INT32_MAX,
-        "LSTM on OpenGL ES: sizes exceed 32-bit indexing");
-  check_holds(t.r, D * 4 * H * H, "R");
-  check_holds(t.b, D * 8 * H, "B");
-  check_holds(t.p, D * 3 * H, "P");
-  check_holds(t.initial_h, S, "initial_h");
-  check_holds(t.initial_c, S, "initial_c");
+  check(state_elements <= kIndexLimit && projection_elements <= kIndexLimit &&
+            D * 4 * H * std::max(H, shape.input) <= kIndexLimit,
+        std::string(kWhere) + ": sizes exceed 32-bit indexing");
+  expect_element_count(*t.x, shape.seq * shape.batch * shape.input, kWhere, "X");
+  expect_element_count(*t.w, D * 4 * H * shape.input, kWhere, "W");
+  expect_element_count(*t.r, D * 4 * H * H, kWhere, "R");
+  expect_optional_count(t.b, D * 8 * H, "B");
+  expect_optional_count(t.p, D * 3 * H, "P");
+  expect_optional_count(t.initial_h, S, "initial_h");
+  expect_optional_count(t.initial_c, S, "initial_c");
+  expect_optional_count(t.y, shape.y_count(), "Y");
+  expect_optional_count(t.y_h, S, "Y_h");
+  expect_optional_count(t.y_c, S, "Y_c");
   if (S == 0) return;  // every output is empty
 
   TextureTensor state(context_, state_elements);

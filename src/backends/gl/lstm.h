@@ -48,7 +48,7 @@ class Lstm {
   explicit Lstm(Context& context) : context_(context) {}
 
   // reversed[d]: direction d runs from the last time step to the first. kiln::Error when a
-  // tensor holds fewer elements than its shape or sizes exceed 32-bit indexing.
+  // tensor does not hold its shape's element count or sizes exceed 32-bit indexing.
   void record(const LstmShape& shape, std::array<bool, 2> reversed, const LstmTensors& t) const;
 
  private:
