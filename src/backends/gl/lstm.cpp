@@ -69,7 +69,9 @@ uniform int u_y_count;
 uniform int u_state_count;
 uniform ivec2 u_time;  // this step's time step per direction
 
-// Gate g (i, o, f, c) of unit j before its activation and peephole.
+// Gate g (i, o, f, c) of unit j before its activation and peephole. Wb and Rb are added here
+// rather than in the projection: Matmul's C has no batch stride, so one draw for both directions
+// could not give each its own bias.
 float gate(int d, int b, int j, int g) {
   int H = u_hidden;
   float acc = fetch_element(projection, projection_width,

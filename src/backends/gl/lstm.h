@@ -2,7 +2,7 @@
 // tensors, with the gate order of the CPU op (ops/lstm.cpp): i, o, f, c in W, R and B, Wb before
 // Rb, peepholes i, o, f.
 //
-//   LstmTensors t{x, w, r, &b, nullptr, nullptr, nullptr, &y, nullptr, nullptr};
+//   LstmTensors t{&x, &w, &r, &b, nullptr, nullptr, nullptr, &y, nullptr, nullptr};
 //   Lstm(context).record(shape, reversed, t);
 //
 // One Matmul draws the input projection X·Wᵀ of every step and direction. The recurrence then
@@ -10,7 +10,8 @@
 // and c [directions, batch, hidden]: each step is one draw over all directions that writes the
 // new h and c of every (direction, batch, unit) and this step's slice of Y, and copies the rest
 // of Y from the previous state (a draw cannot read the texture it writes). Region copies take
-// the wanted outputs out of the last state.
+// the wanted outputs out of the last state. A step's Y slice and its h recompute the same gates:
+// one draw per step is worth more than the repeated arithmetic.
 #pragma once
 
 #include <array>
