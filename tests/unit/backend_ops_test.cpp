@@ -103,9 +103,9 @@ struct OpCase {
   bool on_pixel = true;
 };
 
-// ---- LSTM on the GPU-compute backend ----------------------------------------------------------
-// Every direction, optional input and output combination the step kernel takes. W, R and B are
-// initializers as in exported models; initial states are graph inputs (values of the run).
+// LSTM: every direction, optional input and output combination the step kernels take; hidden
+// sizes that are and are not a multiple of 4 (the pixel kernel reads R a texel at a time when
+// they are). W, R and B are initializers as in exported models; initial states are graph inputs.
 struct LstmCase {
   std::string name;
   std::string direction = "forward";
@@ -113,9 +113,11 @@ struct LstmCase {
   bool bias = false, initial_h = false, initial_c = false, peepholes = false;
   bool full_sequence_lens = false;  // sequence_lens given, every entry equal to seq
   int outputs = 3;
+  bool y = true;           // false: Y left out, Y_h and Y_c only
+  bool on_compute = true;  // the GPU-compute kernel falls back for an empty sequence
 };
 
-void add_gpu_compute_lstm_cases(std::vector<OpCase>& c) {
+void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
       {.name = "forward_bias_initial_states", .bias = true, .initial_h = true, .initial_c = true},
@@ -158,6 +160,37 @@ void add_gpu_compute_lstm_cases(std::vector<OpCase>& c) {
        .batch = 2,
        .bias = true,
        .full_sequence_lens = true},
+      {.name = "forward_hidden3",
+       .seq = 3,
+       .batch = 2,
+       .input = 2,
+       .hidden = 3,
+       .bias = true,
+       .initial_h = true,
+       .initial_c = true},
+      {.name = "bidirectional_hidden3",
+       .direction = "bidirectional",
+       .seq = 3,
+       .batch = 3,
+       .hidden = 3,
+       .bias = true,
+       .initial_h = true,
+       .initial_c = true},
+      {.name = "states_only",
+       .direction = "bidirectional",
+       .batch = 2,
+       .bias = true,
+       .initial_h = true,
+       .initial_c = true,
+       .y = false},
+      {.name = "empty_sequence",
+       .direction = "bidirectional",
+       .seq = 0,
+       .batch = 2,
+       .bias = true,
+       .initial_h = true,
+       .initial_c = true,
+       .on_compute = false},
       {.name = "wide",
        .direction = "bidirectional",
        .seq = 6,
@@ -193,15 +226,14 @@ void add_gpu_compute_lstm_cases(std::vector<OpCase>& c) {
                     .constant_input(2);
                 if (l.bias) t.constant_input(3);
                 if (l.full_sequence_lens) t.constant_input(4);
+                if (!l.y) t.absent_output(0);
                 return t;
               },
               1e-4, 1e-5};
-    op.on_pixel = false;
+    op.on_compute = lstms[i].on_compute;
     c.push_back(std::move(op));
   }
 }
-// ---- end of LSTM on the GPU-compute backend ---------------------------------------------------
-
 std::vector<OpCase> make_cases() {
   std::vector<OpCase> c;
   // Element-wise binary with broadcasting.
@@ -977,7 +1009,7 @@ std::vector<OpCase> make_cases() {
     }
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
-  add_gpu_compute_lstm_cases(c);
+  add_lstm_cases(c);
   return c;
 }
 

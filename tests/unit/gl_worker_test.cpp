@@ -9,6 +9,7 @@
 #include "device_worker_fixture.h"
 #include "gl_fixture.h"
 #include "graph_builder.h"
+#include "test_util.h"
 
 namespace kiln::gl {
 namespace {
@@ -107,6 +108,36 @@ TEST_F(GpuPixelWorker, LinesLongerThanTheLoopBudgetStillMatchTheCpu) {
     const Tensor actual = gpu.peek_output(name).readback_and_clone();
     EXPECT_TRUE(all_close(actual, expected, 1e-3, 1e-6)) << name;
   }
+}
+
+// The LSTM draws take the common subset; every other node stays on the CPU, saying what it has.
+TEST_F(GpuPixelWorker, LstmOutsideTheDrawnSubsetStaysOnTheCpuWithAReason) {
+  auto lstm = [] {
+    testing::OpTest t("LSTM", 14);
+    t.input(Tensor::from_data<float>({1, 1, 2}, {0.5f, -1.0f}))
+        .input(Tensor::from_data<float>({1, 4, 2}, std::vector<float>(8, 0.1f)))
+        .input(Tensor::from_data<float>({1, 4, 1}, std::vector<float>(4, 0.2f)))
+        .constant_input(1)
+        .constant_input(2)
+        .attr("hidden_size", int64_t{1});
+    return t;
+  };
+  const std::vector<std::pair<testing::OpTest, std::string>> cases = {
+      {lstm().attr("layout", int64_t{1}), "layout"},
+      {lstm().attr("clip", 3.0f), "clip"},
+      {lstm().attr("input_forget", int64_t{1}), "input_forget"},
+      {lstm().attr("activations", std::vector<std::string>{"Sigmoid", "Relu", "Tanh"}),
+       "activations"},
+  };
+  for (const auto& [test, what] : cases) {
+    const std::vector<NodePlacement> p = Worker(test.model(), Backend::GpuPixel).placements();
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_EQ(p[0].backend, Backend::Cpu) << what;
+    EXPECT_NE(p[0].fallback_reason.find(what), std::string::npos) << p[0].fallback_reason;
+  }
+  const std::vector<NodePlacement> drawn = Worker(lstm().model(), Backend::GpuPixel).placements();
+  ASSERT_EQ(drawn.size(), 1u);
+  EXPECT_EQ(drawn[0].backend, Backend::GpuPixel) << drawn[0].fallback_reason;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <algorithm>
+
 #include "passes/pipeline.h"
 
 namespace kiln::testing {
@@ -18,6 +20,11 @@ OpTest& OpTest::input(const Tensor& t) {
 
 OpTest& OpTest::outputs(int count) {
   outputs_ = count;
+  return *this;
+}
+
+OpTest& OpTest::absent_output(int index) {
+  absent_outputs_.push_back(index);
   return *this;
 }
 
@@ -111,6 +118,10 @@ Model OpTest::model() const {
     }
   }
   for (int i = 0; i < outputs_; ++i) {
+    if (std::ranges::find(absent_outputs_, i) != absent_outputs_.end()) {
+      node.outputs.push_back("");
+      continue;
+    }
     node.outputs.push_back("out" + std::to_string(i));
     ValueInfo v;
     v.name = node.outputs.back();

@@ -18,6 +18,8 @@ class OpTest {
 
   OpTest& input(const Tensor& t);  // an undefined Tensor() is an absent optional input
   OpTest& outputs(int count);      // number of node outputs (default 1)
+  // Leaves optional output `index` (< the output count) unnamed: the node does not produce it.
+  OpTest& absent_output(int index);
   OpTest& attr(const std::string& name, int64_t value);
   OpTest& attr(const std::string& name, int value) { return attr(name, int64_t{value}); }
   OpTest& attr(const std::string& name, float value);
@@ -44,6 +46,7 @@ class OpTest {
   std::vector<Tensor> inputs_;
   std::vector<bool> constant_;
   int outputs_ = 1;
+  std::vector<int> absent_outputs_;
 };
 
 // Shorthands for building test tensors.

@@ -4,6 +4,7 @@
 
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
+#include "backends/gl/shader_math.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -16,31 +17,6 @@ uniform int x_width;
 uniform float u_alpha;  // LeakyRelu, Elu, Selu, Celu, HardSigmoid, ThresholdedRelu, Swish;
                         // Clip min; DivideBy divisor
 uniform float u_beta;   // Selu gamma; HardSigmoid beta; Clip max
-
-// e^v: Cody-Waite reduction by ln 2 (the high part has few bits, so n * LN2_HI is exact) and a
-// degree-7 polynomial on |r| <= ln(2)/2.
-float exp_(float v) {
-  if (isnan(v)) return v;
-  if (v > 88.72284) return inf_value();
-  if (v < -103.972) return 0.0;
-  float n = roundEven(v * 1.44269504);
-  float r = (v - n * 0.693359375) - n * -2.12194440e-4;
-  float q = 1.9875691500e-4;
-  q = q * r + 1.3981999507e-3;
-  q = q * r + 8.3334519073e-3;
-  q = q * r + 4.1665795894e-2;
-  q = q * r + 1.6666665459e-1;
-  q = q * r + 5.0000001201e-1;
-  return scale_by_pow2(q * r * r + r + 1.0, int(n));
-}
-
-// e^v - 1 without the cancellation near 0 (Elu, Selu and Celu are defined with expm1).
-float expm1_(float v) {
-  if (abs(v) >= 0.5) return exp_(v) - 1.0;
-  float t = 1.0;  // Horner form of the Taylor series to v^11
-  for (int k = 11; k >= 2; --k) t = 1.0 + t * v / float(k);
-  return v * t;
-}
 
 // log v = e ln 2 + log m with m in [sqrt(1/2), sqrt 2), log m = 2 atanh(s), s = (m-1)/(m+1).
 float log_(float v) {
@@ -80,14 +56,6 @@ float log1p_(float u) {
   p = 1.0 / 3.0 + s2 * p;
   return 2.0 * s + 2.0 * s * (s2 * p);
 }
-
-float tanh_(float v) {
-  if (abs(v) > 9.1) return sign(v);  // tanh rounds to +-1 in float32 from here on
-  float e = expm1_(2.0 * v);
-  return e / (e + 2.0);
-}
-
-float sigmoid_(float v) { return 1.0 / (1.0 + exp_(-v)); }
 
 float softplus_(float v) { return v > 0.0 ? v + log1p_(exp_(-v)) : log1p_(exp_(v)); }
 
@@ -310,8 +278,9 @@ void UnaryElementwise::record(const UnaryParams& params, const TextureTensor& x,
             std::to_string(y.element_count()));
   check(params.op != UnaryOp::Celu || params.alpha != 0.0f, where + ": alpha must not be 0");
   if (x.element_count() == 0) return;
-  const Program& program = context_.programs().get(
-      "unary_elementwise", name.onnx, std::string("#define ") + name.define + "\n", kShader);
+  const Program& program = context_.programs().get("unary_elementwise", name.onnx,
+                                                   std::string("#define ") + name.define + "\n",
+                                                   std::string(kExpFunctions) + kShader);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     program.set("u_alpha", params.alpha);

@@ -12,6 +12,7 @@ const OpTable& op_table() {
     register_softmax_reduce_ops(t);
     register_normalization_ops(t);
     register_resize_ops(t);
+    register_recurrent_ops(t);
     return t;
   }();
   return table;
