@@ -261,6 +261,14 @@ std::vector<OpCase> make_cases() {
                        .input(few_values(DataType::Float32, {4}, 40));
                  }});
   }
+  // A NaN in the first operand only.
+  for (const char* op : {"Max", "Min"}) {
+    c.push_back({std::string(op) + "_nan_first", [op] {
+                   return OpTest(op)
+                       .input(few_values(DataType::Float32, {3, 4}, 54))
+                       .input(random_f32({4}, 55));
+                 }});
+  }
   // Float Mod is C's fmod (fmod=1): remainders of both signs, divisors of both signs broadcast.
   c.push_back({"FMod_float32", [] {
                  return OpTest("Mod")
@@ -300,6 +308,12 @@ std::vector<OpCase> make_cases() {
                        .input(random_f32({2, 5}, 45))
                        .input(random_f32({5}, 46))
                        .input(few_values(DataType::Float32, {2, 5}, 47));
+                 }});
+    c.push_back({std::string(op) + "_variadic_nan_first", [op] {
+                   return OpTest(op)
+                       .input(few_values(DataType::Float32, {2, 5}, 51))
+                       .input(random_f32({5}, 52))
+                       .input(random_f32({2, 5}, 53));
                  }});
     c.push_back({std::string(op) + "_variadic_empty", [op] {
                    return OpTest(op)

@@ -31,6 +31,8 @@ class OpRecorder {
   const TextureTensor& texture(size_t k);
   // A new texture for float32 output k. RunOnCpu when it would not fit the device's textures.
   TextureTensor& output(size_t k, const Shape& shape);
+  // A texture for intermediate values of this node, returned to the pool when it goes.
+  TextureTensor temporary(int64_t elements) { return TextureTensor(runtime_->context(), elements); }
   // Output k as input `source`'s texture under another shape (Reshape and friends).
   void output_view(size_t k, size_t source, const Shape& shape);
 

@@ -1,8 +1,13 @@
 // Softmax, LogSoftmax, Hardmax and the Reduce family as draws (backends/gl/softmax, reduce), on
 // the tensor folded to (outer, axis, inner) around the softmax axis or a contiguous run of
-// reduced axes. Non-contiguous reduction axes run on the CPU.
+// reduced axes; reduced axes that kept ones interrupt are transposed to the end first.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/reduce.h"
+#include "backends/gl/region_copy.h"
 #include "backends/gl/softmax.h"
 #include "ops/op_utils.h"
 
@@ -35,6 +40,25 @@ OpFactory softmax_factory(SoftmaxOp op) {
   };
 }
 
+// The (outer, reduced, inner) fold of `x` when its reduced axes longer than 1 form one run
+// (size-1 axes may sit anywhere; no reduced axis at all is a fold of single-element lines);
+// nullopt when kept axes interrupt the run.
+std::optional<ReduceShape> fold_in_place(const Shape& x, const std::vector<bool>& reduced) {
+  size_t first = x.size(), last = 0;
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (reduced[d] && x[d] != 1) {
+      first = std::min(first, d);
+      last = d;
+    }
+  }
+  if (first == x.size()) return ReduceShape{x.element_count(), 1, 1};
+  for (size_t d = first; d <= last; ++d) {
+    if (!reduced[d] && x[d] != 1) return std::nullopt;
+  }
+  return ReduceShape{product(x, 0, first), product(x, first, last + 1),
+                     product(x, last + 1, x.size())};
+}
+
 // Reduce axes: an attribute before opset 18 (13 for ReduceSum), a host input after.
 OpFactory reduce_factory(ReduceOp op, const char* name) {
   return [op, name](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
@@ -50,25 +74,11 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
       const auto rank = static_cast<int64_t>(x.size());
       std::vector<int64_t> axes = attr_axes;
       if (axes_input && r.has_input(1)) axes = to_int64_vector(r.input(1), "axes");
-      if (axes.empty() && noop_empty) throw RunOnCpu("no axes to reduce");
-      std::vector<bool> reduced(x.size(), axes.empty());
+      // noop_with_empty_axes and no axes: nothing is reduced, each element is its own line.
+      std::vector<bool> reduced(x.size(), axes.empty() && !noop_empty);
       for (int64_t a : axes) {
         reduced[static_cast<size_t>(non_negative_axis(a, rank))] = true;
       }
-      // One contiguous run of reduced axes (size-1 axes may sit anywhere).
-      size_t first = x.size(), last = 0;
-      for (size_t d = 0; d < x.size(); ++d) {
-        if (reduced[d] && x[d] != 1) {
-          first = std::min(first, d);
-          last = d;
-        }
-      }
-      if (first == x.size()) first = last = 0;
-      for (size_t d = first; d <= last && d < x.size(); ++d) {
-        if (!reduced[d] && x[d] != 1) throw RunOnCpu("non-contiguous reduction axes");
-      }
-      const ReduceShape s{product(x, 0, first), x.empty() ? 1 : product(x, first, last + 1),
-                          x.empty() ? 1 : product(x, last + 1, x.size())};
       Shape y_shape;
       for (size_t d = 0; d < x.size(); ++d) {
         if (!reduced[d])
@@ -79,7 +89,28 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
       if (x.element_count() == 0 && y_shape.element_count() != 0)
         throw RunOnCpu("reduction of an empty tensor");
       const TextureTensor& xt = r.texture(0);
-      r.kernel<Reduce>().record(op, s, xt, r.output(0, y_shape));
+      TextureTensor& y = r.output(0, y_shape);
+      if (const std::optional<ReduceShape> s = fold_in_place(x, reduced)) {
+        r.kernel<Reduce>().record(op, *s, xt, y);
+        return;
+      }
+      // Kept axes interrupt the reduced ones: a transpose draw puts the kept axes first, in
+      // order, and the reduced ones last.
+      std::vector<int64_t> perm;
+      int64_t kept = 1, reduced_length = 1;
+      for (size_t d = 0; d < x.size(); ++d) {
+        if (reduced[d]) continue;
+        perm.push_back(static_cast<int64_t>(d));
+        kept *= x[d];
+      }
+      for (size_t d = 0; d < x.size(); ++d) {
+        if (!reduced[d]) continue;
+        perm.push_back(static_cast<int64_t>(d));
+        reduced_length *= x[d];
+      }
+      TextureTensor transposed = r.temporary(x.element_count());
+      r.kernel<RegionCopy>().record(transpose_region(x, perm), xt, transposed);
+      r.kernel<Reduce>().record(op, ReduceShape{kept, reduced_length, 1}, transposed, y);
     };
   };
 }
