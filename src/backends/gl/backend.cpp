@@ -39,8 +39,8 @@ class PixelBackend final : public DeviceBackend {
     const ContextInfo& info = runtime_->context().info();
     std::string loops;
     if (info.max_fragment_loop_steps != kUnlimitedLoopSteps) {
-      loops = ", fragment loops cut at " + std::to_string(info.max_fragment_loop_steps) +
-              " iterations";
+      loops =
+          ", fragment loops cut at " + std::to_string(info.max_fragment_loop_steps) + " iterations";
     }
     return info.renderer + " (OpenGL ES " + std::to_string(info.gl_major) + "." +
            std::to_string(info.gl_minor) + ", " + to_string(info.format) + " textures, " +

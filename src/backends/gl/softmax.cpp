@@ -77,7 +77,9 @@ float element(int e) {
 #endif
 )";
 
-const char* op_name(SoftmaxOp op) {
+}  // namespace
+
+const char* to_string(SoftmaxOp op) {
   switch (op) {
     case SoftmaxOp::Softmax:
       return "Softmax";
@@ -89,11 +91,9 @@ const char* op_name(SoftmaxOp op) {
   return "?";
 }
 
-}  // namespace
-
 void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x,
                      TextureTensor& y) const {
-  const std::string where = std::string(op_name(op)) + " on OpenGL ES";
+  const std::string where = std::string(to_string(op)) + " on OpenGL ES";
   check_lines_with_stats(s, where);
   const int64_t count = s.elements();
   expect_element_count(x, count, where, "X");

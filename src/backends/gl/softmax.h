@@ -25,6 +25,9 @@ enum class SoftmaxOp {
   Hardmax,
 };
 
+// The ONNX op type: "Softmax", "LogSoftmax" or "Hardmax".
+const char* to_string(SoftmaxOp op);
+
 using SoftmaxShape = FoldedShape;
 
 class Softmax {
