@@ -12,6 +12,7 @@
 #include "device_worker_fixture.h"
 #include "graph_builder.h"
 #include "ops/op_registry.h"
+#include "runtime/device_backend.h"
 
 namespace kiln::testing {
 namespace {
@@ -93,6 +94,28 @@ TEST_P(DeviceWorker, MatchesTheCpuWorkerAndRunsEveryNodeOnTheGpu) {
   for (const std::string& mention : gpu().description_mentions()) {
     EXPECT_NE(description.find(mention), std::string::npos) << mention << " in " << description;
   }
+}
+
+// Shaders index in 32 bits: a pooling window whose coordinates go beyond them (a huge stride)
+// runs on the CPU for that run, with the CPU's result, instead of failing or wrapping around.
+TEST_P(DeviceWorker, AWindowBeyond32BitCoordinatesRunsOnTheCpu) {
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {1, 2, 4, 4});
+  ir::Node& pool = b.node("MaxPool", {"x"}, {"y"});
+  for (auto [name, values] : {std::pair<const char*, std::vector<int64_t>>{"kernel_shape", {2, 2}},
+                              {"strides", {int64_t{1} << 33, 1}}}) {
+    ir::Attribute a;
+    a.name = name;
+    a.type = ir::Attribute::Type::Ints;
+    a.ints = values;
+    pool.attributes.push_back(a);
+  }
+  b.output("y");
+  const Model model = b.build();
+  const Tensor x = ramp({1, 2, 4, 4}, 0.3f);
+  const uint64_t fallbacks = run_time_fallbacks().count;
+  expect_near(run(model, backend(), x), run(model, Backend::Cpu, x));
+  EXPECT_GT(run_time_fallbacks().count, fallbacks);
 }
 
 TEST_P(DeviceWorker, RepeatedRunsAndNewShapesGiveFreshResults) {

@@ -27,8 +27,11 @@ struct ConvGeometry {
   // k * dilation for o < out and k < kernel, and the image extended by its pads, `pad_end` too
   // where given) fits in 32-bit signed integers, as GPU shaders compute them.
   bool coordinates_fit_int32(const Shape& pad_end = {}) const {
+    // Each value within 32 bits first, so that the sums and products below cannot overflow.
+    const auto magnitude = [](int64_t v) -> __int128 {
+      return v < -INT32_MAX || v > INT32_MAX ? __int128{1} << 40 : (v < 0 ? -v : v);
+    };
     for (size_t d = 0; d < rank(); ++d) {
-      const auto magnitude = [](int64_t v) { return static_cast<__int128>(v < 0 ? -v : v); };
       __int128 reach = magnitude(in[d]) + magnitude(pad[d]) +
                        magnitude(out[d]) * magnitude(stride[d]) +
                        magnitude(kernel[d]) * magnitude(dilation[d]);
