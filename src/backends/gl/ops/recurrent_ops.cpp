@@ -8,32 +8,12 @@
 #include "backends/gl/ops/op_table.h"
 #include "ops/recurrent_common.h"
 #include "runtime/cpu_op_rules.h"
+#include "runtime/device_lstm.h"
 
 namespace kiln::gl {
 namespace {
 
 using recurrent::RecurrentAttributes;
-
-bool default_lstm_activations(const RecurrentAttributes& attrs) {
-  for (int64_t d = 0; d < attrs.num_directions; ++d) {
-    if (attrs.activation(d, 0).kind != recurrent::ActivationKind::kSigmoid ||
-        attrs.activation(d, 1).kind != recurrent::ActivationKind::kTanh ||
-        attrs.activation(d, 2).kind != recurrent::ActivationKind::kTanh) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Why the draws cannot run this node, or empty when they can.
-std::string unsupported_lstm(const NodeInfo& info, const RecurrentAttributes& attrs) {
-  if (attrs.layout != 0) return "layout 1 has no GPU-pixel kernel";
-  if (attrs.has_clip) return "the clip attribute has no GPU-pixel kernel";
-  if (!default_lstm_activations(attrs))
-    return "activations other than the default have no GPU-pixel kernel";
-  if (info.attr_int("input_forget", 0) != 0) return "input_forget has no GPU-pixel kernel";
-  return {};
-}
 
 OpFactory lstm_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
@@ -44,7 +24,7 @@ OpFactory lstm_factory() {
     }
     const CellSpec spec = lstm_cell_spec();
     const RecurrentAttributes attrs = parse_recurrent_attributes(q.info, spec);
-    reason = unsupported_lstm(q.info, attrs);
+    reason = lstm_outside_gpu_subset(q.info, attrs);
     if (!reason.empty()) return nullptr;
     const std::array<bool, 3> wanted = {q.info.has_output(0), q.info.has_output(1),
                                         q.info.has_output(2)};

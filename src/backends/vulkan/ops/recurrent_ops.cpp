@@ -10,26 +10,12 @@
 #include "backends/vulkan/region_copy.h"
 #include "core/tensor_impl.h"
 #include "ops/recurrent_common.h"
+#include "runtime/device_lstm.h"
 
 namespace kiln::vulkan {
 namespace {
 
 namespace rc = recurrent;
-
-// Why the node is outside the step kernel's subset; empty when it is inside.
-std::string lstm_unsupported(const NodeInfo& info, const rc::RecurrentAttributes& a) {
-  if (a.layout != 0) return "LSTM layout 1 has no GPU kernel";
-  if (a.has_clip) return "LSTM clip has no GPU kernel";
-  if (info.attr_int("input_forget", 0) != 0) return "LSTM input_forget has no GPU kernel";
-  for (int64_t d = 0; d < a.num_directions; ++d) {
-    if (a.activation(d, 0).kind != rc::ActivationKind::kSigmoid ||
-        a.activation(d, 1).kind != rc::ActivationKind::kTanh ||
-        a.activation(d, 2).kind != rc::ActivationKind::kTanh) {
-      return "LSTM activations other than Sigmoid, Tanh, Tanh have no GPU kernel";
-    }
-  }
-  return {};
-}
 
 // The run's sizes, with RunOnCpu for shapes the CPU kernel rejects (it says what is wrong) and
 // for empty tensors.
@@ -139,7 +125,7 @@ void register_recurrent_ops(OpTable& t) {
       reason = std::string("the CPU kernel reports the attributes: ") + e.what();
       return nullptr;
     }
-    reason = lstm_unsupported(q.info, attrs);
+    reason = lstm_outside_gpu_subset(q.info, attrs);
     if (!reason.empty()) return nullptr;
     return lstm(std::move(attrs));
   });
