@@ -29,6 +29,22 @@ int64_t non_negative_axis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+std::optional<size_t> input_outside_dtypes(const DevicePlacementQuery& query,
+                                           std::span<const DataType> allowed, size_t first,
+                                           size_t count) {
+  for (size_t k = first; k < query.input_types.size() && k - first < count; ++k) {
+    if (!query.info.has_input(k)) continue;
+    const DataType t = query.input_types[k];
+    if (t == DataType::Undefined) {
+      query.deferred_dtype_checks.emplace_back(
+          k, std::vector<DataType>(allowed.begin(), allowed.end()));
+    } else if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) {
+      return k;
+    }
+  }
+  return std::nullopt;
+}
+
 bool every_input_present(const NodeInfo& info, std::string& reason) {
   if (info.num_inputs() == 0) {
     reason = "no inputs";

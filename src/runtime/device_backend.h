@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
@@ -95,6 +96,13 @@ struct RunTimeFallbacks {
 };
 RunTimeFallbacks run_time_fallbacks();
 void note_run_time_fallback(const std::string& reason);
+
+// The first present input in [first, first + count) whose inferred dtype is not in `allowed`,
+// for the backend to word its reason; inputs of unknown dtype are noted in the query's deferred
+// dtype checks instead, to be checked per run.
+std::optional<size_t> input_outside_dtypes(const DevicePlacementQuery& query,
+                                           std::span<const DataType> allowed, size_t first,
+                                           size_t count);
 
 // For variadic ops (Sum, Max, Min, Mean): at least one input, none of them left out; false with
 // `reason` otherwise (the CPU kernel then reports the node).

@@ -19,19 +19,12 @@ const OpTable& op_table() {
 }
 
 bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first, size_t count) {
-  for (size_t k = first; k < q.input_types.size() && k - first < count; ++k) {
-    if (!q.info.has_input(k)) continue;
-    const DataType t = q.input_types[k];
-    if (t == DataType::Undefined) {
-      q.deferred_dtype_checks.emplace_back(k, std::vector<DataType>{DataType::Float32});
-      continue;
-    }
-    if (t != DataType::Float32) {
-      reason = std::string(dtype_name(t)) + " tensors stay on the CPU (textures hold float32)";
-      return false;
-    }
-  }
-  return true;
+  static constexpr DataType kFloat32[] = {DataType::Float32};
+  const std::optional<size_t> k = input_outside_dtypes(q, kFloat32, first, count);
+  if (!k) return true;
+  reason = std::string(dtype_name(q.input_types[*k])) +
+           " tensors stay on the CPU (textures hold float32)";
+  return false;
 }
 
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {

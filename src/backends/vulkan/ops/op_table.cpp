@@ -26,21 +26,12 @@ const OpTable& op_table() {
 
 bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,
                 std::string& reason, size_t first, size_t count) {
-  for (size_t k = first; k < q.input_types.size() && k - first < count; ++k) {
-    if (q.info.node().inputs[k].empty()) continue;
-    const DataType t = q.input_types[k];
-    if (t == DataType::Undefined) {
-      q.deferred_dtype_checks.emplace_back(k, std::vector<DataType>(allowed));
-      continue;
-    }
-    bool ok = false;
-    for (DataType a : allowed) ok = ok || t == a;
-    if (!ok) {
-      reason = "no " + std::string(dtype_name(t)) + " kernel (input " + std::to_string(k) + ")";
-      return false;
-    }
-  }
-  return true;
+  const std::optional<size_t> k =
+      input_outside_dtypes(q, std::span(allowed.begin(), allowed.size()), first, count);
+  if (!k) return true;
+  reason = "no " + std::string(dtype_name(q.input_types[*k])) + " kernel (input " +
+           std::to_string(*k) + ")";
+  return false;
 }
 
 }  // namespace kiln::vulkan
