@@ -21,7 +21,8 @@ run_suite() {  # name dir [extra options]
   shift 2
   local list=$lists/known_failures_${backend}_${name}.txt
   echo "== $name ($backend)"
-  local opts=(--backend "$backend")
+  # Every suite is also the drift test of shape inference against the CPU kernels.
+  local opts=(--backend "$backend" --verify-shapes)
   [[ -f $list ]] && opts+=(--known-failures "$list")
   if ! "$kiln" test-onnx "$dir" "${opts[@]}" "$@" >"/tmp/kiln-conformance-$backend-$name.log" 2>&1; then
     status=1

@@ -29,6 +29,10 @@ Backend parse_backend(std::string_view name);  // throws kiln::Error for an unkn
 struct WorkerOptions {
   int num_threads = 0;  // CPU job-system threads; 0: every hardware thread (or KILN_NUM_THREADS)
   bool strict = false;  // fail instead of falling back to the CPU for ops a GPU backend lacks
+  // Check every output a CPU layer produces against the dtype and shape the load-time shape
+  // inference predicted, failing the run with a kiln::Error naming the layer on a mismatch.
+  // For tests and debugging: it costs a comparison per layer.
+  bool verify_shapes = false;
 };
 
 struct NamedTensor {

@@ -6,10 +6,10 @@
 #include "backends/cpu/conv_f32.h"
 #include "backends/cpu/conv_reference.h"
 #include "core/dtype_dispatch.h"
+#include "opdefs/window.h"
 #include "ops/all_ops.h"
 #include "ops/conv_problem.h"
 #include "ops/op_registry.h"
-#include "ops/window_geometry.h"
 
 namespace kiln {
 
@@ -151,7 +151,7 @@ cpu::ConvProblem resolve_conv(const OpContext& ctx, const ConvAttrs& attrs, cons
              std::to_string(out_channels) + " output channels of W");
   }
   cpu::ConvProblem p;
-  p.geometry = resolve_window(attrs.window, spatial_dims(x.shape()), kernel, ctx);
+  p.geometry = resolve_window(attrs.window, spatial_dims(x.shape()), kernel, ctx.node());
   p.batch = x.shape()[0];
   p.in_channels = x.shape()[1];
   p.out_channels = out_channels;
@@ -169,11 +169,11 @@ cpu::ConvProblem resolve_conv_transpose(const OpContext& ctx, const ConvAttrs& a
   }
   const Shape in = spatial_dims(x.shape());
   const size_t rank = in.size();
-  cpu::ConvGeometry g;
+  WindowGeometry g;
   g.out = in;  // the input's positions are the windows
   g.kernel = kernel;
-  g.stride = per_axis(attrs.window.strides, rank, 1, "strides", ctx);
-  g.dilation = per_axis(attrs.window.dilations, rank, 1, "dilations", ctx);
+  g.stride = per_axis(attrs.window.strides, rank, 1, "strides", ctx.node());
+  g.dilation = per_axis(attrs.window.dilations, rank, 1, "dilations", ctx.node());
   g.pad.resize(rank, 0);
   g.in.resize(rank, 0);
   Shape output_padding;

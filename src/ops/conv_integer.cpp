@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "backends/cpu/conv_int.h"
+#include "opdefs/window.h"
 #include "ops/op_registry.h"
 #include "ops/quantization_common.h"
-#include "ops/window_geometry.h"
 
 namespace kiln {
 namespace {
@@ -64,7 +64,7 @@ cpu::ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor
              w.shape().to_string());
   }
   cpu::ConvProblem p;
-  p.geometry = resolve_window(at.window, spatial(x.shape()), kernel, ctx);
+  p.geometry = resolve_window(at.window, spatial(x.shape()), kernel, ctx.node());
   p.batch = x.shape()[0];
   p.in_channels = channels;
   p.out_channels = out_channels;

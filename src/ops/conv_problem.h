@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "backends/cpu/conv_f32.h"
+#include "opdefs/window.h"
 #include "ops/op_context.h"
-#include "ops/window_geometry.h"
 
 namespace kiln {
 

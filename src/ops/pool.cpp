@@ -4,10 +4,10 @@
 
 #include "backends/cpu/pool_kernels.h"
 #include "core/dtype_dispatch.h"
+#include "opdefs/window.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
 #include "ops/op_utils.h"
-#include "ops/window_geometry.h"
 
 namespace kiln {
 
@@ -56,7 +56,7 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
                " spatial axes");
     }
     cpu::PoolShape s;
-    s.geometry = resolve_window(a.window, in, Shape(a.window.kernel_shape), ctx, &s.pad_end);
+    s.geometry = resolve_window(a.window, in, Shape(a.window.kernel_shape), ctx.node(), &s.pad_end);
     s.planes = x.shape()[0] * x.shape()[1];
     Shape y_shape{x.shape()[0], x.shape()[1]};
     for (int64_t d : s.geometry.out) y_shape.push_back(d);

@@ -1,10 +1,4 @@
-// The Reduce* family and ArgMax / ArgMin.
-//
-// Which axes a Reduce op reduces comes from the `axes` attribute up to opset 12 (ReduceSum) or
-// 17 (the others) and from the optional second input after that; no axes means every axis,
-// unless noop_with_empty_axes is set, in which case nothing is reduced — each element is then
-// "reduced" on its own, so ReduceSumSquare still squares and ReduceL1 still takes |x|, as the
-// ONNX reference does.
+// The CPU kernels of the Reduce* family and ArgMax / ArgMin (definition: opdefs/reduce.h).
 //
 // The reduction itself works on a coalesced view of the input: dimensions of extent 1 are
 // dropped and neighbours that are both reduced or both kept are merged, so that every layout
@@ -19,19 +13,18 @@
 
 #include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "opdefs/reduce.h"
 #include "ops/all_ops.h"
 #include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
 
-enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
-
 // Ops whose result over a single element is the element itself: with noop_with_empty_axes
 // they can hand the input over unchanged.
 bool is_identity_on_one(ReduceOp op) {
-  return op == ReduceOp::kSum || op == ReduceOp::kMean || op == ReduceOp::kMax ||
-         op == ReduceOp::kMin || op == ReduceOp::kProd || op == ReduceOp::kLogSumExp;
+  return op == ReduceOp::Sum || op == ReduceOp::Mean || op == ReduceOp::Max ||
+         op == ReduceOp::Min || op == ReduceOp::Prod || op == ReduceOp::LogSumExp;
 }
 
 // --- accumulation ---------------------------------------------------------------------------
@@ -46,9 +39,9 @@ struct AccumulatorOf {
       std::conditional_t<
           is_float_like_v<T>, float,
           std::conditional_t<
-              Op == ReduceOp::kL2 || Op == ReduceOp::kLogSum || Op == ReduceOp::kLogSumExp, double,
+              Op == ReduceOp::L2 || Op == ReduceOp::LogSum || Op == ReduceOp::LogSumExp, double,
               // A mean of many small integers needs a wide sum before the division.
-              std::conditional_t<Op == ReduceOp::kMean && is_plain_int_v<T>,
+              std::conditional_t<Op == ReduceOp::Mean && is_plain_int_v<T>,
                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>, T>>>>;
 };
 template <class T, ReduceOp Op>
@@ -56,12 +49,12 @@ using Acc = typename AccumulatorOf<T, Op>::type;
 
 template <class A, ReduceOp Op>
 constexpr A identity_value() {
-  if constexpr (Op == ReduceOp::kProd) {
+  if constexpr (Op == ReduceOp::Prod) {
     return A(1);
-  } else if constexpr (Op == ReduceOp::kMax) {
+  } else if constexpr (Op == ReduceOp::Max) {
     if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::lowest();
-  } else if constexpr (Op == ReduceOp::kMin) {
+  } else if constexpr (Op == ReduceOp::Min) {
     if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::max();
   } else {
@@ -79,12 +72,12 @@ inline A map_value(T raw, A shift) {
   } else {
     v = static_cast<A>(raw);
   }
-  if constexpr (Op == ReduceOp::kL1) {
+  if constexpr (Op == ReduceOp::L1) {
     if constexpr (std::is_signed_v<A>) return v < A(0) ? A(-v) : v;
     return v;
-  } else if constexpr (Op == ReduceOp::kL2 || Op == ReduceOp::kSumSquare) {
+  } else if constexpr (Op == ReduceOp::L2 || Op == ReduceOp::SumSquare) {
     return static_cast<A>(v * v);
-  } else if constexpr (Op == ReduceOp::kLogSumExp) {
+  } else if constexpr (Op == ReduceOp::LogSumExp) {
     return std::exp(v - shift);
   } else {
     (void)shift;
@@ -94,15 +87,15 @@ inline A map_value(T raw, A shift) {
 
 template <class A, ReduceOp Op>
 inline A combine(A acc, A v) {
-  if constexpr (Op == ReduceOp::kProd) {
+  if constexpr (Op == ReduceOp::Prod) {
     return static_cast<A>(acc * v);
-  } else if constexpr (Op == ReduceOp::kMax) {
+  } else if constexpr (Op == ReduceOp::Max) {
     // NaN propagates, as in numpy and ONNX Runtime.
     if constexpr (std::is_floating_point_v<A>) {
       if (std::isnan(v)) return v;
     }
     return v > acc ? v : acc;
-  } else if constexpr (Op == ReduceOp::kMin) {
+  } else if constexpr (Op == ReduceOp::Min) {
     if constexpr (std::is_floating_point_v<A>) {
       if (std::isnan(v)) return v;
     }
@@ -115,7 +108,7 @@ inline A combine(A acc, A v) {
 template <class T, ReduceOp Op, class A>
 inline T finalize(A acc, int64_t count, A shift) {
   A r = acc;
-  if constexpr (Op == ReduceOp::kMean) {
+  if constexpr (Op == ReduceOp::Mean) {
     if constexpr (std::is_integral_v<A>) {
       // Divide in 64 bits: the count need not fit the element type (e.g. 200 int8 values).
       using Wide = std::conditional_t<std::is_signed_v<A>, int64_t, uint64_t>;
@@ -123,11 +116,11 @@ inline T finalize(A acc, int64_t count, A shift) {
     } else {
       r = acc / static_cast<A>(count);
     }
-  } else if constexpr (Op == ReduceOp::kL2) {
+  } else if constexpr (Op == ReduceOp::L2) {
     r = std::sqrt(acc);
-  } else if constexpr (Op == ReduceOp::kLogSum) {
+  } else if constexpr (Op == ReduceOp::LogSum) {
     r = std::log(acc);
-  } else if constexpr (Op == ReduceOp::kLogSumExp) {
+  } else if constexpr (Op == ReduceOp::LogSumExp) {
     // An infinite maximum (or an empty reduction, which leaves it at -inf) is the result
     // itself; x - max would be NaN there.
     r = std::isinf(shift) ? shift : std::log(acc) + shift;
@@ -186,7 +179,7 @@ template <class T, ReduceOp Op, bool kFirstPass>
 void walk(const Coalesced& c, size_t level, const T* x, Acc<T, Op>* acc, const Acc<T, Op>* shift) {
   using A = Acc<T, Op>;
   // kFirstPass of LogSumExp computes the maximum.
-  constexpr ReduceOp kOp = (Op == ReduceOp::kLogSumExp && kFirstPass) ? ReduceOp::kMax : Op;
+  constexpr ReduceOp kOp = (Op == ReduceOp::LogSumExp && kFirstPass) ? ReduceOp::Max : Op;
   const int64_t n = c.size[level];
   if (level + 1 == c.size.size()) {
     if (c.reduced[level]) {
@@ -223,7 +216,7 @@ void accumulate(const Coalesced& c, const T* x, Acc<T, Op>* acc, const Acc<T, Op
                 int64_t total) {
   using A = Acc<T, Op>;
   if (c.size.empty()) {  // every extent is 1: a single element
-    constexpr ReduceOp kOp = (Op == ReduceOp::kLogSumExp && kFirstPass) ? ReduceOp::kMax : Op;
+    constexpr ReduceOp kOp = (Op == ReduceOp::LogSumExp && kFirstPass) ? ReduceOp::Max : Op;
     acc[0] = combine<A, kOp>(acc[0], map_value<A, kOp>(x[0], shift ? shift[0] : A(0)));
     return;
   }
@@ -236,7 +229,7 @@ void accumulate(const Coalesced& c, const T* x, Acc<T, Op>* acc, const Acc<T, Op
           for (int64_t i = begin; i < end; ++i) {
             if (c.size.size() == 1) {
               constexpr ReduceOp kOp =
-                  (Op == ReduceOp::kLogSumExp && kFirstPass) ? ReduceOp::kMax : Op;
+                  (Op == ReduceOp::LogSumExp && kFirstPass) ? ReduceOp::Max : Op;
               acc[i] = combine<A, kOp>(acc[i], map_value<A, kOp>(x[i], shift ? shift[i] : A(0)));
             } else {
               walk<T, Op, kFirstPass>(c, 1, x + i * in_stride, acc + i * out_stride,
@@ -251,7 +244,7 @@ void accumulate(const Coalesced& c, const T* x, Acc<T, Op>* acc, const Acc<T, Op
     const int64_t rows = c.size[0], cols = c.size[1];
     cpu::parallel_for(
         cols, std::max<int64_t>(64, kGrainElements / rows), [&](int64_t b, int64_t e) {
-          constexpr ReduceOp kOp = (Op == ReduceOp::kLogSumExp && kFirstPass) ? ReduceOp::kMax : Op;
+          constexpr ReduceOp kOp = (Op == ReduceOp::LogSumExp && kFirstPass) ? ReduceOp::Max : Op;
           for (int64_t r = 0; r < rows; ++r) {
             const T* row = x + r * cols;
             for (int64_t j = b; j < e; ++j) {
@@ -290,14 +283,14 @@ void reduce_typed(const Tensor& x, const Shape& mask, Tensor& y) {
     acc = scratch<A>(0, out_count);
   }
   A* shift = nullptr;
-  if constexpr (Op == ReduceOp::kLogSumExp) {
+  if constexpr (Op == ReduceOp::LogSumExp) {
     shift = scratch<A>(1, out_count);
-    std::fill_n(shift, out_count, identity_value<A, ReduceOp::kMax>());
+    std::fill_n(shift, out_count, identity_value<A, ReduceOp::Max>());
     if (total > 0) accumulate<T, Op, true>(c, in, shift, nullptr, total);
   }
   std::fill_n(acc, out_count, identity_value<A, Op>());
   if (total > 0) {
-    if constexpr (Op == ReduceOp::kLogSumExp) {
+    if constexpr (Op == ReduceOp::LogSumExp) {
       // Where the maximum is infinite, exp(x - max) is NaN or 0; finalize handles those
       // outputs from the maximum alone, so the sum there does not matter.
       accumulate<T, Op, false>(c, in, acc, shift, total);
@@ -317,21 +310,21 @@ template <ReduceOp Op>
 void reduce_dispatch(OpContext& ctx, const Tensor& x, const Shape& mask, Tensor& y) {
   visit_dtype(x.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
-      if constexpr (Op == ReduceOp::kMax || Op == ReduceOp::kMin) {
+      if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) {
         // Bool max/min are any/all.
         const Coalesced c = coalesce(x.shape(), mask);
         const int64_t out_count = y.element_count();
         if (out_count == 0) return;
         const bool* in = x.data<bool>();
         bool* out = y.mutable_data<bool>();
-        std::fill_n(out, out_count, Op == ReduceOp::kMin);
+        std::fill_n(out, out_count, Op == ReduceOp::Min);
         // Small and rare: a plain odometer walk is enough.
         Shape index;
         index.resize(c.size.size(), 0);
         const int64_t total = x.element_count();
         int64_t out_off = 0;
         for (int64_t i = 0; i < total; ++i) {
-          out[out_off] = Op == ReduceOp::kMax ? (out[out_off] || in[i]) : (out[out_off] && in[i]);
+          out[out_off] = Op == ReduceOp::Max ? (out[out_off] || in[i]) : (out[out_off] && in[i]);
           for (size_t d = c.size.size(); d-- > 0;) {
             out_off += c.out_stride[d];
             if (++index[d] < c.size[d]) break;
@@ -352,27 +345,31 @@ void reduce_dispatch(OpContext& ctx, const Tensor& x, const Shape& mask, Tensor&
 
 void run_reduce(OpContext& ctx, ReduceOp op, const Tensor& x, const Shape& mask, Tensor& y) {
   switch (op) {
-    case ReduceOp::kSum:
-      return reduce_dispatch<ReduceOp::kSum>(ctx, x, mask, y);
-    case ReduceOp::kMean:
-      return reduce_dispatch<ReduceOp::kMean>(ctx, x, mask, y);
-    case ReduceOp::kMax:
-      return reduce_dispatch<ReduceOp::kMax>(ctx, x, mask, y);
-    case ReduceOp::kMin:
-      return reduce_dispatch<ReduceOp::kMin>(ctx, x, mask, y);
-    case ReduceOp::kProd:
-      return reduce_dispatch<ReduceOp::kProd>(ctx, x, mask, y);
-    case ReduceOp::kL1:
-      return reduce_dispatch<ReduceOp::kL1>(ctx, x, mask, y);
-    case ReduceOp::kL2:
-      return reduce_dispatch<ReduceOp::kL2>(ctx, x, mask, y);
-    case ReduceOp::kLogSum:
-      return reduce_dispatch<ReduceOp::kLogSum>(ctx, x, mask, y);
-    case ReduceOp::kLogSumExp:
-      return reduce_dispatch<ReduceOp::kLogSumExp>(ctx, x, mask, y);
-    case ReduceOp::kSumSquare:
-      return reduce_dispatch<ReduceOp::kSumSquare>(ctx, x, mask, y);
+    case ReduceOp::Sum:
+      return reduce_dispatch<ReduceOp::Sum>(ctx, x, mask, y);
+    case ReduceOp::Mean:
+      return reduce_dispatch<ReduceOp::Mean>(ctx, x, mask, y);
+    case ReduceOp::Max:
+      return reduce_dispatch<ReduceOp::Max>(ctx, x, mask, y);
+    case ReduceOp::Min:
+      return reduce_dispatch<ReduceOp::Min>(ctx, x, mask, y);
+    case ReduceOp::Prod:
+      return reduce_dispatch<ReduceOp::Prod>(ctx, x, mask, y);
+    case ReduceOp::L1:
+      return reduce_dispatch<ReduceOp::L1>(ctx, x, mask, y);
+    case ReduceOp::L2:
+      return reduce_dispatch<ReduceOp::L2>(ctx, x, mask, y);
+    case ReduceOp::LogSum:
+      return reduce_dispatch<ReduceOp::LogSum>(ctx, x, mask, y);
+    case ReduceOp::LogSumExp:
+      return reduce_dispatch<ReduceOp::LogSumExp>(ctx, x, mask, y);
+    case ReduceOp::SumSquare:
+      return reduce_dispatch<ReduceOp::SumSquare>(ctx, x, mask, y);
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      break;  // make_arg_reduce
   }
+  ctx.fail("internal error: " + std::string(op_type_of(op)) + " is not a Reduce op");
 }
 
 // Reads an axes tensor (int64, or int32 from lenient exporters) without allocating.
@@ -393,55 +390,23 @@ Shape read_axes(const OpContext& ctx, const Tensor& t) {
 }
 
 CpuKernel make_reduce(const NodeInfo& info, ReduceOp op) {
-  const int axes_input_opset = op == ReduceOp::kSum ? 13 : 18;
-  const bool axes_from_input = info.opset() >= axes_input_opset;
-  const bool keepdims = info.attr_int("keepdims", 1) != 0;
-  const bool noop_with_empty_axes = info.attr_int("noop_with_empty_axes", 0) != 0;
-  Shape attr_axes;
-  if (!axes_from_input) {
-    for (int64_t a : info.attr_ints("axes")) attr_axes.push_back(a);
-  } else if (info.has_attr("axes")) {
-    info.fail("takes its axes as an input from opset " + std::to_string(axes_input_opset) +
-              ", not as an attribute");
-  }
-  return [=](OpContext& ctx) {
+  const ReduceAttrs attrs = parse_reduce_attrs(info, op);
+  return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    Shape axes = attr_axes;
-    if (axes_from_input && ctx.has_input(1)) axes = read_axes(ctx, ctx.input(1));
-
-    Shape mask;
-    mask.resize(x.rank(), 0);
-    if (axes.empty()) {
-      if (!noop_with_empty_axes) std::fill(mask.begin(), mask.end(), 1);
-    } else {
-      for (int64_t a : axes) {
-        // A scalar has no axes to name; accept 0 / -1 for it as ONNX Runtime does.
-        if (rank == 0 && (a == 0 || a == -1)) continue;
-        if (a < -rank || a >= rank) {
-          ctx.fail("axis " + std::to_string(a) + " is out of range for an input of rank " +
-                   std::to_string(rank));
-        }
-        mask[a < 0 ? a + rank : a] = 1;
-      }
+    std::optional<std::vector<int64_t>> axes;
+    if (attrs.axes_from_input && ctx.has_input(1)) {
+      const Shape read = read_axes(ctx, ctx.input(1));
+      axes.emplace(read.begin(), read.end());
     }
-
-    bool reduces_any = false;
-    Shape out_shape;
-    for (int64_t d = 0; d < rank; ++d) {
-      reduces_any |= mask[d] != 0;
-      if (!mask[d]) {
-        out_shape.push_back(x.shape()[d]);
-      } else if (keepdims) {
-        out_shape.push_back(1);
-      }
-    }
-    if (!reduces_any && is_identity_on_one(op) && x.dtype() != DataType::String) {
+    const ReducePlan plan = resolve_reduce(attrs, x.shape(), axes, ctx.node());
+    if (!plan.reduces_any() && is_identity_on_one(attrs.op) && x.dtype() != DataType::String) {
       ctx.set_output(0, x);
       return;
     }
-    Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
-    run_reduce(ctx, op, x, mask, y);
+    Shape mask;
+    for (bool r : plan.reduced) mask.push_back(r ? 1 : 0);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), plan.out);
+    run_reduce(ctx, attrs.op, x, mask, y);
   };
 }
 
@@ -483,40 +448,28 @@ void arg_reduce(const T* x, int64_t* y, int64_t outer, int64_t n, int64_t inner,
   });
 }
 
-CpuKernel make_arg_reduce(const NodeInfo& info, bool is_max) {
-  const int64_t axis = info.attr_int("axis", 0);
-  const bool keepdims = info.attr_int("keepdims", 1) != 0;
-  const bool select_last = info.attr_int("select_last_index", 0) != 0;
-  return [=](OpContext& ctx) {
+CpuKernel make_arg_reduce(const NodeInfo& info, ReduceOp op) {
+  const ReduceAttrs attrs = parse_reduce_attrs(info, op);
+  return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Shape& shape = x.shape();
+    const ReducePlan plan = resolve_reduce(attrs, shape, std::nullopt, ctx.node());
     const int64_t rank = static_cast<int64_t>(shape.size());
-    if (rank == 0) ctx.fail("needs an input of rank >= 1");
-    if (axis < -rank || axis >= rank) {
-      ctx.fail("axis " + std::to_string(axis) + " is out of range for an input of rank " +
-               std::to_string(rank));
-    }
-    const int64_t a = axis < 0 ? axis + rank : axis;
+    const int64_t a = attrs.axes[0] < 0 ? attrs.axes[0] + rank : attrs.axes[0];
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < a; ++d) outer *= shape[d];
     for (int64_t d = a + 1; d < rank; ++d) inner *= shape[d];
     const int64_t n = shape[a];
-    Shape out_shape = shape;
-    if (keepdims) {
-      out_shape[a] = 1;
-    } else {
-      out_shape.erase(static_cast<size_t>(a));
-    }
     if (n == 0 && outer * inner != 0) ctx.fail("cannot take the arg-extremum of an empty axis");
-    Tensor& y = ctx.allocate_output(0, DataType::Int64, out_shape);
+    Tensor& y = ctx.allocate_output(0, DataType::Int64, plan.out);
     if (outer * inner == 0) return;
     int64_t* out = y.mutable_data<int64_t>();
     visit_dtype(x.dtype(), [&]<class T>() {
       if constexpr (reducible_v<T> || std::is_same_v<T, bool>) {
-        if (is_max) {
-          arg_reduce<T, true>(x.data<T>(), out, outer, n, inner, select_last);
+        if (attrs.op == ReduceOp::ArgMax) {
+          arg_reduce<T, true>(x.data<T>(), out, outer, n, inner, attrs.select_last_index);
         } else {
-          arg_reduce<T, false>(x.data<T>(), out, outer, n, inner, select_last);
+          arg_reduce<T, false>(x.data<T>(), out, outer, n, inner, attrs.select_last_index);
         }
       } else {
         ctx.fail("does not support " + std::string(dtype_name(x.dtype())) + " inputs");
@@ -528,23 +481,14 @@ CpuKernel make_arg_reduce(const NodeInfo& info, bool is_max) {
 }  // namespace
 
 void register_reduce_ops(OpRegistry& registry) {
-  const std::pair<const char*, ReduceOp> ops[] = {
-      {"ReduceSum", ReduceOp::kSum},
-      {"ReduceMean", ReduceOp::kMean},
-      {"ReduceMax", ReduceOp::kMax},
-      {"ReduceMin", ReduceOp::kMin},
-      {"ReduceProd", ReduceOp::kProd},
-      {"ReduceL1", ReduceOp::kL1},
-      {"ReduceL2", ReduceOp::kL2},
-      {"ReduceLogSum", ReduceOp::kLogSum},
-      {"ReduceLogSumExp", ReduceOp::kLogSumExp},
-      {"ReduceSumSquare", ReduceOp::kSumSquare},
-  };
-  for (const auto& [name, op] : ops) {
-    registry.add(name, [op = op](const NodeInfo& info) { return make_reduce(info, op); });
+  for (ReduceOp op :
+       {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::L1,
+        ReduceOp::L2, ReduceOp::SumSquare, ReduceOp::LogSum, ReduceOp::LogSumExp}) {
+    registry.add(op_type_of(op), [op](const NodeInfo& info) { return make_reduce(info, op); });
   }
-  registry.add("ArgMax", [](const NodeInfo& info) { return make_arg_reduce(info, true); });
-  registry.add("ArgMin", [](const NodeInfo& info) { return make_arg_reduce(info, false); });
+  for (ReduceOp op : {ReduceOp::ArgMax, ReduceOp::ArgMin}) {
+    registry.add(op_type_of(op), [op](const NodeInfo& info) { return make_arg_reduce(info, op); });
+  }
 }
 
 }  // namespace kiln

@@ -1,18 +1,11 @@
-// Pieces of the training family shared beyond training.cpp: the helper op the Gradient
-// expansion (passes/expand_gradient.cpp) emits.
+// Pieces of the training family shared beyond training.cpp: the kernel of the helper op the
+// Gradient expansion emits (opdefs/training_defs.h).
 #pragma once
 
+#include "opdefs/training_defs.h"
 #include "ops/op_registry.h"
 
 namespace kiln {
-
-// kiln::SumToShape(G, shape) sums G over the axes along which a tensor of `shape` (1-D int64)
-// was broadcast to G's shape, giving a tensor of `shape`: the gradient of a broadcasting op
-// with respect to its smaller input. Standard ReduceSum cannot do this before opset 13 (its
-// axes are an attribute, while here they are known only at run time), so the Gradient
-// expansion uses this op at every opset.
-inline constexpr const char* kKilnDomain = "kiln";
-inline constexpr const char* kSumToShapeOp = "SumToShape";
 
 void register_sum_to_shape(OpRegistry& registry);
 

@@ -1,14 +1,13 @@
-// Constant folding: a node whose inputs are all initializers is run once at load time with
-// its CPU kernel, and its outputs become initializers. Shape of a value whose shape is fully
-// known is folded too. Random ops, ops with subgraphs and nodes whose outputs would be large
-// are left alone; a node whose kernel fails is left for run time, where its error surfaces.
+// Constant folding: a node whose inputs are all initializers is run once at load time (by the
+// evaluator the runtime hands in, with the CPU kernel), and its outputs become initializers. Shape
+// of a value whose shape is fully known is folded too. Random ops, ops with subgraphs and nodes
+// whose outputs would be large are left alone; a node whose kernel fails is left for run time,
+// where its error surfaces.
 #include <set>
 
-#include "backends/cpu/thread_pool.h"
+#include "opdefs/op_def.h"
 #include "passes/graph_rewrite.h"
 #include "passes/passes.h"
-#include "runtime/compiled_graph.h"
-#include "runtime/execution.h"
 
 namespace kiln::passes {
 
@@ -18,10 +17,8 @@ namespace {
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
 bool is_nondeterministic(const ir::Node& node) {
-  static const std::set<std::string> random_ops = {"RandomUniform",     "RandomNormal",
-                                                   "RandomUniformLike", "RandomNormalLike",
-                                                   "Bernoulli",         "Multinomial"};
-  return random_ops.count(node.op_type) > 0;
+  const OpDef* def = OpDefs::global().find(node);
+  return def && def->nondeterministic;
 }
 
 bool is_graph_input(const ir::Graph& graph, const std::string& name) {
@@ -31,38 +28,7 @@ bool is_graph_input(const ir::Graph& graph, const std::string& name) {
   return false;
 }
 
-// Runs `node` on constant inputs; returns its outputs, or nothing when it cannot be folded.
-std::optional<std::vector<Tensor>> evaluate(const ir::Node& node, const ir::Model& model,
-                                            const ir::Graph& graph) {
-  ir::Graph mini;
-  for (const auto& in : node.inputs) {
-    if (!in.empty()) mini.initializers[in] = graph.initializers.at(in);
-  }
-  mini.nodes.push_back(node);
-  for (const auto& out : node.outputs) {
-    if (out.empty()) continue;
-    ValueInfo output;
-    output.name = out;
-    mini.outputs.push_back(std::move(output));
-  }
-  try {
-    auto compiled = std::make_shared<const CompiledGraph>(compile_graph(mini, model.opsets));
-    Execution execution(compiled, cpu::ThreadPool::shared());
-    execution.prepare({});
-    execution.run_node_inline(0);
-    std::vector<Tensor> outputs;
-    for (int slot : compiled->output_slots) {
-      Tensor t = execution.value(slot).readback_and_clone();
-      if (t.element_count() > kMaxFoldedElements) return std::nullopt;
-      outputs.push_back(t);
-    }
-    return outputs;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-void fold_graph(ir::Graph& graph, const ir::Model& model) {
+void fold_graph(ir::Graph& graph, const ir::Model& model, const NodeEvaluator& evaluate) {
   std::vector<ir::Node> kept;
   for (auto& node : graph.nodes) {
     bool foldable =
@@ -78,6 +44,10 @@ void fold_graph(ir::Graph& graph, const ir::Model& model) {
     }
     std::optional<std::vector<Tensor>> values;
     if (foldable) values = evaluate(node, model, graph);
+    for (size_t k = 0; values && k < values->size(); ++k) {
+      // Folding a constant that expands into a big tensor would only grow the model in memory.
+      if ((*values)[k].element_count() > kMaxFoldedElements) values.reset();
+    }
     if (!values) {
       kept.push_back(std::move(node));
       continue;
@@ -90,8 +60,8 @@ void fold_graph(ir::Graph& graph, const ir::Model& model) {
   graph.nodes = std::move(kept);
   for (auto& node : graph.nodes) {
     for (auto& a : node.attributes) {
-      if (a.g) fold_graph(*a.g, model);
-      for (auto& g : a.graphs) fold_graph(*g, model);
+      if (a.g) fold_graph(*a.g, model, evaluate);
+      for (auto& g : a.graphs) fold_graph(*g, model, evaluate);
     }
   }
 }
@@ -135,9 +105,9 @@ void fold_static_shapes(ir::Graph& graph) {
 
 }  // namespace
 
-void fold_constants(ir::Model& model) {
+void fold_constants(ir::Model& model, const NodeEvaluator& evaluate) {
   fold_static_shapes(model.graph);
-  fold_graph(model.graph, model);
+  fold_graph(model.graph, model, evaluate);
 }
 
 }  // namespace kiln::passes

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "ops/training_ops.h"
+#include "opdefs/training_defs.h"
 
 namespace kiln::passes::gradient {
 

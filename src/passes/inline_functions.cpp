@@ -4,7 +4,6 @@
 // (ref_attr_name) take the caller's value or the function's default.
 #include <map>
 
-#include "ops/op_registry.h"
 #include "passes/passes.h"
 
 namespace kiln::passes {
@@ -47,7 +46,6 @@ class Inliner {
     for (const auto& f : model_.functions) {
       if (f.name == node.op_type && f.domain == ir::canonical_domain(node.domain)) return &f;
     }
-    if (OpRegistry::global().find(node.domain, node.op_type)) return nullptr;
     return spec_ ? spec_(node, model_.opset_for(node.domain)) : nullptr;
   }
 

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -14,12 +16,20 @@ namespace kiln::passes {
 // where names from enclosing graphs are visible.
 void topological_sort(ir::Graph& graph, const std::string& where,
                       const std::set<std::string>& outer_names = {});
-// kiln::Error naming the first node whose op kiln has no kernel for (subgraphs included).
-void check_operators_supported(const ir::Model& model);
+// The passes run no kernel and know no backend; what they need from the kernels the runtime
+// hands in. `NodeCheck` throws kiln::Error for a node no kernel takes (an unknown op, or
+// attributes its kernel rejects); `NodeEvaluator` runs a node whose inputs are all initializers
+// of `graph` and returns its outputs, or nothing when it cannot (the error surfaces at run time).
+using NodeCheck = std::function<void(const ir::Node&, const ir::Model&)>;
+using NodeEvaluator = std::function<std::optional<std::vector<Tensor>>(
+    const ir::Node&, const ir::Model&, const ir::Graph&)>;
+
+// Calls `check` on every node, subgraphs included.
+void check_operators_supported(const ir::Model& model, const NodeCheck& check);
 // Drops Identity and inference-mode Dropout nodes, rewiring their consumers.
 void remove_noop_nodes(ir::Graph& graph);
 // Evaluates nodes whose inputs are all constant and replaces their outputs by initializers.
-void fold_constants(ir::Model& model);
+void fold_constants(ir::Model& model, const NodeEvaluator& evaluate);
 // Folds inference-mode BatchNormalization into the Conv before it (constant float32 weights).
 void fold_batch_norm(ir::Graph& graph);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.

@@ -8,13 +8,14 @@
 
 namespace kiln::passes {
 
-void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
-  inline_functions(model, [](const ir::Node& node, int opset) {
+void run_load_pipeline(ir::Model& model, const LoadOptions& options, const KernelHooks& kernels) {
+  inline_functions(model, [&](const ir::Node& node, int opset) -> const ir::Function* {
+    if (kernels.has_kernel(node)) return nullptr;
     return onnx_import::spec_function(node.domain, node.op_type, opset);
   });
   expand_gradients(model);
   topological_sort(model.graph, model.path);
-  check_operators_supported(model);
+  check_operators_supported(model, kernels.check_node);
   infer_shapes(model);
   if (options.optimize) {
     remove_noop_nodes(model.graph);
@@ -23,7 +24,7 @@ void run_load_pipeline(ir::Model& model, const LoadOptions& options) {
     // needs one round per layer).
     for (size_t before = 0; before != model.graph.nodes.size();) {
       before = model.graph.nodes.size();
-      fold_constants(model);
+      fold_constants(model, kernels.evaluate);
       remove_dead_nodes(model.graph);
       infer_shapes(model);
     }

@@ -2,7 +2,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "ops/op_registry.h"
 #include "passes/passes.h"
 
 namespace kiln::passes {
@@ -87,32 +86,19 @@ void topological_sort(ir::Graph& graph, const std::string& where,
 }
 
 namespace {
-// Creating each node's kernel parses its attributes, so a bad attribute fails the load
-// rather than the first run.
-void check_graph_ops(const ir::Graph& g, const ir::Model& model) {
-  const auto& registry = OpRegistry::global();
+void check_graph_ops(const ir::Graph& g, const ir::Model& model, const NodeCheck& check) {
   for (const auto& node : g.nodes) {
-    const OpSchema* schema = registry.find(node.domain, node.op_type);
-    if (!schema) {
-      throw Error(model.path + ": " + node.describe() + ": operator '" +
-                  (node.domain.empty() ? node.op_type : node.domain + "::" + node.op_type) +
-                  "' is not supported by kiln");
-    }
-    // No constant inputs here: the factory only parses attributes, so weights are not packed
-    // twice (the worker's compile packs them once).
-    try {
-      schema->factory(NodeInfo(node, model.opset_for(node.domain), {}, &model.opsets));
-    } catch (const Error& e) {
-      throw Error(model.path + ": " + e.what());
-    }
+    check(node, model);
     for (const auto& a : node.attributes) {
-      if (a.g) check_graph_ops(*a.g, model);
-      for (const auto& sub : a.graphs) check_graph_ops(*sub, model);
+      if (a.g) check_graph_ops(*a.g, model, check);
+      for (const auto& sub : a.graphs) check_graph_ops(*sub, model, check);
     }
   }
 }
 }  // namespace
 
-void check_operators_supported(const ir::Model& model) { check_graph_ops(model.graph, model); }
+void check_operators_supported(const ir::Model& model, const NodeCheck& check) {
+  check_graph_ops(model.graph, model, check);
+}
 
 }  // namespace kiln::passes

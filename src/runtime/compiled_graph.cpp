@@ -1,4 +1,5 @@
 #include "runtime/compiled_graph.h"
+#include "runtime/shape_check.h"
 
 #include <algorithm>
 #include <set>
@@ -21,7 +22,7 @@ DataType value_type(const ir::Graph& graph, const std::string& name) {
 }
 
 // Asks the device backend for a kernel for `cn`; records where the node runs and why.
-void place_node(const ir::Graph& graph, const NodeInfo& info, const DevicePlacement& device,
+void place_node(const ir::Graph& graph, const NodeInfo& info, const CompileOptions& device,
                 CompiledNode& cn) {
   const ir::Node& node = *cn.node;
   DevicePlacementQuery query{info, {}, {}, {}, false, {}};
@@ -65,9 +66,9 @@ void place_node(const ir::Graph& graph, const NodeInfo& info, const DevicePlacem
 
 CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
                             const std::vector<std::string>& outer_names,
-                            const DevicePlacement& device) {
+                            const CompileOptions& options) {
   CompiledGraph g;
-  g.device = device.backend;
+  g.device = options.backend;
   auto add_slot = [&](const std::string& name) {
     auto [it, inserted] = g.slot_of.emplace(name, static_cast<int>(g.slot_names.size()));
     if (inserted) {
@@ -143,7 +144,10 @@ CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, 
     }
     const NodeInfo info(node, cn.opset, constant_inputs, &opsets);
     cn.kernel = schema->factory(info);
-    if (device.backend) place_node(graph, info, device, cn);
+    if (options.verify_shapes) {
+      cn.kernel = with_shape_check(std::move(cn.kernel), predicted_outputs(graph, node));
+    }
+    if (options.backend) place_node(graph, info, options, cn);
     g.nodes.push_back(std::move(cn));
   }
   for (const auto& out : graph.outputs) {

@@ -43,12 +43,14 @@ struct CompiledGraph {
   size_t slot_count() const { return slot_names.size(); }
 };
 
-// Where a GPU worker places nodes: on `backend` when it has a kernel, else on the CPU, or a
-// load failure naming the node when `strict`.
-struct DevicePlacement {
+struct CompileOptions {
+  // Where a GPU worker places nodes: on `backend` when it has a kernel, else on the CPU, or a
+  // load failure naming the node when `strict`.
   DeviceBackend* backend = nullptr;
   bool strict = false;
   std::set<std::string> cpu_resident;  // values that must be host tensors (passes/cpu_residency)
+  // Check every CPU kernel's outputs against shape inference (runtime/shape_check.h).
+  bool verify_shapes = false;
 };
 
 // Compiles `graph`. A subgraph names the values it reads from enclosing scopes in
@@ -56,6 +58,6 @@ struct DevicePlacement {
 // so attribute errors surface at load time.
 CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
                             const std::vector<std::string>& outer_names = {},
-                            const DevicePlacement& device = {});
+                            const CompileOptions& options = {});
 
 }  // namespace kiln

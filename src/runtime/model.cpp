@@ -5,7 +5,7 @@
 
 #include "ir/graph.h"
 #include "onnx/importer.h"
-#include "passes/pipeline.h"
+#include "runtime/kernel_hooks.h"
 
 namespace kiln {
 
@@ -34,7 +34,7 @@ size_t Model::node_count() const { return ir_->graph.nodes.size(); }
 Model load_model_from_bytes(const void* data, size_t size, const std::string& base_dir,
                             const LoadOptions& options) {
   auto model = onnx_import::import_model(data, size, "model", base_dir);
-  passes::run_load_pipeline(*model, options);
+  prepare_model(*model, options);
   return Model(std::move(model));
 }
 
@@ -45,7 +45,7 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
   auto model = onnx_import::import_model(bytes.data(), bytes.size(), path, base_dir);
-  passes::run_load_pipeline(*model, options);
+  prepare_model(*model, options);
   return Model(std::move(model));
 }
 

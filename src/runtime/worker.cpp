@@ -35,7 +35,8 @@ class WorkerImpl {
   WorkerImpl(const Model& model, Backend backend, const WorkerOptions& options)
       : model_(model), backend_(backend), pool_(cpu::ThreadPool::shared(options.num_threads)) {
     const ir::Model& ir = *model.ir();
-    DevicePlacement placement;
+    CompileOptions placement;
+    placement.verify_shapes = options.verify_shapes;
     if (backend != Backend::Cpu) {
       device_ = make_device_backend(backend);
       placement.backend = device_.get();

@@ -13,7 +13,7 @@
 
 #include "ir/graph.h"
 #include "kiln/kiln.h"
-#include "passes/pipeline.h"
+#include "runtime/kernel_hooks.h"
 
 namespace kiln::testing {
 
@@ -69,7 +69,7 @@ class GraphBuilder {
   }
   // Runs the load pipeline (optimizations on unless told otherwise).
   Model build(bool optimize = true) {
-    passes::run_load_pipeline(*model_, LoadOptions{.optimize = optimize});
+    prepare_model(*model_, LoadOptions{.optimize = optimize});
     return Model(model_);
   }
   ir::Model& ir() { return *model_; }
@@ -84,6 +84,14 @@ inline ir::Attribute int_attr(const std::string& name, int64_t v) {
   a.type = ir::Attribute::Type::Int;
   a.i = v;
   return a;
+}
+
+// Runs `model` once on the CPU and reads back one output.
+inline Tensor run_one(Model model, const std::vector<NamedTensor>& inputs,
+                      const std::string& output, const WorkerOptions& options = {}) {
+  Worker worker(model, Backend::Cpu, options);
+  worker.schedule(inputs);
+  return worker.peek_output(output).readback_and_clone();
 }
 
 }  // namespace kiln::testing

@@ -29,12 +29,6 @@ ir::Function square_of_sum() {
   return f;
 }
 
-Tensor run_one(Model model, const std::vector<NamedTensor>& inputs, const std::string& output) {
-  Worker worker(model);
-  worker.schedule(inputs);
-  return worker.peek_output(output).readback_and_clone();
-}
-
 TEST(InlineFunctions, ModelFunctionsAreExpandedAtEachCall) {
   GraphBuilder b;
   b.ir().functions.push_back(square_of_sum());

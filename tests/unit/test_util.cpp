@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "passes/pipeline.h"
+#include "runtime/kernel_hooks.h"
 
 namespace kiln::testing {
 
@@ -114,6 +114,12 @@ Model OpTest::model() const {
       v.dtype = inputs_[i].dtype();
       if (inputs_[i].is_sequence()) v.kind = ValueInfo::Kind::Sequence;
       if (inputs_[i].is_optional()) v.kind = ValueInfo::Kind::Optional;
+      // Declared with its shape, so that every op test is also a drift test of the op's shape
+      // rule against its kernel (the worker runs with verify_shapes).
+      if (v.kind == ValueInfo::Kind::Tensor) {
+        v.has_shape = true;
+        for (int64_t d : inputs_[i].shape()) v.shape.push_back(Dim{d, ""});
+      }
       m->graph.inputs.push_back(v);
     }
   }
@@ -128,13 +134,13 @@ Model OpTest::model() const {
     m->graph.outputs.push_back(v);
   }
   m->graph.nodes.push_back(node);
-  passes::run_load_pipeline(*m, LoadOptions{.optimize = false});
+  prepare_model(*m, LoadOptions{.optimize = false});
   return Model(m);
 }
 
 std::vector<Tensor> OpTest::run(Backend backend) const {
   Model m = model();
-  Worker worker(m, backend);
+  Worker worker(m, backend, WorkerOptions{.verify_shapes = true});
   // NamedTensor holds a string_view: the names must outlive the schedule call.
   std::vector<std::string> names;
   for (size_t i = 0; i < inputs_.size(); ++i) names.push_back("in" + std::to_string(i));

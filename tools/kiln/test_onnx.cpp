@@ -36,6 +36,8 @@ options:
   --known-failures FILE   tests expected to fail, one per line ("name  # reason"); the exit
                           status is then 0 unless a test not listed fails or a listed one passes
   --timeout S             seconds per test before it counts as failed (default 120)
+  --verify-shapes         check every CPU layer's outputs against the dtypes and shapes that
+                          shape inference predicted (a mismatch fails the test)
   --verbose               print passing tests too
 
 Closes with the line "N passed, N failed, N skipped".
@@ -60,8 +62,7 @@ ValueKind value_kind(const ValueInfo& info) {
 std::string describe_mismatch(const Tensor& actual, const Tensor& expected, double rtol,
                               double atol) {
   if (actual.kind() != expected.kind() || expected.kind() != ValueKind::Tensor) {
-    if (actual.kind() != expected.kind() ||
-        actual.elements().size() != expected.elements().size())
+    if (actual.kind() != expected.kind() || actual.elements().size() != expected.elements().size())
       return actual.to_string(4) + ", expected " + expected.to_string(4);
     for (size_t i = 0; i < expected.elements().size(); ++i) {
       const Tensor& a = actual.elements()[i];
@@ -116,9 +117,17 @@ std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefi
   return out;
 }
 
-Outcome run_test(const fs::path& dir, Backend backend, double rtol, double atol) {
+struct Settings {
+  Backend backend = Backend::Cpu;
+  WorkerOptions worker;
+  double rtol = 1e-3, atol = 1e-7;
+  int timeout_s = 120;
+};
+
+Outcome run_test(const fs::path& dir, const Settings& settings) {
+  const double rtol = settings.rtol, atol = settings.atol;
   Model model = load_model((dir / "model.onnx").string());
-  Worker worker(model, backend);
+  Worker worker(model, settings.backend, settings.worker);
   std::vector<fs::path> data_sets;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -159,17 +168,17 @@ Outcome run_test(const fs::path& dir, Backend backend, double rtol, double atol)
 }
 
 // Runs one test in a child process, so that a crash or a hang fails that test only.
-Outcome run_isolated(const fs::path& dir, Backend backend, double rtol, double atol,
-                     int timeout_s) {
+Outcome run_isolated(const fs::path& dir, const Settings& settings) {
+  const int timeout_s = settings.timeout_s;
   int fds[2];
-  if (pipe(fds) != 0) return run_test(dir, backend, rtol, atol);
+  if (pipe(fds) != 0) return run_test(dir, settings);
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
     alarm(static_cast<unsigned>(timeout_s));
     Outcome o;
     try {
-      o = run_test(dir, backend, rtol, atol);
+      o = run_test(dir, settings);
     } catch (const std::exception& e) {
       o = {Outcome::Fail, e.what()};
     }
@@ -221,11 +230,13 @@ int test_onnx_command(const Args& args) {
   }
   const std::vector<std::string> valued = {"--backend", "--filter",         "--rtol",
                                            "--atol",    "--known-failures", "--timeout"};
-  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
+  Settings settings;
+  settings.backend = parse_backend(option_value(args, "--backend", "cpu"));
+  settings.rtol = std::stod(option_value(args, "--rtol", "1e-3"));
+  settings.atol = std::stod(option_value(args, "--atol", "1e-7"));
+  settings.timeout_s = std::stoi(option_value(args, "--timeout", "120"));
+  settings.worker.verify_shapes = has_flag(args, "--verify-shapes");
   const std::regex filter(option_value(args, "--filter", ".*"));
-  const double rtol = std::stod(option_value(args, "--rtol", "1e-3"));
-  const double atol = std::stod(option_value(args, "--atol", "1e-7"));
-  const int timeout = std::stoi(option_value(args, "--timeout", "120"));
   const bool verbose = has_flag(args, "--verbose");
   const std::string known_path = option_value(args, "--known-failures");
   const auto known = read_known_failures(known_path);
@@ -249,7 +260,7 @@ int test_onnx_command(const Args& args) {
   for (const auto& dir : tests) {
     const std::string name = dir.filename().string();
     if (!std::regex_search(name, filter)) continue;
-    const Outcome o = run_isolated(dir, backend, rtol, atol, timeout);
+    const Outcome o = run_isolated(dir, settings);
     const bool is_known = known.count(name) > 0;
     switch (o.kind) {
       case Outcome::Pass:

@@ -17,7 +17,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the scalar path, which is rare enough for depthwise convs not to matter.
 constexpr int64_t kMaxTaps = 64;
 
-void depthwise_plane(const ConvGeometry& g, const float* HWY_RESTRICT x,
+void depthwise_plane(const WindowGeometry& g, const float* HWY_RESTRICT x,
                      const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
   const int64_t ih_size = g.in[0], iw_size = g.in[1];
   const int64_t oh_size = g.out[0], ow_size = g.out[1];
@@ -109,7 +109,7 @@ void depthwise_plane(const ConvGeometry& g, const float* HWY_RESTRICT x,
 struct PaddedPlane {
   int64_t rows, cols;
 };
-inline PaddedPlane padded_size(const ConvGeometry& g) {
+inline PaddedPlane padded_size(const WindowGeometry& g) {
   const int64_t rows = std::max(
       g.in[0] + g.pad[0], (g.out[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1);
   const int64_t cols = std::max(
@@ -120,7 +120,7 @@ inline PaddedPlane padded_size(const ConvGeometry& g) {
 // Square kernel of kK x kK taps with stride kS over a padded plane: each output vector keeps
 // its accumulator in a register over all taps; the weights stay in registers for the plane.
 template <int64_t kK, int64_t kS>
-void depthwise_padded(const ConvGeometry& g, const float* HWY_RESTRICT xp, int64_t xp_cols,
+void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int64_t xp_cols,
                       const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
@@ -167,10 +167,10 @@ void depthwise_padded(const ConvGeometry& g, const float* HWY_RESTRICT xp, int64
   }
 }
 
-using PaddedKernel = void (*)(const ConvGeometry&, const float*, int64_t, const float*, float,
+using PaddedKernel = void (*)(const WindowGeometry&, const float*, int64_t, const float*, float,
                               float*);
 
-PaddedKernel pick_padded_kernel(const ConvGeometry& g) {
+PaddedKernel pick_padded_kernel(const WindowGeometry& g) {
   if (g.kernel[0] != g.kernel[1] || g.stride[0] != g.stride[1]) return nullptr;
   const int64_t k = g.kernel[0], s = g.stride[0];
   if (k == 3 && s == 1) return depthwise_padded<3, 1>;
@@ -180,7 +180,7 @@ PaddedKernel pick_padded_kernel(const ConvGeometry& g) {
   return nullptr;
 }
 
-void depthwise_plane_any(const ConvGeometry& g, const float* HWY_RESTRICT x,
+void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
                          const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y,
                          float* HWY_RESTRICT scratch) {
   const PaddedKernel kernel = pick_padded_kernel(g);
@@ -205,7 +205,7 @@ void depthwise_plane_any(const ConvGeometry& g, const float* HWY_RESTRICT x,
   kernel(g, scratch, pp.cols, w, bias, y);
 }
 
-size_t padded_floats(const ConvGeometry& g) {
+size_t padded_floats(const WindowGeometry& g) {
   const PaddedPlane pp = padded_size(g);
   return static_cast<size_t>(pp.rows * pp.cols);
 }
@@ -219,12 +219,12 @@ namespace kiln::cpu {
 HWY_EXPORT(depthwise_plane_any);
 HWY_EXPORT(padded_floats);
 
-void depthwise_conv2d_plane(const ConvGeometry& g, const float* x, const float* w, float bias,
+void depthwise_conv2d_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
                             float* y, float* scratch) {
   HWY_DYNAMIC_DISPATCH(depthwise_plane_any)(g, x, w, bias, y, scratch);
 }
 
-size_t depthwise_scratch_floats(const ConvGeometry& g) {
+size_t depthwise_scratch_floats(const WindowGeometry& g) {
   return HWY_DYNAMIC_DISPATCH(padded_floats)(g);
 }
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/cpu/conv_geometry.h"
+#include "opdefs/window.h"
 
 namespace kiln::cpu {
 
@@ -14,8 +14,8 @@ namespace kiln::cpu {
 // channel of a rank-2 geometry (a 1-D conv is passed as height 1). `scratch` holds
 // depthwise_scratch_floats(g) floats: common kernels (3x3, 5x5, stride 1 or 2) copy the plane
 // into it with its zero padding, so their inner loops need no bounds checks.
-void depthwise_conv2d_plane(const ConvGeometry& g, const float* x, const float* w, float bias,
+void depthwise_conv2d_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
                             float* y, float* scratch);
-size_t depthwise_scratch_floats(const ConvGeometry& g);
+size_t depthwise_scratch_floats(const WindowGeometry& g);
 
 }  // namespace kiln::cpu

@@ -41,7 +41,7 @@ int64_t chunk_columns(int64_t rows, int64_t total) {
   return std::min(total, (cols + 31) / 32 * 32);
 }
 
-bool is_pointwise(const ConvGeometry& g) {
+bool is_pointwise(const WindowGeometry& g) {
   for (size_t d = 0; d < g.rank(); ++d) {
     if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.in[d] != g.out[d]) return false;
   }
@@ -58,9 +58,9 @@ GemmEpilogue bias_epilogue(const float* bias) {
 }
 
 // The geometry of a 1-D or 2-D window as the 2-D depthwise kernel wants it.
-ConvGeometry as_2d(const ConvGeometry& g) {
+WindowGeometry as_2d(const WindowGeometry& g) {
   if (g.rank() == 2) return g;
-  ConvGeometry r;
+  WindowGeometry r;
   r.in = {1, g.in[0]};
   r.out = {1, g.out[0]};
   r.kernel = {1, g.kernel[0]};
@@ -106,7 +106,7 @@ constexpr int64_t kTransposedMaxPositions = 160;
 // transposed into place.
 void conv_transposed_product(const ConvProblem& p, const float* x, const float* bias, float* y,
                              const PackedConvWeights& packed, bool pointwise) {
-  const ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
   const int64_t in_size = g.in_size(), out_size = g.out_size(), k = cg * g.kernel_size();
   float* cols =
@@ -139,7 +139,7 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
 
 void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y,
               const PackedConvWeights* packed) {
-  const ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group;
   const int64_t mg = p.out_channels / p.group;
   const int64_t in_size = g.in_size();
@@ -150,7 +150,7 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
 
   if (cg == 1 && g.rank() <= 2) {
     // Depthwise (channel multiplier mg): output channel m reads input channel m / mg.
-    const ConvGeometry g2 = as_2d(g);
+    const WindowGeometry g2 = as_2d(g);
     const int64_t planes = p.batch * p.out_channels;
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size * taps, 1));
     parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
@@ -196,7 +196,7 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
 
 void conv_transpose_f32(const ConvProblem& p, const float* x, const float* w, const float* bias,
                         float* y) {
-  const ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group;
   const int64_t mg = p.out_channels / p.group;
   const int64_t x_size = g.out_size();  // window positions = the input's spatial size

@@ -14,15 +14,15 @@
 
 #include <vector>
 
-#include "backends/cpu/conv_geometry.h"
 #include "backends/cpu/gemm.h"
+#include "opdefs/window.h"
 
 namespace kiln::cpu {
 
 struct ConvProblem {
   // Conv: image = the input X, window positions = the output Y.
   // ConvTranspose: image = the output Y, window positions = the input X.
-  ConvGeometry geometry;
+  WindowGeometry geometry;
   int64_t batch = 1;
   int64_t in_channels = 0;   // channels of X
   int64_t out_channels = 0;  // channels of Y

@@ -53,7 +53,7 @@ inline void valid_range(int64_t base, int64_t stride, int64_t count, int64_t siz
 // reads (nullptr when an outer axis is in the padding), the image coordinate of the run's
 // first position along the last axis, and the run length.
 template <class Body>
-void for_each_run(const ConvGeometry& g, const int64_t* tap, int64_t col_begin, int64_t col_end,
+void for_each_run(const WindowGeometry& g, const int64_t* tap, int64_t col_begin, int64_t col_end,
                   Body&& body) {
   const size_t rank = g.rank();
   const size_t last = rank - 1;
@@ -86,7 +86,7 @@ void for_each_run(const ConvGeometry& g, const int64_t* tap, int64_t col_begin, 
 }
 
 // Advances a kernel tap odometer.
-inline void next_tap(const ConvGeometry& g, int64_t* tap) {
+inline void next_tap(const WindowGeometry& g, int64_t* tap) {
   for (size_t d = g.rank(); d-- > 0;) {
     if (++tap[d] < g.kernel[d]) return;
     tap[d] = 0;
@@ -95,7 +95,7 @@ inline void next_tap(const ConvGeometry& g, int64_t* tap) {
 
 }  // namespace
 
-void im2col_impl(const ConvGeometry& g, int64_t channels, const float* image, int64_t col_begin,
+void im2col_impl(const WindowGeometry& g, int64_t channels, const float* image, int64_t col_begin,
                  int64_t col_end, float* cols) {
   const int64_t width = col_end - col_begin;
   const int64_t in_size = g.in_size();
@@ -126,7 +126,7 @@ void im2col_impl(const ConvGeometry& g, int64_t channels, const float* image, in
   }
 }
 
-void col2im_add_impl(const ConvGeometry& g, int64_t channels, const float* cols, float* image) {
+void col2im_add_impl(const WindowGeometry& g, int64_t channels, const float* cols, float* image) {
   const int64_t width = g.out_size();
   const int64_t in_size = g.in_size();
   const int64_t taps = g.kernel_size();
@@ -159,12 +159,12 @@ namespace kiln::cpu {
 HWY_EXPORT(im2col_impl);
 HWY_EXPORT(col2im_add_impl);
 
-void im2col(const ConvGeometry& g, int64_t channels, const float* image, int64_t col_begin,
+void im2col(const WindowGeometry& g, int64_t channels, const float* image, int64_t col_begin,
             int64_t col_end, float* cols) {
   HWY_DYNAMIC_DISPATCH(im2col_impl)(g, channels, image, col_begin, col_end, cols);
 }
 
-void col2im_add(const ConvGeometry& g, int64_t channels, const float* cols, float* image) {
+void col2im_add(const WindowGeometry& g, int64_t channels, const float* cols, float* image) {
   HWY_DYNAMIC_DISPATCH(col2im_add_impl)(g, channels, cols, image);
 }
 

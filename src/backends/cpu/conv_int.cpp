@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t kChunkBytes = 256 * 1024;
 
 // For every (tap, output position): the image offset the tap reads, or -1 in the padding.
-std::vector<int64_t> tap_offsets(const ConvGeometry& g) {
+std::vector<int64_t> tap_offsets(const WindowGeometry& g) {
   const int64_t positions = g.out_size(), taps = g.kernel_size();
   std::vector<int64_t> offsets(static_cast<size_t>(taps * positions), -1);
   for (int64_t pos = 0; pos < positions; ++pos) {
@@ -27,7 +27,7 @@ std::vector<int64_t> tap_offsets(const ConvGeometry& g) {
 
 void conv_int32(const ConvProblem& p, const int16_t* x, const int16_t* w, const int32_t* bias,
                 int32_t* y) {
-  const ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
   const int64_t in_size = g.in_size(), positions = g.out_size(), taps = g.kernel_size();
   const int64_t rows = cg * taps;

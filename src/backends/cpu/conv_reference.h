@@ -15,7 +15,7 @@ namespace conv_reference_detail {
 // Calls body(window_index, image_offset) for every tap of window position `pos` (a flat
 // index) that falls inside the image; taps are visited in weight order, `tap_index` counting.
 template <class Body>
-void for_each_tap(const ConvGeometry& g, int64_t pos, Body&& body) {
+void for_each_tap(const WindowGeometry& g, int64_t pos, Body&& body) {
   const size_t rank = g.rank();
   int64_t o[16], t[16] = {};
   for (size_t d = rank; d-- > 0;) {
@@ -43,7 +43,7 @@ void for_each_tap(const ConvGeometry& g, int64_t pos, Body&& body) {
 
 template <class T, class Acc>
 void conv_reference(const ConvProblem& p, const T* x, const T* w, const T* bias, T* y) {
-  const ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
   const int64_t in_size = g.in_size(), out_size = g.out_size(), taps = g.kernel_size();
   parallel_for(p.batch * p.out_channels, 1, [&](int64_t begin, int64_t end) {
@@ -68,7 +68,7 @@ void conv_reference(const ConvProblem& p, const T* x, const T* w, const T* bias,
 
 template <class T, class Acc>
 void conv_transpose_reference(const ConvProblem& p, const T* x, const T* w, const T* bias, T* y) {
-  const ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
   const int64_t y_size = g.in_size(), x_size = g.out_size(), taps = g.kernel_size();
   parallel_for(p.batch * p.out_channels, 1, [&](int64_t begin, int64_t end) {

@@ -49,7 +49,7 @@ constexpr Acc<T> lowest() {
 // spread over the job system.
 template <class Body>
 void for_each_window(const PoolShape& s, Body&& body) {
-  const ConvGeometry& g = s.geometry;
+  const WindowGeometry& g = s.geometry;
   const size_t rank = g.rank();
   const int64_t out_size = g.out_size();
   const int64_t work = std::max<int64_t>(1, out_size * g.kernel_size());
@@ -83,7 +83,7 @@ void for_each_window(const PoolShape& s, Body&& body) {
 
 // Calls f(row_major_offset, column_major_offset) for every tap of `w` inside the image.
 template <class F>
-void for_each_tap(const ConvGeometry& g, const Window& w, F&& f) {
+void for_each_tap(const WindowGeometry& g, const Window& w, F&& f) {
   if (w.empty) return;
   const size_t rank = g.rank();
   const size_t last = rank - 1;
@@ -115,7 +115,7 @@ void for_each_tap(const ConvGeometry& g, const Window& w, F&& f) {
 // The common 2-D float case without an Indices output: plain clamped loops, several times
 // faster than the general N-D window walk (ResNet's stem pool was ~9% of its run time).
 void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
-  const ConvGeometry& g = s.geometry;
+  const WindowGeometry& g = s.geometry;
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.stride[0], sw = g.stride[1];
   const int64_t dh = g.dilation[0], dw = g.dilation[1], ph = g.pad[0], pw = g.pad[1];
@@ -176,7 +176,7 @@ void max_pool(const PoolShape& s, const T* x, T* y, int64_t* indices, bool colum
 
 template <class T>
 void average_pool(const PoolShape& s, const T* x, T* y, bool count_include_pad) {
-  const ConvGeometry& g = s.geometry;
+  const WindowGeometry& g = s.geometry;
   const int64_t in_size = g.in_size();
   const int64_t out_size = g.out_size();
   for_each_window(s, [&](int64_t plane, int64_t j, const Window& w) {

@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
-#include "backends/cpu/conv_geometry.h"
+#include "opdefs/window.h"
 
 namespace kiln::cpu {
 
 struct PoolShape {
-  ConvGeometry geometry;  // image = input plane, windows = output plane
-  Shape pad_end;          // end pads (AveragePool with count_include_pad counts them)
-  int64_t planes = 0;     // N * C
+  WindowGeometry geometry;  // image = input plane, windows = output plane
+  Shape pad_end;            // end pads (AveragePool with count_include_pad counts them)
+  int64_t planes = 0;       // N * C
 };
 
 // y = max over each window; `indices` (may be null) receives the flat input index of the

@@ -19,17 +19,17 @@
 
 #include <cstdint>
 
-#include "backends/cpu/conv_geometry.h"
 #include "backends/gl/context.h"
 #include "backends/gl/fused_activation.h"
 #include "backends/gl/texture.h"
+#include "opdefs/window.h"
 
 namespace kiln::gl {
 
 using ConvActivation = FusedActivation;
 
 struct ConvParams {
-  cpu::ConvGeometry geometry;
+  WindowGeometry geometry;
   int64_t batch = 1;
   int64_t in_channels = 0;   // X's channels
   int64_t out_channels = 0;  // Y's channels

@@ -96,7 +96,7 @@ const char* name_of(PoolOp op) {
 
 void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTensor& y) const {
   const std::string where = std::string(name_of(params.op)) + " on OpenGL ES";
-  const cpu::ConvGeometry& g = params.shape.geometry;
+  const WindowGeometry& g = params.shape.geometry;
   const WindowPlane plane = to_window_plane(g, where);
   check(params.shape.pad_end.size() == g.rank(), where + ": geometry fields of different ranks");
   check(params.op != PoolOp::Lp || params.p > 0.0f, where + ": p must be > 0");

@@ -9,7 +9,7 @@ std::array<int64_t, 2> as_plane(const Shape& per_axis, int64_t fill) {
   return {per_axis[0], per_axis[1]};
 }
 
-WindowPlane to_window_plane(const cpu::ConvGeometry& g, const std::string& where) {
+WindowPlane to_window_plane(const WindowGeometry& g, const std::string& where) {
   const size_t rank = g.rank();
   check(rank == 1 || rank == 2,
         where + ": only 1-D and 2-D geometries, got rank " + std::to_string(rank));

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "backends/cpu/conv_geometry.h"
 #include "backends/gl/program.h"
 #include "kiln/shape.h"
+#include "opdefs/window.h"
 
 namespace kiln::gl {
 
@@ -20,7 +20,7 @@ struct WindowPlane {
 // kiln::Error naming `where` unless the geometry has rank 1 or 2 in every field, positive
 // strides, dilations and kernel sizes, no negative spatial size, and window coordinates within
 // 32 bits.
-WindowPlane to_window_plane(const cpu::ConvGeometry& geometry, const std::string& where);
+WindowPlane to_window_plane(const WindowGeometry& geometry, const std::string& where);
 
 // A per-axis list of rank 1 or 2 as (height, width), `fill` for the missing height.
 std::array<int64_t, 2> as_plane(const Shape& per_axis, int64_t fill);

@@ -43,7 +43,7 @@ size_t general_variant(const ConvPushConstants& pc) {
   return s;
 }
 
-bool is_pointwise(const cpu::ConvGeometry& g) {
+bool is_pointwise(const WindowGeometry& g) {
   for (size_t d = 0; d < g.rank(); ++d) {
     if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad[d] != 0 || g.out[d] != g.in[d]) {
       return false;
@@ -54,7 +54,7 @@ bool is_pointwise(const cpu::ConvGeometry& g) {
 
 void check_buffers(const Device& device, const cpu::ConvProblem& p, bool transpose, const Buffer& x,
                    const Buffer& w, const Buffer* bias, const Buffer& y) {
-  const cpu::ConvGeometry& g = p.geometry;
+  const WindowGeometry& g = p.geometry;
   const int64_t x_positions = transpose ? g.out_size() : g.in_size();
   const int64_t y_positions = transpose ? g.in_size() : g.out_size();
   const int64_t w_elements = transpose
@@ -85,7 +85,7 @@ bool conv_supported(const cpu::ConvProblem& problem) {
 
 ConvPushConstants conv_push_constants(const cpu::ConvProblem& problem, bool has_bias,
                                       const ActivationParams& activation) {
-  const cpu::ConvGeometry& g = problem.geometry;
+  const WindowGeometry& g = problem.geometry;
   const size_t rank = g.rank();
   check(conv_supported(problem),
         "conv on the GPU: " + std::to_string(rank) + " spatial axes; 1 to 3 are supported");
@@ -142,7 +142,7 @@ void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvPr
                   const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
                   const ActivationParams& activation) const {
   const ConvPushConstants pc = conv_push_constants(problem, bias != nullptr, activation);
-  const cpu::ConvGeometry& g = problem.geometry;
+  const WindowGeometry& g = problem.geometry;
   if (problem.batch * problem.out_channels * g.out_size() == 0) return;
   check_buffers(device_, problem, false, x, w, bias, y);
   const int64_t cg = problem.in_channels / problem.group;

@@ -19,7 +19,7 @@ uint32_t narrow(int64_t v, const char* what) {
 
 PoolPushConstants pool_constants(const cpu::PoolShape& s, PoolKind kind, bool count_include_pad,
                                  float p) {
-  const cpu::ConvGeometry& g = s.geometry;
+  const WindowGeometry& g = s.geometry;
   const size_t rank = g.rank();
   check(rank >= 1 && rank <= kPoolMaxSpatialAxes,
         "pooling on the GPU: " + std::to_string(rank) + " spatial axes (the kernel takes 1 to 3)");

@@ -86,7 +86,7 @@ OpFactory conv_factory(bool transpose) {
       TextureTensor& y = r.output(0, y_shape);
       if (transpose) {
         if (rank == 1) {  // the transposed kernel draws 2-D: height 1
-          cpu::ConvGeometry& g = params.geometry;
+          WindowGeometry& g = params.geometry;
           auto lead = [](const Shape& s, int64_t v) { return Shape{v, s[0]}; };
           g = {lead(g.in, 1),     lead(g.out, 1),      lead(g.kernel, 1),
                lead(g.stride, 1), lead(g.dilation, 1), lead(g.pad, 0)};

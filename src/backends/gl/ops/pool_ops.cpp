@@ -2,7 +2,7 @@
 // with windows resolved by the CPU op's code, and the global pools.
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pool.h"
-#include "ops/window_geometry.h"
+#include "opdefs/window.h"
 #include "runtime/cpu_op_rules.h"
 
 namespace kiln::gl {
@@ -29,11 +29,10 @@ OpFactory pool_factory(PoolOp op) {
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
       if (x.size() != rank + 2) throw RunOnCpu("pool input rank does not match kernel_shape");
-      const ResolveContext resolve(node);
       PoolParams p = params;
       p.shape.geometry = or_run_on_cpu([&] {
         return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
-                              resolve.context(), &p.shape.pad_end);
+                              *node.node, &p.shape.pad_end);
       });
       p.shape.planes = x[0] * x[1];
       Shape y_shape{x[0], x[1]};

@@ -5,7 +5,7 @@
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/pool.h"
 #include "backends/vulkan/reduce.h"
-#include "ops/window_geometry.h"
+#include "opdefs/window.h"
 #include "runtime/cpu_op_rules.h"
 
 namespace kiln::vulkan {
@@ -17,11 +17,10 @@ RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p
     // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
     if (x.size() != window.kernel_shape.size() + 2)
       throw RunOnCpu("pool input rank does not match kernel_shape");
-    const ResolveContext resolve(node);
     cpu::PoolShape s;
     s.geometry = or_run_on_cpu([&] {
       return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
-                            resolve.context(), &s.pad_end);
+                            *node.node, &s.pad_end);
     });
     s.planes = x[0] * x[1];
     const PoolPushConstants pc =

@@ -1,7 +1,7 @@
 // The push constants of conv.comp, conv_depthwise.comp and conv_transpose.comp; must match
 // ConvPushConstants in conv.h. Spatial axes are (z, y, x), lower ranks padded in front with
 // size-1 axes. For Conv, `in` is X's spatial shape and `out` Y's; for ConvTranspose, `in` is Y's
-// (the image) and `out` X's (the window positions), as in cpu::ConvGeometry.
+// (the image) and `out` X's (the window positions), as in WindowGeometry.
 layout(push_constant) uniform Params {
   uint in_[3];
   uint out_[3];

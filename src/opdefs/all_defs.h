@@ -1,0 +1,22 @@
+// One definition function per op family; define_all_ops calls each.
+#pragma once
+
+namespace kiln {
+
+class OpDefs;
+
+void define_all_ops(OpDefs& defs);
+
+void define_elementwise_ops(OpDefs& defs);    // unary, binary, comparison, Where, Cast, CumSum
+void define_normalization_ops(OpDefs& defs);  // Softmax family, BatchNorm, LayerNorm, LRN, ...
+void define_window_ops(OpDefs& defs);         // Conv, pooling, MaxUnpool, Col2Im
+void define_matmul_ops(OpDefs& defs);         // Gemm, MatMul
+void define_reduce_ops(OpDefs& defs);         // Reduce*, ArgMax, ArgMin
+void define_shape_ops(OpDefs& defs);          // Reshape, Slice, Concat, Pad, Squeeze, ...
+void define_indexing_ops(OpDefs& defs);       // Gather, TopK, OneHot, Compress, NMS
+void define_generator_ops(OpDefs& defs);      // ConstantOfShape, Range, random ops
+void define_signal_ops(OpDefs& defs);         // DFT, STFT, window functions, MelWeightMatrix
+void define_resize_ops(OpDefs& defs);         // Resize, Upsample, AffineGrid
+void define_control_flow_ops(OpDefs& defs);   // If, Loop, SplitToSequence
+
+}  // namespace kiln

@@ -1,0 +1,257 @@
+// Ops that rearrange or resize a tensor without computing on its values: Reshape, Flatten,
+// Squeeze / Unsqueeze, Transpose, Concat / Split, Slice, Expand / Tile / Pad, Shape / Size.
+#include <algorithm>
+#include <set>
+
+#include "opdefs/all_defs.h"
+#include "opdefs/op_def.h"
+#include "opdefs/training_defs.h"
+
+namespace kiln {
+namespace {
+
+// The input's dtype with an unknown shape; nothing when even the dtype is unknown.
+std::vector<ValueInfo> dtype_of_input0(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  return x ? std::vector<ValueInfo>{dtype_only(x->dtype)} : std::vector<ValueInfo>{};
+}
+
+std::vector<ValueInfo> reshape_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const auto target = ctx.constant_ints(1);
+  if (!target) return {dtype_only(x->dtype)};
+  const std::vector<Dim>* in = ctx.shape(0);
+  const bool allow_zero = ctx.info().attr_int("allowzero", 0) != 0;
+  std::vector<Dim> out;
+  int64_t known_product = 1;  // -1 once a copied dim is symbolic
+  int infer_at = -1;
+  for (size_t i = 0; i < target->size(); ++i) {
+    const int64_t t = (*target)[i];
+    if (t == -1) {
+      infer_at = static_cast<int>(i);
+      out.push_back(Dim{});
+    } else if (t == 0 && !allow_zero) {
+      if (!in || i >= in->size()) return {dtype_only(x->dtype)};
+      out.push_back((*in)[i]);
+      known_product =
+          out.back().is_fixed() && known_product >= 0 ? known_product * out.back().value : -1;
+    } else {
+      out.push_back(fixed_dim(t));
+      if (known_product >= 0) known_product *= t;
+    }
+  }
+  if (infer_at >= 0 && in && known_product > 0) {
+    int64_t total = 1;
+    for (const Dim& d : *in) total = d.is_fixed() && total >= 0 ? total * d.value : -1;
+    if (total >= 0) out[static_cast<size_t>(infer_at)] = fixed_dim(total / known_product);
+  }
+  return {tensor_type(x->dtype, out)};
+}
+
+std::vector<ValueInfo> transpose_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  if (!in) return dtype_of_input0(ctx);
+  std::vector<int64_t> perm = ctx.info().attr_ints("perm");
+  if (perm.empty()) {
+    for (size_t i = in->size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  }
+  std::vector<Dim> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(in->size())) return dtype_of_input0(ctx);
+    out.push_back((*in)[static_cast<size_t>(p)]);
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+std::vector<ValueInfo> flatten_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  if (!in) return dtype_of_input0(ctx);
+  const int64_t rank = static_cast<int64_t>(in->size());
+  int64_t axis = ctx.info().attr_int("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) return dtype_of_input0(ctx);  // the kernel reports it
+  auto product = [&](int64_t b, int64_t e) -> Dim {
+    int64_t p = 1;
+    for (int64_t i = b; i < e; ++i) {
+      const Dim& d = (*in)[static_cast<size_t>(i)];
+      if (!d.is_fixed()) return e - b == 1 ? d : Dim{};
+      p *= d.value;
+    }
+    return fixed_dim(p);
+  };
+  return {tensor_type(ctx.input(0)->dtype, {product(0, axis), product(axis, rank)})};
+}
+
+std::vector<ValueInfo> concat_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  if (!in) return dtype_of_input0(ctx);
+  const int64_t rank = static_cast<int64_t>(in->size());
+  int64_t axis = ctx.info().attr_int("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return dtype_of_input0(ctx);
+  std::vector<Dim> out = *in;
+  int64_t total = 0;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const std::vector<Dim>* s = ctx.shape(i);
+    if (!s || static_cast<int64_t>(s->size()) != rank) return dtype_of_input0(ctx);
+    const Dim& d = (*s)[static_cast<size_t>(axis)];
+    total = d.is_fixed() && total >= 0 ? total + d.value : -1;
+    // Other axes must agree; a fixed size from any input pins a symbolic one.
+    for (size_t k = 0; k < s->size(); ++k) {
+      if (static_cast<int64_t>(k) != axis && !out[k].is_fixed() && (*s)[k].is_fixed())
+        out[k] = (*s)[k];
+    }
+  }
+  out[static_cast<size_t>(axis)] = total >= 0 ? fixed_dim(total) : Dim{};
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+std::vector<ValueInfo> shape_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  if (!in) return {dtype_only(DataType::Int64)};
+  const int64_t rank = static_cast<int64_t>(in->size());
+  int64_t start = ctx.info().attr_int("start", 0), end = ctx.info().attr_int("end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  return {tensor_type(DataType::Int64, {fixed_dim(end - start)})};
+}
+
+std::vector<ValueInfo> size_rule(const InferenceContext&) {
+  return {tensor_type(DataType::Int64, {})};
+}
+
+// Squeeze / Unsqueeze axes: an attribute before opset 13, an input from then on.
+std::optional<std::vector<int64_t>> squeeze_axes(const InferenceContext& ctx) {
+  if (ctx.opset() < 13) return ctx.info().attr_ints("axes");
+  if (!ctx.info().has_input(1)) return std::vector<int64_t>{};
+  return ctx.constant_ints(1);
+}
+
+std::vector<ValueInfo> unsqueeze_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  const auto axes = squeeze_axes(ctx);
+  if (!in || !axes || axes->empty()) return dtype_of_input0(ctx);
+  const int64_t rank = static_cast<int64_t>(in->size() + axes->size());
+  std::set<int64_t> positions;
+  for (int64_t a : *axes) {
+    const int64_t p = a < 0 ? a + rank : a;
+    if (p < 0 || p >= rank || !positions.insert(p).second) return dtype_of_input0(ctx);
+  }
+  std::vector<Dim> out;
+  size_t next = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    out.push_back(positions.count(i) ? fixed_dim(1) : (*in)[next++]);
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+std::vector<ValueInfo> squeeze_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  const auto axes = squeeze_axes(ctx);
+  if (!in || !axes) return dtype_of_input0(ctx);
+  const int64_t rank = static_cast<int64_t>(in->size());
+  std::set<int64_t> drop;
+  for (int64_t a : *axes) {
+    const int64_t p = a < 0 ? a + rank : a;
+    if (p < 0 || p >= rank) return dtype_of_input0(ctx);
+    drop.insert(p);
+  }
+  std::vector<Dim> out;
+  for (int64_t i = 0; i < rank; ++i) {
+    const Dim& d = (*in)[static_cast<size_t>(i)];
+    if (axes->empty() && !d.is_fixed()) return dtype_of_input0(ctx);
+    if (axes->empty() ? d.value == 1 : drop.count(i) > 0) continue;
+    out.push_back(d);
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+// Slice with bounds known at load time (attributes before opset 10, constant inputs after).
+std::vector<ValueInfo> slice_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  if (!in) return dtype_of_input0(ctx);
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (ctx.opset() < 10) {
+    starts = ctx.info().attr_ints("starts");
+    ends = ctx.info().attr_ints("ends");
+    axes = ctx.info().attr_ints("axes");
+  } else {
+    // An optional input that is present must be known; an absent one takes its default.
+    auto bound = [&](size_t i, std::vector<int64_t>& to) {
+      if (!ctx.info().has_input(i)) return i >= 3;
+      const auto v = ctx.constant_ints(i);
+      if (v) to = *v;
+      return v.has_value();
+    };
+    if (!bound(1, starts) || !bound(2, ends) || !bound(3, axes) || !bound(4, steps))
+      return dtype_of_input0(ctx);
+  }
+  const auto rank = static_cast<int64_t>(in->size());
+  if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) ||
+      (!steps.empty() && steps.size() != starts.size()))
+    return dtype_of_input0(ctx);
+  std::vector<Dim> out = *in;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = axes.empty() ? static_cast<int64_t>(i) : axes[i];
+    if (a < 0) a += rank;
+    const int64_t step = steps.empty() ? 1 : steps[i];
+    if (a < 0 || a >= rank || step == 0) return dtype_of_input0(ctx);
+    const Dim& d = (*in)[static_cast<size_t>(a)];
+    if (!d.is_fixed()) {
+      out[static_cast<size_t>(a)] = Dim{};
+      continue;
+    }
+    const int64_t dim = d.value;
+    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
+    int64_t count = 0;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      if (end > start) count = (end - start - 1) / step + 1;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      if (start > end) count = (start - end - 1) / -step + 1;
+    }
+    out[static_cast<size_t>(a)] = fixed_dim(count);
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+}  // namespace
+
+void define_shape_ops(OpDefs& defs) {
+  OpDef& reshape = defs.define("Reshape");
+  reshape.infer = reshape_rule;
+  reshape.shape_inputs = {{5, {1}}};
+  defs.define("Transpose").infer = transpose_rule;
+  defs.define("Flatten").infer = flatten_rule;
+  defs.define("Concat").infer = concat_rule;
+  OpDef& shape = defs.define("Shape");
+  shape.infer = shape_rule;
+  shape.ends_shape_walk = true;
+  OpDef& size = defs.define("Size");
+  size.infer = size_rule;
+  size.ends_shape_walk = true;
+  OpDef& squeeze = defs.define("Squeeze");
+  squeeze.infer = squeeze_rule;
+  squeeze.shape_inputs = {{13, {1}}};
+  OpDef& unsqueeze = defs.define("Unsqueeze");
+  unsqueeze.infer = unsqueeze_rule;
+  unsqueeze.shape_inputs = {{13, {1}}};
+  OpDef& slice = defs.define("Slice");
+  slice.infer = slice_rule;
+  slice.shape_inputs = {{10, {1, 2, 3, 4}}};
+  defs.define("Split").shape_inputs = {{13, {1}}};
+  defs.define("Expand").shape_inputs = {{8, {1}}};
+  defs.define("Tile").shape_inputs = {{6, {1}}};
+  defs.define("Pad").shape_inputs = {{11, {1}}, {18, {1, 3}}};
+  defs.define("CenterCropPad").shape_inputs = {{18, {1}}};
+  defs.define(kKilnDomain, kSumToShapeOp).shape_inputs = {{0, {1}}};
+}
+
+}  // namespace kiln
