@@ -54,6 +54,13 @@ struct WindowGeometry {
   }
 };
 
+// A pooling window resolved against an input: what every backend's pooling kernel walks.
+struct PoolShape {
+  WindowGeometry geometry;  // image = input plane, windows = output plane
+  Shape pad_end;            // end pads (AveragePool with count_include_pad counts them)
+  int64_t planes = 0;       // N * C
+};
+
 enum class AutoPad { kNotSet, kValid, kSameUpper, kSameLower };
 
 // The attributes as written on the node. Empty vectors mean "the default for the rank", which

@@ -9,8 +9,8 @@
 #include "backends/cpu/elementwise_map.h"
 #include "backends/cpu/unary_kernel.h"
 #include "backends/cpu/vector_math.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

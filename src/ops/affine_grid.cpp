@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_registry.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 

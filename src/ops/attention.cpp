@@ -11,10 +11,10 @@
 #include <string>
 
 #include "backends/cpu/attention_kernel.h"
+#include "core/element_storage.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
+#include "kernels/op_context.h"
 #include "kiln/tensor.h"
-#include "ops/op_context.h"
 
 namespace kiln {
 

@@ -20,10 +20,10 @@
 #include <string_view>
 
 #include "backends/cpu/cast_convert.h"
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -215,7 +215,7 @@ void cast_tensor(OpContext& ctx, const Tensor& in, DataType to, const CastOption
           if (n <= kCastGrain) {
             body(0, n);
           } else {
-            cpu::parallel_for(n, kCastGrain, body);
+            parallel_for(n, kCastGrain, body);
           }
         }
       });

@@ -12,10 +12,10 @@
 #include <string>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/attention_common.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -81,7 +81,7 @@ void run_causal_conv(OpContext& ctx, bool silu) {
       T* yp = y.mutable_data<T>();
       T* sp = present ? present->mutable_data<T>() : nullptr;
       const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, d.length * d.kernel));
-      cpu::parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+      parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           const int64_t c = r % d.channels;
           convolve_row(d, silu, xp + r * d.length, wp + c * d.kernel, bp ? bp + c : nullptr,

@@ -7,10 +7,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 
@@ -148,7 +148,7 @@ CpuKernel make_col2im(const NodeInfo& info) {
         using Acc = std::conditional_t<is_float_like_v<T>, double, uint64_t>;
         const T* xd = x.data<T>();
         T* yd = y.mutable_data<T>();
-        cpu::parallel_for(planes, 1, [&](int64_t begin, int64_t end) {
+        parallel_for(planes, 1, [&](int64_t begin, int64_t end) {
           std::vector<Acc> acc(static_cast<size_t>(g.image_size));
           for (int64_t p = begin; p < end; ++p) {
             std::fill(acc.begin(), acc.end(), Acc{});

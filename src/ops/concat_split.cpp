@@ -1,9 +1,9 @@
 // Concat and Split. Seen as [outer, axis * inner], every input of Concat (output of Split) is a
 // block of columns of the bigger tensor: a 2-D strided copy whose rows are one memcpy each.
 #include "backends/cpu/strided_copy.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

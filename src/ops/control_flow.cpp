@@ -6,11 +6,11 @@
 #include <memory>
 #include <optional>
 
+#include "kernels/op_registry.h"
+#include "kernels/subgraph.h"
 #include "ops/all_ops.h"
 #include "ops/axis_slices.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
-#include "runtime/subgraph.h"
 
 namespace kiln {
 namespace {

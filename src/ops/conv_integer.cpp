@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "backends/cpu/conv_int.h"
+#include "kernels/op_registry.h"
 #include "opdefs/window.h"
-#include "ops/op_registry.h"
 #include "ops/quantization_common.h"
 
 namespace kiln {
@@ -41,8 +41,8 @@ bool is_8bit(DataType t) { return t == DataType::Int8 || t == DataType::UInt8; }
 Shape spatial(const Shape& s) { return Shape(s.begin() + 2, s.end()); }
 
 // Checks X and W against each other and the attributes; the problem and Y's shape.
-cpu::ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor& x,
-                      const Tensor& w, Shape& y_shape) {
+ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor& x, const Tensor& w,
+                 Shape& y_shape) {
   if (!is_8bit(x.dtype()) || !is_8bit(w.dtype())) ctx.fail("x and w must be int8 or uint8");
   if (x.rank() < 3)
     ctx.fail("x must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
@@ -63,7 +63,7 @@ cpu::ConvProblem plan(const OpContext& ctx, const IntConvAttrs& at, const Tensor
     ctx.fail("kernel_shape " + Shape(at.window.kernel_shape).to_string() + " does not match w " +
              w.shape().to_string());
   }
-  cpu::ConvProblem p;
+  ConvProblem p;
   p.geometry = resolve_window(at.window, spatial(x.shape()), kernel, ctx.node());
   p.batch = x.shape()[0];
   p.in_channels = channels;
@@ -98,7 +98,7 @@ std::vector<int32_t> zero_point(const OpContext& ctx, size_t index, DataType ope
 
 // y = conv(x - zx, w - zw[m]) + bias[m] in int32 (wrapping). The shifted operands are
 // differences of two values of one 8-bit type, so they fit int16.
-void integer_conv(const cpu::ConvProblem& p, const Tensor& x, const Tensor& w, int32_t zx,
+void integer_conv(const ConvProblem& p, const Tensor& x, const Tensor& w, int32_t zx,
                   const std::vector<int32_t>& zw, const int32_t* bias, int32_t* y) {
   std::vector<int16_t> xs(static_cast<size_t>(x.element_count()));
   std::vector<int16_t> ws(static_cast<size_t>(w.element_count()));
@@ -128,7 +128,7 @@ CpuKernel make_conv_integer(const NodeInfo& info) {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
     Shape y_shape;
-    const cpu::ConvProblem p = plan(ctx, at, x, w, y_shape);
+    const ConvProblem p = plan(ctx, at, x, w, y_shape);
     const std::vector<int32_t> zx = zero_point(ctx, 2, x.dtype(), 0, "x_zero_point");
     const std::vector<int32_t> zw = zero_point(ctx, 3, w.dtype(), p.out_channels, "w_zero_point");
     Tensor& y = ctx.allocate_output(0, DataType::Int32, y_shape);
@@ -148,7 +148,7 @@ CpuKernel make_qlinear_conv(const NodeInfo& info) {
     const Tensor& x = ctx.input(kX);
     const Tensor& w = ctx.input(kW);
     Shape y_shape;
-    const cpu::ConvProblem p = plan(ctx, at, x, w, y_shape);
+    const ConvProblem p = plan(ctx, at, x, w, y_shape);
     const int64_t M = p.out_channels;
     const std::vector<int32_t> zx = zero_point(ctx, kXZero, x.dtype(), 0, "x_zero_point");
     const std::vector<int32_t> zw = zero_point(ctx, kWZero, w.dtype(), M, "w_zero_point");

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
-#include "ops/op_registry.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 
@@ -130,7 +130,7 @@ void deform_conv(const DeformGeometry& g, const T* x, const T* w, const T* offse
   const int64_t taps = g.taps(), plane_out = g.out_h * g.out_w;
   const int64_t in_per_group = g.in_c / g.group, out_per_group = g.out_c / g.group;
   const int64_t in_per_offset_group = g.in_c / g.offset_group;
-  cpu::parallel_for(g.batch * plane_out, 4, [&](int64_t begin, int64_t end) {
+  parallel_for(g.batch * plane_out, 4, [&](int64_t begin, int64_t end) {
     std::vector<double> column(static_cast<size_t>(g.in_c * taps));
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / plane_out, p = item % plane_out;

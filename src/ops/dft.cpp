@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "backends/cpu/fft.h"
-#include "backends/cpu/thread_pool.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/signal_ops.h"
 #include "ops/signal_util.h"
 
@@ -63,7 +63,7 @@ void transform_lines(const T* in, T* out, const DftLines& g) {
   const int64_t out_stride = g.inner * g.out_components;
   const double scale = g.inverse ? 1.0 / static_cast<double>(g.n) : 1.0;
   const int64_t grain = std::max<int64_t>(1, 32768 / g.n);
-  cpu::parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
     std::vector<Complex> buf(static_cast<size_t>(g.n + plan->scratch_size()));
     Complex* line = buf.data();
     Complex* scratch = line + g.n;

@@ -20,8 +20,8 @@
 #include "backends/cpu/binary_broadcast.h"
 #include "backends/cpu/cast_convert.h"
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "backends/cpu/unary_kernel.h"
 #include "backends/cpu/vector_math.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

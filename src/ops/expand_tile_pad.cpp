@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <string>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -35,7 +35,7 @@ void broadcast_copy(const S* in, const Shape& in_strides, S* out, const Shape& o
   const size_t rank = out_shape.size();
   const int64_t inner = out_shape[rank - 1];
   const int64_t inner_stride = in_strides[rank - 1];
-  cpu::parallel_for(total / inner, row_grain(inner), [&](int64_t begin, int64_t end) {
+  parallel_for(total / inner, row_grain(inner), [&](int64_t begin, int64_t end) {
     RowCursor cursor(out_shape);
     cursor.seek(begin);
     for (int64_t row = begin; row < end; ++row, cursor.next()) {
@@ -109,7 +109,7 @@ CpuKernel make_tile(const NodeInfo& info) {
       const Shape in_strides = strides_of(in_shape);
       const int64_t in_inner = in_shape[rank - 1];
       const int64_t out_inner = out_shape[rank - 1];
-      cpu::parallel_for(total / out_inner, row_grain(out_inner), [&](int64_t begin, int64_t end) {
+      parallel_for(total / out_inner, row_grain(out_inner), [&](int64_t begin, int64_t end) {
         RowCursor cursor(out_shape);
         cursor.seek(begin);
         for (int64_t row = begin; row < end; ++row, cursor.next()) {
@@ -195,7 +195,7 @@ void pad_copy(const S* in, const Shape& in_shape, S* out, const Shape& out_shape
   const Shape in_strides = strides_of(in_shape);
   const PadAxis& last = axes[rank - 1];
   const int64_t out_inner = last.out;
-  cpu::parallel_for(total / out_inner, row_grain(out_inner), [&](int64_t begin, int64_t end) {
+  parallel_for(total / out_inner, row_grain(out_inner), [&](int64_t begin, int64_t end) {
     RowCursor cursor(out_shape);
     cursor.seek(begin);
     for (int64_t row = begin; row < end; ++row, cursor.next()) {

@@ -12,9 +12,9 @@
 
 #include "backends/cpu/attention_kernel.h"
 #include "backends/cpu/softmax_kernel.h"
+#include "kernels/op_registry.h"
 #include "ops/attention_common.h"
 #include "ops/flex_attention_mods.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/op_context.h"
+#include "kernels/subgraph.h"
 #include "kiln/dtype.h"
-#include "ops/op_context.h"
-#include "runtime/subgraph.h"
 
 namespace kiln {
 

@@ -9,9 +9,9 @@
 
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

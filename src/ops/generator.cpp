@@ -3,10 +3,10 @@
 #include <cmath>
 #include <string>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -175,7 +175,7 @@ CpuKernel make_trilu(const NodeInfo& info) {
       const S zero = storage_from_double<S>(x.dtype(), 0.0);
       const S* in = static_cast<const S*>(x.raw_data());
       S* out = static_cast<S*>(y.mutable_raw_data());
-      cpu::parallel_for(
+      parallel_for(
           matrices * rows, std::max<int64_t>(1, 16384 / cols), [&](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r) {
               const int64_t i = r % rows;

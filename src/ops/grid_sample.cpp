@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
-#include "ops/op_registry.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 
@@ -168,7 +168,7 @@ void grid_sample(const GridSampleAttrs& a, const Tensor& x, const Tensor& grid, 
   const T* xd = x.data<T>();
   const G* gd = grid.data<G>();
   T* yd = y.mutable_data<T>();
-  cpu::parallel_for(batch * out_plane, 16, [&](int64_t begin, int64_t end) {
+  parallel_for(batch * out_plane, 16, [&](int64_t begin, int64_t end) {
     std::vector<Tap> taps;
     AxisTaps per_axis[kMaxSpatialRank];
     for (int64_t item = begin; item < end; ++item) {

@@ -4,9 +4,9 @@
 #include <new>
 #include <string>
 
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/image_codecs/image_codecs.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "core/element_storage.h"
+#include "kernels/op_context.h"
 #include "kiln/tensor.h"
-#include "ops/element_storage.h"
-#include "ops/op_context.h"
 
 namespace kiln {
 

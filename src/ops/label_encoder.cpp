@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/ml_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

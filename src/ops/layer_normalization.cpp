@@ -3,9 +3,9 @@
 // tensors broadcast over those dimensions.
 #include <cmath>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/norm_common.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -59,7 +59,7 @@ void normalize_rows(OpContext& ctx, const RowNormSpec& spec, int64_t axis) {
 
   const T* xp = x.data<T>();
   T* yp = y.mutable_data<T>();
-  cpu::parallel_for(outer, norm::rows_grain(inner), [&](int64_t begin, int64_t end) {
+  parallel_for(outer, norm::rows_grain(inner), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const T* in = xp + r * inner;
       T* out = yp + r * inner;

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -43,7 +43,7 @@ double determinant_in_place(double* a, int64_t n) {
 template <class T>
 void determinants(const T* x, T* y, int64_t count, int64_t n) {
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(n * n * n, 1));
-  cpu::parallel_for(count, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(count, grain, [&](int64_t begin, int64_t end) {
     std::vector<double> matrix(static_cast<size_t>(n * n));
     for (int64_t m = begin; m < end; ++m) {
       const T* src = x + m * n * n;

@@ -14,9 +14,9 @@
 #include <cmath>
 #include <string>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/attention_common.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -173,14 +173,14 @@ void run_linear_attention(OpContext& ctx, const LinearAttentionAttrs& a) {
                           ? a.scale
                           : 1.0f / std::sqrt(static_cast<float>(std::max<int64_t>(1, d.key_size)));
   const int64_t work = d.seq * d.key_size * d.value_size * (3 + d.q_heads / d.kv_heads);
-  cpu::parallel_for(d.batch * d.kv_heads, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, work)),
-                    [&](int64_t begin, int64_t end) {
-                      float* delta = attn::scratch<float, DeltaTag>(d.value_size);
-                      for (int64_t item = begin; item < end; ++item) {
-                        run_head(d, a.rule, scale, in, item / d.kv_heads, item % d.kv_heads,
-                                 state + item * d.key_size * d.value_size, out_f, delta);
-                      }
-                    });
+  parallel_for(d.batch * d.kv_heads, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, work)),
+               [&](int64_t begin, int64_t end) {
+                 float* delta = attn::scratch<float, DeltaTag>(d.value_size);
+                 for (int64_t item = begin; item < end; ++item) {
+                   run_head(d, a.rule, scale, in, item / d.kv_heads, item % d.kv_heads,
+                            state + item * d.key_size * d.value_size, out_f, delta);
+                 }
+               });
   attn::finish_output(out_f, out);
   if (present) attn::finish_output(state, *present);
 }

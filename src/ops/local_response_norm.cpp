@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/cpu/thread_pool.h"
 #include "backends/cpu/vector_math.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/norm_common.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -50,43 +50,41 @@ CpuKernel make_lrn(const NodeInfo& info) {
         const T* xp = x.data<T>();
         T* yp = y.mutable_data<T>();
         const C k = static_cast<C>(alpha / static_cast<double>(size));
-        cpu::parallel_for(
-            rows * chunks, norm::rows_grain(kChunk * size), [&](int64_t b, int64_t e) {
-              C acc[kChunk];
-              for (int64_t task = b; task < e; ++task) {
-                const int64_t r = task / chunks;
-                const int64_t s0 = (task % chunks) * kChunk;
-                const int64_t len = std::min(kChunk, spatial - s0);
-                const int64_t c = r % channels;
-                const int64_t n_base = (r - c) * spatial;
-                std::fill(acc, acc + len, C(0));
-                const int64_t lo = std::max<int64_t>(0, c - before);
-                const int64_t hi = std::min(channels - 1, c + after);
-                for (int64_t cc = lo; cc <= hi; ++cc) {
-                  const T* in = xp + n_base + cc * spatial + s0;
-                  for (int64_t i = 0; i < len; ++i) {
-                    const C v = norm::load<C>(in[i]);
-                    acc[i] += v * v;
-                  }
-                }
-                const T* in = xp + r * spatial + s0;
-                T* out = yp + r * spatial + s0;
-                if constexpr (std::is_same_v<C, float>) {
-                  // (bias + k * sum)^-beta as exp(-beta * log(...)), vectorised over the chunk.
-                  for (int64_t i = 0; i < len; ++i) acc[i] = static_cast<float>(bias) + k * acc[i];
-                  cpu::log_f32(acc, acc, len);
-                  for (int64_t i = 0; i < len; ++i) acc[i] *= static_cast<float>(-beta);
-                  cpu::exp_f32(acc, acc, len);
-                  for (int64_t i = 0; i < len; ++i)
-                    out[i] = norm::store<T>(norm::load<C>(in[i]) * acc[i]);
-                } else {
-                  for (int64_t i = 0; i < len; ++i) {
-                    out[i] =
-                        norm::store<T>(norm::load<C>(in[i]) / std::pow(bias + k * acc[i], beta));
-                  }
-                }
+        parallel_for(rows * chunks, norm::rows_grain(kChunk * size), [&](int64_t b, int64_t e) {
+          C acc[kChunk];
+          for (int64_t task = b; task < e; ++task) {
+            const int64_t r = task / chunks;
+            const int64_t s0 = (task % chunks) * kChunk;
+            const int64_t len = std::min(kChunk, spatial - s0);
+            const int64_t c = r % channels;
+            const int64_t n_base = (r - c) * spatial;
+            std::fill(acc, acc + len, C(0));
+            const int64_t lo = std::max<int64_t>(0, c - before);
+            const int64_t hi = std::min(channels - 1, c + after);
+            for (int64_t cc = lo; cc <= hi; ++cc) {
+              const T* in = xp + n_base + cc * spatial + s0;
+              for (int64_t i = 0; i < len; ++i) {
+                const C v = norm::load<C>(in[i]);
+                acc[i] += v * v;
               }
-            });
+            }
+            const T* in = xp + r * spatial + s0;
+            T* out = yp + r * spatial + s0;
+            if constexpr (std::is_same_v<C, float>) {
+              // (bias + k * sum)^-beta as exp(-beta * log(...)), vectorised over the chunk.
+              for (int64_t i = 0; i < len; ++i) acc[i] = static_cast<float>(bias) + k * acc[i];
+              cpu::log_f32(acc, acc, len);
+              for (int64_t i = 0; i < len; ++i) acc[i] *= static_cast<float>(-beta);
+              cpu::exp_f32(acc, acc, len);
+              for (int64_t i = 0; i < len; ++i)
+                out[i] = norm::store<T>(norm::load<C>(in[i]) * acc[i]);
+            } else {
+              for (int64_t i = 0; i < len; ++i) {
+                out[i] = norm::store<T>(norm::load<C>(in[i]) / std::pow(bias + k * acc[i], beta));
+              }
+            }
+          }
+        });
       }
     });
   };
@@ -125,32 +123,32 @@ CpuKernel make_lp_norm(const NodeInfo& info) {
           const C norm_value = p == 1 ? acc : std::sqrt(acc);
           return norm_value > 0 ? C(1) / norm_value : C(0);
         };
-        cpu::parallel_for(outer * chunks, norm::rows_grain(std::min(inner, kChunk) * len),
-                          [&](int64_t b, int64_t e) {
-                            C acc[kChunk];
-                            for (int64_t task = b; task < e; ++task) {
-                              const int64_t o = task / chunks;
-                              const int64_t s0 = (task % chunks) * kChunk;
-                              const int64_t width = std::min(kChunk, inner - s0);
-                              const int64_t base = o * len * inner + s0;
-                              std::fill(acc, acc + width, C(0));
-                              for (int64_t j = 0; j < len; ++j) {
-                                const T* in = xp + base + j * inner;
-                                for (int64_t i = 0; i < width; ++i) {
-                                  const C v = norm::load<C>(in[i]);
-                                  acc[i] += p == 1 ? std::abs(v) : v * v;
-                                }
-                              }
-                              for (int64_t i = 0; i < width; ++i) acc[i] = inverse(acc[i]);
-                              for (int64_t j = 0; j < len; ++j) {
-                                const T* in = xp + base + j * inner;
-                                T* out = yp + base + j * inner;
-                                for (int64_t i = 0; i < width; ++i) {
-                                  out[i] = norm::store<T>(norm::load<C>(in[i]) * acc[i]);
-                                }
-                              }
-                            }
-                          });
+        parallel_for(outer * chunks, norm::rows_grain(std::min(inner, kChunk) * len),
+                     [&](int64_t b, int64_t e) {
+                       C acc[kChunk];
+                       for (int64_t task = b; task < e; ++task) {
+                         const int64_t o = task / chunks;
+                         const int64_t s0 = (task % chunks) * kChunk;
+                         const int64_t width = std::min(kChunk, inner - s0);
+                         const int64_t base = o * len * inner + s0;
+                         std::fill(acc, acc + width, C(0));
+                         for (int64_t j = 0; j < len; ++j) {
+                           const T* in = xp + base + j * inner;
+                           for (int64_t i = 0; i < width; ++i) {
+                             const C v = norm::load<C>(in[i]);
+                             acc[i] += p == 1 ? std::abs(v) : v * v;
+                           }
+                         }
+                         for (int64_t i = 0; i < width; ++i) acc[i] = inverse(acc[i]);
+                         for (int64_t j = 0; j < len; ++j) {
+                           const T* in = xp + base + j * inner;
+                           T* out = yp + base + j * inner;
+                           for (int64_t i = 0; i < width; ++i) {
+                             out[i] = norm::store<T>(norm::load<C>(in[i]) * acc[i]);
+                           }
+                         }
+                       }
+                     });
       }
     });
   };
@@ -240,7 +238,7 @@ CpuKernel make_mvn(const NodeInfo& info) {
         const T* xp = x.data<T>();
         T* yp = y.mutable_data<T>();
         const double inv_count = 1.0 / static_cast<double>(l.count);
-        cpu::parallel_for(l.groups, norm::rows_grain(l.count), [&](int64_t b, int64_t e) {
+        parallel_for(l.groups, norm::rows_grain(l.count), [&](int64_t b, int64_t e) {
           for (int64_t g = b; g < e; ++g) {
             int64_t base = 0, rest = g;
             for (size_t d = l.kept_sizes.size(); d-- > 0;) {

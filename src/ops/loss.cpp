@@ -15,10 +15,10 @@
 #include <type_traits>
 
 #include "backends/cpu/softmax_kernel.h"
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -143,7 +143,7 @@ void negative_log_likelihood(OpContext& ctx, const LossGeometry& g, const Index*
     const Shape& out_shape = ctx.input(1).shape();
     T* out = ctx.allocate_output(0, dtype_of<T>, out_shape).template mutable_data<T>();
     const int64_t grain = std::max<int64_t>(1, kWorkPerTask / std::max<int64_t>(cost, 1));
-    cpu::parallel_for(samples, grain, [&](int64_t begin, int64_t end) {
+    parallel_for(samples, grain, [&](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) {
         out[s] = static_cast<T>(loss_of(s, weight_of(static_cast<int64_t>(target[s]))));
       }
@@ -157,7 +157,7 @@ void negative_log_likelihood(OpContext& ctx, const LossGeometry& g, const Index*
   const int64_t blocks =
       std::clamp<int64_t>(samples * std::max<int64_t>(cost, 1) / kWorkPerTask, 1, kMaxBlocks);
   std::array<double, kMaxBlocks> loss_sums{}, weight_sums{};
-  cpu::parallel_for(blocks, 1, [&](int64_t first, int64_t last) {
+  parallel_for(blocks, 1, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; ++b) {
       double loss_sum = 0, weight_sum = 0;
       for (int64_t s = samples * b / blocks; s < samples * (b + 1) / blocks; ++s) {
@@ -236,7 +236,7 @@ void log_softmax_over_classes(const T* x, T* y, const LossGeometry& g) {
   } else {
     using C = Compute<T>;
     const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(g.classes, 1));
-    cpu::parallel_for(g.samples(), grain, [&](int64_t begin, int64_t end) {
+    parallel_for(g.samples(), grain, [&](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) {
         const int64_t offset = (s / g.spatial) * g.classes * g.spatial + s % g.spatial;
         const C shift = log_sum_exp(x + offset, g.spatial, g.classes);

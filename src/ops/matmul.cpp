@@ -12,10 +12,10 @@
 
 #include "backends/cpu/einsum.h"
 #include "backends/cpu/gemm.h"
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -54,7 +54,7 @@ void reference_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
   using A_t = Acc<T>;
   const int64_t grain =
       std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N * std::max<int64_t>(K, 1)));
-  cpu::parallel_for(M, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(M, grain, [&](int64_t begin, int64_t end) {
     A_t* acc = scratch_row<A_t>(N);
     for (int64_t m = begin; m < end; ++m) {
       std::fill_n(acc, N, A_t(0));
@@ -195,7 +195,7 @@ CpuKernel make_matmul(const NodeInfo& info) {
       };
       if (M * N * K < 64 * 64 * 64) {
         // Many small products: one whole GEMM per task beats splitting each one.
-        cpu::parallel_for(batches, 1, [&](int64_t begin, int64_t end) {
+        parallel_for(batches, 1, [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) product(i);
         });
       } else {
@@ -393,27 +393,27 @@ void matmul_integer(const MatMulGeometry& g, const TA* a, const TB* b, const Zer
                     const ZeroPoint& zb, int64_t a_batches, int64_t b_batches, int32_t* y) {
   const int64_t M = g.M, N = g.N, K = g.K;
   const int64_t batches = g.batch.element_count();
-  cpu::parallel_for(batches * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N * K)),
-                    [&](int64_t begin, int64_t end) {
-                      int32_t* acc = scratch_row<int32_t>(N);
-                      for (int64_t row = begin; row < end; ++row) {
-                        const int64_t i = row / M, m = row % M;
-                        const Offsets o = batch_offsets(g, i);
-                        // Zero points follow their operand's own batch index.
-                        const int64_t ab = za.per_batch && a_batches > 1 ? o.a / (M * K) : 0;
-                        const int64_t bb = zb.per_batch && b_batches > 1 ? o.b / (K * N) : 0;
-                        const int32_t zam = za.at(ab, m);
-                        std::fill_n(acc, N, 0);
-                        for (int64_t k = 0; k < K; ++k) {
-                          const int32_t av = static_cast<int32_t>(a[o.a + m * K + k]) - zam;
-                          const TB* brow = b + o.b + k * N;
-                          for (int64_t n = 0; n < N; ++n) {
-                            acc[n] += av * (static_cast<int32_t>(brow[n]) - zb.at(bb, n));
-                          }
-                        }
-                        std::copy_n(acc, N, y + row * N);
-                      }
-                    });
+  parallel_for(batches * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N * K)),
+               [&](int64_t begin, int64_t end) {
+                 int32_t* acc = scratch_row<int32_t>(N);
+                 for (int64_t row = begin; row < end; ++row) {
+                   const int64_t i = row / M, m = row % M;
+                   const Offsets o = batch_offsets(g, i);
+                   // Zero points follow their operand's own batch index.
+                   const int64_t ab = za.per_batch && a_batches > 1 ? o.a / (M * K) : 0;
+                   const int64_t bb = zb.per_batch && b_batches > 1 ? o.b / (K * N) : 0;
+                   const int32_t zam = za.at(ab, m);
+                   std::fill_n(acc, N, 0);
+                   for (int64_t k = 0; k < K; ++k) {
+                     const int32_t av = static_cast<int32_t>(a[o.a + m * K + k]) - zam;
+                     const TB* brow = b + o.b + k * N;
+                     for (int64_t n = 0; n < N; ++n) {
+                       acc[n] += av * (static_cast<int32_t>(brow[n]) - zb.at(bb, n));
+                     }
+                   }
+                   std::copy_n(acc, N, y + row * N);
+                 }
+               });
 }
 
 CpuKernel make_matmul_integer(const NodeInfo&) {

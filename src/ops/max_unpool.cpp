@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_registry.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"

@@ -1,8 +1,8 @@
 // ai.onnx.ml: LabelEncoder, TreeEnsemble and its legacy forms, ArrayFeatureExtractor,
 // Binarizer, ...: each family in its own file (see ml_ops.h).
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/ml_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

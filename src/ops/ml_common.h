@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_context.h"
+#include "kernels/op_registry.h"
 #include "kiln/tensor.h"
-#include "ops/op_context.h"
-#include "ops/op_registry.h"
 
 namespace kiln::ml {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_registry.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

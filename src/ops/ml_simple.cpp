@@ -7,9 +7,9 @@
 
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
+#include "core/element_storage.h"
+#include "kernels/op_registry.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <memory>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/norm_common.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -46,7 +46,7 @@ void check_param(const OpContext& ctx, const Tensor& t, const char* name, int64_
 template <class T, class C>
 void apply_per_channel(const T* x, T* y, int64_t rows, int64_t channels, int64_t spatial,
                        const C* a, const C* b) {
-  cpu::parallel_for(rows, norm::rows_grain(spatial), [&](int64_t begin, int64_t end) {
+  parallel_for(rows, norm::rows_grain(spatial), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t c = r % channels;
       norm::scale_shift(x + r * spatial, y + r * spatial, spatial, a[c], b[c]);
@@ -163,7 +163,7 @@ CpuKernel make_batch_norm(const NodeInfo& info) {
         double* mean = stats;
         double* var = stats + channels;
         const int64_t count = l.batch * spatial;
-        cpu::parallel_for(channels, norm::rows_grain(count), [&](int64_t begin, int64_t end) {
+        parallel_for(channels, norm::rows_grain(count), [&](int64_t begin, int64_t end) {
           for (int64_t c = begin; c < end; ++c) {
             double sum = 0.0;
             for (int64_t n = 0; n < l.batch; ++n) {
@@ -247,24 +247,23 @@ void group_normalize(const Tensor& x, Tensor& y, const ChannelLayout& l, int64_t
   const T* xp = x.data<T>();
   T* yp = y.mutable_data<T>();
   const int64_t row_length = per_group * spatial;
-  cpu::parallel_for(l.batch * groups, norm::rows_grain(row_length),
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t r = begin; r < end; ++r) {
-                        const int64_t g = r % groups;
-                        const T* in = xp + r * row_length;
-                        T* out = yp + r * row_length;
-                        double mean, var;
-                        norm::row_moments(in, row_length, false, mean, var);
-                        const double inv_std = 1.0 / std::sqrt(var + epsilon);
-                        for (int64_t k = 0; k < per_group; ++k) {
-                          const int64_t p = per_group_params ? g : g * per_group + k;
-                          const double a = inv_std * static_cast<double>(s[p]);
-                          const double shift = static_cast<double>(b[p]) - mean * a;
-                          norm::scale_shift(in + k * spatial, out + k * spatial, spatial,
-                                            static_cast<C>(a), static_cast<C>(shift));
-                        }
-                      }
-                    });
+  parallel_for(l.batch * groups, norm::rows_grain(row_length), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t g = r % groups;
+      const T* in = xp + r * row_length;
+      T* out = yp + r * row_length;
+      double mean, var;
+      norm::row_moments(in, row_length, false, mean, var);
+      const double inv_std = 1.0 / std::sqrt(var + epsilon);
+      for (int64_t k = 0; k < per_group; ++k) {
+        const int64_t p = per_group_params ? g : g * per_group + k;
+        const double a = inv_std * static_cast<double>(s[p]);
+        const double shift = static_cast<double>(b[p]) - mean * a;
+        norm::scale_shift(in + k * spatial, out + k * spatial, spatial, static_cast<C>(a),
+                          static_cast<C>(shift));
+      }
+    }
+  });
 }
 
 CpuKernel make_instance_norm(const NodeInfo& info) {

@@ -1,6 +1,6 @@
 // Optional values: Optional, OptionalHasElement, OptionalGetElement.
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {

@@ -4,9 +4,9 @@
 
 #include "backends/cpu/pool_kernels.h"
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "opdefs/window.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -55,7 +55,7 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
                " entries but X " + x.shape().to_string() + " has " + std::to_string(in.size()) +
                " spatial axes");
     }
-    cpu::PoolShape s;
+    PoolShape s;
     s.geometry = resolve_window(a.window, in, Shape(a.window.kernel_shape), ctx.node(), &s.pad_end);
     s.planes = x.shape()[0] * x.shape()[1];
     Shape y_shape{x.shape()[0], x.shape()[1]};

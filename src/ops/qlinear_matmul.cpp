@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
-#include "ops/op_registry.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/op_utils.h"
 #include "ops/quantization_common.h"
 
@@ -117,7 +117,7 @@ void integer_product(const ProductShape& p, const Tensor& a, const Tensor& b,
                      const std::vector<double>& za, const std::vector<double>& zb, int32_t* out) {
   const int64_t rows = p.batch.element_count() * p.M;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.N * p.K));
-  cpu::parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
     std::vector<int32_t> acc(static_cast<size_t>(p.N));
     const bool sa = a.dtype() == DataType::Int8, sb = b.dtype() == DataType::Int8;
     if (sa && sb) {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/quantization_common.h"
 
 namespace kiln {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_context.h"
 #include "kiln/tensor.h"
-#include "ops/op_context.h"
 
 namespace kiln {
 
@@ -51,7 +51,7 @@ template <class Body>
 void for_each_quantized(const QuantParamLayout& l, Body&& body) {
   const int64_t runs = l.outer * l.extent;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, l.inner));
-  cpu::parallel_for(runs, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(runs, grain, [&](int64_t begin, int64_t end) {
     for (int64_t run = begin; run < end; ++run) {
       const int64_t o = run / l.extent, a = run % l.extent;
       const int64_t base = o * l.outer_stride + (a / l.block) * l.axis_stride;

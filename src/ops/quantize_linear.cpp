@@ -13,7 +13,7 @@
 
 #include "backends/cpu/cast_convert.h"
 #include "core/dtype_dispatch.h"
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/quantization_common.h"
 
 namespace kiln {

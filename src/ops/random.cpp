@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -91,7 +91,7 @@ void fill_elements(Tensor& y, Value&& value) {
   visit_dtype(y.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, std::string> && !is_complex_v<T>) {
       T* out = y.mutable_data<T>();
-      cpu::parallel_for(n, 16384, [&](int64_t begin, int64_t end) {
+      parallel_for(n, 16384, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) out[i] = from_double<T>(value(i));
       });
     }

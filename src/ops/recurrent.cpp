@@ -1,7 +1,7 @@
 // RNN, GRU, LSTM: registration. The cells live in rnn.cpp, gru.cpp and lstm.cpp; what they
 // share in recurrent_common.h and recurrent_driver.h.
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/recurrent_common.h"
 
 namespace kiln {

@@ -6,42 +6,9 @@
 #include <type_traits>
 
 #include "backends/cpu/vector_math.h"
-#include "ops/op_registry.h"
 
 namespace kiln::recurrent {
 namespace {
-
-struct ActivationName {
-  const char* name;  // lower case
-  ActivationKind kind;
-  int parameters;  // how many of (alpha, beta) it takes
-  float default_alpha;
-  float default_beta;
-};
-
-// The defaults are those of the stand-alone ONNX ops of the same name.
-constexpr ActivationName kActivationNames[] = {
-    {"relu", ActivationKind::kRelu, 0, 0.0f, 0.0f},
-    {"tanh", ActivationKind::kTanh, 0, 0.0f, 0.0f},
-    {"sigmoid", ActivationKind::kSigmoid, 0, 0.0f, 0.0f},
-    {"affine", ActivationKind::kAffine, 2, 1.0f, 0.0f},
-    {"leakyrelu", ActivationKind::kLeakyRelu, 1, 0.01f, 0.0f},
-    {"thresholdedrelu", ActivationKind::kThresholdedRelu, 1, 1.0f, 0.0f},
-    {"scaledtanh", ActivationKind::kScaledTanh, 2, 1.0f, 1.0f},
-    {"hardsigmoid", ActivationKind::kHardSigmoid, 2, 0.2f, 0.5f},
-    {"elu", ActivationKind::kElu, 1, 1.0f, 0.0f},
-    {"softsign", ActivationKind::kSoftsign, 0, 0.0f, 0.0f},
-    {"softplus", ActivationKind::kSoftplus, 0, 0.0f, 0.0f},
-};
-
-const ActivationName* find_activation(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const ActivationName& a : kActivationNames) {
-    if (name == a.name) return &a;
-  }
-  return nullptr;
-}
 
 template <class C>
 void apply_scalar(const Activation& f, C* x, int64_t n) {
@@ -88,37 +55,6 @@ void apply_scalar(const Activation& f, C* x, int64_t n) {
 }
 
 }  // namespace
-
-std::vector<Activation> parse_activations(const NodeInfo& info,
-                                          const std::vector<std::string>& defaults,
-                                          int64_t num_directions) {
-  const size_t per_direction = defaults.size();
-  std::vector<std::string> names = info.attr_strings("activations");
-  if (names.empty()) {
-    for (int64_t d = 0; d < num_directions; ++d)
-      names.insert(names.end(), defaults.begin(), defaults.end());
-  } else if (names.size() == per_direction && num_directions == 2) {
-    const std::vector<std::string> one_direction = names;
-    names.insert(names.end(), one_direction.begin(), one_direction.end());
-  } else if (names.size() != per_direction * static_cast<size_t>(num_directions)) {
-    info.fail("attribute 'activations' names " + std::to_string(names.size()) +
-              " functions; this node needs " + std::to_string(per_direction) +
-              " per direction for " + std::to_string(num_directions) + " direction(s)");
-  }
-  const std::vector<float> alphas = info.attr_floats("activation_alpha");
-  const std::vector<float> betas = info.attr_floats("activation_beta");
-  size_t next_alpha = 0, next_beta = 0;
-  std::vector<Activation> out;
-  for (const std::string& name : names) {
-    const ActivationName* a = find_activation(name);
-    if (!a) info.fail("unsupported activation function '" + name + "'");
-    Activation f{a->kind, a->default_alpha, a->default_beta};
-    if (a->parameters >= 1 && next_alpha < alphas.size()) f.alpha = alphas[next_alpha++];
-    if (a->parameters >= 2 && next_beta < betas.size()) f.beta = betas[next_beta++];
-    out.push_back(f);
-  }
-  return out;
-}
 
 void apply_activation(const Activation& f, float* x, int64_t n) {
   switch (f.kind) {

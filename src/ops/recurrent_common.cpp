@@ -3,30 +3,11 @@
 #include <algorithm>
 #include <string>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
 
 namespace kiln::recurrent {
 namespace {
-
-bool is_recurrent_dtype(DataType t) {
-  return t == DataType::Float32 || t == DataType::Float64 || t == DataType::Float16 ||
-         t == DataType::BFloat16;
-}
-
-const char* input_name(size_t i) {
-  static const char* const kNames[] = {"X",         "W",         "R", "B", "sequence_lens",
-                                       "initial_h", "initial_c", "P"};
-  return kNames[i];
-}
-
-void check_shape(const OpContext& ctx, size_t index, const Shape& expected) {
-  const Tensor& t = ctx.input(index);
-  if (t.shape() != expected) {
-    ctx.fail(std::string("input ") + input_name(index) + " has shape " + t.shape().to_string() +
-             ", expected " + expected.to_string());
-  }
-}
 
 // The elements of a float tensor of any supported type, as float.
 std::vector<float> to_float_vector(const Tensor& t) {
@@ -49,85 +30,6 @@ bool is_packable(const Tensor* t, int64_t num_directions) {
 }
 
 }  // namespace
-
-RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec) {
-  RecurrentAttributes a;
-  const std::string direction = info.attr_string("direction", "forward");
-  if (direction == "forward") {
-    a.direction = Direction::kForward;
-  } else if (direction == "reverse") {
-    a.direction = Direction::kReverse;
-  } else if (direction == "bidirectional") {
-    a.direction = Direction::kBidirectional;
-    a.num_directions = 2;
-  } else {
-    info.fail("attribute 'direction' must be forward, reverse or bidirectional, got '" + direction +
-              "'");
-  }
-  if (info.has_attr("hidden_size")) {
-    a.hidden_size = info.attr_int("hidden_size", 0);
-    if (a.hidden_size < 0) info.fail("attribute 'hidden_size' must not be negative");
-  }
-  a.layout = info.attr_int("layout", 0);
-  if (a.layout != 0 && a.layout != 1) {
-    info.fail("attribute 'layout' must be 0 or 1, got " + std::to_string(a.layout));
-  }
-  if (info.has_attr("clip")) {
-    a.clip = info.attr_float("clip", 0.0f);
-    if (!(a.clip >= 0.0f)) info.fail("attribute 'clip' must be a non-negative threshold");
-    a.has_clip = true;
-  }
-  a.activations_per_direction = static_cast<int64_t>(spec.activations.size());
-  a.activations = parse_activations(info, spec.activations, a.num_directions);
-  return a;
-}
-
-RecurrentShape check_inputs(const OpContext& ctx, const RecurrentAttributes& attrs,
-                            const CellSpec& spec) {
-  const Tensor& x = ctx.input(kX);
-  if (!is_recurrent_dtype(x.dtype())) {
-    ctx.fail("does not support " + std::string(dtype_name(x.dtype())) +
-             " inputs (float, double, float16 or bfloat16 expected)");
-  }
-  const size_t last_input = spec.has_cell_state ? kPeepholes : kInitialH;
-  for (size_t i = kW; i <= last_input; ++i) {
-    if (i == kSequenceLens || !ctx.has_input(i)) continue;
-    if (ctx.input(i).dtype() != x.dtype()) {
-      ctx.fail(std::string("input ") + input_name(i) + " is " +
-               std::string(dtype_name(ctx.input(i).dtype())) + " but X is " +
-               std::string(dtype_name(x.dtype())));
-    }
-  }
-  if (x.rank() != 3) ctx.fail("input X must have rank 3, got shape " + x.shape().to_string());
-  const Tensor& r = ctx.input(kR);
-  if (r.rank() != 3) ctx.fail("input R must have rank 3, got shape " + r.shape().to_string());
-
-  RecurrentShape s;
-  s.layout = attrs.layout;
-  s.seq = x.shape()[attrs.layout == 0 ? 0 : 1];
-  s.batch = x.shape()[attrs.layout == 0 ? 1 : 0];
-  s.input = x.shape()[2];
-  s.hidden = attrs.hidden_size >= 0 ? attrs.hidden_size : r.shape()[2];
-  s.directions = attrs.num_directions;
-  s.gates = spec.gates;
-  const int64_t width = s.gate_width();
-  check_shape(ctx, kW, {s.directions, width, s.input});
-  check_shape(ctx, kR, {s.directions, width, s.hidden});
-  if (ctx.has_input(kB)) check_shape(ctx, kB, {s.directions, 2 * width});
-  if (ctx.has_input(kSequenceLens)) {
-    const DataType t = ctx.input(kSequenceLens).dtype();
-    if (t != DataType::Int32 && t != DataType::Int64) {
-      ctx.fail("input sequence_lens must be int32, got " + std::string(dtype_name(t)));
-    }
-    check_shape(ctx, kSequenceLens, {s.batch});
-  }
-  if (ctx.has_input(kInitialH)) check_shape(ctx, kInitialH, s.state_shape());
-  if (spec.has_cell_state) {
-    if (ctx.has_input(kInitialC)) check_shape(ctx, kInitialC, s.state_shape());
-    if (ctx.has_input(kPeepholes)) check_shape(ctx, kPeepholes, {s.directions, 3 * s.hidden});
-  }
-  return s;
-}
 
 const int64_t* read_sequence_lengths(const OpContext& ctx, const RecurrentShape& shape) {
   int64_t* lengths = scratch<int64_t>(Scratch::kLengths, shape.batch);
@@ -194,7 +96,7 @@ void multiply_transposed(int64_t M, const double* A, int64_t lda,
                          const TransposedWeights<double>& w, const double* bias, double* out,
                          int64_t ldc) {
   const int64_t work_per_row = std::max<int64_t>(1, w.rows * w.cols);
-  cpu::parallel_for(M, std::max<int64_t>(1, 16384 / work_per_row), [&](int64_t begin, int64_t end) {
+  parallel_for(M, std::max<int64_t>(1, 16384 / work_per_row), [&](int64_t begin, int64_t end) {
     for (int64_t m = begin; m < end; ++m) {
       const double* a = A + m * lda;
       for (int64_t n = 0; n < w.rows; ++n) {

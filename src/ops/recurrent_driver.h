@@ -13,8 +13,8 @@
 #include <array>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
 #include "ops/recurrent_common.h"
 
 namespace kiln::recurrent {
@@ -48,12 +48,12 @@ struct StepData {
 template <class C, class Row>
 void for_each_active_row(const StepData<C>& step, Row&& row) {
   const int64_t work_per_row = std::max<int64_t>(1, 8 * step.shape.gate_width());
-  cpu::parallel_for(step.shape.batch, std::max<int64_t>(1, 16384 / work_per_row),
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t b = begin; b < end; ++b) {
-                        if (step.projected[b]) row(b);
-                      }
-                    });
+  parallel_for(step.shape.batch, std::max<int64_t>(1, 16384 / work_per_row),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t b = begin; b < end; ++b) {
+                   if (step.projected[b]) row(b);
+                 }
+               });
 }
 
 // Wb + Rb, the bias of every gate whose recurrent bias is simply added.
@@ -202,7 +202,7 @@ void run_typed(OpContext& ctx, const RecurrentAttributes& attrs, const CellSpec&
 template <class Cell>
 void run_recurrent(OpContext& ctx, const RecurrentAttributes& attrs, const CellSpec& spec,
                    const PackedWeights& packed, const Cell& cell) {
-  const RecurrentShape shape = check_inputs(ctx, attrs, spec);
+  const RecurrentShape shape = check_inputs({ctx.node(), ctx.inputs()}, attrs, spec);
   const int64_t* lengths = read_sequence_lengths(ctx, shape);
   visit_dtype(ctx.input(kX).dtype(), [&]<class T>() {
     if constexpr (detail::is_recurrent_type_v<T>) {

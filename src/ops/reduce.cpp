@@ -11,11 +11,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "opdefs/reduce.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -224,7 +224,7 @@ void accumulate(const Coalesced& c, const T* x, Acc<T, Op>* acc, const Acc<T, Op
   const int64_t slice = total / c.size[0];  // input elements per index of the first dimension
   if (!c.reduced[0] && total >= 2 * kGrainElements) {
     const int64_t in_stride = c.in_stride[0], out_stride = c.out_stride[0];
-    cpu::parallel_for(
+    parallel_for(
         c.size[0], std::max<int64_t>(1, kGrainElements / slice), [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) {
             if (c.size.size() == 1) {
@@ -242,16 +242,15 @@ void accumulate(const Coalesced& c, const T* x, Acc<T, Op>* acc, const Acc<T, Op
   if (c.reduced[0] && c.size.size() == 2 && total >= 2 * kGrainElements) {
     // [R, K]: split the kept columns; each chunk sweeps all R rows over its columns.
     const int64_t rows = c.size[0], cols = c.size[1];
-    cpu::parallel_for(
-        cols, std::max<int64_t>(64, kGrainElements / rows), [&](int64_t b, int64_t e) {
-          constexpr ReduceOp kOp = (Op == ReduceOp::LogSumExp && kFirstPass) ? ReduceOp::Max : Op;
-          for (int64_t r = 0; r < rows; ++r) {
-            const T* row = x + r * cols;
-            for (int64_t j = b; j < e; ++j) {
-              acc[j] = combine<A, kOp>(acc[j], map_value<A, kOp>(row[j], shift ? shift[j] : A(0)));
-            }
-          }
-        });
+    parallel_for(cols, std::max<int64_t>(64, kGrainElements / rows), [&](int64_t b, int64_t e) {
+      constexpr ReduceOp kOp = (Op == ReduceOp::LogSumExp && kFirstPass) ? ReduceOp::Max : Op;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = x + r * cols;
+        for (int64_t j = b; j < e; ++j) {
+          acc[j] = combine<A, kOp>(acc[j], map_value<A, kOp>(row[j], shift ? shift[j] : A(0)));
+        }
+      }
+    });
     return;
   }
   walk<T, Op, kFirstPass>(c, 0, x, acc, shift);
@@ -430,7 +429,7 @@ void arg_reduce(const T* x, int64_t* y, int64_t outer, int64_t n, int64_t inner,
     }
   };
   const int64_t lines = outer * inner;
-  cpu::parallel_for(lines, std::max<int64_t>(1, 16384 / n), [&](int64_t begin, int64_t end) {
+  parallel_for(lines, std::max<int64_t>(1, 16384 / n), [&](int64_t begin, int64_t end) {
     for (int64_t line = begin; line < end; ++line) {
       const int64_t o = line / inner, i = line % inner;
       const T* p = x + o * n * inner + i;

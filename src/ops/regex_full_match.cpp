@@ -5,7 +5,7 @@
 
 #include <re2/re2.h>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/string_ops.h"
 
 namespace kiln {

@@ -7,8 +7,8 @@
 
 #include "backends/cpu/resize_kernel.h"
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/resize_problem.h"
 
 namespace kiln {

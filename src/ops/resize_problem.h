@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/resize_kernel.h"
-#include "ops/op_context.h"
+#include "kernels/op_context.h"
 
 namespace kiln {
 

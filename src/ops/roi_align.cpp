@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
-#include "ops/op_registry.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/vision_common.h"
 #include "ops/vision_ops.h"
 
@@ -200,7 +200,7 @@ CpuKernel make_roi_align(const NodeInfo& info) {
         }
       }
       const int64_t bins = a.out_h * a.out_w;
-      cpu::parallel_for(num_rois * channels, 4, [&](int64_t begin, int64_t end) {
+      parallel_for(num_rois * channels, 4, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           const int64_t r = i / channels, c = i % channels;
           pool_roi(a, plans[r], xd + (batch[r] * channels + c) * height * width, yd + i * bins);

@@ -10,10 +10,10 @@
 #include <string>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/attention_common.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -43,29 +43,29 @@ void rotate(const RotaryGeometry& g, bool interleaved, const T* x, const T* cos_
   const int64_t head_stride = g.packed ? g.head_size : g.seq * g.head_size;
   const int64_t seq_stride = g.packed ? g.heads * g.head_size : g.head_size;
   const int64_t rows = g.batch * g.heads * g.seq;
-  cpu::parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, g.head_size)),
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t r = begin; r < end; ++r) {
-                        const int64_t s = r % g.seq, h = (r / g.seq) % g.heads,
-                                      b = r / (g.seq * g.heads);
-                        const int64_t offset =
-                            b * g.heads * g.seq * g.head_size + h * head_stride + s * seq_stride;
-                        const T* in = x + offset;
-                        T* out = y + offset;
-                        const int64_t row = cache_row[b * g.seq + s];
-                        const T* c = cos_cache + row * cache_stride;
-                        const T* sn = sin_cache + row * cache_stride;
-                        for (int64_t i = 0; i < half; ++i) {
-                          const int64_t i1 = interleaved ? 2 * i : i;
-                          const int64_t i2 = interleaved ? 2 * i + 1 : i + half;
-                          const C x1 = static_cast<C>(in[i1]), x2 = static_cast<C>(in[i2]);
-                          const C cv = static_cast<C>(c[i]), sv = static_cast<C>(sn[i]);
-                          out[i1] = from_double<T>(x1 * cv - x2 * sv);
-                          out[i2] = from_double<T>(x1 * sv + x2 * cv);
-                        }
-                        for (int64_t d = g.rotary_dim; d < g.head_size; ++d) out[d] = in[d];
-                      }
-                    });
+  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, g.head_size)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const int64_t s = r % g.seq, h = (r / g.seq) % g.heads,
+                                 b = r / (g.seq * g.heads);
+                   const int64_t offset =
+                       b * g.heads * g.seq * g.head_size + h * head_stride + s * seq_stride;
+                   const T* in = x + offset;
+                   T* out = y + offset;
+                   const int64_t row = cache_row[b * g.seq + s];
+                   const T* c = cos_cache + row * cache_stride;
+                   const T* sn = sin_cache + row * cache_stride;
+                   for (int64_t i = 0; i < half; ++i) {
+                     const int64_t i1 = interleaved ? 2 * i : i;
+                     const int64_t i2 = interleaved ? 2 * i + 1 : i + half;
+                     const C x1 = static_cast<C>(in[i1]), x2 = static_cast<C>(in[i2]);
+                     const C cv = static_cast<C>(c[i]), sv = static_cast<C>(sn[i]);
+                     out[i1] = from_double<T>(x1 * cv - x2 * sv);
+                     out[i2] = from_double<T>(x1 * sv + x2 * cv);
+                   }
+                   for (int64_t d = g.rotary_dim; d < g.head_size; ++d) out[d] = in[d];
+                 }
+               });
 }
 
 RotaryGeometry geometry(const OpContext& ctx, const RotaryAttrs& a, const Shape& s) {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -61,7 +61,7 @@ template <Accumulation Op, class T>
 void accumulate_along_axis(const T* in, T* out, const AxisSplit& s, bool exclusive, bool reverse) {
   using Acc = ScanAcc<T>;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(s.extent * s.inner, 1));
-  cpu::parallel_for(s.outer, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(s.outer, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
       const T* src = in + o * s.extent * s.inner;
       T* dst = out + o * s.extent * s.inner;
@@ -144,7 +144,7 @@ template <class T, bool Largest>
 void top_k(const T* in, T* values, int64_t* indices, const AxisSplit& s, int64_t k, bool sorted) {
   const int64_t lines = s.outer * s.inner;
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(s.extent, 1));
-  cpu::parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
     std::vector<int64_t> order(static_cast<size_t>(s.extent));
     for (int64_t line = begin; line < end; ++line) {
       const int64_t o = line / s.inner, i = line % s.inner;

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "core/tensor_impl.h"
+#include "kernels/op_registry.h"
+#include "kernels/subgraph.h"
 #include "ops/all_ops.h"
 #include "ops/axis_slices.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
-#include "runtime/subgraph.h"
 
 namespace kiln {
 namespace {

@@ -7,9 +7,9 @@
 #include <random>
 
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // DFT, STFT, window functions, MelWeightMatrix: each in its own file (see signal_ops.h).
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/signal_ops.h"
 
 namespace kiln {

@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "ops/element_storage.h"
+#include "core/element_storage.h"
 
 namespace kiln {
 

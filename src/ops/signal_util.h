@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/dtype_dispatch.h"
+#include "kernels/op_context.h"
+#include "kernels/op_registry.h"
 #include "kiln/tensor.h"
-#include "ops/op_context.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "backends/cpu/strided_copy.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "backends/cpu/softmax_kernel.h"
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 namespace {
@@ -56,7 +56,7 @@ void softmax_reference(const T* x, T* y, const AxisView& v, SoftmaxKind kind) {
   using C = Compute<T>;
   const int64_t lines = v.outer * v.inner;
   const int64_t grain = std::max<int64_t>(1, 8192 / v.n);
-  cpu::parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(lines, grain, [&](int64_t begin, int64_t end) {
     for (int64_t line = begin; line < end; ++line) {
       const int64_t o = line / v.inner, i = line % v.inner;
       const T* in = x + o * v.n * v.inner + i;

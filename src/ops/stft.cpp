@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "backends/cpu/fft.h"
-#include "backends/cpu/thread_pool.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
+#include "core/element_storage.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/signal_ops.h"
 #include "ops/signal_util.h"
 
@@ -29,7 +29,7 @@ void transform_frames(const T* signal, const T* window, T* out, const StftGeomet
   if (count == 0) return;
   const auto plan = cpu::fft_plan(g.frame_length);
   const int64_t grain = std::max<int64_t>(1, 32768 / g.frame_length);
-  cpu::parallel_for(count, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(count, grain, [&](int64_t begin, int64_t end) {
     std::vector<Complex> buf(static_cast<size_t>(g.frame_length + plan->scratch_size()));
     Complex* frame = buf.data();
     Complex* scratch = frame + g.frame_length;

@@ -1,7 +1,7 @@
 // StringConcat, StringSplit, StringNormalizer, RegexFullMatch, TfIdfVectorizer: each family in
 // its own file (see string_ops.h).
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/string_ops.h"
 
 namespace kiln {

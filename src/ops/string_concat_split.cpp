@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/op_utils.h"
 #include "ops/string_ops.h"
 

@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/string_ops.h"
 #include "ops/utf8_case.h"
 

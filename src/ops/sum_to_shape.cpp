@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/op_utils.h"
 #include "ops/training_ops.h"
 

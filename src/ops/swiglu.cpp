@@ -4,9 +4,9 @@
 #include <string>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/attention_common.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -43,7 +43,7 @@ CpuKernel make_swiglu(const NodeInfo& info) {
         T* py = y.mutable_data<T>();
         const auto c_alpha = static_cast<Compute<T>>(alpha);
         if (a.shape() == b.shape()) {
-          cpu::parallel_for(shape.element_count(), 16384, [&](int64_t begin, int64_t end) {
+          parallel_for(shape.element_count(), 16384, [&](int64_t begin, int64_t end) {
             for (int64_t i = begin; i < end; ++i) py[i] = swiglu_one(pa[i], pb[i], c_alpha);
           });
           return;

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <string>
 
+#include "core/element_storage.h"
+#include "kernels/op_registry.h"
 #include "ops/attention_common.h"
-#include "ops/element_storage.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/string_ops.h"
 
 namespace kiln {

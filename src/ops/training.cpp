@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/training_ops.h"
 
 namespace kiln {
@@ -123,7 +123,7 @@ void update_variable(OpContext& ctx, const OptimizerLayout& layout, size_t v,
       }
     }
     const int64_t count = x.element_count();
-    cpu::parallel_for(count, 4096, [&](int64_t begin, int64_t end) {
+    parallel_for(count, 4096, [&](int64_t begin, int64_t end) {
       double args[4] = {0, 0, 0, 0};
       double results[3] = {0, 0, 0};
       for (int64_t i = begin; i < end; ++i) {

@@ -2,8 +2,8 @@
 // Gradient expansion emits (opdefs/training_defs.h).
 #pragma once
 
+#include "kernels/op_registry.h"
 #include "opdefs/training_defs.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

@@ -2,9 +2,9 @@
 // copy: the output is the input read with permuted strides (DepthToSpace and SpaceToDepth are
 // transposes of a 6-D view of the input).
 #include "backends/cpu/strided_copy.h"
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
-#include "ops/op_registry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

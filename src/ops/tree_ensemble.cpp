@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/dtype_dispatch.h"
+#include "kernels/op_registry.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
-#include "ops/op_registry.h"
 #include "ops/tree_ensemble.h"
 
 namespace kiln {

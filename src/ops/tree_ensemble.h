@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 
 namespace kiln::trees {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "ops/tree_ensemble.h"
 
 namespace kiln::trees {
@@ -139,7 +139,7 @@ void evaluate(const Ensemble& ensemble, const double* x, int64_t rows, int64_t c
   // Rows are independent; give each worker enough tree walks to outweigh the hand-off.
   const auto trees = std::max<int64_t>(1, static_cast<int64_t>(ensemble.roots.size()));
   const int64_t grain = std::max<int64_t>(1, 4096 / trees);
-  cpu::parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       evaluate_row(ensemble, x + r * columns, scores + r * ensemble.n_targets,
                    reached + r * ensemble.n_targets);

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/op_registry.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
-#include "ops/op_registry.h"
 #include "ops/tree_ensemble.h"
 
 namespace kiln {

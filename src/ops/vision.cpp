@@ -1,7 +1,7 @@
 // GridSample, AffineGrid, RoiAlign, NonMaxSuppression, MaxUnpool, DeformConv, Col2Im,
 // CenterCropPad: each lives in its own file and registers itself through vision_ops.h.
+#include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/op_registry.h"
 #include "ops/vision_ops.h"
 
 namespace kiln {

@@ -5,8 +5,8 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/op_context.h"
 #include "kiln/tensor.h"
-#include "ops/op_context.h"
 #include "ops/op_utils.h"
 
 namespace kiln::vision {

@@ -2,7 +2,7 @@
 // register_vision_ops.
 #pragma once
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 

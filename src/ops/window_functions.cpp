@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "ops/signal_ops.h"
 #include "ops/signal_util.h"
 

@@ -1,5 +1,6 @@
 #include "runtime/compiled_graph.h"
 #include "runtime/shape_check.h"
+#include "runtime/subgraph_program.h"
 
 #include <algorithm>
 #include <set>
@@ -67,6 +68,7 @@ void place_node(const ir::Graph& graph, const NodeInfo& info, const CompileOptio
 CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, int>& opsets,
                             const std::vector<std::string>& outer_names,
                             const CompileOptions& options) {
+  install_subgraph_compiler();  // control-flow kernels compile their subgraphs
   CompiledGraph g;
   g.device = options.backend;
   auto add_slot = [&](const std::string& name) {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "ops/op_registry.h"
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 

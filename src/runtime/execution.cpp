@@ -5,7 +5,7 @@
 
 namespace kiln {
 
-class Execution::NodeJob : public cpu::Runnable, public OutputAllocator {
+class Execution::NodeJob : public Runnable, public OutputAllocator {
  public:
   NodeJob(Execution& owner, size_t index) : owner_(owner), index_(index) {
     const CompiledNode& cn = owner.graph_->nodes[index];
@@ -48,7 +48,7 @@ std::shared_ptr<TensorImpl> new_pending_impl() {
 
 }  // namespace
 
-Execution::Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool& pool)
+Execution::Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool)
     : graph_(std::move(graph)), pool_(pool) {
   const auto& g = *graph_;
   values_.resize(g.slot_count());

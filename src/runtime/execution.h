@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/tensor_impl.h"
+#include "core/thread_pool.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/memory_plan.h"
 
@@ -17,7 +17,7 @@ namespace kiln {
 
 class Execution {
  public:
-  Execution(std::shared_ptr<const CompiledGraph> graph, cpu::ThreadPool& pool);
+  Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool);
   ~Execution();
 
   // True when no job of the latest run is pending or running.
@@ -63,7 +63,7 @@ class Execution {
   void select_plan(std::span<const Tensor> inputs);
 
   std::shared_ptr<const CompiledGraph> graph_;
-  cpu::ThreadPool& pool_;
+  ThreadPool& pool_;
   std::vector<Tensor> values_;
   std::vector<bool> is_graph_output_;
   std::vector<bool> taken_;

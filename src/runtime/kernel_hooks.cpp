@@ -1,9 +1,10 @@
 #include "runtime/kernel_hooks.h"
 
-#include "backends/cpu/thread_pool.h"
-#include "ops/op_registry.h"
+#include "core/thread_pool.h"
+#include "kernels/op_registry.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/execution.h"
+#include "runtime/subgraph_program.h"
 
 namespace kiln {
 namespace {
@@ -15,6 +16,7 @@ bool has_kernel(const ir::Node& node) {
 // Creating the node's kernel parses its attributes, so a bad attribute fails the load rather
 // than the first run.
 void check_node(const ir::Node& node, const ir::Model& model) {
+  install_subgraph_compiler();  // control-flow kernels compile their subgraphs
   const OpSchema* schema = OpRegistry::global().find(node.domain, node.op_type);
   if (!schema) {
     throw Error(model.path + ": " + node.describe() + ": operator '" +
@@ -45,7 +47,7 @@ std::optional<std::vector<Tensor>> evaluate(const ir::Node& node, const ir::Mode
   }
   try {
     auto compiled = std::make_shared<const CompiledGraph>(compile_graph(mini, model.opsets));
-    Execution execution(compiled, cpu::ThreadPool::shared());
+    Execution execution(compiled, ThreadPool::shared());
     execution.prepare({});
     execution.run_node_inline(0);
     std::vector<Tensor> outputs;

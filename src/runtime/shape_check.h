@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 

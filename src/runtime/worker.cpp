@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "ir/graph.h"
 #include "passes/passes.h"
 #include "runtime/compiled_graph.h"
@@ -33,7 +33,7 @@ Backend parse_backend(std::string_view name) {
 class WorkerImpl {
  public:
   WorkerImpl(const Model& model, Backend backend, const WorkerOptions& options)
-      : model_(model), backend_(backend), pool_(cpu::ThreadPool::shared(options.num_threads)) {
+      : model_(model), backend_(backend), pool_(ThreadPool::shared(options.num_threads)) {
     const ir::Model& ir = *model.ir();
     CompileOptions placement;
     placement.verify_shapes = options.verify_shapes;
@@ -196,7 +196,7 @@ class WorkerImpl {
   Model model_;
   Backend backend_;
   std::unique_ptr<DeviceBackend> device_;
-  cpu::ThreadPool& pool_;
+  ThreadPool& pool_;
   std::shared_ptr<const CompiledGraph> graph_;
   std::vector<std::unique_ptr<Execution>> executions_;
   Execution* current_ = nullptr;

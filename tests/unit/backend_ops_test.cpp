@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 #include "test_util.h"
 #if KILN_VULKAN
 #include "backends/vulkan/device.h"

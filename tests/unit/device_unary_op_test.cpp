@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu_common/device_unary_op.h"
 #include "kiln/kiln.h"
-#include "runtime/device_unary_op.h"
 
 namespace kiln {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "device_worker_fixture.h"
 #include "graph_builder.h"
-#include "ops/op_registry.h"
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
+#include "kernels/op_registry.h"
 
 namespace kiln::testing {
 namespace {

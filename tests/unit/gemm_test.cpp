@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "backends/cpu/gemm.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "hwy/targets.h"
 #include "kiln/error.h"
 

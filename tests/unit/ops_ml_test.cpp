@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_registry.h"
 #include "kiln/kiln.h"
-#include "ops/op_registry.h"
 #include "test_util.h"
 
 namespace kiln::testing {

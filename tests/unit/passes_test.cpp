@@ -9,7 +9,7 @@
 #include <set>
 
 #include "graph_builder.h"
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 #include "passes/passes.h"
 #include "test_util.h"
 

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <thread>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "graph_builder.h"
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 
 using namespace kiln;
 using kiln::testing::GraphBuilder;
@@ -65,13 +65,13 @@ Model relu_count_model() {
 
 TEST(Schedule, ReturnsBeforeAnyLayerRuns) {
   Model model = relu_count_model();
-  cpu::ThreadPool& pool = cpu::ThreadPool::shared(2);
+  ThreadPool& pool = ThreadPool::shared(2);
   Worker worker(model, Backend::Cpu, WorkerOptions{.num_threads = 2});
 
   std::promise<void> gate;
   std::shared_future<void> opened = gate.get_future().share();
   std::atomic<int> held{0}, released{0};
-  struct Hold : cpu::Runnable {
+  struct Hold : Runnable {
     std::shared_future<void> opened;
     std::atomic<int>* held;
     std::atomic<int>* released;

@@ -33,7 +33,7 @@ std::vector<int64_t> or_ones(const std::vector<int64_t>& v, size_t rank) {
 }
 
 // The geometry as the CPU op resolves it (explicit pads, no auto_pad).
-cpu::ConvProblem conv_problem(const ConvCase& c) {
+ConvProblem conv_problem(const ConvCase& c) {
   const size_t rank = c.x.size() - 2;
   const std::vector<int64_t> strides = or_ones(c.strides, rank);
   const std::vector<int64_t> dilations = or_ones(c.dilations, rank);
@@ -47,7 +47,7 @@ cpu::ConvProblem conv_problem(const ConvCase& c) {
     kernel.push_back(c.w[d + 2]);
     pad.push_back(begin);
   }
-  cpu::ConvProblem p;
+  ConvProblem p;
   p.geometry = {Shape(in), Shape(out), Shape(kernel), Shape(strides), Shape(dilations), Shape(pad)};
   p.batch = c.x[0];
   p.in_channels = c.x[1];
@@ -57,7 +57,7 @@ cpu::ConvProblem conv_problem(const ConvCase& c) {
 }
 
 // As src/ops/conv.cpp resolves ConvTranspose (no auto_pad): the image is Y.
-cpu::ConvProblem conv_transpose_problem(const ConvCase& c) {
+ConvProblem conv_transpose_problem(const ConvCase& c) {
   const size_t rank = c.x.size() - 2;
   const std::vector<int64_t> strides = or_ones(c.strides, rank);
   const std::vector<int64_t> dilations = or_ones(c.dilations, rank);
@@ -80,7 +80,7 @@ cpu::ConvProblem conv_transpose_problem(const ConvCase& c) {
     out.push_back(c.x[d + 2]);
     kernel.push_back(c.w[d + 2]);
   }
-  cpu::ConvProblem p;
+  ConvProblem p;
   p.geometry = {Shape(in), Shape(out), Shape(kernel), Shape(strides), Shape(dilations), Shape(pad)};
   p.batch = c.x[0];
   p.in_channels = c.x[1];
@@ -95,7 +95,7 @@ void check_case(Device& device, const Kernel& kernel, const ConvCase& c, bool tr
                 unsigned seed) {
   const Tensor x = random_floats(c.x, seed);
   const Tensor w = random_floats(c.w, seed + 1);
-  const cpu::ConvProblem p = transpose ? conv_transpose_problem(c) : conv_problem(c);
+  const ConvProblem p = transpose ? conv_transpose_problem(c) : conv_problem(c);
   const Tensor b = random_floats({p.out_channels}, seed + 2);
 
   OpTest op(transpose ? "ConvTranspose" : "Conv");
@@ -212,7 +212,7 @@ TEST_F(Vulkan, ConvErrorsAreClear) {
     }
     return std::string("no error");
   };
-  cpu::ConvProblem p = conv_problem({{1, 2, 3, 3, 3, 3}, {2, 2, 1, 1, 1, 1}});
+  ConvProblem p = conv_problem({{1, 2, 3, 3, 3, 3}, {2, 2, 1, 1, 1, 1}});
   EXPECT_FALSE(conv_supported(p));
   EXPECT_NE(message([&] { conv_push_constants(p, false, {}); }).find("1 to 3"), std::string::npos);
   p = conv_problem({{1, 6, 5, 5}, {4, 3, 3, 3}, {}, {}, {}, 2});

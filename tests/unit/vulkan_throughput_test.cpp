@@ -78,7 +78,7 @@ TEST_F(Vulkan, DISABLED_ThroughputConv) {
   Conv kernel(device());
   for (const Case& c : cases) {
     const int64_t out = (c.x[2] + 2 * c.pad - c.w[2]) / c.stride + 1;
-    cpu::ConvProblem p;
+    ConvProblem p;
     p.geometry = {Shape{c.x[2], c.x[3]},     Shape{out, out}, Shape{c.w[2], c.w[3]},
                   Shape{c.stride, c.stride}, Shape{1, 1},     Shape{c.pad, c.pad}};
     p.in_channels = c.x[1];

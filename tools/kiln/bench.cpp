@@ -5,8 +5,8 @@
 #include <iostream>
 #include <numeric>
 
-#include "backends/cpu/thread_pool.h"
 #include "commands.h"
+#include "core/thread_pool.h"
 #include "inputs.h"
 #include "kiln/kiln.h"
 
@@ -88,7 +88,7 @@ int bench_command(const Args& args) {
   Worker worker(model, backend, options);
   const double load_ms = ms_between(load_start, Clock::now());
   // The worker already built its pool, so this only reads the thread count it got.
-  const int threads = cpu::ThreadPool::shared(options.num_threads).num_threads();
+  const int threads = ThreadPool::shared(options.num_threads).num_threads();
 
   const InputSet inputs = load_inputs(model, args, /*random_fallback=*/true);
   const auto named = inputs.named();

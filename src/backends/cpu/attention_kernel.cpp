@@ -8,7 +8,7 @@
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/softmax_kernel.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace kiln::cpu {
 namespace {

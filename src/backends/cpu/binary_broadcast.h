@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "kiln/shape.h"
 
 namespace kiln::cpu {

@@ -7,7 +7,7 @@
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/conv_im2col.h"
 #include "backends/cpu/gemm.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "hwy/aligned_allocator.h"
 
 namespace kiln::cpu {

@@ -15,19 +15,9 @@
 #include <vector>
 
 #include "backends/cpu/gemm.h"
-#include "opdefs/window.h"
+#include "opdefs/conv.h"
 
 namespace kiln::cpu {
-
-struct ConvProblem {
-  // Conv: image = the input X, window positions = the output Y.
-  // ConvTranspose: image = the output Y, window positions = the input X.
-  WindowGeometry geometry;
-  int64_t batch = 1;
-  int64_t in_channels = 0;   // channels of X
-  int64_t out_channels = 0;  // channels of Y
-  int64_t group = 1;
-};
 
 // Constant weights packed once at load time, one GEMM B operand per group: W_g^T
 // [C/group * taps, M/group]. Used when the output has few positions (late, small feature

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "backends/cpu/conv_reference.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace kiln::cpu {
 namespace {

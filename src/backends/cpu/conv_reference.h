@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/cpu/conv_f32.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace kiln::cpu {
 

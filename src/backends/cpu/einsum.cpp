@@ -5,8 +5,8 @@
 #include <type_traits>
 
 #include "backends/cpu/gemm.h"
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
 #include "kiln/error.h"
 
 namespace kiln::cpu {

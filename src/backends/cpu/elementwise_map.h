@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
 #include "kiln/tensor.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::cpu {
 

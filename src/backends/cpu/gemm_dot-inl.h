@@ -18,7 +18,7 @@
 #include "backends/cpu/gemm_detail.h"
 #include "backends/cpu/gemm_kernel-inl.h"
 #include "backends/cpu/gemm_plan.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();

@@ -27,7 +27,7 @@
 #include "backends/cpu/gemm_kernel-inl.h"
 #include "backends/cpu/gemm_pack-inl.h"
 #include "backends/cpu/gemm_plan.h"
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();

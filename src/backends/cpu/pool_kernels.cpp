@@ -5,7 +5,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "kiln/float_types.h"
 
 namespace kiln::cpu {

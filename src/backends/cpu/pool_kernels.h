@@ -9,12 +9,6 @@
 
 namespace kiln::cpu {
 
-struct PoolShape {
-  WindowGeometry geometry;  // image = input plane, windows = output plane
-  Shape pad_end;            // end pads (AveragePool with count_include_pad counts them)
-  int64_t planes = 0;       // N * C
-};
-
 // y = max over each window; `indices` (may be null) receives the flat input index of the
 // maximum, counting planes, with the spatial offset in row-major order or, when
 // `column_major`, in column-major order.

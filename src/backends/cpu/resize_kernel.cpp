@@ -6,8 +6,8 @@
 #include <string>
 #include <type_traits>
 
-#include "backends/cpu/thread_pool.h"
 #include "core/dtype_dispatch.h"
+#include "core/thread_pool.h"
 #include "kiln/error.h"
 
 namespace kiln::cpu {

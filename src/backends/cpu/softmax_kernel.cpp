@@ -120,7 +120,7 @@ void softmax_tile(const float* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t n,
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace kiln::cpu {
 

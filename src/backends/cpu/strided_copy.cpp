@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace kiln::cpu {
 

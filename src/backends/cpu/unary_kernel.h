@@ -9,8 +9,8 @@
 
 #include "backends/cpu/elementwise_map.h"
 #include "core/dtype_dispatch.h"
-#include "ops/op_context.h"
-#include "ops/op_registry.h"
+#include "kernels/op_context.h"
+#include "kernels/op_registry.h"
 
 namespace kiln::cpu {
 

@@ -3,7 +3,7 @@
 #include "backends/gl/loop_budget.h"
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/runtime.h"
-#include "runtime/op_table_kernel.h"
+#include "backends/gpu_common/op_table_kernel.h"
 
 namespace kiln::gl {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 
 namespace kiln::gl {
 

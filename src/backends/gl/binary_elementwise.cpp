@@ -6,7 +6,7 @@
 #include "backends/gl/draw.h"
 #include "backends/gl/program.h"
 #include "kiln/error.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gl {
 namespace {

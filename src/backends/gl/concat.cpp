@@ -8,7 +8,7 @@
 #include "backends/gl/program.h"
 #include "backends/gl/shader_mains.h"
 #include "kiln/error.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gl {
 namespace {

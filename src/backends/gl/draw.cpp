@@ -4,8 +4,8 @@
 
 #include "backends/gl/gl_check.h"
 #include "backends/gl/loop_budget.h"
+#include "kernels/device_backend.h"
 #include "kiln/error.h"
-#include "runtime/device_backend.h"
 
 namespace kiln::gl {
 

@@ -7,7 +7,7 @@
 
 #include "backends/gl/runtime.h"
 #include "backends/gl/texture_data.h"
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 
 namespace kiln::gl {
 

@@ -1,6 +1,6 @@
 // Float32 pooling on texture tensors, NCHW, 1-D and 2-D: MaxPool (no Indices output),
 // AveragePool (with or without count_include_pad), LpPool, and the global Max, Average and Lp
-// pools as one window over each whole plane. The geometry is the CPU backend's cpu::PoolShape
+// pools as one window over each whole plane. The geometry is the CPU backend's PoolShape
 // (image = input plane, windows = output plane, end pads for count_include_pad), so the ops'
 // attribute handling (auto_pad, ceil_mode) is shared with the CPU.
 //
@@ -14,9 +14,9 @@
 
 #include <cstdint>
 
-#include "backends/cpu/pool_kernels.h"
 #include "backends/gl/context.h"
 #include "backends/gl/texture.h"
+#include "opdefs/window.h"
 
 namespace kiln::gl {
 
@@ -24,7 +24,7 @@ enum class PoolOp { Max, Average, Lp };
 
 struct PoolParams {
   PoolOp op = PoolOp::Max;
-  cpu::PoolShape shape;
+  PoolShape shape;
   bool count_include_pad = false;  // AveragePool
   float p = 2.0f;                  // LpPool's exponent, > 0
 };

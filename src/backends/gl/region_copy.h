@@ -20,7 +20,7 @@
 #include "backends/gl/context.h"
 #include "backends/gl/texture.h"
 #include "kiln/shape.h"
-#include "ops/strided_region.h"
+#include "opdefs/strided_region.h"
 
 namespace kiln::gl {
 

@@ -10,7 +10,7 @@
 
 #include "backends/gl/context.h"
 #include "backends/gl/texture.h"
-#include "runtime/device_unary_op.h"
+#include "backends/gpu_common/device_unary_op.h"
 
 namespace kiln::gl {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "kiln/error.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gl {
 namespace {

@@ -1,8 +1,8 @@
 #include "backends/vulkan/backend.h"
 
+#include "backends/gpu_common/op_table_kernel.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/ops/op_table.h"
-#include "runtime/op_table_kernel.h"
 
 namespace kiln::vulkan {
 namespace {

@@ -52,7 +52,7 @@ bool is_pointwise(const WindowGeometry& g) {
   return true;
 }
 
-void check_buffers(const Device& device, const cpu::ConvProblem& p, bool transpose, const Buffer& x,
+void check_buffers(const Device& device, const ConvProblem& p, bool transpose, const Buffer& x,
                    const Buffer& w, const Buffer* bias, const Buffer& y) {
   const WindowGeometry& g = p.geometry;
   const int64_t x_positions = transpose ? g.out_size() : g.in_size();
@@ -78,12 +78,12 @@ VkDescriptorSet bind(DescriptorArena& arena, const ComputePipeline& pipeline, co
 
 }  // namespace
 
-bool conv_supported(const cpu::ConvProblem& problem) {
+bool conv_supported(const ConvProblem& problem) {
   const size_t rank = problem.geometry.rank();
   return rank >= 1 && rank <= kConvMaxSpatialRank;
 }
 
-ConvPushConstants conv_push_constants(const cpu::ConvProblem& problem, bool has_bias,
+ConvPushConstants conv_push_constants(const ConvProblem& problem, bool has_bias,
                                       const ActivationParams& activation) {
   const WindowGeometry& g = problem.geometry;
   const size_t rank = g.rank();
@@ -138,7 +138,7 @@ Conv::Conv(Device& device) : device_(device), matmul_(device) {
   }
 }
 
-void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvProblem& problem,
+void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
                   const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
                   const ActivationParams& activation) const {
   const ConvPushConstants pc = conv_push_constants(problem, bias != nullptr, activation);
@@ -196,9 +196,8 @@ ConvTranspose::ConvTranspose(Device& device)
       pipeline_(device, PipelineDesc{shaders::conv_transpose(), 4, sizeof(ConvPushConstants),
                                      kWorkgroupSize}) {}
 
-void ConvTranspose::record(VkCommandBuffer cmd, DescriptorArena& arena,
-                           const cpu::ConvProblem& problem, const Buffer& x, const Buffer& w,
-                           const Buffer* bias, const Buffer& y,
+void ConvTranspose::record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
+                           const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
                            const ActivationParams& activation) const {
   const ConvPushConstants pc = conv_push_constants(problem, bias != nullptr, activation);
   if (problem.batch * problem.out_channels * problem.geometry.in_size() == 0) return;

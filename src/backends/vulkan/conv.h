@@ -2,7 +2,7 @@
 // and ConvTranspose on NCHW tensors with 1, 2 or 3 spatial axes, with the bias and an activation
 // (fused Conv+Relu / Conv+Clip) applied in the store.
 //
-// The problem is kiln::cpu::ConvProblem, exactly as the CPU op fills it (src/ops/conv.cpp):
+// The problem is kiln::ConvProblem, exactly as the CPU op fills it (src/ops/conv.cpp):
 // the executor resolves auto_pad, pads, output_padding and output_shape into its geometry, so
 // these kernels cover kernel_shape, strides, dilations, begin/end pads (end pads only show in
 // geometry.out), group, output_padding and output_shape.
@@ -32,19 +32,19 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/conv_f32.h"
 #include "backends/vulkan/buffer.h"
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/matmul.h"
 #include "backends/vulkan/pipeline.h"
+#include "opdefs/conv.h"
 
 namespace kiln::vulkan {
 
 constexpr size_t kConvMaxSpatialRank = 3;
 
 // Whether Conv / ConvTranspose here handle `problem` (its spatial rank is 1 to 3).
-bool conv_supported(const cpu::ConvProblem& problem);
+bool conv_supported(const ConvProblem& problem);
 
 // Mirrors shaders/conv_params.glsl (std430, no padding). Spatial axes are (z, y, x), lower
 // ranks padded in front with size-1 axes.
@@ -67,7 +67,7 @@ static_assert(sizeof(ConvPushConstants) <= kMaxPushConstantBytes);
 
 // Push constants for `problem`; kiln::Error when it is inconsistent (channels not divisible by
 // group, an empty kernel, a stride or dilation below 1) or past the limits.
-ConvPushConstants conv_push_constants(const cpu::ConvProblem& problem, bool has_bias,
+ConvPushConstants conv_push_constants(const ConvProblem& problem, bool has_bias,
                                       const ActivationParams& activation);
 
 class Conv {
@@ -80,7 +80,7 @@ class Conv {
   //   bias: [out_channels], or null
   //   y: [batch, out_channels, out...]               (geometry.out)
   // Records nothing for an empty output.
-  void record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvProblem& problem,
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
               const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
               const ActivationParams& activation = {}) const;
 
@@ -99,14 +99,14 @@ class ConvTranspose {
  public:
   explicit ConvTranspose(Device& device);
 
-  // y = act(conv_transpose(x, w) + bias), then a barrier on y. As for cpu::conv_transpose_f32,
+  // y = act(conv_transpose(x, w) + bias), then a barrier on y. As for the CPU kernel,
   // the geometry's window positions are X's and its image is Y's:
   //   x: [batch, in_channels, geometry.out...]
   //   w: [in_channels, out_channels / group, kernel...]
   //   bias: [out_channels], or null
   //   y: [batch, out_channels, geometry.in...]
   // Records nothing for an empty output.
-  void record(VkCommandBuffer cmd, DescriptorArena& arena, const cpu::ConvProblem& problem,
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
               const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
               const ActivationParams& activation = {}) const;
 

@@ -10,7 +10,7 @@
 
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/device_tensor.h"
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 
 namespace kiln::vulkan {
 

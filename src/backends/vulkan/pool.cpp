@@ -17,7 +17,7 @@ uint32_t narrow(int64_t v, const char* what) {
 
 }  // namespace
 
-PoolPushConstants pool_constants(const cpu::PoolShape& s, PoolKind kind, bool count_include_pad,
+PoolPushConstants pool_constants(const PoolShape& s, PoolKind kind, bool count_include_pad,
                                  float p) {
   const WindowGeometry& g = s.geometry;
   const size_t rank = g.rank();

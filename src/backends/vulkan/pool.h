@@ -8,11 +8,11 @@
 #include <array>
 #include <cstdint>
 
-#include "backends/cpu/pool_kernels.h"
 #include "backends/vulkan/buffer.h"
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
+#include "opdefs/window.h"
 
 namespace kiln::vulkan {
 
@@ -34,7 +34,7 @@ static_assert(sizeof(PoolPushConstants) <= kMaxPushConstantBytes);
 
 // The push constants for `shape` (geometry, end pads, planes); `p` is LpPool's exponent.
 // kiln::Error for more than 3 spatial axes, p <= 0 for LpPool, or 32-bit index overflow.
-PoolPushConstants pool_constants(const cpu::PoolShape& shape, PoolKind kind, bool count_include_pad,
+PoolPushConstants pool_constants(const PoolShape& shape, PoolKind kind, bool count_include_pad,
                                  float p = 2.0f);
 
 class Pool {

@@ -5,7 +5,7 @@
 #include "backends/vulkan/pipeline.h"
 #include "backends/vulkan/shaders.h"
 #include "kiln/error.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::vulkan {
 namespace {

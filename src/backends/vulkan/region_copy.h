@@ -22,7 +22,7 @@
 #include "backends/vulkan/pipeline.h"
 #include "kiln/dtype.h"
 #include "kiln/shape.h"
-#include "ops/strided_region.h"
+#include "opdefs/strided_region.h"
 
 namespace kiln::vulkan {
 

@@ -11,11 +11,11 @@
 
 #include <cstdint>
 
+#include "backends/gpu_common/device_unary_op.h"
 #include "backends/vulkan/buffer.h"
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
-#include "runtime/device_unary_op.h"
 
 namespace kiln::vulkan {
 

@@ -8,9 +8,9 @@
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pad_tile.h"
 #include "backends/gl/region_copy.h"
-#include "ops/element_storage.h"
-#include "ops/op_utils.h"
-#include "runtime/cpu_op_rules.h"
+#include "backends/gpu_common/cpu_op_rules.h"
+#include "core/element_storage.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gl {
 namespace {

@@ -3,8 +3,8 @@
 #include "backends/gl/conv.h"
 #include "backends/gl/matmul.h"
 #include "backends/gl/ops/op_table.h"
-#include "ops/conv_problem.h"
-#include "runtime/cpu_op_rules.h"
+#include "backends/gpu_common/cpu_op_rules.h"
+#include "opdefs/conv.h"
 
 namespace kiln::gl {
 namespace {
@@ -69,11 +69,10 @@ OpFactory conv_factory(bool transpose) {
     return [=](OpRecorder& r) {
       const ResolveContext resolve(node, run_inputs(r));
       const Tensor* b = r.has_input(2) ? &resolve.input(2) : nullptr;
-      const cpu::ConvProblem p = or_run_on_cpu([&] {
-        return transpose
-                   ? resolve_conv_transpose(resolve.context(), attrs, resolve.input(0),
-                                            resolve.input(1), b)
-                   : resolve_conv(resolve.context(), attrs, resolve.input(0), resolve.input(1), b);
+      const ConvProblem p = or_run_on_cpu([&] {
+        return transpose ? resolve_conv_transpose(*node.node, attrs, resolve.input(0),
+                                                  resolve.input(1), b)
+                         : resolve_conv(*node.node, attrs, resolve.input(0), resolve.input(1), b);
       });
       const size_t rank = p.geometry.rank();
       if (rank != 1 && rank != 2) throw RunOnCpu("more spatial axes than the draws take");

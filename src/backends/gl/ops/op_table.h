@@ -6,7 +6,7 @@
 #include <string>
 
 #include "backends/gl/op_recorder.h"
-#include "runtime/device_op_table.h"
+#include "backends/gpu_common/device_op_table.h"
 
 namespace kiln::gl {
 

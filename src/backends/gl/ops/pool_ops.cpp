@@ -2,8 +2,8 @@
 // with windows resolved by the CPU op's code, and the global pools.
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pool.h"
+#include "backends/gpu_common/cpu_op_rules.h"
 #include "opdefs/window.h"
-#include "runtime/cpu_op_rules.h"
 
 namespace kiln::gl {
 namespace {

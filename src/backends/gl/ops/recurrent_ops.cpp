@@ -6,9 +6,10 @@
 
 #include "backends/gl/lstm.h"
 #include "backends/gl/ops/op_table.h"
-#include "ops/recurrent_common.h"
-#include "runtime/cpu_op_rules.h"
-#include "runtime/device_lstm.h"
+#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/device_lstm.h"
+#include "opdefs/broadcast.h"
+#include "opdefs/recurrent.h"
 
 namespace kiln::gl {
 namespace {
@@ -29,16 +30,13 @@ OpFactory lstm_factory() {
     const std::array<bool, 3> wanted = {q.info.has_output(0), q.info.has_output(1),
                                         q.info.has_output(2)};
     return [spec, attrs, wanted, node = NodeRef(q.info)](OpRecorder& r) {
-      const ResolveContext resolve(node, run_inputs(r));
-      const RecurrentShape s =
-          or_run_on_cpu([&] { return check_inputs(resolve.context(), attrs, spec); });
+      const std::vector<Tensor> inputs = run_inputs(r);
+      const RecurrentShape s = or_run_on_cpu([&] {
+        return check_inputs({*node.node, inputs}, attrs, spec);
+      });
       if (r.has_input(kSequenceLens)) {
-        const int64_t* lengths =
-            or_run_on_cpu([&] { return read_sequence_lengths(resolve.context(), s); });
-        for (int64_t b = 0; b < s.batch; ++b) {
-          if (lengths[b] != s.seq) {
-            throw RunOnCpu("sequence_lens shorter than X's sequence length");
-          }
+        for (int64_t length : to_int64_vector(r.input(kSequenceLens), "sequence_lens")) {
+          if (length != s.seq) throw RunOnCpu("sequence_lens other than X's sequence length");
         }
       }
       auto optional_texture = [&](size_t k) { return r.has_input(k) ? &r.texture(k) : nullptr; };

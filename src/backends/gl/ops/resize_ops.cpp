@@ -2,7 +2,7 @@
 // scales and coordinates come from the CPU op's own resolution (runtime/device_resize_axes.h).
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/resize.h"
-#include "runtime/device_resize_axes.h"
+#include "backends/gpu_common/device_resize_axes.h"
 
 namespace kiln::gl {
 

@@ -9,7 +9,7 @@
 #include "backends/gl/reduce.h"
 #include "backends/gl/region_copy.h"
 #include "backends/gl/softmax.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gl {
 namespace {

@@ -1,10 +1,10 @@
 // Conv and ConvTranspose on the GPU (shaders/conv*.comp; 1x1 convolutions as matrix products).
 // The attributes are parsed and resolved against the operands by the CPU op's own code
 // (ops/conv_problem.h), so both backends accept the same nodes.
+#include "backends/gpu_common/cpu_op_rules.h"
 #include "backends/vulkan/conv.h"
 #include "backends/vulkan/ops/op_table.h"
-#include "ops/conv_problem.h"
-#include "runtime/cpu_op_rules.h"
+#include "opdefs/conv.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -14,11 +14,10 @@ RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
     const ResolveContext resolve(node, run_inputs(r));
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
     // Inputs the CPU kernel rejects are its to report.
-    const cpu::ConvProblem p = or_run_on_cpu([&] {
+    const ConvProblem p = or_run_on_cpu([&] {
       return transpose
-                 ? resolve_conv_transpose(resolve.context(), attrs, resolve.input(0),
-                                          resolve.input(1), b)
-                 : resolve_conv(resolve.context(), attrs, resolve.input(0), resolve.input(1), b);
+                 ? resolve_conv_transpose(*node.node, attrs, resolve.input(0), resolve.input(1), b)
+                 : resolve_conv(*node.node, attrs, resolve.input(0), resolve.input(1), b);
     });
     if (!conv_supported(p)) throw RunOnCpu("more spatial axes than the GPU kernels take");
     Shape y_shape{p.batch, p.out_channels};

@@ -11,7 +11,7 @@
 #include "backends/vulkan/region_copy.h"
 #include "backends/vulkan/unary_elementwise.h"
 #include "core/tensor_impl.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::vulkan {
 namespace {

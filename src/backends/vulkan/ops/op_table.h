@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "backends/gpu_common/device_op_table.h"
 #include "backends/vulkan/op_recorder.h"
-#include "runtime/device_op_table.h"
 
 namespace kiln::vulkan {
 

@@ -5,7 +5,7 @@
 
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/pad_tile.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::vulkan {
 namespace {

@@ -2,11 +2,11 @@
 // shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's;
 // GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
 // shaders/reduce.comp.
+#include "backends/gpu_common/cpu_op_rules.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/pool.h"
 #include "backends/vulkan/reduce.h"
 #include "opdefs/window.h"
-#include "runtime/cpu_op_rules.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -17,7 +17,7 @@ RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p
     // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
     if (x.size() != window.kernel_shape.size() + 2)
       throw RunOnCpu("pool input rank does not match kernel_shape");
-    cpu::PoolShape s;
+    PoolShape s;
     s.geometry = or_run_on_cpu([&] {
       return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
                             *node.node, &s.pad_end);

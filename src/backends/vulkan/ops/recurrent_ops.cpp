@@ -4,13 +4,13 @@
 // given) that all equal the sequence length. Other nodes stay on the CPU with a reason.
 #include <string>
 
+#include "backends/gpu_common/device_lstm.h"
 #include "backends/vulkan/lstm.h"
 #include "backends/vulkan/matmul.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
 #include "core/tensor_impl.h"
-#include "ops/recurrent_common.h"
-#include "runtime/device_lstm.h"
+#include "opdefs/recurrent.h"
 
 namespace kiln::vulkan {
 namespace {

@@ -4,7 +4,7 @@
 // come from the attribute (older opsets) or from a CPU-resident second input.
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/reduce.h"
-#include "ops/element_storage.h"
+#include "core/element_storage.h"
 
 namespace kiln::vulkan {
 namespace {

@@ -2,9 +2,9 @@
 // per-axis scales and coordinates come from the CPU op's own resolution
 // (runtime/device_resize_axes.h) and the interpolation taps from the CPU kernel's code, uploaded
 // as a small table.
+#include "backends/gpu_common/device_resize_axes.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/resize.h"
-#include "runtime/device_resize_axes.h"
 
 namespace kiln::vulkan {
 

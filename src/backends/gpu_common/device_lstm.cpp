@@ -1,4 +1,4 @@
-#include "runtime/device_lstm.h"
+#include "backends/gpu_common/device_lstm.h"
 
 namespace kiln {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kernels/op_context.h"
 #include "kiln/tensor.h"
 #include "opdefs/node_info.h"
-#include "ops/op_context.h"
 
 namespace kiln {
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 
 namespace kiln {
 

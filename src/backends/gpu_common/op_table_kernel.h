@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/device_backend.h"
-#include "runtime/device_op_table.h"
+#include "backends/gpu_common/device_op_table.h"
+#include "kernels/device_backend.h"
 
 namespace kiln {
 

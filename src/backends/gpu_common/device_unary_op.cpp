@@ -1,4 +1,4 @@
-#include "runtime/device_unary_op.h"
+#include "backends/gpu_common/device_unary_op.h"
 
 #include <functional>
 #include <limits>

@@ -1,10 +1,10 @@
-#include "ops/strided_region.h"
+#include "opdefs/strided_region.h"
 
 #include <algorithm>
 #include <string>
 
 #include "kiln/error.h"
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln {
 

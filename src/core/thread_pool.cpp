@@ -1,11 +1,11 @@
-#include "backends/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
 
-namespace kiln::cpu {
+namespace kiln {
 
 namespace {
 thread_local ThreadPool* current_pool = nullptr;
@@ -185,4 +185,4 @@ void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_
   (pool ? *pool : ThreadPool::shared()).parallel_for(count, grain, body);
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "ops/op_registry.h"
-#include "ops/recurrent_common.h"
+#include "kernels/op_registry.h"
+#include "opdefs/recurrent.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "runtime/op_table_kernel.h"
+#include "backends/gpu_common/op_table_kernel.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "runtime/cpu_op_rules.h"
+#include "backends/gpu_common/cpu_op_rules.h"
 
 #include "core/tensor_impl.h"
 #include "ir/graph.h"

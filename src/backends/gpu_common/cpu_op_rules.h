@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "ops/op_context.h"
-#include "ops/op_registry.h"
+#include "kernels/op_context.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 

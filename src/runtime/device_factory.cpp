@@ -1,5 +1,5 @@
 // Builds the device backend a Worker asks for, where this build has it.
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 
 #if KILN_VULKAN
 #include "backends/vulkan/backend.h"

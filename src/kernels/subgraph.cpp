@@ -1,12 +1,16 @@
-#include "runtime/subgraph.h"
+#include "kernels/subgraph.h"
 
 #include <algorithm>
-
-#include "backends/cpu/thread_pool.h"
-#include "runtime/compiled_graph.h"
-#include "runtime/execution.h"
+#include <atomic>
 
 namespace kiln {
+namespace {
+
+std::atomic<SubgraphCompiler> installed_compiler{nullptr};
+
+}  // namespace
+
+void set_subgraph_compiler(SubgraphCompiler compiler) { installed_compiler.store(compiler); }
 
 const ir::Graph* optional_graph_attr(const NodeInfo& info, const std::string& name) {
   const ir::Attribute* a = info.attr(name);
@@ -32,9 +36,10 @@ Subgraph::Subgraph(const ir::Graph& graph, const NodeInfo& info) : graph_(graph)
           info.describe() + ": subgraph reads unknown value '" + name + "'");
     outer_index_.push_back(static_cast<size_t>(std::distance(node_implicit.begin(), it)));
   }
+  const SubgraphCompiler compile = installed_compiler.load();
+  if (!compile) info.fail("subgraphs are compiled only by a worker");
   try {
-    compiled_ =
-        std::make_shared<CompiledGraph>(compile_graph(graph, info.model_opsets(), outer_names));
+    program_ = compile(graph, info.model_opsets(), outer_names);
   } catch (const Error& e) {
     info.fail(std::string("in subgraph '") + graph.name + "': " + e.what());
   }
@@ -42,9 +47,7 @@ Subgraph::Subgraph(const ir::Graph& graph, const NodeInfo& info) : graph_(graph)
 
 Subgraph::Run::Run(const Subgraph& subgraph, std::span<const Tensor> enclosing)
     : subgraph_(subgraph) {
-  cpu::ThreadPool* pool = cpu::ThreadPool::current();
-  execution_ =
-      std::make_unique<Execution>(subgraph.compiled_, pool ? *pool : cpu::ThreadPool::shared());
+  execution_ = subgraph.program_->start();
   bound_.resize(subgraph.num_inputs() + subgraph.outer_index_.size());
   for (size_t i = 0; i < subgraph.outer_index_.size(); ++i) {
     check(subgraph.outer_index_[i] < enclosing.size(), "subgraph: missing outer value");
@@ -55,23 +58,13 @@ Subgraph::Run::Run(const Subgraph& subgraph, std::span<const Tensor> enclosing)
 Subgraph::Run::~Run() = default;
 
 std::vector<Tensor> Subgraph::Run::operator()(std::span<const Tensor> inputs) {
-  const CompiledGraph& g = *subgraph_.compiled_;
   if (inputs.size() != subgraph_.num_inputs()) {
     throw Error("subgraph '" + subgraph_.graph_.name + "' takes " +
                 std::to_string(subgraph_.num_inputs()) + " inputs, got " +
                 std::to_string(inputs.size()));
   }
   std::copy(inputs.begin(), inputs.end(), bound_.begin());
-  execution_->prepare(bound_);
-  for (size_t i = 0; i < g.nodes.size(); ++i) execution_->run_node_inline(i);
-  std::vector<Tensor> outputs;
-  outputs.reserve(g.output_slots.size());
-  for (int slot : g.output_slots) {
-    const Tensor& value = execution_->value(slot);
-    if (value.defined()) value.impl()->wait();  // rethrows a failed node's error
-    outputs.push_back(value);
-  }
-  return outputs;
+  return execution_->run(bound_);
 }
 
 std::span<const Tensor> enclosing_values(const OpContext& ctx, size_t own_inputs) {

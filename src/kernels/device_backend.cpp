@@ -3,7 +3,7 @@
 #include <mutex>
 #include <string>
 
-#include "runtime/device_backend.h"
+#include "kernels/device_backend.h"
 
 namespace kiln {
 namespace {

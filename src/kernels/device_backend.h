@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_registry.h"
 #include "kiln/worker.h"
-#include "ops/op_registry.h"
 
 namespace kiln {
 

@@ -5,9 +5,9 @@
 
 #include <vector>
 
+#include "backends/gpu_common/cpu_op_rules.h"
+#include "kernels/device_backend.h"
 #include "ops/resize_problem.h"
-#include "runtime/cpu_op_rules.h"
-#include "runtime/device_backend.h"
 
 namespace kiln {
 

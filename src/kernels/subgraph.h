@@ -1,18 +1,40 @@
 // Subgraph attributes (If's branches, Loop's and Scan's bodies, SequenceMap's body) compiled once
-// at load time and run to completion inside the job of the node that owns them.
+// at load time and run to completion inside the job of the node that owns them. The kernels see
+// this interface; the runtime, which compiles and executes graphs, implements SubgraphProgram
+// and installs its compiler before it creates any kernel.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 
-struct CompiledGraph;
-class Execution;
+// A compiled subgraph, as the runtime provides it.
+class SubgraphProgram {
+ public:
+  virtual ~SubgraphProgram() = default;
+  // One use of the program: keeps its planned memory across the calls of run().
+  class Execution {
+   public:
+    virtual ~Execution() = default;
+    // Runs every node on the calling thread with `bound` (the subgraph's inputs, then its outer
+    // values) and returns the outputs, finished. Rethrows the kiln::Error of a failing node.
+    virtual std::vector<Tensor> run(std::span<const Tensor> bound) = 0;
+  };
+  virtual std::unique_ptr<Execution> start() const = 0;
+};
+
+// Compiles `graph`, whose values read from enclosing scopes are `outer_names` (bound after its
+// inputs). kiln::Error for a subgraph that does not compile.
+using SubgraphCompiler = std::shared_ptr<const SubgraphProgram> (*)(
+    const ir::Graph& graph, const std::map<std::string, int>& opsets,
+    const std::vector<std::string>& outer_names);
+void set_subgraph_compiler(SubgraphCompiler compiler);
 
 class Subgraph {
  public:
@@ -38,13 +60,13 @@ class Subgraph {
 
    private:
     const Subgraph& subgraph_;
-    std::unique_ptr<Execution> execution_;
+    std::unique_ptr<SubgraphProgram::Execution> execution_;
     std::vector<Tensor> bound_;  // the subgraph's inputs, then its outer values
   };
 
  private:
   const ir::Graph& graph_;
-  std::shared_ptr<const CompiledGraph> compiled_;
+  std::shared_ptr<const SubgraphProgram> program_;
   std::vector<size_t> outer_index_;  // per outer name of the subgraph: index among enclosing
 };
 

@@ -1,6 +1,4 @@
-#include "ops/op_registry.h"
-
-#include "ops/all_ops.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 
@@ -46,15 +44,6 @@ void OpContext::fail(const std::string& message) const {
 }
 
 // ---- OpRegistry -----------------------------------------------------------------------------
-
-OpRegistry& OpRegistry::global() {
-  static OpRegistry* registry = [] {
-    auto* r = new OpRegistry();
-    register_all_ops(*r);
-    return r;
-  }();
-  return *registry;
-}
 
 void OpRegistry::add(const std::string& domain, const std::string& op_type, KernelFactory factory) {
   const std::string d = ir::canonical_domain(domain);

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "ops/op_registry.h"
+#include "kernels/op_registry.h"
 
 namespace kiln {
 

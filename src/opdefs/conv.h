@@ -6,13 +6,22 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/cpu/conv_f32.h"
+#include "kiln/tensor.h"
 #include "opdefs/window.h"
-#include "ops/op_context.h"
 
 namespace kiln {
 
 class NodeInfo;
+
+struct ConvProblem {
+  // Conv: image = the input X, window positions = the output Y.
+  // ConvTranspose: image = the output Y, window positions = the input X.
+  WindowGeometry geometry;
+  int64_t batch = 1;
+  int64_t in_channels = 0;   // channels of X
+  int64_t out_channels = 0;  // channels of Y
+  int64_t group = 1;
+};
 
 struct ConvAttrs {
   WindowAttrs window;
@@ -24,11 +33,11 @@ struct ConvAttrs {
 ConvAttrs parse_conv_attrs(const NodeInfo& info, bool transpose);
 
 // Checks X, W and B (shapes and dtypes only: device tensors are fine) and resolves auto_pad,
-// pads, strides and dilations; errors through ctx.fail.
-cpu::ConvProblem resolve_conv(const OpContext& ctx, const ConvAttrs& attrs, const Tensor& x,
-                              const Tensor& w, const Tensor* b);
+// pads, strides and dilations; kiln::Error naming `node` for operands the op rejects.
+ConvProblem resolve_conv(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x,
+                         const Tensor& w, const Tensor* b);
 // ConvTranspose: output_padding and output_shape too; geometry.in is the output's spatial shape.
-cpu::ConvProblem resolve_conv_transpose(const OpContext& ctx, const ConvAttrs& attrs,
-                                        const Tensor& x, const Tensor& w, const Tensor* b);
+ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x,
+                                   const Tensor& w, const Tensor* b);
 
 }  // namespace kiln

@@ -13,7 +13,7 @@
 
 #include "core/function_ref.h"
 
-namespace kiln::cpu {
+namespace kiln {
 
 // Something a worker thread can run.
 class Runnable {
@@ -78,4 +78,4 @@ class ThreadPool {
 // parallel_for on the pool running the calling job, or on the shared default pool.
 void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_t)> body);
 
-}  // namespace kiln::cpu
+}  // namespace kiln

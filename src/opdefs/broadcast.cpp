@@ -1,4 +1,4 @@
-#include "ops/op_utils.h"
+#include "opdefs/broadcast.h"
 
 #include <algorithm>
 

@@ -1,0 +1,184 @@
+#include "opdefs/recurrent.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "opdefs/node_info.h"
+
+namespace kiln::recurrent {
+namespace {
+
+struct ActivationName {
+  const char* name;  // lower case
+  ActivationKind kind;
+  int parameters;  // how many of (alpha, beta) it takes
+  float default_alpha;
+  float default_beta;
+};
+
+// The defaults are those of the stand-alone ONNX ops of the same name.
+constexpr ActivationName kActivationNames[] = {
+    {"relu", ActivationKind::kRelu, 0, 0.0f, 0.0f},
+    {"tanh", ActivationKind::kTanh, 0, 0.0f, 0.0f},
+    {"sigmoid", ActivationKind::kSigmoid, 0, 0.0f, 0.0f},
+    {"affine", ActivationKind::kAffine, 2, 1.0f, 0.0f},
+    {"leakyrelu", ActivationKind::kLeakyRelu, 1, 0.01f, 0.0f},
+    {"thresholdedrelu", ActivationKind::kThresholdedRelu, 1, 1.0f, 0.0f},
+    {"scaledtanh", ActivationKind::kScaledTanh, 2, 1.0f, 1.0f},
+    {"hardsigmoid", ActivationKind::kHardSigmoid, 2, 0.2f, 0.5f},
+    {"elu", ActivationKind::kElu, 1, 1.0f, 0.0f},
+    {"softsign", ActivationKind::kSoftsign, 0, 0.0f, 0.0f},
+    {"softplus", ActivationKind::kSoftplus, 0, 0.0f, 0.0f},
+};
+
+const ActivationName* find_activation(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const ActivationName& a : kActivationNames) {
+    if (name == a.name) return &a;
+  }
+  return nullptr;
+}
+
+bool is_recurrent_dtype(DataType t) {
+  return t == DataType::Float32 || t == DataType::Float64 || t == DataType::Float16 ||
+         t == DataType::BFloat16;
+}
+
+const char* input_name(size_t i) {
+  static const char* const kNames[] = {"X",         "W",         "R", "B", "sequence_lens",
+                                       "initial_h", "initial_c", "P"};
+  return kNames[i];
+}
+
+void check_shape(const RecurrentInputs& ctx, size_t index, const Shape& expected) {
+  const Tensor& t = ctx.input(index);
+  if (t.shape() != expected) {
+    ctx.fail(std::string("input ") + input_name(index) + " has shape " + t.shape().to_string() +
+             ", expected " + expected.to_string());
+  }
+}
+
+}  // namespace
+
+const Tensor& RecurrentInputs::input(size_t i) const {
+  if (!has_input(i)) fail("required input " + std::to_string(i) + " is missing");
+  return inputs[i];
+}
+
+void RecurrentInputs::fail(const std::string& message) const {
+  throw Error(node.describe() + ": " + message);
+}
+
+std::vector<Activation> parse_activations(const NodeInfo& info,
+                                          const std::vector<std::string>& defaults,
+                                          int64_t num_directions) {
+  const size_t per_direction = defaults.size();
+  std::vector<std::string> names = info.attr_strings("activations");
+  if (names.empty()) {
+    for (int64_t d = 0; d < num_directions; ++d)
+      names.insert(names.end(), defaults.begin(), defaults.end());
+  } else if (names.size() == per_direction && num_directions == 2) {
+    const std::vector<std::string> one_direction = names;
+    names.insert(names.end(), one_direction.begin(), one_direction.end());
+  } else if (names.size() != per_direction * static_cast<size_t>(num_directions)) {
+    info.fail("attribute 'activations' names " + std::to_string(names.size()) +
+              " functions; this node needs " + std::to_string(per_direction) +
+              " per direction for " + std::to_string(num_directions) + " direction(s)");
+  }
+  const std::vector<float> alphas = info.attr_floats("activation_alpha");
+  const std::vector<float> betas = info.attr_floats("activation_beta");
+  size_t next_alpha = 0, next_beta = 0;
+  std::vector<Activation> out;
+  for (const std::string& name : names) {
+    const ActivationName* a = find_activation(name);
+    if (!a) info.fail("unsupported activation function '" + name + "'");
+    Activation f{a->kind, a->default_alpha, a->default_beta};
+    if (a->parameters >= 1 && next_alpha < alphas.size()) f.alpha = alphas[next_alpha++];
+    if (a->parameters >= 2 && next_beta < betas.size()) f.beta = betas[next_beta++];
+    out.push_back(f);
+  }
+  return out;
+}
+
+RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec) {
+  RecurrentAttributes a;
+  const std::string direction = info.attr_string("direction", "forward");
+  if (direction == "forward") {
+    a.direction = Direction::kForward;
+  } else if (direction == "reverse") {
+    a.direction = Direction::kReverse;
+  } else if (direction == "bidirectional") {
+    a.direction = Direction::kBidirectional;
+    a.num_directions = 2;
+  } else {
+    info.fail("attribute 'direction' must be forward, reverse or bidirectional, got '" + direction +
+              "'");
+  }
+  if (info.has_attr("hidden_size")) {
+    a.hidden_size = info.attr_int("hidden_size", 0);
+    if (a.hidden_size < 0) info.fail("attribute 'hidden_size' must not be negative");
+  }
+  a.layout = info.attr_int("layout", 0);
+  if (a.layout != 0 && a.layout != 1) {
+    info.fail("attribute 'layout' must be 0 or 1, got " + std::to_string(a.layout));
+  }
+  if (info.has_attr("clip")) {
+    a.clip = info.attr_float("clip", 0.0f);
+    if (!(a.clip >= 0.0f)) info.fail("attribute 'clip' must be a non-negative threshold");
+    a.has_clip = true;
+  }
+  a.activations_per_direction = static_cast<int64_t>(spec.activations.size());
+  a.activations = parse_activations(info, spec.activations, a.num_directions);
+  return a;
+}
+
+RecurrentShape check_inputs(const RecurrentInputs& ctx, const RecurrentAttributes& attrs,
+                            const CellSpec& spec) {
+  const Tensor& x = ctx.input(kX);
+  if (!is_recurrent_dtype(x.dtype())) {
+    ctx.fail("does not support " + std::string(dtype_name(x.dtype())) +
+             " inputs (float, double, float16 or bfloat16 expected)");
+  }
+  const size_t last_input = spec.has_cell_state ? kPeepholes : kInitialH;
+  for (size_t i = kW; i <= last_input; ++i) {
+    if (i == kSequenceLens || !ctx.has_input(i)) continue;
+    if (ctx.input(i).dtype() != x.dtype()) {
+      ctx.fail(std::string("input ") + input_name(i) + " is " +
+               std::string(dtype_name(ctx.input(i).dtype())) + " but X is " +
+               std::string(dtype_name(x.dtype())));
+    }
+  }
+  if (x.rank() != 3) ctx.fail("input X must have rank 3, got shape " + x.shape().to_string());
+  const Tensor& r = ctx.input(kR);
+  if (r.rank() != 3) ctx.fail("input R must have rank 3, got shape " + r.shape().to_string());
+
+  RecurrentShape s;
+  s.layout = attrs.layout;
+  s.seq = x.shape()[attrs.layout == 0 ? 0 : 1];
+  s.batch = x.shape()[attrs.layout == 0 ? 1 : 0];
+  s.input = x.shape()[2];
+  s.hidden = attrs.hidden_size >= 0 ? attrs.hidden_size : r.shape()[2];
+  s.directions = attrs.num_directions;
+  s.gates = spec.gates;
+  const int64_t width = s.gate_width();
+  check_shape(ctx, kW, {s.directions, width, s.input});
+  check_shape(ctx, kR, {s.directions, width, s.hidden});
+  if (ctx.has_input(kB)) check_shape(ctx, kB, {s.directions, 2 * width});
+  if (ctx.has_input(kSequenceLens)) {
+    const DataType t = ctx.input(kSequenceLens).dtype();
+    if (t != DataType::Int32 && t != DataType::Int64) {
+      ctx.fail("input sequence_lens must be int32, got " + std::string(dtype_name(t)));
+    }
+    check_shape(ctx, kSequenceLens, {s.batch});
+  }
+  if (ctx.has_input(kInitialH)) check_shape(ctx, kInitialH, s.state_shape());
+  if (spec.has_cell_state) {
+    if (ctx.has_input(kInitialC)) check_shape(ctx, kInitialC, s.state_shape());
+    if (ctx.has_input(kPeepholes)) check_shape(ctx, kPeepholes, {s.directions, 3 * s.hidden});
+  }
+  return s;
+}
+
+}  // namespace kiln::recurrent
