@@ -2,6 +2,8 @@
 // follow the spec's formulas by hand).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kiln/kiln.h"
@@ -131,6 +133,60 @@ TEST(Resize, IntegerLinearRoundsAndNearestCopiesExactly) {
   const int64_t big = (int64_t{1} << 60) + 1;
   auto n = resize_scales(Tensor::from_data<int64_t>({1}, {big}), {2}).run();
   EXPECT_EQ(n[0].to_vector<int64_t>(), (std::vector<int64_t>{big, big}));
+}
+
+// uint8 with antialias=1 against ONNX Runtime's own output, bit for bit: ONNX Runtime resizes
+// 8-bit data in fixed point, one axis at a time with a uint8 image in between, and users compare
+// such pipelines exactly. The references come from tests/data/resize/make_uint8_antialias.py,
+// whose `image` is the formula below.
+Tensor reference_image(int64_t channels, int64_t height, int64_t width) {
+  std::vector<uint8_t> v;
+  v.reserve(static_cast<size_t>(channels * height * width));
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t h = 0; h < height; ++h) {
+      for (int64_t w = 0; w < width; ++w) {
+        v.push_back(static_cast<uint8_t>(
+            (3 * h + 2 * w + 85 * c + 4 * ((7 * h * w + 3 * h + w) % 29)) % 256));
+      }
+    }
+  }
+  return Tensor::from_data<uint8_t>({1, channels, height, width}, v);
+}
+
+void expect_matches_onnx_runtime(const std::string& name, int64_t in_h, int64_t in_w, int64_t out_h,
+                                 int64_t out_w, const char* mode, int exclude_outside = 0) {
+  const Tensor want = load_tensor(KILN_SOURCE_DIR "/tests/data/resize/" + name + ".npy");
+  const Tensor got = resize_sizes(reference_image(3, in_h, in_w), {1, 3, out_h, out_w})
+                         .attr("mode", mode)
+                         .attr("antialias", 1)
+                         .attr("exclude_outside", exclude_outside)
+                         .run()[0];
+  ASSERT_EQ(got.dtype(), DataType::UInt8);
+  ASSERT_EQ(got.shape(), want.shape());
+  const std::vector<uint8_t> g = got.to_vector<uint8_t>(), w = want.to_vector<uint8_t>();
+  int64_t mismatched = 0, first = -1;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g[i] != w[i] && mismatched++ == 0) first = static_cast<int64_t>(i);
+  }
+  EXPECT_EQ(mismatched, 0) << "elements (of " << g.size()
+                           << ") differ from ONNX Runtime; the first is element " << first << ": "
+                           << (first < 0 ? 0 : int{g[first]}) << " instead of "
+                           << (first < 0 ? 0 : int{w[first]});
+}
+
+TEST(Resize, Uint8AntialiasLinearUpsampleMatchesOnnxRuntime) {
+  expect_matches_onnx_runtime("uint8_antialias_linear_60x80_to_224x298", 60, 80, 224, 298,
+                              "linear");
+}
+
+TEST(Resize, Uint8AntialiasLinearDownsampleMatchesOnnxRuntime) {
+  expect_matches_onnx_runtime("uint8_antialias_linear_224x298_to_60x80", 224, 298, 60, 80,
+                              "linear");
+}
+
+TEST(Resize, Uint8AntialiasCubicDownsampleMatchesOnnxRuntime) {
+  expect_matches_onnx_runtime("uint8_antialias_cubic_224x298_to_60x80", 224, 298, 60, 80, "cubic",
+                              1);
 }
 
 TEST(Resize, Opset10AndUpsample) {

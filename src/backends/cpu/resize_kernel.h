@@ -70,6 +70,9 @@ void compute_axis_taps(const ResizeAxis& axis, const ResizeOptions& options, Axi
 
 // Resizes `x` into `y` (already allocated with the output shape). `axes` has one entry per
 // dimension of x. Supports the numeric element types; throws kiln::Error for others.
+// uint8 with antialias (linear or cubic) is computed as ONNX Runtime computes it, in fixed point
+// one axis at a time, and matches its output bit for bit; the other linear and cubic resizes sum
+// in floating point over the product of the per-axis taps and round integer results once.
 void resize(const Tensor& x, Tensor& y, std::span<const ResizeAxis> axes,
             const ResizeOptions& options);
 
