@@ -52,7 +52,7 @@ const char* input_name(size_t i) {
   return kNames[i];
 }
 
-void check_shape(const RecurrentInputs& ctx, size_t index, const Shape& expected) {
+void check_shape(const NodeInputs& ctx, size_t index, const Shape& expected) {
   const Tensor& t = ctx.input(index);
   if (t.shape() != expected) {
     ctx.fail(std::string("input ") + input_name(index) + " has shape " + t.shape().to_string() +
@@ -61,15 +61,6 @@ void check_shape(const RecurrentInputs& ctx, size_t index, const Shape& expected
 }
 
 }  // namespace
-
-const Tensor& RecurrentInputs::input(size_t i) const {
-  if (!has_input(i)) fail("required input " + std::to_string(i) + " is missing");
-  return inputs[i];
-}
-
-void RecurrentInputs::fail(const std::string& message) const {
-  throw Error(node.describe() + ": " + message);
-}
 
 std::vector<Activation> parse_activations(const NodeInfo& info,
                                           const std::vector<std::string>& defaults,
@@ -134,7 +125,7 @@ RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellS
   return a;
 }
 
-RecurrentShape check_inputs(const RecurrentInputs& ctx, const RecurrentAttributes& attrs,
+RecurrentShape check_inputs(const NodeInputs& ctx, const RecurrentAttributes& attrs,
                             const CellSpec& spec) {
   const Tensor& x = ctx.input(kX);
   if (!is_recurrent_dtype(x.dtype())) {

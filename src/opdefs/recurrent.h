@@ -10,6 +10,7 @@
 
 #include "ir/graph.h"
 #include "kiln/tensor.h"
+#include "opdefs/node_inputs.h"
 
 namespace kiln {
 class NodeInfo;
@@ -127,17 +128,7 @@ struct RecurrentShape {
 };
 
 // Checks the inputs' types and shapes against each other and the attributes.
-// A recurrent node's inputs for one run, as its definition checks them (host or device
-// tensors: only dtypes and shapes are read, except sequence_lens, a host value).
-struct RecurrentInputs {
-  const ir::Node& node;
-  std::span<const Tensor> inputs;
-  bool has_input(size_t i) const { return i < inputs.size() && inputs[i].defined(); }
-  const Tensor& input(size_t i) const;
-  [[noreturn]] void fail(const std::string& message) const;
-};
-
-RecurrentShape check_inputs(const RecurrentInputs& ctx, const RecurrentAttributes& attrs,
+RecurrentShape check_inputs(const NodeInputs& ctx, const RecurrentAttributes& attrs,
                             const CellSpec& spec);
 
 }  // namespace kiln::recurrent

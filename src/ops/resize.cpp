@@ -1,5 +1,5 @@
-// Resize (opsets 10, 11, 13, 18, 19) and Upsample (opsets 7, 9): attribute parsing, output
-// shape and per-axis scales. The interpolation itself is in backends/cpu/resize_kernel.
+// Resize and Upsample on the CPU: the definition (opdefs/resize.h) resolves each axis, the
+// interpolation is backends/cpu/resize_kernel.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -8,225 +8,17 @@
 #include "backends/cpu/resize_kernel.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/resize.h"
 #include "ops/all_ops.h"
-#include "ops/resize_problem.h"
 
 namespace kiln {
-namespace {
-
-using cpu::ResizeCoordinateMode;
-using cpu::ResizeMode;
-using cpu::ResizeNearestMode;
-
-ResizeMode parse_mode(const NodeInfo& info) {
-  const std::string mode = info.attr_string("mode", "nearest");
-  if (mode == "nearest") return ResizeMode::Nearest;
-  // Upsample-7 documented "bilinear"; later versions call it "linear".
-  if (mode == "linear" || mode == "bilinear") return ResizeMode::Linear;
-  if (mode == "cubic" && !info.op_type().starts_with("Upsample") && info.opset() >= 11) {
-    return ResizeMode::Cubic;
-  }
-  info.fail("unsupported mode '" + mode + "'");
-}
-
-ResizeCoordinateMode parse_coordinate_mode(const NodeInfo& info) {
-  const std::string m = info.attr_string("coordinate_transformation_mode", "half_pixel");
-  if (m == "half_pixel") return ResizeCoordinateMode::HalfPixel;
-  if (m == "half_pixel_symmetric") return ResizeCoordinateMode::HalfPixelSymmetric;
-  if (m == "pytorch_half_pixel") return ResizeCoordinateMode::PytorchHalfPixel;
-  if (m == "align_corners") return ResizeCoordinateMode::AlignCorners;
-  if (m == "asymmetric") return ResizeCoordinateMode::Asymmetric;
-  if (m == "tf_half_pixel_for_nn") return ResizeCoordinateMode::TfHalfPixelForNn;
-  if (m == "tf_crop_and_resize") return ResizeCoordinateMode::TfCropAndResize;
-  info.fail("unknown coordinate_transformation_mode '" + m + "'");
-}
-
-ResizeNearestMode parse_nearest_mode(const NodeInfo& info) {
-  const std::string m = info.attr_string("nearest_mode", "round_prefer_floor");
-  if (m == "round_prefer_floor") return ResizeNearestMode::RoundPreferFloor;
-  if (m == "round_prefer_ceil") return ResizeNearestMode::RoundPreferCeil;
-  if (m == "floor") return ResizeNearestMode::Floor;
-  if (m == "ceil") return ResizeNearestMode::Ceil;
-  info.fail("unknown nearest_mode '" + m + "'");
-}
-
-AspectPolicy parse_policy(const NodeInfo& info) {
-  const std::string p = info.attr_string("keep_aspect_ratio_policy", "stretch");
-  if (p == "stretch") return AspectPolicy::Stretch;
-  if (p == "not_larger") return AspectPolicy::NotLarger;
-  if (p == "not_smaller") return AspectPolicy::NotSmaller;
-  info.fail("unknown keep_aspect_ratio_policy '" + p + "'");
-}
-
-// The values of a float tensor of any float type (scales, roi) as floats.
-void read_floats(const OpContext& ctx, const Tensor& t, const char* what, float* out) {
-  visit_dtype(t.dtype(), [&]<class T>() {
-    if constexpr (is_float_like_v<T>) {
-      const T* p = t.data<T>();
-      for (int64_t i = 0; i < t.element_count(); ++i) out[i] = static_cast<float>(p[i]);
-    } else {
-      ctx.fail(std::string(what) + " must be a float tensor, got " +
-               std::string(dtype_name(t.dtype())));
-    }
-  });
-}
-
-// A few floats, inline for the usual ranks so that a steady-state run stays off the heap.
-class SmallFloats {
- public:
-  explicit SmallFloats(size_t n) {
-    if (n > kInline) heap_.resize(n);
-  }
-  float* data() { return heap_.empty() ? inline_ : heap_.data(); }
-
- private:
-  static constexpr size_t kInline = 16;
-  float inline_[kInline] = {};
-  std::vector<float> heap_;
-};
-
-}  // namespace
-
-std::vector<cpu::ResizeAxis> resolve_resize(const ResizeConfig& cfg, const OpContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const Shape& in_shape = x.shape();
-  const int64_t rank = static_cast<int64_t>(in_shape.size());
-
-  // The axes that scales, sizes and roi describe.
-  Shape axes;
-  if (cfg.axes.empty()) {
-    axes.resize(static_cast<size_t>(rank));
-    for (int64_t d = 0; d < rank; ++d) axes[d] = d;
-  } else {
-    Shape seen;
-    seen.resize(static_cast<size_t>(rank), 0);
-    for (int64_t a : cfg.axes) {
-      if (a < -rank || a >= rank) {
-        ctx.fail("axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
-      }
-      if (a < 0) a += rank;
-      if (seen[a]++) ctx.fail("axis " + std::to_string(a) + " is repeated in axes");
-      axes.push_back(a);
-    }
-  }
-  const size_t n = axes.size();
-
-  // Which inputs hold scales, sizes and roi depends on the version.
-  const Tensor* scales_t = nullptr;
-  const Tensor* sizes_t = nullptr;
-  const Tensor* roi_t = nullptr;
-  if (cfg.is_upsample || cfg.opset < 11) {
-    if (!(cfg.is_upsample && cfg.opset < 9)) scales_t = &ctx.input(1);
-  } else {
-    if (ctx.has_input(1) && ctx.input(1).element_count() > 0) roi_t = &ctx.input(1);
-    if (ctx.has_input(2) && ctx.input(2).element_count() > 0) scales_t = &ctx.input(2);
-    if (ctx.has_input(3) && ctx.input(3).element_count() > 0) sizes_t = &ctx.input(3);
-  }
-
-  std::vector<cpu::ResizeAxis> per_axis(static_cast<size_t>(rank));
-  for (int64_t d = 0; d < rank; ++d) {
-    per_axis[d].in = per_axis[d].out = in_shape[d];
-    per_axis[d].length = static_cast<float>(in_shape[d]);
-  }
-
-  if (scales_t != nullptr || (cfg.is_upsample && cfg.opset < 9)) {
-    if (sizes_t != nullptr) ctx.fail("only one of scales and sizes may be given");
-    SmallFloats scale_values(n);
-    float* scales = scale_values.data();
-    if (scales_t != nullptr) {
-      if (static_cast<size_t>(scales_t->element_count()) != n || scales_t->rank() != 1) {
-        ctx.fail("scales must be a 1-D tensor with " + std::to_string(n) + " values, got shape " +
-                 scales_t->shape().to_string());
-      }
-      read_floats(ctx, *scales_t, "scales", scales);
-    } else {
-      if (cfg.attr_scales.size() != n) {
-        ctx.fail("the scales attribute has " + std::to_string(cfg.attr_scales.size()) +
-                 " values, expected " + std::to_string(n));
-      }
-      std::copy(cfg.attr_scales.begin(), cfg.attr_scales.end(), scales);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const float s = scales[i];
-      if (!(s > 0.0f) || !std::isfinite(s)) {
-        ctx.fail("scales must be positive, got " + std::to_string(s));
-      }
-      if (cfg.is_upsample && s < 1.0f) {
-        ctx.fail("Upsample scales must be >= 1, got " + std::to_string(s));
-      }
-      cpu::ResizeAxis& a = per_axis[axes[i]];
-      a.scale = s;
-      a.length = s * static_cast<float>(a.in);
-      a.out = static_cast<int64_t>(std::floor(a.length));
-    }
-  } else if (sizes_t != nullptr) {
-    if (static_cast<size_t>(sizes_t->element_count()) != n || sizes_t->rank() != 1 ||
-        sizes_t->dtype() != DataType::Int64) {
-      ctx.fail("sizes must be a 1-D int64 tensor with " + std::to_string(n) + " values, got " +
-               std::string(dtype_name(sizes_t->dtype())) + " of shape " +
-               sizes_t->shape().to_string());
-    }
-    const int64_t* sizes = sizes_t->data<int64_t>();
-    for (size_t i = 0; i < n; ++i) {
-      if (sizes[i] < 0) ctx.fail("sizes must not be negative");
-      if (in_shape[axes[i]] == 0 && sizes[i] != 0) {
-        ctx.fail("cannot resize the empty axis " + std::to_string(axes[i]) + " to " +
-                 std::to_string(sizes[i]) + " elements");
-      }
-    }
-    if (cfg.policy == AspectPolicy::Stretch) {
-      for (size_t i = 0; i < n; ++i) {
-        cpu::ResizeAxis& a = per_axis[axes[i]];
-        a.out = sizes[i];
-        a.scale = a.in > 0 ? static_cast<float>(a.out) / static_cast<float>(a.in) : 1.0f;
-        a.length = static_cast<float>(a.out);
-      }
-    } else {
-      // One scale for every listed axis, the largest (not_larger) or smallest (not_smaller)
-      // that keeps each output within (or beyond) the requested size.
-      float scale = cfg.policy == AspectPolicy::NotLarger ? INFINITY : 0.0f;
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t in = in_shape[axes[i]];
-        if (in == 0) continue;
-        const float s = static_cast<float>(sizes[i]) / static_cast<float>(in);
-        scale = cfg.policy == AspectPolicy::NotLarger ? std::min(scale, s) : std::max(scale, s);
-      }
-      if (!std::isfinite(scale) || scale <= 0.0f) scale = 1.0f;
-      for (size_t i = 0; i < n; ++i) {
-        cpu::ResizeAxis& a = per_axis[axes[i]];
-        a.scale = scale;
-        // Rounded half up, as the spec's round_int.
-        a.length = scale * static_cast<float>(a.in);
-        a.out = static_cast<int64_t>(std::floor(a.length + 0.5f));
-      }
-    }
-  } else {
-    ctx.fail("one of scales and sizes must be given");
-  }
-
-  if (cfg.options.coordinate == ResizeCoordinateMode::TfCropAndResize) {
-    if (roi_t == nullptr) ctx.fail("tf_crop_and_resize needs the roi input");
-    if (static_cast<size_t>(roi_t->element_count()) != 2 * n) {
-      ctx.fail("roi must hold " + std::to_string(2 * n) + " values (starts then ends), got " +
-               std::to_string(roi_t->element_count()));
-    }
-    SmallFloats roi_values(2 * n);
-    float* roi = roi_values.data();
-    read_floats(ctx, *roi_t, "roi", roi);
-    for (size_t i = 0; i < n; ++i) {
-      per_axis[axes[i]].roi_start = roi[i];
-      per_axis[axes[i]].roi_end = roi[i + n];
-    }
-  }
-
-  return per_axis;
-}
+namespace {}  // namespace
 
 namespace {
 
 void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
   const Tensor& x = ctx.input(0);
-  const std::vector<cpu::ResizeAxis> per_axis = resolve_resize(cfg, ctx);
+  const std::vector<ResizeAxis> per_axis = resolve_resize(cfg, {ctx.node(), ctx.inputs()});
   Shape out_shape = x.shape();
   for (size_t d = 0; d < per_axis.size(); ++d) out_shape[d] = per_axis[d].out;
   Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
@@ -238,35 +30,6 @@ void run_resize(const ResizeConfig& cfg, OpContext& ctx) {
 }
 
 }  // namespace
-
-ResizeConfig parse_resize_config(const NodeInfo& info, bool is_upsample) {
-  ResizeConfig cfg;
-  cfg.is_upsample = is_upsample;
-  cfg.opset = info.opset();
-  cfg.options.mode = parse_mode(info);
-  if (is_upsample || cfg.opset < 11) {
-    // The first versions map coordinates as x_out / scale and round nearest down (up when
-    // downsampling).
-    cfg.options.coordinate = ResizeCoordinateMode::Asymmetric;
-    cfg.options.nearest = ResizeNearestMode::Simple;
-    if (is_upsample && cfg.opset < 9) cfg.attr_scales = info.attr_floats("scales");
-  } else {
-    cfg.options.coordinate = parse_coordinate_mode(info);
-    cfg.options.nearest = parse_nearest_mode(info);
-    cfg.options.cubic_coeff_a = info.attr_float("cubic_coeff_a", -0.75f);
-    cfg.options.exclude_outside = info.attr_int("exclude_outside", 0) != 0;
-    cfg.options.extrapolation_value = info.attr_float("extrapolation_value", 0.0f);
-    if (cfg.opset >= 18) {
-      cfg.options.antialias = info.attr_int("antialias", 0) != 0;
-      cfg.axes = info.attr_ints("axes");
-      cfg.policy = parse_policy(info);
-    }
-  }
-  if (is_upsample && cfg.opset < 9 && cfg.attr_scales.empty()) {
-    info.fail("Upsample before opset 9 needs the scales attribute");
-  }
-  return cfg;
-}
 
 namespace {
 

@@ -40,23 +40,23 @@ class GlResize : public Gl {
         .attr("extrapolation_value", 7.0f);
     const Tensor want = op.run()[0];
 
-    cpu::ResizeOptions options;
+    ResizeOptions options;
     const std::string mode = c.mode, coordinate = c.coordinate, nearest = c.nearest;
-    options.mode = mode == "nearest"  ? cpu::ResizeMode::Nearest
-                   : mode == "linear" ? cpu::ResizeMode::Linear
-                                      : cpu::ResizeMode::Cubic;
-    options.coordinate = coordinate == "half_pixel"      ? cpu::ResizeCoordinateMode::HalfPixel
-                         : coordinate == "align_corners" ? cpu::ResizeCoordinateMode::AlignCorners
-                         : coordinate == "asymmetric"    ? cpu::ResizeCoordinateMode::Asymmetric
+    options.mode = mode == "nearest"  ? ResizeMode::Nearest
+                   : mode == "linear" ? ResizeMode::Linear
+                                      : ResizeMode::Cubic;
+    options.coordinate = coordinate == "half_pixel"      ? ResizeCoordinateMode::HalfPixel
+                         : coordinate == "align_corners" ? ResizeCoordinateMode::AlignCorners
+                         : coordinate == "asymmetric"    ? ResizeCoordinateMode::Asymmetric
                          : coordinate == "pytorch_half_pixel"
-                             ? cpu::ResizeCoordinateMode::PytorchHalfPixel
-                             : cpu::ResizeCoordinateMode::TfCropAndResize;
-    options.nearest = nearest == "floor"  ? cpu::ResizeNearestMode::Floor
-                      : nearest == "ceil" ? cpu::ResizeNearestMode::Ceil
-                                          : cpu::ResizeNearestMode::RoundPreferFloor;
+                             ? ResizeCoordinateMode::PytorchHalfPixel
+                             : ResizeCoordinateMode::TfCropAndResize;
+    options.nearest = nearest == "floor"  ? ResizeNearestMode::Floor
+                      : nearest == "ceil" ? ResizeNearestMode::Ceil
+                                          : ResizeNearestMode::RoundPreferFloor;
     options.antialias = c.antialias != 0;
     options.extrapolation_value = 7.0f;
-    std::vector<cpu::ResizeAxis> axes(c.x.size());
+    std::vector<ResizeAxis> axes(c.x.size());
     for (size_t d = 0; d < c.x.size(); ++d) {
       axes[d].in = c.x[d];
       axes[d].out = want.shape()[d];
@@ -104,7 +104,7 @@ TEST_F(GlResize, MatchesCpuOverModes) {
 }
 
 TEST_F(GlResize, ChangingALeadingAxisIsAnError) {
-  std::vector<cpu::ResizeAxis> axes(4);
+  std::vector<ResizeAxis> axes(4);
   axes[1].in = 2;
   axes[1].out = 4;
   axes[1].scale = 2;

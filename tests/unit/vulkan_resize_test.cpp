@@ -18,10 +18,6 @@
 namespace kiln::vulkan {
 namespace {
 
-using cpu::ResizeCoordinateMode;
-using cpu::ResizeMode;
-using cpu::ResizeNearestMode;
-
 struct Attrs {
   const char* mode = "nearest";
   const char* coordinate = "half_pixel";
@@ -32,8 +28,8 @@ struct Attrs {
   int antialias = 0;
 };
 
-cpu::ResizeOptions options_of(const Attrs& a) {
-  cpu::ResizeOptions o;
+ResizeOptions options_of(const Attrs& a) {
+  ResizeOptions o;
   const std::string mode = a.mode, coord = a.coordinate, nearest = a.nearest;
   o.mode = mode == "nearest"  ? ResizeMode::Nearest
            : mode == "linear" ? ResizeMode::Linear
@@ -56,11 +52,11 @@ cpu::ResizeOptions options_of(const Attrs& a) {
 }
 
 // Per-axis descriptions from scales, as the CPU op derives them.
-std::vector<cpu::ResizeAxis> axes_from_scales(const Shape& in, const std::vector<float>& scales,
-                                              const std::vector<float>& roi) {
-  std::vector<cpu::ResizeAxis> axes(in.size());
+std::vector<ResizeAxis> axes_from_scales(const Shape& in, const std::vector<float>& scales,
+                                         const std::vector<float>& roi) {
+  std::vector<ResizeAxis> axes(in.size());
   for (size_t d = 0; d < in.size(); ++d) {
-    cpu::ResizeAxis& a = axes[d];
+    ResizeAxis& a = axes[d];
     a.in = in[d];
     a.scale = scales[d];
     a.length = scales[d] * static_cast<float>(in[d]);
@@ -73,8 +69,8 @@ std::vector<cpu::ResizeAxis> axes_from_scales(const Shape& in, const std::vector
   return axes;
 }
 
-Tensor run_on_gpu(Device& device, const Tensor& x, const std::vector<cpu::ResizeAxis>& axes,
-                  const cpu::ResizeOptions& options) {
+Tensor run_on_gpu(Device& device, const Tensor& x, const std::vector<ResizeAxis>& axes,
+                  const ResizeOptions& options) {
   static const Resize resize(device);  // one pipeline for the whole suite
   const ResizePlan plan = plan_resize(x.shape(), axes, options);
   Buffer gx = to_gpu(device, x), gy = gpu_buffer(device, DataType::Float32, plan.out_shape);
@@ -172,11 +168,11 @@ TEST_F(Vulkan, ResizeTfCropAndResizeExtrapolates) {
 }
 
 TEST_F(Vulkan, ResizeRejectsBadPlans) {
-  cpu::ResizeAxis a;
+  ResizeAxis a;
   a.in = 0;
   a.out = 3;
-  EXPECT_THROW(plan_resize({0}, std::vector<cpu::ResizeAxis>{a}, {}), Error);
-  EXPECT_THROW(plan_resize({2, 2}, std::vector<cpu::ResizeAxis>{cpu::ResizeAxis{}}, {}), Error);
+  EXPECT_THROW(plan_resize({0}, std::vector<ResizeAxis>{a}, {}), Error);
+  EXPECT_THROW(plan_resize({2, 2}, std::vector<ResizeAxis>{ResizeAxis{}}, {}), Error);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ float element(int e) {
 )";
 
 // Appends `taps` as (index, weight) pairs, max_count per coordinate.
-void append_pairs(const cpu::AxisTaps& taps, int64_t coordinates, std::vector<float>& pairs) {
+void append_pairs(const AxisTaps& taps, int64_t coordinates, std::vector<float>& pairs) {
   for (int64_t o = 0; o < coordinates; ++o) {
     const int64_t first = taps.first[o], count = taps.first[o + 1] - first;
     for (int64_t t = 0; t < taps.max_count; ++t) {
@@ -71,12 +71,12 @@ void append_pairs(const cpu::AxisTaps& taps, int64_t coordinates, std::vector<fl
 
 }  // namespace
 
-void Resize::record(std::span<const cpu::ResizeAxis> axes, const cpu::ResizeOptions& options,
+void Resize::record(std::span<const ResizeAxis> axes, const ResizeOptions& options,
                     const TextureTensor& x, TextureTensor& y) const {
   const std::string where = "Resize on OpenGL ES";
   check(!axes.empty(), where + ": a scalar has nothing to resize");
   int64_t x_count = 1, y_count = 1;
-  for (const cpu::ResizeAxis& a : axes) {
+  for (const ResizeAxis& a : axes) {
     check(a.in >= 0 && a.out >= 0, where + ": negative size");
     x_count *= a.in;
     y_count *= a.out;
@@ -94,8 +94,8 @@ void Resize::record(std::span<const cpu::ResizeAxis> axes, const cpu::ResizeOpti
   const size_t rank = axes.size();
   const size_t first_resized = rank >= 2 ? rank - 2 : 0;
   for (size_t d = 0; d < first_resized; ++d) {
-    cpu::AxisTaps t;
-    cpu::compute_axis_taps(axes[d], options, t);
+    AxisTaps t;
+    compute_axis_taps(axes[d], options, t);
     bool identity = axes[d].in == axes[d].out;
     for (int64_t o = 0; identity && o < axes[d].out; ++o) {
       const int64_t f = t.first[o];
@@ -105,11 +105,11 @@ void Resize::record(std::span<const cpu::ResizeAxis> axes, const cpu::ResizeOpti
                         " changes");
   }
   // (height, width): a 1-D resize as height 1, with an identity row tap.
-  cpu::AxisTaps rows, cols;
-  cpu::ResizeAxis row_axis;
+  AxisTaps rows, cols;
+  ResizeAxis row_axis;
   if (rank >= 2) row_axis = axes[rank - 2];
-  cpu::compute_axis_taps(row_axis, options, rows);
-  cpu::compute_axis_taps(axes[rank - 1], options, cols);
+  compute_axis_taps(row_axis, options, rows);
+  compute_axis_taps(axes[rank - 1], options, cols);
   std::vector<float> pairs;
   append_pairs(rows, row_axis.out, pairs);
   const int64_t col_taps_at = static_cast<int64_t>(pairs.size() / 2);

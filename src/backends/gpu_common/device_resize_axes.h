@@ -7,7 +7,7 @@
 
 #include "backends/gpu_common/cpu_op_rules.h"
 #include "kernels/device_backend.h"
-#include "ops/resize_problem.h"
+#include "opdefs/resize.h"
 
 namespace kiln {
 
@@ -17,13 +17,13 @@ class DeviceResizeAxes {
   explicit DeviceResizeAxes(const NodeInfo& info)
       : config_(parse_resize_config(info, info.op_type() == "Upsample")), node_(info) {}
 
-  const cpu::ResizeOptions& options() const { return config_.options; }
+  const ResizeOptions& options() const { return config_.options; }
 
   // This run's axes, every one of the input's; RunOnCpu for inputs the CPU kernel rejects.
   template <class Recorder>
-  std::vector<cpu::ResizeAxis> of_run(const Recorder& r) const {
-    const ResolveContext resolve(node_, run_inputs(r));
-    return or_run_on_cpu([&] { return resolve_resize(config_, resolve.context()); });
+  std::vector<ResizeAxis> of_run(const Recorder& r) const {
+    const std::vector<Tensor> inputs = run_inputs(r);
+    return or_run_on_cpu([&] { return resolve_resize(config_, {*node_.node, inputs}); });
   }
 
  private:

@@ -8,21 +8,21 @@
 
 namespace kiln::vulkan {
 
-ResizePlan plan_resize(const Shape& in_shape, std::span<const cpu::ResizeAxis> axes,
-                       const cpu::ResizeOptions& options) {
+ResizePlan plan_resize(const Shape& in_shape, std::span<const ResizeAxis> axes,
+                       const ResizeOptions& options) {
   check(axes.size() == in_shape.size(), "Resize on the GPU: " + std::to_string(axes.size()) +
                                             " axis descriptions for rank " +
                                             std::to_string(in_shape.size()));
   check(in_shape.size() <= kResizeMaxRank, "Resize on the GPU: rank above 6");
-  std::vector<cpu::ResizeAxis> all(axes.begin(), axes.end());
-  if (all.empty()) all.push_back(cpu::ResizeAxis{});  // a scalar is a one-element axis
+  std::vector<ResizeAxis> all(axes.begin(), axes.end());
+  if (all.empty()) all.push_back(ResizeAxis{});  // a scalar is a one-element axis
   ResizePlan plan;
   ResizePushConstants& pc = plan.push;
   pc.rank = static_cast<uint32_t>(all.size());
   pc.fill = options.extrapolation_value;
-  pc.nearest = options.mode == cpu::ResizeMode::Nearest ? 1 : 0;
+  pc.nearest = options.mode == ResizeMode::Nearest ? 1 : 0;
   uint64_t count = 1, in_count = 1;
-  for (const cpu::ResizeAxis& a : all) {
+  for (const ResizeAxis& a : all) {
     check(a.in >= 0 && a.out >= 0, "Resize on the GPU: negative length");
     check(a.in > 0 || a.out == 0, "Resize on the GPU: resizing an empty axis to a non-empty one");
     count *= static_cast<uint64_t>(a.out);
@@ -42,8 +42,8 @@ ResizePlan plan_resize(const Shape& in_shape, std::span<const cpu::ResizeAxis> a
     stride *= static_cast<uint64_t>(all[d].in);
   }
   for (size_t d = 0; d < all.size(); ++d) {
-    cpu::AxisTaps taps;
-    cpu::compute_axis_taps(all[d], options, taps);
+    AxisTaps taps;
+    compute_axis_taps(all[d], options, taps);
     const int64_t out = all[d].out, max_taps = taps.max_count;
     pc.out_shape[d] = static_cast<uint32_t>(out);
     pc.max_taps[d] = static_cast<uint32_t>(max_taps);

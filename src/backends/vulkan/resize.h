@@ -1,10 +1,10 @@
 // Host side of shaders/resize.comp: ONNX Resize (and Upsample) of float32 tensors up to 6-D,
 // every mode (nearest, linear, cubic), coordinate_transformation_mode, nearest_mode,
 // cubic_coeff_a, exclude_outside, extrapolation_value and antialias. The interpolation taps of
-// each axis come from the CPU kernel's code (cpu::compute_axis_taps), so the GPU matches the
+// each axis come from the CPU kernel's code (compute_axis_taps), so the GPU matches the
 // CPU up to float rounding (the CPU multiplies the outer weights in double).
 //
-// The executor fills one cpu::ResizeAxis per dimension (input and output length, scale, roi)
+// The executor fills one ResizeAxis per dimension (input and output length, scale, roi)
 // exactly as the CPU Resize op does from the `scales`/`sizes`/`roi` inputs and the `axes` and
 // `keep_aspect_ratio_policy` attributes, then:
 //
@@ -25,12 +25,12 @@
 #include <span>
 #include <vector>
 
-#include "backends/cpu/resize_kernel.h"
 #include "backends/vulkan/buffer.h"
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
 #include "kiln/shape.h"
+#include "opdefs/resize.h"
 
 namespace kiln::vulkan {
 
@@ -59,8 +59,8 @@ struct ResizePlan {
 
 // kiln::Error when `axes` does not match the rank, the rank exceeds 6, an input axis is empty
 // while the output is not, or sizes exceed 32-bit indexing. A scalar resizes as shape [1].
-ResizePlan plan_resize(const Shape& in_shape, std::span<const cpu::ResizeAxis> axes,
-                       const cpu::ResizeOptions& options);
+ResizePlan plan_resize(const Shape& in_shape, std::span<const ResizeAxis> axes,
+                       const ResizeOptions& options);
 
 class Resize {
  public:

@@ -9,7 +9,7 @@ the formula in `image` below, so keep the two in step.
 Needs Python's onnx and numpy (Debian: python3-onnx python3-numpy) and Node.js with ONNX Runtime
 (bash ../shared/tools/ort/ensure-ort.sh). Run from the repository root:
 
-    /usr/bin/python3 tests/data/resize/make_uint8_antialias.py ../shared/tools/ort/ort-run.mjs
+    python3 tests/data/resize/make_uint8_antialias.py ../shared/tools/ort/ort-run.mjs
 """
 import os
 import subprocess

@@ -12,7 +12,7 @@ void register_resize_ops(OpTable& t) {
       if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
       const DeviceResizeAxes resize(q.info);
       return [resize](OpRecorder& r) {
-        const std::vector<cpu::ResizeAxis> axes = resize.of_run(r);
+        const std::vector<ResizeAxis> axes = resize.of_run(r);
         Shape y_shape = r.shape(0);
         for (size_t d = 0; d < axes.size(); ++d) {
           // The draws resize the last two axes; the others must keep their size.

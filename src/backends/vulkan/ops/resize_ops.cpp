@@ -20,7 +20,7 @@ void register_resize_ops(OpTable& t) {
       }
       const DeviceResizeAxes resize(q.info);
       return [resize](OpRecorder& r) {
-        const std::vector<cpu::ResizeAxis> axes = resize.of_run(r);
+        const std::vector<ResizeAxis> axes = resize.of_run(r);
         const ResizePlan plan =
             or_run_on_cpu([&] { return plan_resize(r.shape(0), axes, resize.options()); });
         const Buffer& x = r.buffer(0);

@@ -1,6 +1,6 @@
 #version 450
 // Resize of float32 tensors (up to 6-D) from per-axis tap tables that the host computes with the
-// CPU kernel's own code (cpu::compute_axis_taps), so every mode, coordinate transformation,
+// CPU kernel's own code (compute_axis_taps), so every mode, coordinate transformation,
 // nearest rounding, cubic coefficient, exclude_outside and antialias setting matches the CPU.
 // Output coordinate o of axis d uses taps [0, count) of its row in axis d's table; an output
 // element is the weighted sum over the product of its per-axis taps, summed in the CPU's order
