@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "kernels/device_backend.h"
 #include "opdefs/resize.h"
 

@@ -8,7 +8,7 @@
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pad_tile.h"
 #include "backends/gl/region_copy.h"
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "core/element_storage.h"
 #include "opdefs/broadcast.h"
 

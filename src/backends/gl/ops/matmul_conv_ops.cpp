@@ -3,7 +3,7 @@
 #include "backends/gl/conv.h"
 #include "backends/gl/matmul.h"
 #include "backends/gl/ops/op_table.h"
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/conv.h"
 
 namespace kiln::gl {
@@ -67,12 +67,12 @@ OpFactory conv_factory(bool transpose) {
     const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
     const NodeRef node(q.info);
     return [=](OpRecorder& r) {
-      const ResolveContext resolve(node, run_inputs(r));
-      const Tensor* b = r.has_input(2) ? &resolve.input(2) : nullptr;
+      const std::vector<Tensor> in = run_inputs(r);
+      const Tensor* b = r.has_input(2) ? &in[2] : nullptr;
       const ConvProblem p = or_run_on_cpu([&] {
-        return transpose ? resolve_conv_transpose(*node.node, attrs, resolve.input(0),
-                                                  resolve.input(1), b)
-                         : resolve_conv(*node.node, attrs, resolve.input(0), resolve.input(1), b);
+        return transpose ? resolve_conv_transpose(*node.node, attrs, in[0],
+                                                  in[1], b)
+                         : resolve_conv(*node.node, attrs, in[0], in[1], b);
       });
       const size_t rank = p.geometry.rank();
       if (rank != 1 && rank != 2) throw RunOnCpu("more spatial axes than the draws take");

@@ -2,7 +2,7 @@
 // with windows resolved by the CPU op's code, and the global pools.
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/pool.h"
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/window.h"
 
 namespace kiln::gl {

@@ -6,7 +6,7 @@
 
 #include "backends/gl/lstm.h"
 #include "backends/gl/ops/op_table.h"
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_common/device_lstm.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/recurrent.h"

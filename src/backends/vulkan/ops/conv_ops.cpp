@@ -1,7 +1,7 @@
 // Conv and ConvTranspose on the GPU (shaders/conv*.comp; 1x1 convolutions as matrix products).
 // The attributes are parsed and resolved against the operands by the CPU op's own code
 // (ops/conv_problem.h), so both backends accept the same nodes.
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/vulkan/conv.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "opdefs/conv.h"
@@ -11,13 +11,13 @@ namespace {
 
 RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
   return [=](OpRecorder& r) {
-    const ResolveContext resolve(node, run_inputs(r));
+    const std::vector<Tensor> in = run_inputs(r);
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
     // Inputs the CPU kernel rejects are its to report.
     const ConvProblem p = or_run_on_cpu([&] {
       return transpose
-                 ? resolve_conv_transpose(*node.node, attrs, resolve.input(0), resolve.input(1), b)
-                 : resolve_conv(*node.node, attrs, resolve.input(0), resolve.input(1), b);
+                 ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
+                 : resolve_conv(*node.node, attrs, in[0], in[1], b);
     });
     if (!conv_supported(p)) throw RunOnCpu("more spatial axes than the GPU kernels take");
     Shape y_shape{p.batch, p.out_channels};

@@ -2,7 +2,7 @@
 // Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat,
 // Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
 // for 32- and 64-bit elements. ConstantOfShape is a fill (shaders/fill.comp).
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/vulkan/fill.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"

@@ -2,7 +2,7 @@
 // shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's;
 // GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
 // shaders/reduce.comp.
-#include "backends/gpu_common/cpu_op_rules.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/pool.h"
 #include "backends/vulkan/reduce.h"
