@@ -1,0 +1,61 @@
+# Fails the build when a source file includes a header of a layer it may not use.
+#   cmake -DLAYERS_FILE=... -DSOURCE_DIR=... -DSTAMP=... -P check_layers.cmake
+# LAYERS_FILE holds one layer a line: "name|folder,folder|allowed,allowed" (folders relative to
+# the source root, allowed layers already closed under their own dependencies). An include is
+# matched to the layer whose folder prefixes it; includes of no layer (the public API, system
+# and generated headers) are always fine.
+cmake_minimum_required(VERSION 3.25)
+file(STRINGS "${LAYERS_FILE}" layer_lines)
+set(names)
+foreach(line IN LISTS layer_lines)
+  string(REPLACE "|" ";" fields "${line}")
+  list(GET fields 0 name)
+  list(GET fields 1 dirs)
+  list(LENGTH fields n)
+  set(allowed "")
+  if(n GREATER 2)
+    list(GET fields 2 allowed)
+  endif()
+  string(REPLACE "," ";" dirs "${dirs}")
+  string(REPLACE "," ";" allowed "${allowed}")
+  list(APPEND names ${name})
+  set(dirs_${name} ${dirs})
+  set(allowed_${name} ${allowed})
+endforeach()
+
+set(errors "")
+foreach(name IN LISTS names)
+  foreach(dir IN LISTS dirs_${name})
+    file(GLOB_RECURSE files "${SOURCE_DIR}/${dir}/*.h" "${SOURCE_DIR}/${dir}/*.cpp"
+         "${SOURCE_DIR}/${dir}/*.inc")
+    foreach(file IN LISTS files)
+      file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[^\"]+\"")
+      foreach(include IN LISTS includes)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*" "\\1" path "${include}")
+        # The owning layer: the longest layer folder that prefixes "src/<path>".
+        set(owner "")
+        set(owner_length 0)
+        foreach(other IN LISTS names)
+          foreach(other_dir IN LISTS dirs_${other})
+            string(LENGTH "${other_dir}" length)
+            string(FIND "src/${path}" "${other_dir}/" at)
+            if(at EQUAL 0 AND length GREATER owner_length)
+              set(owner ${other})
+              set(owner_length ${length})
+            endif()
+          endforeach()
+        endforeach()
+        if(owner AND NOT owner STREQUAL name AND NOT owner IN_LIST allowed_${name})
+          file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
+          string(APPEND errors "  ${rel} (layer ${name}) includes ${path} (layer ${owner})\n")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(errors)
+  message(FATAL_ERROR "Includes that point up or across the layers (see docs/architecture.md):\n"
+                      "${errors}")
+endif()
+file(TOUCH "${STAMP}")
