@@ -1,5 +1,5 @@
 // kiln's CPU job system: a fixed set of worker threads that run ready jobs and help with
-// parallel-for loops. Layer jobs carry dependency counters (see runtime/cpu_executor) and are
+// parallel-for loops. Layer jobs carry dependency counters (see runtime/execution) and are
 // submitted only when every input is ready, so no worker ever blocks on another job; idle
 // workers sleep on a condition variable instead of spinning.
 #pragma once

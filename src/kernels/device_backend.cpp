@@ -1,4 +1,4 @@
-// Helpers every device backend shares (runtime/device_backend.h).
+// Helpers every device backend shares (kernels/device_backend.h).
 #include <algorithm>
 #include <mutex>
 #include <string>

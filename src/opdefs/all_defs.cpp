@@ -5,6 +5,7 @@ namespace kiln {
 void define_all_ops(OpDefs& defs) {
   define_elementwise_ops(defs);
   define_normalization_ops(defs);
+  define_softmax_ops(defs);
   define_window_ops(defs);
   define_matmul_ops(defs);
   define_reduce_ops(defs);

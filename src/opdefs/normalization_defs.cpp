@@ -1,4 +1,4 @@
-// Normalizations and the Softmax family: output 0 has the input's type and shape.
+// Normalizations: output 0 has the input's type and shape.
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 
@@ -6,9 +6,8 @@ namespace kiln {
 
 void define_normalization_ops(OpDefs& defs) {
   for (const char* op :
-       {"Softmax", "LogSoftmax", "Hardmax", "BatchNormalization", "LayerNormalization",
-        "InstanceNormalization", "GroupNormalization", "RMSNormalization", "LpNormalization",
-        "MeanVarianceNormalization", "LRN"}) {
+       {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
+        "RMSNormalization", "LpNormalization", "MeanVarianceNormalization", "LRN"}) {
     defs.define(op).infer = same_as_input0;
   }
 }

@@ -54,6 +54,10 @@ struct WindowGeometry {
   }
 };
 
+// MaxPool, AveragePool and LpPool (and their Global forms). The Vulkan shader takes these values
+// as its op codes: append only.
+enum class PoolOp : uint32_t { Max, Average, Lp };
+
 // A pooling window resolved against an input: what every backend's pooling kernel walks.
 struct PoolShape {
   WindowGeometry geometry;  // image = input plane, windows = output plane

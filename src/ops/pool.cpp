@@ -13,12 +13,10 @@ namespace kiln {
 
 namespace {
 
-enum class Pool { kMax, kAverage, kLp };
-
 constexpr size_t kMaxSpatialRank = 12;
 
 struct PoolAttrs {
-  Pool kind = Pool::kMax;
+  PoolOp kind = PoolOp::Max;
   WindowAttrs window;
   bool count_include_pad = false;
   bool column_major = false;
@@ -32,7 +30,7 @@ void check_input(const OpContext& ctx, const Tensor& x) {
     ctx.fail("X has too many spatial axes: " + x.shape().to_string());
 }
 
-CpuKernel make_pool(const NodeInfo& info, Pool kind) {
+CpuKernel make_pool(const NodeInfo& info, PoolOp kind) {
   PoolAttrs a;
   a.kind = kind;
   a.window = parse_window_attrs(info);
@@ -42,8 +40,8 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
   if (storage_order != 0 && storage_order != 1) info.fail("storage_order must be 0 or 1");
   a.column_major = storage_order == 1;
   a.p = static_cast<float>(info.attr_int("p", 2));
-  if (kind == Pool::kLp && a.p <= 0) info.fail("p must be positive");
-  if (kind == Pool::kMax && info.num_outputs() > 1 && info.opset() < 8) {
+  if (kind == PoolOp::Lp && a.p <= 0) info.fail("p must be positive");
+  if (kind == PoolOp::Max && info.num_outputs() > 1 && info.opset() < 8) {
     info.fail("the Indices output needs opset 8 or later");
   }
   return [a](OpContext& ctx) {
@@ -62,10 +60,10 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
     for (int64_t d : s.geometry.out) y_shape.push_back(d);
     Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
     int64_t* indices = nullptr;
-    if (a.kind == Pool::kMax && ctx.num_outputs() > 1 && ctx.wants_output(1)) {
+    if (a.kind == PoolOp::Max && ctx.num_outputs() > 1 && ctx.wants_output(1)) {
       indices = ctx.allocate_output(1, DataType::Int64, y_shape).mutable_data<int64_t>();
     }
-    if (a.kind == Pool::kMax) {
+    if (a.kind == PoolOp::Max) {
       auto run = [&]<class T>() {
         cpu::max_pool<T>(s, x.data<T>(), y.mutable_data<T>(), indices, a.column_major);
       };
@@ -74,7 +72,7 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
       return visit_float(ctx, x.dtype(), "X", run);
     }
     visit_float(ctx, x.dtype(), "X", [&]<class T>() {
-      if (a.kind == Pool::kAverage) {
+      if (a.kind == PoolOp::Average) {
         cpu::average_pool<T>(s, x.data<T>(), y.mutable_data<T>(), a.count_include_pad);
       } else {
         cpu::lp_pool<T>(s, x.data<T>(), y.mutable_data<T>(), a.p);
@@ -83,9 +81,9 @@ CpuKernel make_pool(const NodeInfo& info, Pool kind) {
   };
 }
 
-CpuKernel make_global_pool(const NodeInfo& info, Pool kind) {
+CpuKernel make_global_pool(const NodeInfo& info, PoolOp kind) {
   const float p = static_cast<float>(info.attr_int("p", 2));
-  if (kind == Pool::kLp && p <= 0) info.fail("p must be positive");
+  if (kind == PoolOp::Lp && p <= 0) info.fail("p must be positive");
   return [kind, p](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     check_input(ctx, x);
@@ -94,7 +92,7 @@ CpuKernel make_global_pool(const NodeInfo& info, Pool kind) {
     Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
     const int64_t planes = x.shape()[0] * x.shape()[1];
     const int64_t plane_size = Shape(x.shape().begin() + 2, x.shape().end()).element_count();
-    if (kind == Pool::kMax) {
+    if (kind == PoolOp::Max) {
       auto run = [&]<class T>() {
         cpu::global_max_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>());
       };
@@ -103,7 +101,7 @@ CpuKernel make_global_pool(const NodeInfo& info, Pool kind) {
       return visit_float(ctx, x.dtype(), "X", run);
     }
     visit_float(ctx, x.dtype(), "X", [&]<class T>() {
-      if (kind == Pool::kAverage) {
+      if (kind == PoolOp::Average) {
         cpu::global_average_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>());
       } else {
         cpu::global_lp_pool<T>(planes, plane_size, x.data<T>(), y.mutable_data<T>(), p);
@@ -115,15 +113,16 @@ CpuKernel make_global_pool(const NodeInfo& info, Pool kind) {
 }  // namespace
 
 void register_pool_ops(OpRegistry& registry) {
-  registry.add("MaxPool", [](const NodeInfo& info) { return make_pool(info, Pool::kMax); });
-  registry.add("AveragePool", [](const NodeInfo& info) { return make_pool(info, Pool::kAverage); });
-  registry.add("LpPool", [](const NodeInfo& info) { return make_pool(info, Pool::kLp); });
+  registry.add("MaxPool", [](const NodeInfo& info) { return make_pool(info, PoolOp::Max); });
+  registry.add("AveragePool",
+               [](const NodeInfo& info) { return make_pool(info, PoolOp::Average); });
+  registry.add("LpPool", [](const NodeInfo& info) { return make_pool(info, PoolOp::Lp); });
   registry.add("GlobalMaxPool",
-               [](const NodeInfo& info) { return make_global_pool(info, Pool::kMax); });
+               [](const NodeInfo& info) { return make_global_pool(info, PoolOp::Max); });
   registry.add("GlobalAveragePool",
-               [](const NodeInfo& info) { return make_global_pool(info, Pool::kAverage); });
+               [](const NodeInfo& info) { return make_global_pool(info, PoolOp::Average); });
   registry.add("GlobalLpPool",
-               [](const NodeInfo& info) { return make_global_pool(info, Pool::kLp); });
+               [](const NodeInfo& info) { return make_global_pool(info, PoolOp::Lp); });
 }
 
 }  // namespace kiln

@@ -1,10 +1,4 @@
-// Softmax, LogSoftmax and Hardmax.
-//
-// Two semantics, chosen by opset: before opset 13 the input is flattened to 2-D at `axis`
-// (default 1) and the op works on each row of the flattened view; from opset 13 it works along
-// the single dimension `axis` (default -1). Both are the same computation over a tensor viewed
-// as [outer, n, inner] — the old semantics is simply inner == 1 with n spanning the trailing
-// dimensions.
+// The CPU kernels of Softmax, LogSoftmax and Hardmax (definition: opdefs/softmax.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,36 +8,11 @@
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/softmax.h"
 #include "ops/all_ops.h"
 
 namespace kiln {
 namespace {
-
-enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
-
-struct AxisView {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-AxisView view_at_axis(const OpContext& ctx, const Shape& shape, int64_t axis, bool flatten) {
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  // Before opset 13 axis == rank is allowed (it flattens to [N, 1]).
-  const int64_t upper = flatten ? rank : rank - 1;
-  if (axis < -rank || axis > upper) {
-    ctx.fail("axis " + std::to_string(axis) + " is out of range for an input of rank " +
-             std::to_string(rank));
-  }
-  if (axis < 0) axis += rank;
-  AxisView v;
-  for (int64_t d = 0; d < axis; ++d) v.outer *= shape[d];
-  if (flatten) {
-    for (int64_t d = axis; d < rank; ++d) v.n *= shape[d];
-  } else {
-    v.n = shape[axis];
-    for (int64_t d = axis + 1; d < rank; ++d) v.inner *= shape[d];
-  }
-  return v;
-}
 
 // The type arithmetic happens in: float for float and the 16-bit floats, double for double.
 template <class T>
@@ -52,7 +21,7 @@ using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
 // Any supported float type, one (outer, inner) line at a time; the float32 softmax takes the
 // vectorised kernel instead.
 template <class T>
-void softmax_reference(const T* x, T* y, const AxisView& v, SoftmaxKind kind) {
+void softmax_reference(const T* x, T* y, const SoftmaxLines& v, SoftmaxOp kind) {
   using C = Compute<T>;
   const int64_t lines = v.outer * v.inner;
   const int64_t grain = std::max<int64_t>(1, 8192 / v.n);
@@ -72,13 +41,13 @@ void softmax_reference(const T* x, T* y, const AxisView& v, SoftmaxKind kind) {
           arg = k;
         }
       }
-      if (kind == SoftmaxKind::kHardmax) {
+      if (kind == SoftmaxOp::Hardmax) {
         for (int64_t k = 0; k < v.n; ++k) out[k * s] = static_cast<T>(C(k == arg ? 1 : 0));
         continue;
       }
       C sum = 0;
       for (int64_t k = 0; k < v.n; ++k) sum += std::exp(static_cast<C>(in[k * s]) - max);
-      if (kind == SoftmaxKind::kLogSoftmax) {
+      if (kind == SoftmaxOp::LogSoftmax) {
         const C shift = max + std::log(sum);
         for (int64_t k = 0; k < v.n; ++k)
           out[k * s] = static_cast<T>(static_cast<C>(in[k * s]) - shift);
@@ -92,9 +61,8 @@ void softmax_reference(const T* x, T* y, const AxisView& v, SoftmaxKind kind) {
   });
 }
 
-CpuKernel make_softmax(const NodeInfo& info, SoftmaxKind kind) {
-  const bool flatten = info.opset() < 13;
-  const int64_t axis = info.attr_int("axis", flatten ? 1 : -1);
+CpuKernel make_softmax(const NodeInfo& info, SoftmaxOp kind) {
+  const SoftmaxAttrs attrs = parse_softmax_attrs(info, kind);
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const DataType dtype = x.dtype();
@@ -103,12 +71,12 @@ CpuKernel make_softmax(const NodeInfo& info, SoftmaxKind kind) {
       ctx.fail("expects a float16, bfloat16, float32 or float64 input, got " +
                std::string(dtype_name(dtype)));
     }
-    const AxisView v = view_at_axis(ctx, x.shape(), axis, flatten);
+    const SoftmaxLines v = resolve_softmax(attrs, x.shape(), ctx.node());
     Tensor& y = ctx.allocate_output(0, dtype, x.shape());
     if (x.element_count() == 0) return;
-    if (dtype == DataType::Float32 && kind != SoftmaxKind::kHardmax) {
+    if (dtype == DataType::Float32 && kind != SoftmaxOp::Hardmax) {
       cpu::softmax_f32(x.data<float>(), y.mutable_data<float>(), v.outer, v.n, v.inner,
-                       kind == SoftmaxKind::kLogSoftmax);
+                       kind == SoftmaxOp::LogSoftmax);
       return;
     }
     visit_dtype(dtype, [&]<class T>() {
@@ -123,11 +91,11 @@ CpuKernel make_softmax(const NodeInfo& info, SoftmaxKind kind) {
 
 void register_softmax_ops(OpRegistry& registry) {
   registry.add("Softmax",
-               [](const NodeInfo& info) { return make_softmax(info, SoftmaxKind::kSoftmax); });
+               [](const NodeInfo& info) { return make_softmax(info, SoftmaxOp::Softmax); });
   registry.add("LogSoftmax",
-               [](const NodeInfo& info) { return make_softmax(info, SoftmaxKind::kLogSoftmax); });
+               [](const NodeInfo& info) { return make_softmax(info, SoftmaxOp::LogSoftmax); });
   registry.add("Hardmax",
-               [](const NodeInfo& info) { return make_softmax(info, SoftmaxKind::kHardmax); });
+               [](const NodeInfo& info) { return make_softmax(info, SoftmaxOp::Hardmax); });
 }
 
 }  // namespace kiln

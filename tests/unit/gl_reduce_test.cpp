@@ -37,7 +37,7 @@ struct Case {
 class GlReduce : public Gl {
  protected:
   void check_case(ReduceOp op, const Tensor& x, const Case& c, const std::string& what) {
-    const Tensor want = testing::OpTest(to_string(op))
+    const Tensor want = testing::OpTest(op_type_of(op))
                             .input(x)
                             .input(testing::i64({static_cast<int64_t>(c.axes.size())}, c.axes))
                             .constant_input(1)
@@ -49,7 +49,7 @@ class GlReduce : public Gl {
     } else {
       Reduce(context()).record(op, c.folded, TextureTensor(), gy);
     }
-    expect_matches(to_host(gy, want.shape()), want, 1e-5, std::string(to_string(op)) + what, 1e-6);
+    expect_matches(to_host(gy, want.shape()), want, 1e-5, std::string(op_type_of(op)) + what, 1e-6);
   }
 };
 

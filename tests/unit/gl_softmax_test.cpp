@@ -20,7 +20,7 @@ class GlSoftmax : public Gl {
  protected:
   // Hardmax's ones and zeros must match exactly; the others within float rounding.
   void check_case(SoftmaxOp op, const Tensor& x, int64_t axis) {
-    const char* onnx = to_string(op);
+    const char* onnx = op_type_of(op);
     const Tensor want = testing::OpTest(onnx).input(x).attr("axis", axis).run()[0];
     SoftmaxShape s;
     for (int64_t d = 0; d < static_cast<int64_t>(x.shape().size()); ++d) {

@@ -1,4 +1,4 @@
-// The GPU-pixel backend as the runtime sees it (runtime/device_backend.h): nodes whose op the op
+// The GPU-pixel backend as the runtime sees it (kernels/device_backend.h): nodes whose op the op
 // table covers draw into textures with fragment shaders.
 #pragma once
 

@@ -20,8 +20,6 @@
 
 namespace kiln::gl {
 
-enum class PoolOp { Max, Average, Lp };
-
 struct PoolParams {
   PoolOp op = PoolOp::Max;
   PoolShape shape;

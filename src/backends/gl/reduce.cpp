@@ -74,45 +74,41 @@ float element(int e) {
 }
 )";
 
-struct OpName {
-  const char* onnx;
-  const char* define;
-};
-
-OpName name_of(ReduceOp op) {
+// The shader's #define for each op; ArgMax / ArgMin have no GL kernel.
+const char* define_of(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
-      return {"ReduceSum", "OP_SUM"};
+      return "OP_SUM";
     case ReduceOp::Mean:
-      return {"ReduceMean", "OP_MEAN"};
+      return "OP_MEAN";
     case ReduceOp::Max:
-      return {"ReduceMax", "OP_MAX"};
+      return "OP_MAX";
     case ReduceOp::Min:
-      return {"ReduceMin", "OP_MIN"};
+      return "OP_MIN";
     case ReduceOp::Prod:
-      return {"ReduceProd", "OP_PROD"};
+      return "OP_PROD";
     case ReduceOp::L1:
-      return {"ReduceL1", "OP_L1"};
+      return "OP_L1";
     case ReduceOp::L2:
-      return {"ReduceL2", "OP_L2"};
+      return "OP_L2";
     case ReduceOp::LogSum:
-      return {"ReduceLogSum", "OP_LOG_SUM"};
+      return "OP_LOG_SUM";
     case ReduceOp::LogSumExp:
-      return {"ReduceLogSumExp", "OP_LOG_SUM_EXP"};
+      return "OP_LOG_SUM_EXP";
     case ReduceOp::SumSquare:
-      return {"ReduceSumSquare", "OP_SUM_SQUARE"};
+      return "OP_SUM_SQUARE";
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      break;
   }
-  throw Error("reduce on OpenGL ES: unknown op code");
+  throw Error(std::string("reduce on OpenGL ES: no kernel for ") + op_type_of(op));
 }
 
 }  // namespace
 
-const char* to_string(ReduceOp op) { return name_of(op).onnx; }
-
 void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
                     TextureTensor& y) const {
-  const OpName name = name_of(op);
-  const std::string where = std::string(name.onnx) + " on OpenGL ES";
+  const std::string where = std::string(op_type_of(op)) + " on OpenGL ES";
   check(s.outer >= 0 && s.axis_len >= 0 && s.inner >= 0, where + ": negative size");
   const int64_t y_count = s.lines();
   const int64_t x_count = s.elements();
@@ -121,9 +117,9 @@ void Reduce::record(ReduceOp op, const ReduceShape& s, const TextureTensor& x,
   expect_element_count(y, y_count, where, "Y");
   expect_element_count(x, x_count, where, "X");
   if (y_count == 0) return;
-  const Program& program =
-      context_.programs().get("reduce", name.onnx, std::string("#define ") + name.define + "\n",
-                              std::string(kLineIndexing) + kShader + kElementMain);
+  const Program& program = context_.programs().get(
+      "reduce", op_type_of(op), std::string("#define ") + define_of(op) + "\n",
+      std::string(kLineIndexing) + kShader + kElementMain);
   // An empty reduction reads nothing; X (then empty) stays unbound, as draw() refuses it.
   std::vector<DrawInput> inputs;
   if (x_count > 0) inputs.push_back({"x", &x});

@@ -16,11 +16,9 @@
 #include "backends/gl/context.h"
 #include "backends/gl/folded_lines.h"
 #include "backends/gl/texture.h"
+#include "opdefs/reduce.h"
 
 namespace kiln::gl {
-
-enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
-const char* to_string(ReduceOp op);  // the ONNX name, e.g. "ReduceSum"
 
 using ReduceShape = FoldedShape;
 

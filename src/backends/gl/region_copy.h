@@ -42,7 +42,7 @@ struct RegionIndexing {
 // than 6 dimensions remain, or indices exceed 32-bit indexing.
 RegionIndexing region_indexing(const Region& region, int64_t in_elements);
 
-// The regions of ONNX ops as ops/strided_region.h plans them for every GPU backend (see there
+// The regions of ONNX ops as opdefs/strided_region.h plans them for every GPU backend (see there
 // for their attributes and errors); DepthToSpace takes the ONNX `mode`, "DCR" or "CRD".
 Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm);
 Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,

@@ -79,21 +79,9 @@ float element(int e) {
 
 }  // namespace
 
-const char* to_string(SoftmaxOp op) {
-  switch (op) {
-    case SoftmaxOp::Softmax:
-      return "Softmax";
-    case SoftmaxOp::LogSoftmax:
-      return "LogSoftmax";
-    case SoftmaxOp::Hardmax:
-      return "Hardmax";
-  }
-  return "?";
-}
-
 void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x,
                      TextureTensor& y) const {
-  const std::string where = std::string(to_string(op)) + " on OpenGL ES";
+  const std::string where = std::string(op_type_of(op)) + " on OpenGL ES";
   check_lines_with_stats(s, where);
   const int64_t count = s.elements();
   expect_element_count(x, count, where, "X");

@@ -14,19 +14,9 @@
 #include "backends/gl/context.h"
 #include "backends/gl/folded_lines.h"
 #include "backends/gl/texture.h"
+#include "opdefs/softmax.h"
 
 namespace kiln::gl {
-
-enum class SoftmaxOp {
-  Softmax,
-  LogSoftmax,
-  // 1 at the line's first maximum, 0 elsewhere; as on the CPU, a NaN is the maximum only as the
-  // line's first element.
-  Hardmax,
-};
-
-// The ONNX op type: "Softmax", "LogSoftmax" or "Hardmax".
-const char* to_string(SoftmaxOp op);
 
 using SoftmaxShape = FoldedShape;
 

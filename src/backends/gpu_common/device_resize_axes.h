@@ -1,5 +1,5 @@
 // Resize and Upsample on a device backend: each run's per-axis sizes and coordinates come from
-// the CPU op's own resolution (ops/resize_problem.h), so every backend takes the same nodes and
+// the op's definition (opdefs/resize.h), so every backend takes the same nodes and
 // leaves the CPU kernel the inputs it rejects.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The GPU-compute backend as the runtime sees it (runtime/device_backend.h): nodes whose op the
+// The GPU-compute backend as the runtime sees it (kernels/device_backend.h): nodes whose op the
 // op table covers record Vulkan dispatches into the context's command stream.
 #pragma once
 

@@ -17,13 +17,12 @@ uint32_t narrow(int64_t v, const char* what) {
 
 }  // namespace
 
-PoolPushConstants pool_constants(const PoolShape& s, PoolKind kind, bool count_include_pad,
-                                 float p) {
+PoolPushConstants pool_constants(const PoolShape& s, PoolOp kind, bool count_include_pad, float p) {
   const WindowGeometry& g = s.geometry;
   const size_t rank = g.rank();
   check(rank >= 1 && rank <= kPoolMaxSpatialAxes,
         "pooling on the GPU: " + std::to_string(rank) + " spatial axes (the kernel takes 1 to 3)");
-  check(kind != PoolKind::Lp || p > 0.0f, "LpPool on the GPU: p must be positive");
+  check(kind != PoolOp::Lp || p > 0.0f, "LpPool on the GPU: p must be positive");
   PoolPushConstants pc;
   pc.kind = static_cast<uint32_t>(kind);
   pc.count_include_pad = count_include_pad ? 1 : 0;

@@ -18,9 +18,6 @@ namespace kiln::vulkan {
 
 constexpr size_t kPoolMaxSpatialAxes = 3;
 
-// Must match the shader's constants.
-enum class PoolKind : uint32_t { Max, Average, Lp };
-
 // Mirrors the shader's push-constant block. Per-axis values are (depth, height, width); fewer
 // spatial axes fill the trailing entries, the leading ones being of size 1.
 struct PoolPushConstants {
@@ -34,7 +31,7 @@ static_assert(sizeof(PoolPushConstants) <= kMaxPushConstantBytes);
 
 // The push constants for `shape` (geometry, end pads, planes); `p` is LpPool's exponent.
 // kiln::Error for more than 3 spatial axes, p <= 0 for LpPool, or 32-bit index overflow.
-PoolPushConstants pool_constants(const PoolShape& shape, PoolKind kind, bool count_include_pad,
+PoolPushConstants pool_constants(const PoolShape& shape, PoolOp kind, bool count_include_pad,
                                  float p = 2.0f);
 
 class Pool {

@@ -17,24 +17,11 @@
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
 #include "kiln/shape.h"
+#include "opdefs/reduce.h"
 
 namespace kiln::vulkan {
 
-// The shader's op codes; the order is part of the shader interface.
-enum class ReduceOp : uint32_t {
-  Sum,
-  Mean,
-  Max,
-  Min,
-  Prod,
-  L1,
-  L2,
-  SumSquare,
-  LogSum,
-  LogSumExp,
-  ArgMax,
-  ArgMin,
-};
+// The shader's op codes are kiln::ReduceOp's values (opdefs/reduce.h).
 
 constexpr uint32_t kReduceMaxRank = 4;
 constexpr int64_t kReduceSerialLine = 16;

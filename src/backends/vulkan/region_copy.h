@@ -64,12 +64,12 @@ RegionPushConstants region_push_constants(const Region& region, uint32_t words,
                                           uint64_t in_elements, uint64_t out_elements);
 
 // `region` with the contiguous row-major output that the data-movement ops of
-// ops/strided_region.h write.
+// opdefs/strided_region.h write.
 Region contiguous_output(const StridedRegion& region);
 
 // The regions of ONNX ops (row-major, contiguous input and output), as planned in
-// ops/strided_region.h. Each Region's shape is the op's output shape (for concat, input j's shape
-// inside the output).
+// opdefs/strided_region.h. Each Region's shape is the op's output shape (for concat, input j's
+// shape inside the output).
 Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm);
 Region slice_region(const Shape& in_shape, std::span<const int64_t> starts,
                     std::span<const int64_t> ends, std::span<const int64_t> axes,

@@ -18,7 +18,7 @@ Softmax::Softmax(Device& device)
                 PipelineDesc{shaders::softmax(), 2, sizeof(SoftmaxPushConstants), kWorkgroup}) {}
 
 void Softmax::record(VkCommandBuffer cmd, DescriptorArena& arena, const Buffer& x, const Buffer& y,
-                     int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) const {
+                     int64_t outer, int64_t n, int64_t inner, SoftmaxOp kind) const {
   const int64_t count = outer * n * inner;
   if (count == 0) return;
   check(count <= UINT32_MAX, "Softmax on the GPU: the tensor exceeds 32-bit indexing");

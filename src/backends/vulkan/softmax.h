@@ -11,17 +11,11 @@
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/pipeline.h"
+#include "opdefs/softmax.h"
 
 namespace kiln::vulkan {
 
 constexpr int64_t kSoftmaxSerialLine = 16;
-
-// Must match the shader's constants.
-enum class SoftmaxKind : uint32_t {
-  Softmax,
-  LogSoftmax,
-  Hardmax,  // 1 at the line's first maximum, 0 elsewhere
-};
 
 // Mirrors the shader's push-constant block.
 struct SoftmaxPushConstants {
@@ -36,7 +30,7 @@ class Softmax {
   // y = softmax (log-softmax, hardmax) of x along n. Records nothing for an empty tensor;
   // kiln::Error when the tensor exceeds 32-bit indexing or a buffer is too small.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const Buffer& x, const Buffer& y,
-              int64_t outer, int64_t n, int64_t inner, SoftmaxKind kind) const;
+              int64_t outer, int64_t n, int64_t inner, SoftmaxOp kind) const;
 
  private:
   Device& device_;

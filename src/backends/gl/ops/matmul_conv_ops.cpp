@@ -1,5 +1,5 @@
 // MatMul, Gemm, Conv and ConvTranspose as draws (backends/gl/matmul, conv). Conv problems are
-// resolved by the CPU op's own code (ops/conv_problem.h), so both backends accept the same nodes.
+// resolved by the op's definition (opdefs/conv.h), so both backends accept the same nodes.
 #include "backends/gl/conv.h"
 #include "backends/gl/matmul.h"
 #include "backends/gl/ops/op_table.h"
@@ -70,8 +70,7 @@ OpFactory conv_factory(bool transpose) {
       const std::vector<Tensor> in = run_inputs(r);
       const Tensor* b = r.has_input(2) ? &in[2] : nullptr;
       const ConvProblem p = or_run_on_cpu([&] {
-        return transpose ? resolve_conv_transpose(*node.node, attrs, in[0],
-                                                  in[1], b)
+        return transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
                          : resolve_conv(*node.node, attrs, in[0], in[1], b);
       });
       const size_t rank = p.geometry.rank();

@@ -1,6 +1,6 @@
 // The ONNX ops the GPU-pixel backend runs as draws, one family file each (the table is
-// runtime/device_op_table.h). Only float32 data lives in textures: integer and bool tensors, and
-// the ops on them, stay on the CPU.
+// backends/gpu_common/device_op_table.h). Only float32 data lives in textures: integer and bool
+// tensors, and the ops on them, stay on the CPU.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Resize and Upsample as draws (backends/gl/resize) over the last two axes; the per-axis
-// scales and coordinates come from the CPU op's own resolution (runtime/device_resize_axes.h).
+// scales and coordinates come from the op's definition (backends/gpu_common/device_resize_axes.h).
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/resize.h"
 #include "backends/gpu_common/device_resize_axes.h"

@@ -9,6 +9,7 @@
 #include "backends/gl/reduce.h"
 #include "backends/gl/region_copy.h"
 #include "backends/gl/softmax.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/broadcast.h"
 
 namespace kiln::gl {
@@ -23,19 +24,13 @@ int64_t product(const Shape& s, size_t begin, size_t end) {
 OpFactory softmax_factory(SoftmaxOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
-    const bool flatten = q.info.opset() < 13;  // older opsets coerce to 2-D at the axis
-    const int64_t axis = q.info.attr_int("axis", flatten ? 1 : -1);
-    return [=](OpRecorder& r) {
+    const SoftmaxAttrs attrs = parse_softmax_attrs(q.info, op);
+    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
       const Shape& x = r.shape(0);
-      const auto rank = static_cast<int64_t>(x.size());
-      const int64_t a = axis < 0 ? axis + rank : axis;
-      if (a < 0 || a > rank || (a == rank && !flatten)) throw RunOnCpu("axis out of range");
-      const size_t ua = static_cast<size_t>(a);
-      const SoftmaxShape s =
-          flatten ? SoftmaxShape{product(x, 0, ua), product(x, ua, x.size()), 1}
-                  : SoftmaxShape{product(x, 0, ua), x[ua], product(x, ua + 1, x.size())};
+      // An axis out of range is the CPU kernel's to report.
+      const SoftmaxLines v = or_run_on_cpu([&] { return resolve_softmax(attrs, x, *node.node); });
       const TextureTensor& xt = r.texture(0);
-      r.kernel<Softmax>().record(op, s, xt, r.output(0, x));
+      r.kernel<Softmax>().record(attrs.op, SoftmaxShape{v.outer, v.n, v.inner}, xt, r.output(0, x));
     };
   };
 }
@@ -59,39 +54,27 @@ std::optional<ReduceShape> fold_in_place(const Shape& x, const std::vector<bool>
                      product(x, last + 1, x.size())};
 }
 
-// Reduce axes: an attribute before opset 18 (13 for ReduceSum), a host input after.
-OpFactory reduce_factory(ReduceOp op, const char* name) {
-  return [op, name](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+// Reduce axes and output shape come from the definition (opdefs/reduce.h).
+OpFactory reduce_factory(ReduceOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason, 0, 1)) return nullptr;
-    const bool axes_input = q.info.opset() >= (std::string(name) == "ReduceSum" ? 13 : 18);
-    if (axes_input && !host_inputs(q, 1, reason)) return nullptr;
-    const std::vector<int64_t> attr_axes =
-        axes_input ? std::vector<int64_t>{} : q.info.attr_ints("axes");
-    const bool keepdims = q.info.attr_int("keepdims", 1) != 0;
-    const bool noop_empty = q.info.attr_int("noop_with_empty_axes", 0) != 0;
-    return [=](OpRecorder& r) {
+    const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
+    if (attrs.axes_from_input && !host_inputs(q, 1, reason)) return nullptr;
+    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
       const Shape& x = r.shape(0);
-      const auto rank = static_cast<int64_t>(x.size());
-      std::vector<int64_t> axes = attr_axes;
-      if (axes_input && r.has_input(1)) axes = to_int64_vector(r.input(1), "axes");
-      // noop_with_empty_axes and no axes: nothing is reduced, each element is its own line.
-      std::vector<bool> reduced(x.size(), axes.empty() && !noop_empty);
-      for (int64_t a : axes) {
-        reduced[static_cast<size_t>(non_negative_axis(a, rank))] = true;
-      }
-      Shape y_shape;
-      for (size_t d = 0; d < x.size(); ++d) {
-        if (!reduced[d])
-          y_shape.push_back(x[d]);
-        else if (keepdims)
-          y_shape.push_back(1);
-      }
+      std::optional<std::vector<int64_t>> axes;
+      if (attrs.axes_from_input && r.has_input(1)) axes = to_int64_vector(r.input(1), "axes");
+      // Axes out of range are the CPU kernel's to report.
+      const ReducePlan plan =
+          or_run_on_cpu([&] { return resolve_reduce(attrs, x, axes, *node.node); });
+      const std::vector<bool>& reduced = plan.reduced;
+      const Shape& y_shape = plan.out;
       if (x.element_count() == 0 && y_shape.element_count() != 0)
         throw RunOnCpu("reduction of an empty tensor");
       const TextureTensor& xt = r.texture(0);
       TextureTensor& y = r.output(0, y_shape);
       if (const std::optional<ReduceShape> s = fold_in_place(x, reduced)) {
-        r.kernel<Reduce>().record(op, *s, xt, y);
+        r.kernel<Reduce>().record(attrs.op, *s, xt, y);
         return;
       }
       // Kept axes interrupt the reduced ones: a transpose draw puts the kept axes first, in
@@ -110,7 +93,7 @@ OpFactory reduce_factory(ReduceOp op, const char* name) {
       }
       TextureTensor transposed = r.temporary(x.element_count());
       r.kernel<RegionCopy>().record(transpose_region(x, perm), xt, transposed);
-      r.kernel<Reduce>().record(op, ReduceShape{kept, reduced_length, 1}, transposed, y);
+      r.kernel<Reduce>().record(attrs.op, ReduceShape{kept, reduced_length, 1}, transposed, y);
     };
   };
 }
@@ -121,18 +104,10 @@ void register_softmax_reduce_ops(OpTable& t) {
   t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
   t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));
   t.add("Hardmax", softmax_factory(SoftmaxOp::Hardmax));
-  for (auto [name, op] : std::initializer_list<std::pair<const char*, ReduceOp>>{
-           {"ReduceSum", ReduceOp::Sum},
-           {"ReduceMean", ReduceOp::Mean},
-           {"ReduceMax", ReduceOp::Max},
-           {"ReduceMin", ReduceOp::Min},
-           {"ReduceProd", ReduceOp::Prod},
-           {"ReduceL1", ReduceOp::L1},
-           {"ReduceL2", ReduceOp::L2},
-           {"ReduceLogSum", ReduceOp::LogSum},
-           {"ReduceLogSumExp", ReduceOp::LogSumExp},
-           {"ReduceSumSquare", ReduceOp::SumSquare}}) {
-    t.add(name, reduce_factory(op, name));
+  for (ReduceOp op :
+       {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::L1,
+        ReduceOp::L2, ReduceOp::LogSum, ReduceOp::LogSumExp, ReduceOp::SumSquare}) {
+    t.add(op_type_of(op), reduce_factory(op));
   }
 }
 

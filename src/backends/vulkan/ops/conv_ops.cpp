@@ -1,6 +1,6 @@
 // Conv and ConvTranspose on the GPU (shaders/conv*.comp; 1x1 convolutions as matrix products).
-// The attributes are parsed and resolved against the operands by the CPU op's own code
-// (ops/conv_problem.h), so both backends accept the same nodes.
+// The attributes are parsed and resolved against the operands by the op's definition
+// (opdefs/conv.h), so both backends accept the same nodes.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/vulkan/conv.h"
 #include "backends/vulkan/ops/op_table.h"
@@ -15,9 +15,8 @@ RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
     // Inputs the CPU kernel rejects are its to report.
     const ConvProblem p = or_run_on_cpu([&] {
-      return transpose
-                 ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
-                 : resolve_conv(*node.node, attrs, in[0], in[1], b);
+      return transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
+                       : resolve_conv(*node.node, attrs, in[0], in[1], b);
     });
     if (!conv_supported(p)) throw RunOnCpu("more spatial axes than the GPU kernels take");
     Shape y_shape{p.batch, p.out_channels};

@@ -1,6 +1,6 @@
 // The ONNX ops the GPU-compute backend runs natively, one family file each (the table is
-// runtime/device_op_table.h). A factory explains why a node it does not take stays on the CPU:
-// a dtype the shaders lack, an attribute they do not cover, ...
+// backends/gpu_common/device_op_table.h). A factory explains why a node it does not take stays on
+// the CPU: a dtype the shaders lack, an attribute they do not cover, ...
 #pragma once
 
 #include <string>

@@ -11,7 +11,7 @@
 namespace kiln::vulkan {
 namespace {
 
-RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p, NodeRef node) {
+RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, NodeRef node) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
@@ -34,7 +34,7 @@ RecordFn pool(PoolKind kind, WindowAttrs window, bool count_include_pad, float p
   };
 }
 
-OpFactory pool_factory(PoolKind kind) {
+OpFactory pool_factory(PoolOp kind) {
   return [kind](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
     if (q.info.has_output(1)) {
@@ -48,7 +48,7 @@ OpFactory pool_factory(PoolKind kind) {
       return nullptr;
     }
     const auto p = static_cast<float>(q.info.attr_int("p", 2));
-    if (kind == PoolKind::Lp && p <= 0.0f) {
+    if (kind == PoolOp::Lp && p <= 0.0f) {
       reason = "LpPool's p must be positive: the CPU kernel reports it";
       return nullptr;
     }
@@ -97,9 +97,9 @@ OpFactory global_lp_pool_factory() {
 }  // namespace
 
 void register_pool_ops(OpTable& t) {
-  t.add("MaxPool", pool_factory(PoolKind::Max));
-  t.add("AveragePool", pool_factory(PoolKind::Average));
-  t.add("LpPool", pool_factory(PoolKind::Lp));
+  t.add("MaxPool", pool_factory(PoolOp::Max));
+  t.add("AveragePool", pool_factory(PoolOp::Average));
+  t.add("LpPool", pool_factory(PoolOp::Lp));
   t.add("GlobalAveragePool", global_pool_factory(ReduceOp::Mean));
   t.add("GlobalMaxPool", global_pool_factory(ReduceOp::Max));
   t.add("GlobalLpPool", global_lp_pool_factory());

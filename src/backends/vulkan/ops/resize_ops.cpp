@@ -1,7 +1,7 @@
 // Resize and Upsample on the GPU (shaders/resize.comp), float32 up to 6-D, every mode: the
-// per-axis scales and coordinates come from the CPU op's own resolution
-// (runtime/device_resize_axes.h) and the interpolation taps from the CPU kernel's code, uploaded
-// as a small table.
+// per-axis scales, coordinates and interpolation taps come from the op's definition
+// (opdefs/resize.h, through backends/gpu_common/device_resize_axes.h), the taps uploaded as a
+// small table.
 #include "backends/gpu_common/device_resize_axes.h"
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/resize.h"

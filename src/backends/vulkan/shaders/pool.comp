@@ -11,7 +11,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { float y[]; };
 
-// Must match PoolPushConstants and PoolKind in pool.h.
+// Must match PoolPushConstants in pool.h and kiln::PoolOp (opdefs/window.h).
 layout(push_constant) uniform Params {
   uint count, kind, count_include_pad;
   float p;  // LpPool's exponent

@@ -1,0 +1,64 @@
+#include "opdefs/softmax.h"
+
+#include <string>
+
+#include "opdefs/all_defs.h"
+#include "opdefs/op_def.h"
+
+namespace kiln {
+namespace {
+
+constexpr std::pair<const char*, SoftmaxOp> kSoftmaxOps[] = {
+    {"Softmax", SoftmaxOp::Softmax},
+    {"LogSoftmax", SoftmaxOp::LogSoftmax},
+    {"Hardmax", SoftmaxOp::Hardmax},
+};
+
+}  // namespace
+
+std::optional<SoftmaxOp> softmax_op_named(const std::string& op_type) {
+  for (const auto& [name, op] : kSoftmaxOps) {
+    if (op_type == name) return op;
+  }
+  return std::nullopt;
+}
+
+const char* op_type_of(SoftmaxOp op) {
+  for (const auto& [name, o] : kSoftmaxOps) {
+    if (o == op) return name;
+  }
+  return "?";
+}
+
+SoftmaxAttrs parse_softmax_attrs(const NodeInfo& info, SoftmaxOp op) {
+  SoftmaxAttrs a;
+  a.op = op;
+  a.flatten = info.opset() < 13;
+  a.axis = info.attr_int("axis", a.flatten ? 1 : -1);
+  return a;
+}
+
+SoftmaxLines resolve_softmax(const SoftmaxAttrs& attrs, const Shape& x, const ir::Node& node) {
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const int64_t upper = attrs.flatten ? rank : rank - 1;
+  if (attrs.axis < -rank || attrs.axis > upper) {
+    throw Error(node.describe() + ": axis " + std::to_string(attrs.axis) +
+                " is out of range for an input of rank " + std::to_string(rank));
+  }
+  const int64_t axis = attrs.axis < 0 ? attrs.axis + rank : attrs.axis;
+  SoftmaxLines v;
+  for (int64_t d = 0; d < axis; ++d) v.outer *= x[d];
+  if (attrs.flatten) {
+    for (int64_t d = axis; d < rank; ++d) v.n *= x[d];
+  } else {
+    v.n = x[axis];
+    for (int64_t d = axis + 1; d < rank; ++d) v.inner *= x[d];
+  }
+  return v;
+}
+
+void define_softmax_ops(OpDefs& defs) {
+  for (const auto& [name, op] : kSoftmaxOps) defs.define(name).infer = same_as_input0;
+}
+
+}  // namespace kiln
