@@ -13,6 +13,7 @@
 #include "backends/vulkan/buffer.h"
 #include "backends/vulkan/command.h"
 #include "backends/vulkan/descriptors.h"
+#include "opdefs/broadcast.h"
 #include "test_util.h"
 #include "vulkan_fixture.h"
 
@@ -51,7 +52,7 @@ Tensor random_tensor(const Shape& shape, BinaryOp op, bool second, unsigned seed
 
 Tensor run_on_gpu(Device& device, const BinaryElementwise& kernel, BinaryOp op, const Tensor& a,
                   const Tensor& b) {
-  const Shape out_shape = broadcast_shape(a.shape(), b.shape());
+  const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), "binary op");
   Buffer ga(device, a.byte_size(), MemoryUse::DeviceLocal);
   Buffer gb(device, b.byte_size(), MemoryUse::DeviceLocal);
   Buffer gc(device, static_cast<size_t>(count_of(out_shape)) * sizeof(float),
@@ -145,7 +146,7 @@ TEST_F(Vulkan, LargeDispatchWrapsIntoY) {
 }
 
 TEST_F(Vulkan, BinaryShapeErrors) {
-  EXPECT_THROW(broadcast_shape({2, 3}, {4}), Error);
+  EXPECT_THROW(broadcast_shapes({2, 3}, {4}, "binary op"), Error);
   EXPECT_THROW(binary_push_constants(BinaryOp::Add, {2, 2, 2, 2, 2, 2, 2}, {}), Error);
   const BinaryPushConstants pc = binary_push_constants(BinaryOp::Mul, {1, 5, 1}, {3, 1, 1});
   EXPECT_EQ(pc.rank, 2u);

@@ -8,6 +8,7 @@
 #include "backends/vulkan/command.h"
 #include "backends/vulkan/descriptors.h"
 #include "fmod_cases.h"
+#include "opdefs/broadcast.h"
 #include "vulkan_fixture.h"
 #include "vulkan_tensor_util.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 Tensor fmod_on_gpu(Device& device, const Tensor& a, const Tensor& b) {
   const BinaryElementwise kernel(device);
-  const Shape out_shape = broadcast_shape(a.shape(), b.shape());
+  const Shape out_shape = broadcast_shapes(a.shape(), b.shape(), "binary op");
   Buffer ga = to_gpu(device, a), gb = to_gpu(device, b);
   Buffer gc = gpu_buffer(device, DataType::Float32, out_shape);
   DescriptorArena arena(device);

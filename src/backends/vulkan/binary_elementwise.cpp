@@ -7,6 +7,7 @@
 
 #include "backends/vulkan/shaders.h"
 #include "kiln/error.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -21,38 +22,12 @@ std::string to_string(const Shape& s) {
   return out;
 }
 
-// Row-major strides of `shape` aligned to the right of an output of rank `rank`, with 0 for
-// broadcast (size-1 or missing) dimensions.
-std::vector<uint64_t> broadcast_strides(const Shape& shape, size_t rank) {
-  std::vector<uint64_t> strides(rank, 0);
-  uint64_t stride = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    const size_t d = shape.size() - 1 - i;
-    if (shape[d] != 1) strides[rank - 1 - i] = stride;
-    stride *= static_cast<uint64_t>(shape[d]);
-  }
-  return strides;
-}
-
 }  // namespace
 
-Shape broadcast_shape(const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
-    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    check(da == db || da == 1 || db == 1,
-          "shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast");
-    out[rank - 1 - i] = da == 1 ? db : da;
-  }
-  return Shape(out);
-}
-
 BinaryPushConstants binary_push_constants(BinaryOp op, const Shape& a, const Shape& b) {
-  const Shape out = broadcast_shape(a, b);
-  const std::vector<uint64_t> sa = broadcast_strides(a, out.size());
-  const std::vector<uint64_t> sb = broadcast_strides(b, out.size());
+  // The same broadcasting rule, and message, as every other backend (opdefs/broadcast.h).
+  const Shape out = broadcast_shapes(a, b, "binary op on the GPU");
+  const Shape sa = broadcast_strides(a, out), sb = broadcast_strides(b, out);
   BinaryPushConstants pc;
   pc.op = static_cast<uint32_t>(op);
   uint64_t count = 1;

@@ -36,9 +36,6 @@ struct BinaryPushConstants {
 };
 static_assert(sizeof(BinaryPushConstants) <= kMaxPushConstantBytes);
 
-// The broadcast output shape of `a` and `b`; kiln::Error when they do not broadcast.
-Shape broadcast_shape(const Shape& a, const Shape& b);
-
 // Push constants for c = a <op> b. kiln::Error when the output has more than 6 non-unit
 // dimensions or more elements than 32-bit indexing reaches.
 BinaryPushConstants binary_push_constants(BinaryOp op, const Shape& a, const Shape& b);

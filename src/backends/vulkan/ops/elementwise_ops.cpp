@@ -18,7 +18,7 @@ namespace {
 
 RecordFn binary(BinaryOp op) {
   return [op](OpRecorder& r) {
-    const Shape out = broadcast_shape(r.shape(0), r.shape(1));
+    const Shape out = broadcast_shapes(r.shape(0), r.shape(1), "binary op");
     const Buffer& a = r.buffer(0);
     const Buffer& b = r.buffer(1);
     const Buffer& c = r.output(0, DataType::Float32, out);
@@ -55,7 +55,8 @@ void record_integer(OpRecorder& r, IntegerOp op) {
   const IntegerPushConstants pc = integer_push_constants(op, r.dtype(0), r.shape(0), r.shape(k_b));
   const Buffer& a = r.buffer(0);
   const Buffer& b = r.buffer(k_b);
-  const Buffer& c = r.output(0, r.dtype(0), broadcast_shape(r.shape(0), r.shape(k_b)));
+  const Buffer& c =
+      r.output(0, r.dtype(0), broadcast_shapes(r.shape(0), r.shape(k_b), "binary op"));
   r.kernel<IntegerElementwise>().record(r.cmd(), r.arena(), pc, a, b, c);
 }
 
@@ -103,7 +104,7 @@ RecordFn float_chain(BinaryOp op, bool mean = false) {
     Shape out = r.shape(0);
     for (size_t k = 0; k < r.num_inputs(); ++k) {
       if (r.dtype(k) != DataType::Float32) throw RunOnCpu("no GPU kernel for these types");
-      out = broadcast_shape(out, r.shape(k));
+      out = broadcast_shapes(out, r.shape(k), "binary op");
     }
     const Buffer& first = r.buffer(0);
     const Buffer& c = r.output(0, DataType::Float32, out);
@@ -162,7 +163,7 @@ OpFactory prelu_factory() {
     RecordFn record = plain(q, reason);
     if (!record) return nullptr;
     return [record](OpRecorder& r) {
-      if (broadcast_shape(r.shape(0), r.shape(1)) != r.shape(0))
+      if (broadcast_shapes(r.shape(0), r.shape(1), "binary op") != r.shape(0))
         throw RunOnCpu("slope does not broadcast to X");
       record(r);
     };
