@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backends/gpu_common/device_lstm.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/vulkan/lstm.h"
 #include "backends/vulkan/matmul.h"
 #include "backends/vulkan/ops/op_table.h"
@@ -17,34 +18,25 @@ namespace {
 
 namespace rc = recurrent;
 
-// The run's sizes, with RunOnCpu for shapes the CPU kernel rejects (it says what is wrong) and
-// for empty tensors.
-LstmProblem lstm_problem(const OpRecorder& r, const rc::RecurrentAttributes& a) {
-  const Shape& x = r.shape(rc::kX);
-  const Shape& weights = r.shape(rc::kR);
-  if (x.size() != 3 || weights.size() != 3)
-    throw RunOnCpu("LSTM X and R must have rank 3: the CPU kernel reports it");
+// The run's sizes, checked by the LSTM definition (opdefs/recurrent.h) as the CPU kernel checks
+// them: inputs it rejects, and empty tensors, run on the CPU.
+LstmProblem lstm_problem(const OpRecorder& r, const rc::RecurrentAttributes& a,
+                         const NodeRef& node) {
+  const std::vector<Tensor> inputs = run_inputs(r);
+  const rc::RecurrentShape s = or_run_on_cpu([&] {
+    return rc::check_inputs({*node.node, inputs}, a, rc::lstm_cell_spec());
+  });
   LstmProblem p;
-  p.seq = x[0];
-  p.batch = x[1];
-  p.hidden = a.hidden_size >= 0 ? a.hidden_size : weights[2];
-  p.directions = a.num_directions;
+  p.seq = s.seq;
+  p.batch = s.batch;
+  p.hidden = s.hidden;
+  p.directions = s.directions;
   p.reverse = a.direction == rc::Direction::kReverse;
-  const int64_t input = x[2], gates = 4 * p.hidden;
-  const Shape state{p.directions, p.batch, p.hidden};
-  bool shapes_match = r.shape(rc::kW) == Shape{p.directions, gates, input} &&
-                      weights == Shape{p.directions, gates, p.hidden};
-  auto optional = [&](size_t k, const Shape& expected) {
-    if (!r.has_input(k)) return false;
-    shapes_match = shapes_match && r.shape(k) == expected;
-    return true;
-  };
-  p.has_bias = optional(rc::kB, {p.directions, 2 * gates});
-  p.has_initial_h = optional(rc::kInitialH, state);
-  p.has_initial_c = optional(rc::kInitialC, state);
-  p.has_peepholes = optional(rc::kPeepholes, {p.directions, 3 * p.hidden});
-  if (!shapes_match) throw RunOnCpu("LSTM input shapes disagree: the CPU kernel reports it");
-  if (p.seq == 0 || p.batch == 0 || p.hidden == 0 || input == 0)
+  p.has_bias = r.has_input(rc::kB);
+  p.has_initial_h = r.has_input(rc::kInitialH);
+  p.has_initial_c = r.has_input(rc::kInitialC);
+  p.has_peepholes = r.has_input(rc::kPeepholes);
+  if (p.seq == 0 || p.batch == 0 || p.hidden == 0 || s.input == 0)
     throw RunOnCpu("LSTM with an empty dimension runs on the CPU");
   return p;
 }
@@ -63,9 +55,9 @@ void check_full_sequences(const OpRecorder& r, int64_t seq) {
   }
 }
 
-RecordFn lstm(rc::RecurrentAttributes attrs) {
-  return [attrs = std::move(attrs)](OpRecorder& r) {
-    LstmProblem p = lstm_problem(r, attrs);
+RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
+  return [attrs = std::move(attrs), node](OpRecorder& r) {
+    LstmProblem p = lstm_problem(r, attrs, node);
     check_full_sequences(r, p.seq);
     const int64_t input = r.shape(rc::kX)[2], gates = 4 * p.hidden;
     const int64_t rows = p.seq * p.batch;
@@ -127,7 +119,7 @@ void register_recurrent_ops(OpTable& t) {
     }
     reason = lstm_outside_gpu_subset(q.info, attrs);
     if (!reason.empty()) return nullptr;
-    return lstm(std::move(attrs));
+    return lstm(std::move(attrs), NodeRef(q.info));
   });
 }
 
