@@ -2,6 +2,7 @@
 // block of columns of the bigger tensor: a 2-D strided copy whose rows are one memcpy each.
 #include "backends/cpu/strided_copy.h"
 #include "kernels/op_registry.h"
+#include "opdefs/concat.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
 
@@ -19,17 +20,11 @@ const std::byte* byte_at(const Tensor& t, int64_t element) {
 }
 
 CpuKernel make_concat(const NodeInfo& info) {
-  // Concat-1 had a default axis; it is required since opset 4.
-  const int64_t axis_attr = info.opset() < 4 ? info.attr_int("axis", 1) : info.required_int("axis");
+  const int64_t axis_attr = parse_concat_axis(info);
   return [=](OpContext& ctx) {
     const size_t count = ctx.num_inputs();
     if (count == 0 || !ctx.has_input(0)) ctx.fail("needs at least one input");
     const Tensor& first = ctx.input(0);
-    const auto rank = static_cast<int64_t>(first.rank());
-    if (rank == 0) ctx.fail("cannot concatenate scalars");
-    const int64_t axis = checked_axis(ctx, axis_attr, rank, "axis");
-    Shape out_shape = first.shape();
-    out_shape[axis] = 0;
     for (size_t i = 0; i < count; ++i) {
       if (!ctx.has_input(i)) ctx.fail("input " + std::to_string(i) + " is missing");
       const Tensor& t = ctx.input(i);
@@ -37,16 +32,12 @@ CpuKernel make_concat(const NodeInfo& info) {
         ctx.fail("input " + std::to_string(i) + " is " + std::string(dtype_name(t.dtype())) +
                  ", input 0 is " + std::string(dtype_name(first.dtype())));
       }
-      bool compatible = t.rank() == first.rank();
-      for (int64_t d = 0; compatible && d < rank; ++d)
-        compatible = d == axis || t.shape()[d] == first.shape()[d];
-      if (!compatible) {
-        ctx.fail("input " + std::to_string(i) + " has shape " + t.shape().to_string() +
-                 ", which does not match input 0's " + first.shape().to_string() +
-                 " outside axis " + std::to_string(axis));
-      }
-      out_shape[axis] += t.shape()[axis];
     }
+    const Shape out_shape = concat_output_shape(
+        count, [&](size_t i) -> const Shape& { return ctx.input(i).shape(); }, axis_attr,
+        [&] { return ctx.node().describe(); });
+    const auto rank = static_cast<int64_t>(first.rank());
+    const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
     Tensor& y = ctx.allocate_output(0, first.dtype(), out_shape);
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < rank; ++d) {

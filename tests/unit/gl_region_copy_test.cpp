@@ -12,6 +12,7 @@
 #include "backends/gl/pad_tile.h"
 #include "backends/gl/region_copy.h"
 #include "gl_fixture.h"
+#include "opdefs/concat.h"
 #include "test_util.h"
 
 namespace kiln::gl {
@@ -138,7 +139,7 @@ class GlConcat : public Gl {
     }
     std::vector<const TextureTensor*> ptrs;
     for (const TextureTensor& g : gs) ptrs.push_back(&g);
-    const Shape out = concat_shape(shapes, axis);
+    const Shape out = concat_output_shape(shapes, axis, "Concat");
     TextureTensor gy(context(), out.element_count());
     Concat(context()).record(ptrs, shapes, axis, gy);
     return to_host(gy, out);
@@ -176,8 +177,8 @@ TEST_F(GlConcat, MoreInputsThanOneDrawTakes) {
   std::vector<Tensor> xs;
   for (int j = 0; j < 19; ++j) xs.push_back(iota({2, 1 + j % 3}, 10.0f * j));
   expect_matches(run(xs, 1), cpu(xs, 1), 0, "Concat of 19");
-  EXPECT_THROW(concat_shape(std::vector<Shape>{{2, 3}, {3, 3}}, 1), Error);
-  EXPECT_THROW(concat_shape(std::vector<Shape>{{2, 3}}, 2), Error);
+  EXPECT_THROW(concat_output_shape(std::vector<Shape>{{2, 3}, {3, 3}}, 1, "Concat"), Error);
+  EXPECT_THROW(concat_output_shape(std::vector<Shape>{{2, 3}}, 2, "Concat"), Error);
 }
 
 class GlPad : public Gl {};

@@ -1,5 +1,7 @@
 #include "backends/gl/concat.h"
 
+#include "opdefs/concat.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -60,31 +62,10 @@ constexpr const char* kSamplers[kConcatInputsPerDraw] = {"x0", "x1", "x2", "x3",
 
 }  // namespace
 
-Shape concat_shape(std::span<const Shape> shapes, int64_t axis) {
-  check(!shapes.empty(), "Concat: no inputs");
-  const size_t rank = shapes[0].size();
-  check(rank > 0, "Concat: inputs must have rank 1 or more");
-  const int64_t a = normalize_axis(axis, static_cast<int64_t>(rank), "Concat");
-  Shape out = shapes[0];
-  out[a] = 0;
-  for (size_t j = 0; j < shapes.size(); ++j) {
-    const Shape& s = shapes[j];
-    check(s.size() == rank, "Concat: input " + std::to_string(j) + " " + s.to_string() +
-                                " differs in rank from " + shapes[0].to_string());
-    for (size_t d = 0; d < rank; ++d) {
-      check(static_cast<int64_t>(d) == a || s[d] == shapes[0][d],
-            "Concat: input " + std::to_string(j) + " " + s.to_string() + " differs from " +
-                shapes[0].to_string() + " outside axis " + std::to_string(a));
-    }
-    out[a] += s[a];
-  }
-  return out;
-}
-
 void Concat::record(std::span<const TextureTensor* const> ins, std::span<const Shape> shapes,
                     int64_t axis, TextureTensor& y) const {
   check(ins.size() == shapes.size(), "Concat: textures and shapes differ in number");
-  const Shape out = concat_shape(shapes, axis);
+  const Shape out = concat_output_shape(shapes, axis, "Concat");
   const size_t a =
       static_cast<size_t>(normalize_axis(axis, static_cast<int64_t>(out.size()), "Concat"));
   check(out.element_count() <= INT32_MAX,
@@ -115,7 +96,8 @@ void Concat::record(std::span<const TextureTensor* const> ins, std::span<const S
     for (size_t first = 0; first < tensors.size(); first += kConcatInputsPerDraw) {
       const size_t n = std::min<size_t>(kConcatInputsPerDraw, tensors.size() - first);
       const std::span<const Shape> group_shapes(kept.data() + first, n);
-      const Shape group_shape = concat_shape(group_shapes, static_cast<int64_t>(a));
+      const Shape group_shape =
+          concat_output_shape(group_shapes, static_cast<int64_t>(a), "Concat");
       if (n == 1) {
         next.push_back(tensors[first]);
       } else {

@@ -22,10 +22,6 @@ namespace kiln::gl {
 
 constexpr int kConcatInputsPerDraw = 8;
 
-// The output shape; kiln::Error when there are no inputs, ranks differ, shapes differ outside
-// the axis, or the axis is out of range.
-Shape concat_shape(std::span<const Shape> shapes, int64_t axis);
-
 class Concat {
  public:
   explicit Concat(Context& context) : context_(context) {}

@@ -11,6 +11,7 @@
 #include "backends/gpu_common/node_resolution.h"
 #include "core/element_storage.h"
 #include "opdefs/broadcast.h"
+#include "opdefs/concat.h"
 
 namespace kiln::gl {
 namespace {
@@ -78,7 +79,7 @@ RecordFn concat(int64_t axis) {
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
     Shape out_shape;
     try {
-      out_shape = concat_shape(shapes, axis);
+      out_shape = concat_output_shape(shapes, axis, "Concat");
     } catch (const Error& e) {
       throw RunOnCpu(e.what());
     }
@@ -213,7 +214,7 @@ void register_data_movement_ops(OpTable& t) {
   });
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
-    return concat(q.info.required_int("axis"));
+    return concat(parse_concat_axis(q.info));
   });
   t.add("DepthToSpace", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;

@@ -7,6 +7,7 @@
 #include "backends/vulkan/ops/op_table.h"
 #include "backends/vulkan/region_copy.h"
 #include "core/element_storage.h"
+#include "opdefs/concat.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -88,19 +89,11 @@ RecordFn concat(int64_t axis) {
       shapes.push_back(r.shape(k));
       ins.push_back(&r.buffer(k));
     }
-    const int64_t rank = static_cast<int64_t>(shapes[0].size());
-    check(axis >= -rank && axis < rank, "Concat: axis " + std::to_string(axis) +
-                                            " is out of range for rank " + std::to_string(rank));
+    // Inputs the definition rejects are the CPU kernel's to report.
+    const Shape out_shape =
+        or_run_on_cpu([&] { return concat_output_shape(shapes, axis, "Concat"); });
+    const int64_t rank = static_cast<int64_t>(out_shape.size());
     const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-    Shape out_shape = shapes[0];
-    out_shape[a] = 0;
-    for (const Shape& s : shapes) {
-      check(s.size() == shapes[0].size(), "Concat: inputs differ in rank");
-      for (size_t d = 0; d < s.size(); ++d) {
-        check(d == a || s[d] == shapes[0][d], "Concat: inputs differ outside the axis");
-      }
-      out_shape[a] += s[a];
-    }
     const Buffer& out = r.output(0, r.dtype(0), out_shape);
     r.kernel<RegionCopy>().concat(r.cmd(), r.arena(), r.dtype(0), ins, shapes,
                                   static_cast<int64_t>(a), out);
@@ -199,7 +192,7 @@ void register_data_movement_ops(OpTable& t) {
   });
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason)) return nullptr;
-    return concat(q.info.required_int("axis"));
+    return concat(parse_concat_axis(q.info));
   });
   t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!index_inputs_on_cpu(q, 0, reason)) return nullptr;
