@@ -222,6 +222,63 @@ std::vector<ValueInfo> slice_rule(const InferenceContext& ctx) {
   return {tensor_type(ctx.input(0)->dtype, out)};
 }
 
+// Expand(input, shape): the broadcast of the input's shape and the constant shape.
+std::vector<ValueInfo> expand_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  const auto target = ctx.constant_ints(1);
+  if (!in || !target) return dtype_of_input0(ctx);
+  std::vector<Dim> out(std::max(in->size(), target->size()), fixed_dim(1));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t from_end = out.size() - 1 - i;
+    const Dim a = from_end < in->size() ? (*in)[in->size() - 1 - from_end] : fixed_dim(1);
+    const Dim b = from_end < target->size() ? fixed_dim((*target)[target->size() - 1 - from_end])
+                                            : fixed_dim(1);
+    if (b.value < 0) return dtype_of_input0(ctx);
+    out[i] = broadcast_dim(a, b);
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+// Tile(input, repeats): each dim times its constant repeat.
+std::vector<ValueInfo> tile_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  const auto repeats = ctx.constant_ints(1);
+  if (!in || !repeats || repeats->size() != in->size()) return dtype_of_input0(ctx);
+  std::vector<Dim> out;
+  for (size_t d = 0; d < in->size(); ++d) {
+    const int64_t r = (*repeats)[d];
+    if (r < 0) return dtype_of_input0(ctx);
+    out.push_back((*in)[d].is_fixed() ? fixed_dim((*in)[d].value * r)
+                                      : (r == 1 ? (*in)[d] : Dim{}));
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
+// Pad over every axis (no `axes` input): each dim grows by its begin and end pads.
+std::vector<ValueInfo> pad_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* in = ctx.shape(0);
+  if (!in) return dtype_of_input0(ctx);
+  std::optional<std::vector<int64_t>> pads;
+  if (ctx.opset() < 11) {
+    pads = ctx.info().attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
+  } else if (!ctx.info().has_input(3)) {
+    pads = ctx.constant_ints(1);
+  }
+  if (!pads || pads->size() != 2 * in->size()) return dtype_of_input0(ctx);
+  std::vector<Dim> out;
+  for (size_t d = 0; d < in->size(); ++d) {
+    const int64_t grow = (*pads)[d] + (*pads)[d + in->size()];
+    if (!(*in)[d].is_fixed()) {
+      out.push_back(grow == 0 ? (*in)[d] : Dim{});
+    } else if ((*in)[d].value + grow < 0) {
+      return dtype_of_input0(ctx);
+    } else {
+      out.push_back(fixed_dim((*in)[d].value + grow));
+    }
+  }
+  return {tensor_type(ctx.input(0)->dtype, out)};
+}
+
 }  // namespace
 
 void define_shape_ops(OpDefs& defs) {
@@ -247,9 +304,15 @@ void define_shape_ops(OpDefs& defs) {
   slice.infer = slice_rule;
   slice.shape_inputs = {{10, {1, 2, 3, 4}}};
   defs.define("Split").shape_inputs = {{13, {1}}};
-  defs.define("Expand").shape_inputs = {{8, {1}}};
-  defs.define("Tile").shape_inputs = {{6, {1}}};
-  defs.define("Pad").shape_inputs = {{11, {1}}, {18, {1, 3}}};
+  OpDef& expand = defs.define("Expand");
+  expand.infer = expand_rule;
+  expand.shape_inputs = {{8, {1}}};
+  OpDef& tile = defs.define("Tile");
+  tile.infer = tile_rule;
+  tile.shape_inputs = {{6, {1}}};
+  OpDef& pad = defs.define("Pad");
+  pad.infer = pad_rule;
+  pad.shape_inputs = {{11, {1}}, {18, {1, 3}}};
   defs.define("CenterCropPad").shape_inputs = {{18, {1}}};
   defs.define(kKilnDomain, kSumToShapeOp).shape_inputs = {{0, {1}}};
 }

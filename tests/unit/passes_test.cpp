@@ -250,6 +250,77 @@ TEST(InferShapes, MaxPoolCeilModeWithOnlyEndPadsMatchesTheKernel) {
   EXPECT_EQ(y.to_vector<float>(), std::vector<float>({2, 4, 5}));
 }
 
+// Rules that read constant inputs: the inferred shape, then a run under verify_shapes that holds
+// the kernel to it.
+void expect_rule_matches_kernel(GraphBuilder& b, const std::string& output,
+                                const std::vector<Dim>& dims, const Tensor& x) {
+  passes::infer_shapes(b.ir());
+  const ValueInfo* v = b.ir().graph.find_value_info(output);
+  ASSERT_NE(v, nullptr);
+  ASSERT_TRUE(v->has_shape) << output;
+  EXPECT_EQ(v->shape, dims) << v->to_string();
+  const Tensor y = run_one(b.build(), {{"x", x}}, output, WorkerOptions{.verify_shapes = true});
+  std::vector<Dim> actual;
+  for (int64_t d : y.shape()) actual.push_back(fix(d));
+  EXPECT_EQ(actual, dims);
+}
+
+TEST(InferShapes, ExpandBroadcastsWithTheConstantShape) {
+  GraphBuilder b(13);
+  b.input("x", DataType::Float32, {3, 1});
+  b.initializer("shape", i64({3}, {2, 1, 4}));
+  b.node("Expand", {"x", "shape"}, {"y"});
+  b.output("y");
+  expect_rule_matches_kernel(b, "y", {fix(2), fix(3), fix(4)},
+                             Tensor::zeros(DataType::Float32, {3, 1}));
+}
+
+TEST(InferShapes, TileMultipliesEachDim) {
+  GraphBuilder b(13);
+  b.input("x", DataType::Float32, {2, 3});
+  b.initializer("repeats", i64({2}, {3, 1}));
+  b.node("Tile", {"x", "repeats"}, {"y"});
+  b.output("y");
+  expect_rule_matches_kernel(b, "y", {fix(6), fix(3)}, Tensor::zeros(DataType::Float32, {2, 3}));
+}
+
+TEST(InferShapes, PadGrowsAndNegativePadsCrop) {
+  GraphBuilder b(13);
+  b.input("x", DataType::Float32, {2, 5});
+  b.initializer("pads", i64({4}, {1, -1, 2, 0}));
+  b.node("Pad", {"x", "pads"}, {"y"});
+  b.output("y");
+  expect_rule_matches_kernel(b, "y", {fix(5), fix(4)}, Tensor::zeros(DataType::Float32, {2, 5}));
+}
+
+TEST(InferShapes, TopKCutsTheAxisToK) {
+  GraphBuilder b(13);
+  b.input("x", DataType::Float32, {2, 7, 3});
+  b.initializer("k", i64({1}, {4}));
+  b.node("TopK", {"x", "k"}, {"values", "indices"}).attributes.push_back(int_attr("axis", 1));
+  b.output("values");
+  b.output("indices");
+  expect_rule_matches_kernel(b, "indices", {fix(2), fix(4), fix(3)},
+                             Tensor::zeros(DataType::Float32, {2, 7, 3}));
+  expect_dims(b.ir(), "indices", DataType::Int64, {fix(2), fix(4), fix(3)});
+}
+
+TEST(InferShapes, ConstantOfShapeTakesTheValuesType) {
+  GraphBuilder b(13);
+  b.input("x", DataType::Float32, {1});
+  b.initializer("shape", i64({2}, {3, 4}));
+  ir::Attribute value;
+  value.name = "value";
+  value.type = ir::Attribute::Type::Tensor;
+  value.t = i64({1}, {7});
+  b.node("ConstantOfShape", {"shape"}, {"y"}).attributes.push_back(value);
+  b.node("Identity", {"x"}, {"z"});
+  b.output("y");
+  b.output("z");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "y", DataType::Int64, {fix(3), fix(4)});
+}
+
 TEST(InferShapes, GemmWithTransposedB) {
   GraphBuilder b;
   b.input("a", DataType::Float32, {4, 5});
