@@ -35,9 +35,9 @@ class OpTableKernel final : public DeviceKernel {
         record_(std::move(record)),
         dtype_checks_(std::move(dtype_checks)) {}
 
-  // False, and the node runs on the CPU, for inputs or shapes the kernel does not take: a
-  // RunOnCpu, or a kiln::Error from a kernel's own checks (the CPU kernel then computes the
-  // node, or reports bad input in its own words).
+  // False, and the node runs on the CPU for this run, for inputs or shapes the kernel does not
+  // take: the kernel says so with RunOnCpu (counted by run_time_fallbacks()). Any other
+  // kiln::Error is an error of the run, not a silent CPU rerun, so a GPU kernel's bug shows.
   bool record(DeviceOpRun& run) override {
     if (!inputs_fit(run.inputs, dtype_checks_)) {
       note_run_time_fallback("inputs of a kind or dtype the kernel does not take");
@@ -46,9 +46,6 @@ class OpTableKernel final : public DeviceKernel {
     try {
       session_(run, record_);
     } catch (const RunOnCpu& e) {
-      note_run_time_fallback(e.what());
-      return false;
-    } catch (const Error& e) {
       note_run_time_fallback(e.what());
       return false;
     }

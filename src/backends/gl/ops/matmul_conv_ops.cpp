@@ -75,6 +75,9 @@ OpFactory conv_factory(bool transpose) {
       });
       const size_t rank = p.geometry.rank();
       if (rank != 1 && rank != 2) throw RunOnCpu("more spatial axes than the draws take");
+      // A device limit known only per run: shaders index in 32 bits.
+      if (!p.geometry.coordinates_fit_int32())
+        throw RunOnCpu("window coordinates beyond 32-bit indexing");
       ConvParams params{p.geometry, p.batch, p.in_channels, p.out_channels, p.group};
       Shape y_shape{p.batch, p.out_channels};
       for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);

@@ -34,6 +34,9 @@ OpFactory pool_factory(PoolOp op) {
         return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
                               *node.node, &p.shape.pad_end);
       });
+      // A device limit known only per run: shaders index in 32 bits.
+      if (!p.shape.geometry.coordinates_fit_int32(p.shape.pad_end))
+        throw RunOnCpu("window coordinates beyond 32-bit indexing");
       p.shape.planes = x[0] * x[1];
       Shape y_shape{x[0], x[1]};
       for (int64_t d : p.shape.geometry.out) y_shape.push_back(d);
