@@ -11,7 +11,10 @@
 // definition (window.h, reduce.h, softmax.h, ...), so kernels and rules share one parser.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/model.h"
@@ -90,5 +93,21 @@ Dim broadcast_dim(const Dim& a, const Dim& b);
 std::optional<std::vector<Dim>> broadcast_shapes(const InferenceContext& ctx, size_t first);
 // Rules shared by many ops.
 std::vector<ValueInfo> same_as_input0(const InferenceContext& ctx);
+
+// A family's op types and the enum that names them in kernels, looked up both ways.
+template <class E, size_t N>
+std::optional<E> find_op(const std::pair<const char*, E> (&table)[N], const std::string& op_type) {
+  for (const auto& [name, op] : table) {
+    if (op_type == name) return op;
+  }
+  return std::nullopt;
+}
+template <class E, size_t N>
+const char* find_op_type(const std::pair<const char*, E> (&table)[N], E op) {
+  for (const auto& [name, o] : table) {
+    if (o == op) return name;
+  }
+  return "?";
+}
 
 }  // namespace kiln

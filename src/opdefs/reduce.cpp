@@ -55,18 +55,10 @@ std::vector<ValueInfo> reduce_rule(const InferenceContext& ctx) {
 }  // namespace
 
 std::optional<ReduceOp> reduce_op_named(const std::string& op_type) {
-  for (const auto& [name, op] : kReduceOps) {
-    if (op_type == name) return op;
-  }
-  return std::nullopt;
+  return find_op(kReduceOps, op_type);
 }
 
-const char* op_type_of(ReduceOp op) {
-  for (const auto& [name, o] : kReduceOps) {
-    if (o == op) return name;
-  }
-  return "?";
-}
+const char* op_type_of(ReduceOp op) { return find_op_type(kReduceOps, op); }
 
 int reduce_axes_input_opset(ReduceOp op) { return op == ReduceOp::Sum ? 13 : 18; }
 

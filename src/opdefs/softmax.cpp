@@ -17,18 +17,10 @@ constexpr std::pair<const char*, SoftmaxOp> kSoftmaxOps[] = {
 }  // namespace
 
 std::optional<SoftmaxOp> softmax_op_named(const std::string& op_type) {
-  for (const auto& [name, op] : kSoftmaxOps) {
-    if (op_type == name) return op;
-  }
-  return std::nullopt;
+  return find_op(kSoftmaxOps, op_type);
 }
 
-const char* op_type_of(SoftmaxOp op) {
-  for (const auto& [name, o] : kSoftmaxOps) {
-    if (o == op) return name;
-  }
-  return "?";
-}
+const char* op_type_of(SoftmaxOp op) { return find_op_type(kSoftmaxOps, op); }
 
 SoftmaxAttrs parse_softmax_attrs(const NodeInfo& info, SoftmaxOp op) {
   SoftmaxAttrs a;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "graph_builder.h"
+#include "opdefs/op_def.h"
 #include "runtime/shape_check.h"
 #include "test_util.h"
 
@@ -19,11 +20,7 @@ class ZerosAllocator final : public OutputAllocator {
 };
 
 ValueInfo predicted(DataType dtype, std::vector<Dim> dims) {
-  ValueInfo v;
-  v.dtype = dtype;
-  v.has_shape = true;
-  v.shape = std::move(dims);
-  return v;
+  return tensor_type(dtype, std::move(dims));
 }
 
 // Runs a kernel that writes a float32[2, 3] under the check, against `expected`.
