@@ -10,6 +10,7 @@ void define_all_ops(OpDefs& defs) {
   define_matmul_ops(defs);
   define_reduce_ops(defs);
   define_shape_ops(defs);
+  define_concat_split_ops(defs);
   define_indexing_ops(defs);
   define_generator_ops(defs);
   define_signal_ops(defs);

@@ -13,6 +13,7 @@ void define_softmax_ops(OpDefs& defs);        // Softmax, LogSoftmax, Hardmax
 void define_window_ops(OpDefs& defs);         // Conv, pooling, MaxUnpool, Col2Im
 void define_matmul_ops(OpDefs& defs);         // Gemm, MatMul
 void define_reduce_ops(OpDefs& defs);         // Reduce*, ArgMax, ArgMin
+void define_concat_split_ops(OpDefs& defs);   // Split (Concat's rule is shape_defs)
 void define_shape_ops(OpDefs& defs);          // Reshape, Slice, Concat, Pad, Squeeze, ...
 void define_indexing_ops(OpDefs& defs);       // Gather, TopK, OneHot, Compress, NMS
 void define_generator_ops(OpDefs& defs);      // ConstantOfShape, Range, random ops

@@ -1,6 +1,6 @@
-// Concat's one definition: the axis attribute and the output shape of a run, shared by the CPU
-// kernel and both GPU backends so that every backend accepts the same inputs with the same
-// messages.
+// Concat and Split's one definition: their attributes and a run's output shapes, shared by the
+// kernels of every backend and by shape inference, so that all of them accept the same inputs
+// with the same messages.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/function_ref.h"
+#include "ir/graph.h"
 #include "kiln/shape.h"
 
 namespace kiln {
@@ -30,5 +31,24 @@ inline Shape concat_output_shape(std::span<const Shape> shapes, int64_t axis,
       shapes.size(), [&](size_t i) -> const Shape& { return shapes[i]; }, axis,
       [&] { return where; });
 }
+
+struct SplitAttrs {
+  int64_t axis = 0;
+  // The part sizes come from the 'split' attribute before opset 13 (or, in Split-1, optionally
+  // from a second input) and from the 'split' input since; Split-18 adds num_outputs for
+  // near-equal parts. Without any of them the parts are equal.
+  bool split_from_input = false;
+  bool has_split_attr = false;
+  Shape split_attr;
+  bool has_num_outputs = false;
+};
+
+SplitAttrs parse_split_attrs(const NodeInfo& info);
+
+// The part sizes along the axis (returned in *axis, counted from the front) when splitting `in`
+// into `outputs` parts; `split_input` is the 'split' input's values when it is given. kiln::Error
+// naming `node` for a scalar, an axis out of range, or sizes that do not add up.
+Shape resolve_split(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
+                    const Shape* split_input, const ir::Node& node, int64_t* axis);
 
 }  // namespace kiln

@@ -303,7 +303,6 @@ void define_shape_ops(OpDefs& defs) {
   OpDef& slice = defs.define("Slice");
   slice.infer = slice_rule;
   slice.shape_inputs = {{10, {1, 2, 3, 4}}};
-  defs.define("Split").shape_inputs = {{13, {1}}};
   OpDef& expand = defs.define("Expand");
   expand.infer = expand_rule;
   expand.shape_inputs = {{8, {1}}};

@@ -58,66 +58,19 @@ CpuKernel make_concat(const NodeInfo& info) {
 }
 
 CpuKernel make_split(const NodeInfo& info) {
-  const int64_t axis_attr = info.attr_int("axis", 0);
-  // The sizes come from the 'split' attribute before opset 13 (or, in Split-1, optionally from
-  // a second input) and from the 'split' input since; Split-18 adds num_outputs for
-  // near-equal parts.
-  const bool split_from_input = info.opset() >= 13 || (info.opset() < 2 && info.has_input(1));
-  const Shape split_attr(info.attr_ints("split"));
-  const bool has_split_attr = !split_from_input && info.has_attr("split");
-  const bool has_num_outputs = info.opset() >= 18 && info.has_attr("num_outputs");
-  const int64_t num_outputs = info.attr_int("num_outputs", 0);
-  if (has_num_outputs) {
-    if (info.has_input(1)) info.fail("'split' and 'num_outputs' cannot both be given");
-    if (num_outputs < 1 || num_outputs != static_cast<int64_t>(info.num_outputs())) {
-      info.fail("num_outputs is " + std::to_string(num_outputs) + " but the node has " +
-                std::to_string(info.num_outputs()) + " outputs");
-    }
-  }
+  const SplitAttrs attrs = parse_split_attrs(info);
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Shape& in = x.shape();
     const auto rank = static_cast<int64_t>(in.size());
-    if (rank == 0) ctx.fail("cannot split a scalar");
-    const int64_t axis = checked_axis(ctx, axis_attr, rank, "axis");
-    const int64_t dim = in[axis];
     const auto outputs = static_cast<int64_t>(ctx.num_outputs());
-    if (outputs == 0) ctx.fail("needs at least one output");
-    Shape split;
-    if (split_from_input && ctx.has_input(1)) {
-      split = read_index_list(ctx, ctx.input(1), "split");
-    } else if (has_split_attr) {
-      split = split_attr;
-    } else if (has_num_outputs) {
-      // Parts of ceil(dim / n), the last one smaller (ONNX Split-18).
-      const int64_t part = (dim + outputs - 1) / outputs;
-      split.resize(static_cast<size_t>(outputs), part);
-      split.back() = dim - part * (outputs - 1);
-      if (split.back() < 0) {
-        ctx.fail("cannot split a dimension of " + std::to_string(dim) + " into " +
-                 std::to_string(outputs) + " parts of " + std::to_string(part));
-      }
-    } else {
-      if (dim % outputs != 0) {
-        ctx.fail("cannot split a dimension of " + std::to_string(dim) + " into " +
-                 std::to_string(outputs) + " equal parts");
-      }
-      split.resize(static_cast<size_t>(outputs), dim / outputs);
-    }
-    if (static_cast<int64_t>(split.size()) != outputs) {
-      ctx.fail("split " + split.to_string() + " has " + std::to_string(split.size()) +
-               " entries for " + std::to_string(outputs) + " outputs");
-    }
-    int64_t total = 0;
-    for (int64_t s : split) {
-      if (s < 0) ctx.fail("split " + split.to_string() + " has a negative size");
-      total += s;
-    }
-    if (total != dim) {
-      ctx.fail("split " + split.to_string() + " sums to " + std::to_string(total) +
-               ", not to the size of axis " + std::to_string(axis) + " (" + std::to_string(dim) +
-               ")");
-    }
+    Shape split_input;
+    const bool split_given = attrs.split_from_input && ctx.has_input(1);
+    if (split_given) split_input = read_index_list(ctx, ctx.input(1), "split");
+    int64_t axis = 0;
+    const Shape split =
+        resolve_split(attrs, in, outputs, split_given ? &split_input : nullptr, ctx.node(), &axis);
+    const int64_t dim = in[axis];
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < rank; ++d) {
       if (d < axis) outer *= in[d];

@@ -305,6 +305,24 @@ TEST(InferShapes, TopKCutsTheAxisToK) {
   expect_dims(b.ir(), "indices", DataType::Int64, {fix(2), fix(4), fix(3)});
 }
 
+TEST(InferShapes, SplitPartsFromConstantSizesAndFromNumOutputs) {
+  GraphBuilder b(18);
+  b.input("x", DataType::Float32, {2, 7});
+  b.initializer("sizes", i64({2}, {3, 4}));
+  b.node("Split", {"x", "sizes"}, {"a", "b"}).attributes.push_back(int_attr("axis", 1));
+  auto& thirds = b.node("Split", {"x"}, {"p", "q", "r"});
+  thirds.attributes.push_back(int_attr("axis", 1));
+  thirds.attributes.push_back(int_attr("num_outputs", 3));
+  b.output("a");
+  b.output("b");
+  b.output("r");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "b", DataType::Float32, {fix(2), fix(4)});
+  expect_dims(b.ir(), "q", DataType::Float32, {fix(2), fix(3)});
+  // Parts of ceil(7 / 3) = 3, the last one smaller.
+  expect_rule_matches_kernel(b, "r", {fix(2), fix(1)}, Tensor::zeros(DataType::Float32, {2, 7}));
+}
+
 TEST(InferShapes, ConstantOfShapeTakesTheValuesType) {
   GraphBuilder b(13);
   b.input("x", DataType::Float32, {1});
