@@ -84,20 +84,20 @@ ReduceAttrs parse_reduce_attrs(const NodeInfo& info, ReduceOp op) {
 }
 
 bool ReducePlan::reduces_any() const {
-  for (bool r : reduced) {
+  for (int64_t r : reduced) {
     if (r) return true;
   }
   return false;
 }
 
 ReducePlan resolve_reduce(const ReduceAttrs& attrs, const Shape& x,
-                          const std::optional<std::vector<int64_t>>& axes_input,
+                          std::optional<std::span<const int64_t>> axes_input,
                           const ir::Node& node) {
   const int64_t rank = static_cast<int64_t>(x.size());
-  const std::vector<int64_t>& axes = axes_input ? *axes_input : attrs.axes;
+  const std::span<const int64_t> axes = axes_input ? *axes_input : std::span(attrs.axes);
   ReducePlan plan;
   if (is_arg(attrs.op) && rank == 0) fail(node, "needs an input of rank >= 1");
-  plan.reduced.assign(x.size(), axes.empty() && !attrs.noop_with_empty_axes);
+  plan.reduced.resize(x.size(), axes.empty() && !attrs.noop_with_empty_axes ? 1 : 0);
   for (int64_t a : axes) {
     // A scalar has no axes to name; accept 0 / -1 for it as ONNX Runtime does.
     if (rank == 0 && (a == 0 || a == -1)) continue;
@@ -105,7 +105,7 @@ ReducePlan resolve_reduce(const ReduceAttrs& attrs, const Shape& x,
       fail(node, "axis " + std::to_string(a) + " is out of range for an input of rank " +
                      std::to_string(rank));
     }
-    plan.reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+    plan.reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = 1;
   }
   for (size_t d = 0; d < x.size(); ++d) {
     if (!plan.reduced[d]) {

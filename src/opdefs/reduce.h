@@ -55,16 +55,21 @@ struct ReduceAttrs {
 ReduceAttrs parse_reduce_attrs(const NodeInfo& info, ReduceOp op);
 
 // A reduction resolved against an input shape: which axes are reduced, and the output shape.
+// Both inline for the usual ranks, so a steady-state run resolves without allocating.
 struct ReducePlan {
-  std::vector<bool> reduced;  // per input axis
+  Shape reduced;  // per input axis: 1 when reduced, 0 when kept
   Shape out;
   bool reduces_any() const;
+  // The mask as the GPU kernels' layout planners take it.
+  std::vector<bool> reduced_axes() const {
+    return std::vector<bool>(reduced.begin(), reduced.end());
+  }
 };
 
-// `axes` are the attribute's, or the axes input's values (nullopt when that input is absent).
-// kiln::Error naming `node` for an axis out of range, or an ArgMax / ArgMin of a scalar.
+// `axes_input` holds the axes input's values when that input is given; otherwise the attribute's
+// axes apply. kiln::Error naming `node` for an axis out of range, or an ArgMax / ArgMin of a
+// scalar.
 ReducePlan resolve_reduce(const ReduceAttrs& attrs, const Shape& x,
-                          const std::optional<std::vector<int64_t>>& axes_input,
-                          const ir::Node& node);
+                          std::optional<std::span<const int64_t>> axes_input, const ir::Node& node);
 
 }  // namespace kiln

@@ -392,20 +392,20 @@ CpuKernel make_reduce(const NodeInfo& info, ReduceOp op) {
   const ReduceAttrs attrs = parse_reduce_attrs(info, op);
   return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    std::optional<std::vector<int64_t>> axes;
-    if (attrs.axes_from_input && ctx.has_input(1)) {
-      const Shape read = read_axes(ctx, ctx.input(1));
-      axes.emplace(read.begin(), read.end());
-    }
-    const ReducePlan plan = resolve_reduce(attrs, x.shape(), axes, ctx.node());
+    Shape axes;  // the axes input's values, inline for the usual ranks
+    const bool axes_given = attrs.axes_from_input && ctx.has_input(1);
+    if (axes_given) axes = read_axes(ctx, ctx.input(1));
+    const ReducePlan plan = resolve_reduce(
+        attrs, x.shape(),
+        axes_given ? std::optional(std::span<const int64_t>(axes.begin(), axes.end()))
+                   : std::nullopt,
+        ctx.node());
     if (!plan.reduces_any() && is_identity_on_one(attrs.op) && x.dtype() != DataType::String) {
       ctx.set_output(0, x);
       return;
     }
-    Shape mask;
-    for (bool r : plan.reduced) mask.push_back(r ? 1 : 0);
     Tensor& y = ctx.allocate_output(0, x.dtype(), plan.out);
-    run_reduce(ctx, attrs.op, x, mask, y);
+    run_reduce(ctx, attrs.op, x, plan.reduced, y);
   };
 }
 

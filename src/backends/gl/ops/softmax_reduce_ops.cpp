@@ -62,12 +62,15 @@ OpFactory reduce_factory(ReduceOp op) {
     if (attrs.axes_from_input && !host_inputs(q, 1, reason)) return nullptr;
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
       const Shape& x = r.shape(0);
-      std::optional<std::vector<int64_t>> axes;
-      if (attrs.axes_from_input && r.has_input(1)) axes = to_int64_vector(r.input(1), "axes");
+      std::vector<int64_t> axes;
+      const bool axes_given = attrs.axes_from_input && r.has_input(1);
+      if (axes_given) axes = to_int64_vector(r.input(1), "axes");
       // Axes out of range are the CPU kernel's to report.
-      const ReducePlan plan =
-          or_run_on_cpu([&] { return resolve_reduce(attrs, x, axes, *node.node); });
-      const std::vector<bool>& reduced = plan.reduced;
+      const ReducePlan plan = or_run_on_cpu([&] {
+        return resolve_reduce(attrs, x, axes_given ? std::optional(std::span(axes)) : std::nullopt,
+                              *node.node);
+      });
+      const std::vector<bool> reduced = plan.reduced_axes();
       const Shape& y_shape = plan.out;
       if (x.element_count() == 0 && y_shape.element_count() != 0)
         throw RunOnCpu("reduction of an empty tensor");

@@ -14,7 +14,7 @@ void record_reduce(OpRecorder& r, const ReducePlan& plan, const ReduceAttrs& att
                    DataType out_dtype) {
   const Shape& x = r.shape(0);
   const std::optional<ReduceProblem> p =
-      reduce_problem(x, plan.reduced, attrs.op, attrs.select_last_index);
+      reduce_problem(x, plan.reduced_axes(), attrs.op, attrs.select_last_index);
   if (!p) throw RunOnCpu("reduction layout outside the GPU kernel");
   // Reducing an empty input into a non-empty output (the identity element) stays on the CPU.
   if (x.element_count() == 0 && plan.out.element_count() != 0)
@@ -34,11 +34,15 @@ OpFactory reduce_factory(ReduceOp op) {
       return nullptr;
     }
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
-      std::optional<std::vector<int64_t>> axes;
-      if (attrs.axes_from_input && r.has_input(1)) axes = to_int64_vector(r.input(1), "axes");
+      std::vector<int64_t> axes;
+      const bool axes_given = attrs.axes_from_input && r.has_input(1);
+      if (axes_given) axes = to_int64_vector(r.input(1), "axes");
       // Axes out of range are the CPU kernel's to report.
-      const ReducePlan plan =
-          or_run_on_cpu([&] { return resolve_reduce(attrs, r.shape(0), axes, *node.node); });
+      const ReducePlan plan = or_run_on_cpu([&] {
+        return resolve_reduce(attrs, r.shape(0),
+                              axes_given ? std::optional(std::span(axes)) : std::nullopt,
+                              *node.node);
+      });
       record_reduce(r, plan, attrs, DataType::Float32);
     };
   };
