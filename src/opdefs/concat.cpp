@@ -2,14 +2,11 @@
 
 #include "opdefs/all_defs.h"
 #include "opdefs/node_info.h"
+#include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
 namespace {
-
-[[noreturn]] void fail(const ir::Node& node, const std::string& message) {
-  throw Error(node.describe() + ": " + message);
-}
 
 // Split's outputs: the input's type, its shape with the axis cut to each part. A part size is
 // known when the sizes are (the 'split' values, or an axis of known length).
@@ -99,14 +96,14 @@ SplitAttrs parse_split_attrs(const NodeInfo& info) {
 Shape resolve_split(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
                     const Shape* split_input, const ir::Node& node, int64_t* axis) {
   const auto rank = static_cast<int64_t>(in.size());
-  if (rank == 0) fail(node, "cannot split a scalar");
+  if (rank == 0) fail_at(node, "cannot split a scalar");
   if (attrs.axis < -rank || attrs.axis >= rank) {
-    fail(node, "axis " + std::to_string(attrs.axis) + " is out of range for rank " +
-                   std::to_string(rank));
+    fail_at(node, "axis " + std::to_string(attrs.axis) + " is out of range for rank " +
+                      std::to_string(rank));
   }
   *axis = attrs.axis < 0 ? attrs.axis + rank : attrs.axis;
   const int64_t dim = in[*axis];
-  if (outputs == 0) fail(node, "needs at least one output");
+  if (outputs == 0) fail_at(node, "needs at least one output");
   Shape split;
   if (split_input) {
     split = *split_input;
@@ -118,29 +115,29 @@ Shape resolve_split(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
     split.resize(static_cast<size_t>(outputs), part);
     split.back() = dim - part * (outputs - 1);
     if (split.back() < 0) {
-      fail(node, "cannot split a dimension of " + std::to_string(dim) + " into " +
-                     std::to_string(outputs) + " parts of " + std::to_string(part));
+      fail_at(node, "cannot split a dimension of " + std::to_string(dim) + " into " +
+                        std::to_string(outputs) + " parts of " + std::to_string(part));
     }
   } else {
     if (dim % outputs != 0) {
-      fail(node, "cannot split a dimension of " + std::to_string(dim) + " into " +
-                     std::to_string(outputs) + " equal parts");
+      fail_at(node, "cannot split a dimension of " + std::to_string(dim) + " into " +
+                        std::to_string(outputs) + " equal parts");
     }
     split.resize(static_cast<size_t>(outputs), dim / outputs);
   }
   if (static_cast<int64_t>(split.size()) != outputs) {
-    fail(node, "split " + split.to_string() + " has " + std::to_string(split.size()) +
-                   " entries for " + std::to_string(outputs) + " outputs");
+    fail_at(node, "split " + split.to_string() + " has " + std::to_string(split.size()) +
+                      " entries for " + std::to_string(outputs) + " outputs");
   }
   int64_t total = 0;
   for (int64_t s : split) {
-    if (s < 0) fail(node, "split " + split.to_string() + " has a negative size");
+    if (s < 0) fail_at(node, "split " + split.to_string() + " has a negative size");
     total += s;
   }
   if (total != dim) {
-    fail(node, "split " + split.to_string() + " sums to " + std::to_string(total) +
-                   ", not to the size of axis " + std::to_string(*axis) + " (" +
-                   std::to_string(dim) + ")");
+    fail_at(node, "split " + split.to_string() + " sums to " + std::to_string(total) +
+                      ", not to the size of axis " + std::to_string(*axis) + " (" +
+                      std::to_string(dim) + ")");
   }
   return split;
 }

@@ -3,14 +3,11 @@
 #include <string>
 
 #include "opdefs/node_info.h"
+#include "opdefs/node_inputs.h"
 
 namespace kiln {
 
 namespace {
-
-[[noreturn]] void fail(const ir::Node& node, const std::string& message) {
-  throw Error(node.describe() + ": " + message);
-}
 
 // Deeper windows would only be a typo; the kernels keep per-axis state on the stack.
 constexpr size_t kMaxSpatialRank = 12;
@@ -21,30 +18,31 @@ Shape spatial_dims(const Shape& s) { return Shape(s.begin() + 2, s.end()); }
 Shape check_operands(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x, const Tensor& w,
                      const Tensor* b, int64_t bias_length) {
   if (x.rank() < 3)
-    fail(node, "X must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
+    fail_at(node, "X must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
   if (x.rank() - 2 > kMaxSpatialRank)
-    fail(node, "X has too many spatial axes: " + x.shape().to_string());
+    fail_at(node, "X has too many spatial axes: " + x.shape().to_string());
   if (w.rank() != x.rank()) {
-    fail(node, "W " + w.shape().to_string() + " must have the rank of X " + x.shape().to_string());
+    fail_at(node,
+            "W " + w.shape().to_string() + " must have the rank of X " + x.shape().to_string());
   }
-  if (w.dtype() != x.dtype()) fail(node, "W's element type differs from X's");
+  if (w.dtype() != x.dtype()) fail_at(node, "W's element type differs from X's");
   if (x.shape()[1] % attrs.group != 0) {
-    fail(node, "group " + std::to_string(attrs.group) + " does not divide the " +
-                   std::to_string(x.shape()[1]) + " channels of X");
+    fail_at(node, "group " + std::to_string(attrs.group) + " does not divide the " +
+                      std::to_string(x.shape()[1]) + " channels of X");
   }
   const Shape kernel = spatial_dims(w.shape());
   if (!attrs.window.kernel_shape.empty() && Shape(attrs.window.kernel_shape) != kernel) {
-    fail(node, "kernel_shape " + Shape(attrs.window.kernel_shape).to_string() +
-                   " does not match W " + w.shape().to_string());
+    fail_at(node, "kernel_shape " + Shape(attrs.window.kernel_shape).to_string() +
+                      " does not match W " + w.shape().to_string());
   }
   for (int64_t k : kernel) {
-    if (k <= 0) fail(node, "W " + w.shape().to_string() + " has an empty kernel");
+    if (k <= 0) fail_at(node, "W " + w.shape().to_string() + " has an empty kernel");
   }
   if (b) {
-    if (b->dtype() != x.dtype()) fail(node, "B's element type differs from X's");
+    if (b->dtype() != x.dtype()) fail_at(node, "B's element type differs from X's");
     if (b->rank() != 1 || b->shape()[0] != bias_length) {
-      fail(node, "B " + b->shape().to_string() + " must be a vector of " +
-                     std::to_string(bias_length) + " values");
+      fail_at(node, "B " + b->shape().to_string() + " must be a vector of " +
+                        std::to_string(bias_length) + " values");
     }
   }
   return kernel;
@@ -69,13 +67,13 @@ ConvProblem resolve_conv(const ir::Node& node, const ConvAttrs& attrs, const Ten
   const int64_t out_channels = w.rank() > 0 ? w.shape()[0] : 0;
   const Shape kernel = check_operands(node, attrs, x, w, b, out_channels);
   if (w.shape()[1] * attrs.group != x.shape()[1]) {
-    fail(node, "X has " + std::to_string(x.shape()[1]) + " channels but W " +
-                   w.shape().to_string() + " with group " + std::to_string(attrs.group) +
-                   " expects " + std::to_string(w.shape()[1] * attrs.group));
+    fail_at(node, "X has " + std::to_string(x.shape()[1]) + " channels but W " +
+                      w.shape().to_string() + " with group " + std::to_string(attrs.group) +
+                      " expects " + std::to_string(w.shape()[1] * attrs.group));
   }
   if (out_channels % attrs.group != 0) {
-    fail(node, "group " + std::to_string(attrs.group) + " does not divide the " +
-                   std::to_string(out_channels) + " output channels of W");
+    fail_at(node, "group " + std::to_string(attrs.group) + " does not divide the " +
+                      std::to_string(out_channels) + " output channels of W");
   }
   ConvProblem p;
   p.geometry = resolve_window(attrs.window, spatial_dims(x.shape()), kernel, node);
@@ -91,8 +89,8 @@ ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs,
   const int64_t out_channels = w.rank() > 1 ? w.shape()[1] * attrs.group : 0;
   const Shape kernel = check_operands(node, attrs, x, w, b, out_channels);
   if (w.shape()[0] != x.shape()[1]) {
-    fail(node, "X has " + std::to_string(x.shape()[1]) + " channels but W " +
-                   w.shape().to_string() + " expects " + std::to_string(w.shape()[0]));
+    fail_at(node, "X has " + std::to_string(x.shape()[1]) + " channels but W " +
+                      w.shape().to_string() + " expects " + std::to_string(w.shape()[0]));
   }
   const Shape in = spatial_dims(x.shape());
   const size_t rank = in.size();
@@ -107,29 +105,29 @@ ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs,
   output_padding.resize(rank, 0);
   if (!attrs.output_padding.empty()) {
     if (attrs.output_padding.size() != rank)
-      fail(node, "output_padding must have one entry per spatial axis");
+      fail_at(node, "output_padding must have one entry per spatial axis");
     output_padding = Shape(attrs.output_padding);
   }
   std::vector<int64_t> output_shape = attrs.output_shape;
   if (output_shape.size() == rank + 2)
     output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!output_shape.empty() && output_shape.size() != rank) {
-    fail(node, "output_shape must have one entry per spatial axis");
+    fail_at(node, "output_shape must have one entry per spatial axis");
   }
   const AutoPad auto_pad = attrs.window.auto_pad;
   const bool same = auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower;
   if (auto_pad == AutoPad::kNotSet && !attrs.window.pads.empty() && output_shape.empty() &&
       attrs.window.pads.size() != 2 * rank) {
-    fail(node, "pads must have " + std::to_string(2 * rank) + " entries");
+    fail_at(node, "pads must have " + std::to_string(2 * rank) + " entries");
   }
   for (size_t d = 0; d < rank; ++d) {
-    if (output_padding[d] < 0) fail(node, "output_padding must be >= 0");
+    if (output_padding[d] < 0) fail_at(node, "output_padding must be >= 0");
     // The output size when nothing is cropped.
     const int64_t full =
         g.stride[d] * (in[d] - 1) + output_padding[d] + (kernel[d] - 1) * g.dilation[d] + 1;
     if (!output_shape.empty() || same) {
       const int64_t out = !output_shape.empty() ? output_shape[d] : in[d] * g.stride[d];
-      if (out <= 0) fail(node, "output_shape must be positive");
+      if (out <= 0) fail_at(node, "output_shape must be positive");
       // Negative when the output is larger than `full`: the extra rows are bias only.
       // Halved rounding down, as the ONNX reference does, so the surplus goes at the end.
       const int64_t total = full - out;
@@ -142,11 +140,11 @@ ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs,
         begin = attrs.window.pads[d];
         end = attrs.window.pads[d + rank];
       }
-      if (begin < 0 || end < 0) fail(node, "pads must be >= 0");
+      if (begin < 0 || end < 0) fail_at(node, "pads must be >= 0");
       g.pad[d] = begin;
       g.in[d] = full - begin - end;
       if (g.in[d] <= 0)
-        fail(node, "the pads crop the whole output along axis " + std::to_string(d));
+        fail_at(node, "the pads crop the whole output along axis " + std::to_string(d));
     }
   }
   ConvProblem p;

@@ -7,8 +7,10 @@ const Tensor& NodeInputs::input(size_t i) const {
   return inputs[i];
 }
 
-void NodeInputs::fail(const std::string& message) const {
+void fail_at(const ir::Node& node, const std::string& message) {
   throw Error(node.describe() + ": " + message);
 }
+
+void NodeInputs::fail(const std::string& message) const { fail_at(node, message); }
 
 }  // namespace kiln

@@ -11,6 +11,9 @@
 
 namespace kiln {
 
+// kiln::Error("<node description>: <message>"): how every definition reports a node it rejects.
+[[noreturn]] void fail_at(const ir::Node& node, const std::string& message);
+
 struct NodeInputs {
   const ir::Node& node;
   std::span<const Tensor> inputs;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "opdefs/all_defs.h"
+#include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
@@ -18,10 +19,6 @@ constexpr std::pair<const char*, ReduceOp> kReduceOps[] = {
 };
 
 bool is_arg(ReduceOp op) { return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin; }
-
-[[noreturn]] void fail(const ir::Node& node, const std::string& message) {
-  throw Error(node.describe() + ": " + message);
-}
 
 // Shape inference: the plan over the known dims (symbolic ones are kept or dropped as the
 // plan says; a rank is all the plan needs).
@@ -96,14 +93,14 @@ ReducePlan resolve_reduce(const ReduceAttrs& attrs, const Shape& x,
   const int64_t rank = static_cast<int64_t>(x.size());
   const std::span<const int64_t> axes = axes_input ? *axes_input : std::span(attrs.axes);
   ReducePlan plan;
-  if (is_arg(attrs.op) && rank == 0) fail(node, "needs an input of rank >= 1");
+  if (is_arg(attrs.op) && rank == 0) fail_at(node, "needs an input of rank >= 1");
   plan.reduced.resize(x.size(), axes.empty() && !attrs.noop_with_empty_axes ? 1 : 0);
   for (int64_t a : axes) {
     // A scalar has no axes to name; accept 0 / -1 for it as ONNX Runtime does.
     if (rank == 0 && (a == 0 || a == -1)) continue;
     if (a < -rank || a >= rank) {
-      fail(node, "axis " + std::to_string(a) + " is out of range for an input of rank " +
-                     std::to_string(rank));
+      fail_at(node, "axis " + std::to_string(a) + " is out of range for an input of rank " +
+                        std::to_string(rank));
     }
     plan.reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = 1;
   }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "opdefs/all_defs.h"
+#include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
@@ -34,8 +35,8 @@ SoftmaxLines resolve_softmax(const SoftmaxAttrs& attrs, const Shape& x, const ir
   const int64_t rank = static_cast<int64_t>(x.size());
   const int64_t upper = attrs.flatten ? rank : rank - 1;
   if (attrs.axis < -rank || attrs.axis > upper) {
-    throw Error(node.describe() + ": axis " + std::to_string(attrs.axis) +
-                " is out of range for an input of rank " + std::to_string(rank));
+    fail_at(node, "axis " + std::to_string(attrs.axis) + " is out of range for an input of rank " +
+                      std::to_string(rank));
   }
   const int64_t axis = attrs.axis < 0 ? attrs.axis + rank : attrs.axis;
   SoftmaxLines v;

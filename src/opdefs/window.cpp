@@ -3,15 +3,12 @@
 #include <string>
 
 #include "opdefs/all_defs.h"
+#include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
 
 namespace {
-
-[[noreturn]] void fail(const ir::Node& node, const std::string& message) {
-  throw Error(node.describe() + ": " + message);
-}
 
 std::string list(const std::vector<int64_t>& v) {
   std::string s = "[";
@@ -61,11 +58,11 @@ Shape per_axis(const std::vector<int64_t>& values, size_t rank, int64_t fallback
     return s;
   }
   if (values.size() != rank) {
-    fail(node, std::string(name) + " " + list(values) + " has " + std::to_string(values.size()) +
-             " entries but the input has " + std::to_string(rank) + " spatial axes");
+    fail_at(node, std::string(name) + " " + list(values) + " has " + std::to_string(values.size()) +
+                      " entries but the input has " + std::to_string(rank) + " spatial axes");
   }
   for (int64_t v : values) {
-    if (v <= 0) fail(node, std::string(name) + " " + list(values) + " must be positive");
+    if (v <= 0) fail_at(node, std::string(name) + " " + list(values) + " must be positive");
   }
   return Shape(values);
 }
@@ -83,7 +80,7 @@ std::optional<int64_t> window_output_size(int64_t in, int64_t kernel, int64_t st
 }
 
 WindowGeometry resolve_window(const WindowAttrs& attrs, const Shape& in, const Shape& kernel,
-                                 const ir::Node& node, Shape* end_pads) {
+                              const ir::Node& node, Shape* end_pads) {
   const size_t rank = in.size();
   WindowGeometry g;
   g.in = in;
@@ -96,17 +93,18 @@ WindowGeometry resolve_window(const WindowAttrs& attrs, const Shape& in, const S
   pad_end.resize(rank, 0);
   if (attrs.auto_pad == AutoPad::kNotSet && !attrs.pads.empty()) {
     if (attrs.pads.size() != 2 * rank) {
-      fail(node, "pads " + list(attrs.pads) + " must have " + std::to_string(2 * rank) +
-               " entries for " + std::to_string(rank) + " spatial axes");
+      fail_at(node, "pads " + list(attrs.pads) + " must have " + std::to_string(2 * rank) +
+                        " entries for " + std::to_string(rank) + " spatial axes");
     }
     for (size_t d = 0; d < rank; ++d) {
       g.pad[d] = attrs.pads[d];
       pad_end[d] = attrs.pads[d + rank];
-      if (g.pad[d] < 0 || pad_end[d] < 0) fail(node, "pads " + list(attrs.pads) + " must be >= 0");
+      if (g.pad[d] < 0 || pad_end[d] < 0)
+        fail_at(node, "pads " + list(attrs.pads) + " must be >= 0");
     }
   }
   for (size_t d = 0; d < rank; ++d) {
-    if (kernel[d] <= 0) fail(node, "kernel size " + kernel.to_string() + " must be positive");
+    if (kernel[d] <= 0) fail_at(node, "kernel size " + kernel.to_string() + " must be positive");
     const int64_t s = g.stride[d];
     const int64_t dk = (kernel[d] - 1) * g.dilation[d] + 1;
     if (attrs.auto_pad == AutoPad::kSameUpper || attrs.auto_pad == AutoPad::kSameLower) {
@@ -116,12 +114,12 @@ WindowGeometry resolve_window(const WindowAttrs& attrs, const Shape& in, const S
       pad_end[d] = total - g.pad[d];
       continue;
     }
-    const std::optional<int64_t> out = window_output_size(
-        in[d], kernel[d], s, g.dilation[d], g.pad[d], pad_end[d], attrs.ceil_mode);
+    const std::optional<int64_t> out = window_output_size(in[d], kernel[d], s, g.dilation[d],
+                                                          g.pad[d], pad_end[d], attrs.ceil_mode);
     if (!out) {
-      fail(node, "the window (kernel " + kernel.to_string() + ", dilations " +
-                     g.dilation.to_string() + ") is larger than the padded input " +
-                     in.to_string());
+      fail_at(node, "the window (kernel " + kernel.to_string() + ", dilations " +
+                        g.dilation.to_string() + ") is larger than the padded input " +
+                        in.to_string());
     }
     g.out[d] = *out;
   }
