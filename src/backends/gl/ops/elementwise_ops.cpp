@@ -19,7 +19,8 @@ Shape broadcast(const Shape& a, const Shape& b) {
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) throw RunOnCpu("shapes do not broadcast");
+    if (da != db && da != 1 && db != 1)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes do not broadcast");
     out[rank - 1 - i] = da == 1 ? db : da;
   }
   return out;
