@@ -32,10 +32,10 @@ std::vector<GpuUnaryCase> gpu_unary_cases() {
     const float max_magnitude = type == "Sin" || type == "Cos" ? 1e3f : 1e30f;
     if (row.op == UnaryOp::Clip) {
       // From opset 11 the bounds are inputs; the kernel takes constant ones as parameters.
-      cases.push_back({{UnaryOp::Clip, -1.5f, 2.0f}, "Clip(-1.5, 2)", [](const Tensor& x) {
-                         return OpTest("Clip").input(x).input(f32({}, {-1.5f})).input(
-                             f32({}, {2.0f})).run()[0];
-                       }});
+      cases.push_back(
+          {{UnaryOp::Clip, -1.5f, 2.0f}, "Clip(-1.5, 2)", [](const Tensor& x) {
+             return OpTest("Clip").input(x).input(f32({}, {-1.5f})).input(f32({}, {2.0f})).run()[0];
+           }});
       continue;
     }
     const UnaryParams defaults{row.op, row.alpha_default, row.beta_default};
@@ -61,13 +61,12 @@ std::vector<GpuUnaryCase> gpu_unary_cases() {
 }
 
 std::vector<float> gpu_unary_values(float max_magnitude) {
-  std::vector<float> v = {0.0f,  -0.0f,  1e-30f, -1e-30f, 1e-7f,  -1e-7f,  1e-3f,   -1e-3f,
-                          0.5f,  -0.5f,  1.0f,   -1.0f,   1.5f,   -1.5f,   2.5f,    -2.5f,
-                          3.0f,  -3.0f,  1.9f,   -1.9f,   2.1f,   -2.1f,   3.7f,    -3.7f,
-                          6.0f,  -6.0f,  9.5f,   -9.5f,   15.0f,  -15.0f,  30.0f,   -30.0f,
-                          80.0f, -80.0f, 88.0f,  -88.0f,  89.0f,  -89.0f,  100.0f,  -100.0f,
-                          104.0f, -104.0f, 1e3f, -1e3f,   1e4f,   -1e4f,   1e6f,    -1e6f,
-                          1e30f, -1e30f, 3.14159274f};
+  std::vector<float> v = {
+      0.0f,   -0.0f, 1e-30f, -1e-30f, 1e-7f,  -1e-7f, 1e-3f,      -1e-3f, 0.5f,    -0.5f,  1.0f,
+      -1.0f,  1.5f,  -1.5f,  2.5f,    -2.5f,  3.0f,   -3.0f,      1.9f,   -1.9f,   2.1f,   -2.1f,
+      3.7f,   -3.7f, 6.0f,   -6.0f,   9.5f,   -9.5f,  15.0f,      -15.0f, 30.0f,   -30.0f, 80.0f,
+      -80.0f, 88.0f, -88.0f, 89.0f,   -89.0f, 100.0f, -100.0f,    104.0f, -104.0f, 1e3f,   -1e3f,
+      1e4f,   -1e4f, 1e6f,   -1e6f,   1e30f,  -1e30f, 3.14159274f};
   for (float special : {INFINITY, -INFINITY, NAN}) v.push_back(special);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> spread(-12.0f, 12.0f);

@@ -16,7 +16,7 @@ namespace kiln::testing {
 
 struct GpuUnaryCase {
   UnaryParams params;
-  std::string label;                       // "LeakyRelu(alpha=0.1075)"
+  std::string label;                         // "LeakyRelu(alpha=0.1075)"
   std::function<Tensor(const Tensor&)> cpu;  // the CPU node on x
   // Largest input magnitude: the GPU's sin and cos reduce their argument exactly only up to
   // about 1e4.

@@ -18,7 +18,7 @@ namespace kiln {
 // The op codes of both backends' shaders, in the rows' order.
 enum class UnaryOp : uint32_t {
 #define KILN_UNARY_OP(op, code, onnx, alpha_attr, alpha_default, beta_attr, beta_default, on_nan, \
-                      value)                                                                   \
+                      value)                                                                      \
   op = code,
 #include "backends/gpu_common/unary_ops.inc"
 #undef KILN_UNARY_OP
@@ -50,13 +50,13 @@ constexpr const char* unless_none(const char* name) {
 
 inline constexpr UnaryOpInfo kUnaryOps[] = {
 #define KILN_UNARY_OP(op, code, onnx, alpha_attr, alpha_default, beta_attr, beta_default, on_nan, \
-                      value)                                                                   \
-  {UnaryOp::op,                                                                                \
-   #op,                                                                                        \
-   detail::unless_none(#onnx),                                                                 \
-   detail::unless_none(#alpha_attr),                                                           \
-   static_cast<float>(alpha_default),                                                          \
-   detail::unless_none(#beta_attr),                                                            \
+                      value)                                                                      \
+  {UnaryOp::op,                                                                                   \
+   #op,                                                                                           \
+   detail::unless_none(#onnx),                                                                    \
+   detail::unless_none(#alpha_attr),                                                              \
+   static_cast<float>(alpha_default),                                                             \
+   detail::unless_none(#beta_attr),                                                               \
    static_cast<float>(beta_default)},
 #include "backends/gpu_common/unary_ops.inc"
 #undef KILN_UNARY_OP
