@@ -99,12 +99,8 @@ void register_elementwise_ops(OpTable& t) {
     return binary_factory(BinaryOp::Mod)(q, reason);
   });
 
-  for (const char* op :
-       {"Abs",      "Neg",         "Exp",       "Log",     "Sqrt", "Reciprocal",
-        "Sin",      "Cos",         "Tanh",      "Sigmoid", "Relu", "HardSwish",
-        "Softplus", "Softsign",    "Erf",       "Floor",   "Ceil", "Round",
-        "Sign",     "Mish",        "LeakyRelu", "Elu",     "Celu", "ThresholdedRelu",
-        "Selu",     "HardSigmoid", "Gelu",      "Clip"}) {
+  // The ops of the shared table (gpu_common/unary_ops.inc).
+  for (const std::string& op : unary_onnx_types()) {
     t.add(op, unary_factory());
   }
 }

@@ -188,10 +188,6 @@ OpFactory unary_factory() {
     if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
     std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
-    if (params->op == UnaryOp::GeluTanh) {
-      reason = "Gelu's tanh approximation has no GPU kernel";
-      return nullptr;
-    }
     return unary(*params);
   };
 }
@@ -234,10 +230,9 @@ void register_elementwise_ops(OpTable& t) {
 
   t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
   t.add("Neg", signed_unary(UnaryOp::Neg, IntegerOp::Neg));
-  for (const char* op :
-       {"Exp",  "Log",       "Sqrt",     "Reciprocal", "Sin",         "Cos",   "Tanh", "Sigmoid",
-        "Relu", "HardSwish", "Softplus", "Softsign",   "Erf",         "Floor", "Ceil", "Round",
-        "Sign", "LeakyRelu", "Elu",      "Selu",       "HardSigmoid", "Gelu",  "Clip"}) {
+  // Every other op of the shared table (gpu_common/unary_ops.inc).
+  for (const std::string& op : unary_onnx_types()) {
+    if (op == "Abs" || op == "Neg") continue;
     t.add(op, unary_factory());
   }
 }
