@@ -12,7 +12,7 @@
 See python/README.md in the kiln repository.
 """
 from ._kiln import (Error, LayerStep, LayerSteps, Model, NodePlacement, Tensor, ValueInfo, Worker,
-                    backends, load_model)
+                    backends, load_model, load_tensor)
 from ._async import tensor_await as _tensor_await
 from ._session import (InferenceSession, NodeArg, SessionOptions, get_all_providers,
                        get_available_providers, get_device)
@@ -22,5 +22,5 @@ Tensor.__await__ = _tensor_await
 __all__ = [
     "Error", "InferenceSession", "LayerStep", "LayerSteps", "Model", "NodeArg", "NodePlacement",
     "SessionOptions", "Tensor", "ValueInfo", "Worker", "backends", "get_all_providers",
-    "get_available_providers", "get_device", "load_model",
+    "get_available_providers", "get_device", "load_model", "load_tensor",
 ]

@@ -7,6 +7,7 @@
 #include "deferred_release.h"
 #include "dtypes.h"
 #include "kiln/kiln.h"
+#include "values.h"
 
 namespace py = pybind11;
 using kiln::ValueInfo;
@@ -99,6 +100,14 @@ void bind_model(py::module_& m) {
                std::to_string(mo.outputs().size()) + " outputs, " +
                std::to_string(mo.node_count()) + " nodes>";
       });
+
+  m.def(
+      "load_tensor",
+      [](py::handle path) {
+        const std::string p = py::str(py::module_::import("os").attr("fspath")(path));
+        return python_from_host_value(kiln::load_tensor(p));
+      },
+      py::arg("path"), "Reads an ONNX TensorProto (.pb) or .npy file as a numpy array.");
 
   m.def("load_model", &load, py::arg("path_or_bytes"), py::arg("optimize") = true,
         R"(Loads an ONNX model from a file path or from bytes and optimizes it once.

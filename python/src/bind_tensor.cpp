@@ -68,11 +68,13 @@ const char* kind_name(kiln::ValueKind kind) {
 }
 
 // dtype, shape and kind are written by the producing layer: read them once it has finished.
+// A failed value raises its error.
 const kiln::Tensor& finished(PyTensor& t) {
   if (t.tensor.is_pending()) {
     WithoutGil unlocked;
     kiln::wait_ready(t.tensor);
   }
+  kiln::wait_ready(t.tensor);  // finished: returns at once, or rethrows
   return t.tensor;
 }
 

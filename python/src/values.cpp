@@ -1,5 +1,7 @@
 #include "values.h"
 
+#include <pybind11/stl.h>
+
 #include <cstring>
 
 #include "deferred_release.h"
@@ -188,7 +190,10 @@ Feeds feeds_from_python(const kiln::Model& model, py::handle feeds) {
 }
 
 Tensor host_value(const Tensor& value) {
-  if (!value.is_pending() && !kiln::on_device(value)) return value;
+  if (!value.is_pending()) {
+    kiln::wait_ready(value);  // does not block: rethrows the error of a failed layer
+    if (!kiln::on_device(value)) return value;
+  }
   WithoutGil unlocked;
   kiln::wait_ready(value);
   if (value.kind() == kiln::ValueKind::Tensor && kiln::on_device(value))
