@@ -117,14 +117,17 @@ class InferenceSession:
         self._model = load_model(path_or_bytes)
         threads = sess_options.intra_op_num_threads if sess_options is not None else 0
         wanted = [_backend_of(p) for p in (providers or ["CPUExecutionProvider"])]
+        names = [p[0] if isinstance(p, (tuple, list)) else p
+                 for p in (providers or ["CPUExecutionProvider"])]
         errors = []
         self._worker = None
-        for backend in wanted:
+        for name, backend in zip(names, wanted):
             if backend not in backends:
                 errors.append(f"{backend}: not built into this kiln")
                 continue
             try:
                 self._worker = Worker(self._model, backend, num_threads=threads)
+                self._provider = name
                 break
             except RuntimeError as e:  # a GPU backend without a device: try the next provider
                 errors.append(f"{backend}: {e}")
@@ -144,7 +147,11 @@ class InferenceSession:
         return []
 
     def get_providers(self):
-        return [_BACKEND_PROVIDER[self._worker.backend]]
+        """The provider in use, as it was asked for, then the CPU (kiln runs what a GPU backend
+        lacks on the CPU, as ONNX Runtime falls back to CPUExecutionProvider)."""
+        name = self._provider if self._provider.endswith("Provider") else \
+            _BACKEND_PROVIDER[self._worker.backend]
+        return [name] if self._worker.backend == "cpu" else [name, "CPUExecutionProvider"]
 
     def get_provider_options(self):
         return {p: {} for p in self.get_providers()}

@@ -47,6 +47,9 @@ def test_providers_pick_the_backend(providers, backend):
     need_backend(backend)
     session = kiln.InferenceSession(str(DIGITS), providers=providers)
     assert session.worker.backend == backend
+    assert session.get_providers()[-1] == "CPUExecutionProvider"
+    if providers and providers[0] == "CUDAExecutionProvider":
+        assert session.get_providers()[0] == "CUDAExecutionProvider"  # as scripts check it
 
 
 def test_an_unknown_provider_is_refused():
