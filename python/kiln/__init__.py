@@ -18,6 +18,7 @@ from ._session import (InferenceSession, NodeArg, SessionOptions, get_all_provid
                        get_available_providers, get_device)
 
 Tensor.__await__ = _tensor_await
+Error.__module__ = "kiln"  # shown as kiln.Error in tracebacks
 
 __all__ = [
     "Error", "InferenceSession", "LayerStep", "LayerSteps", "Model", "NodeArg", "NodePlacement",

@@ -78,18 +78,22 @@ void bind_model(py::module_& m) {
           },
           "Dimensions: ints, names (str) for symbolic ones, None where unknown; None when the "
           "rank is unknown.")
-      .def_property_readonly("kind", [](const ValueInfo& v) { return kind_name(v.kind); },
-                             "'tensor', 'sequence', 'optional' or 'map'.")
-      .def_property_readonly("element_kind",
-                             [](const ValueInfo& v) { return kind_name(v.element_kind); },
-                             "For an optional: 'tensor' or 'sequence'.")
-      .def("__repr__", [](const ValueInfo& v) { return "<" + v.name + ": " + v.to_string() + ">"; });
+      .def_property_readonly(
+          "kind", [](const ValueInfo& v) { return kind_name(v.kind); },
+          "'tensor', 'sequence', 'optional' or 'map'.")
+      .def_property_readonly(
+          "element_kind", [](const ValueInfo& v) { return kind_name(v.element_kind); },
+          "For an optional: 'tensor' or 'sequence'.")
+      .def("__repr__",
+           [](const ValueInfo& v) { return "<" + v.name + ": " + v.to_string() + ">"; });
 
-  py::class_<kiln::Model>(m, "Model", "A loaded, optimized ONNX model; any number of workers share it.")
+  py::class_<kiln::Model>(m, "Model",
+                          "A loaded, optimized ONNX model; any number of workers share it.")
       .def_property_readonly("inputs", &kiln::Model::inputs)
       .def_property_readonly("outputs", &kiln::Model::outputs)
-      .def_property_readonly("opset", [](const kiln::Model& mo) { return mo.opset(""); },
-                             "The opset of the default ONNX domain.")
+      .def_property_readonly(
+          "opset", [](const kiln::Model& mo) { return mo.opset(""); },
+          "The opset of the default ONNX domain.")
       .def("opset_of", &kiln::Model::opset, py::arg("domain"),
            "The opset imported for `domain` (0 when not imported).")
       .def_property_readonly("producer", &kiln::Model::producer)

@@ -81,13 +81,16 @@ const kiln::Tensor& finished(PyTensor& t) {
 }  // namespace
 
 void bind_tensor(py::module_& m) {
-  py::class_<PyTensor>(m, "Tensor", py::buffer_protocol(), R"(A kiln value: a tensor, a sequence or an optional.
+  py::class_<PyTensor>(m, "Tensor", py::buffer_protocol(),
+                       R"(A kiln value: a tensor, a sequence or an optional.
 
 Outputs of Worker.peek_output/take_output may still be pending (their layer has not run) or
 live on a GPU: readback_request() starts the download, is_readback_request_done() polls it,
 numpy() waits and returns the data, and `await tensor` waits without blocking the event loop.
 kiln.Tensor(array) wraps a numpy array without copying it (it can be fed to Worker.schedule).)")
-      .def(py::init([](py::handle value) { return PyTensor{value_from_python(value, nullptr), {}}; }),
+      .def(py::init([](py::handle value) {
+             return PyTensor{value_from_python(value, nullptr), {}};
+           }),
            py::arg("array"))
       .def(
           "readback_request", [](const PyTensor& t) { t.tensor.readback_request(); },
@@ -126,7 +129,8 @@ kiln.Tensor(array) wraps a numpy array without copying it (it can be fed to Work
           },
           "The numpy dtype the data reads as (waits for a pending value).")
       .def_property_readonly(
-          "elem_type", [](PyTensor& t) { return std::string(kiln::dtype_name(finished(t).dtype())); },
+          "elem_type",
+          [](PyTensor& t) { return std::string(kiln::dtype_name(finished(t).dtype())); },
           "kiln's element type name: 'float32', 'bfloat16', ... (waits for a pending value).")
       .def_property_readonly(
           "shape",

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "bindings.h"
@@ -27,16 +28,22 @@ bool interpreter_finalizing() {
 
 // Destroying a worker waits for its runs: without the GIL, so that their jobs never wait on it.
 template <class T>
-void destroy_without_gil(std::optional<T>& object) {
+void destroy_without_gil(std::optional<T>& object, std::mutex* mutex = nullptr) {
   if (!object) return;
   if (interpreter_finalizing()) {
     object.reset();
     return;
   }
   WithoutGil unlocked;
+  std::unique_lock<std::mutex> lock;
+  if (mutex) lock = std::unique_lock(*mutex);
   object.reset();
 }
 
+// A kiln::Worker is used from one thread at a time. Python code may share one between threads
+// (onnxruntime's InferenceSession.run is thread-safe, and scripts rely on it), so every call
+// into the worker holds its mutex, taken after the GIL is released (never the other way round,
+// which could deadlock). A run's readback waits happen outside it, so runs still overlap.
 struct PyWorker {
   PyWorker(const kiln::Model& model, const std::string& backend, int num_threads, bool strict,
            bool verify_shapes)
@@ -47,13 +54,20 @@ struct PyWorker {
     WithoutGil unlocked;  // compiling the graph and starting a GPU device take a while
     worker.emplace(model, b, options);
   }
-  ~PyWorker() { destroy_without_gil(worker); }
+  ~PyWorker() { destroy_without_gil(worker, &mutex); }
+
+  // Runs `f` on the worker without the GIL, holding the worker's mutex.
+  template <class F>
+  auto exclusive(F&& f) {
+    WithoutGil unlocked;
+    std::lock_guard lock(mutex);
+    return f(*worker);
+  }
 
   void schedule(py::handle feeds) {
     Feeds converted = feeds_from_python(model, feeds);
     auto named = converted.named();
-    WithoutGil unlocked;
-    worker->schedule(std::span<const kiln::NamedTensor>(named));
+    exclusive([&](kiln::Worker& w) { w.schedule(std::span<const kiln::NamedTensor>(named)); });
   }
 
   std::vector<std::string> output_names(py::handle names) const {
@@ -70,8 +84,11 @@ struct PyWorker {
     results.reserve(wanted.size());
     {
       WithoutGil unlocked;
-      worker->schedule(std::span<const kiln::NamedTensor>(named));
-      for (const std::string& name : wanted) results.push_back(worker->peek_output(name));
+      {
+        std::lock_guard lock(mutex);
+        worker->schedule(std::span<const kiln::NamedTensor>(named));
+        for (const std::string& name : wanted) results.push_back(worker->peek_output(name));
+      }
       for (kiln::Tensor& r : results) r.readback_request();  // GPU downloads overlap
       for (kiln::Tensor& r : results) {
         kiln::wait_ready(r);
@@ -85,21 +102,24 @@ struct PyWorker {
 
   kiln::Model model;
   std::optional<kiln::Worker> worker;
+  std::mutex mutex;
 };
 
 // schedule_iterable as a Python iterator: each next() runs one layer without the GIL.
 struct PyLayerSteps {
-  PyLayerSteps(py::object owner, kiln::LayerSteps steps) : owner(std::move(owner)) {
+  PyLayerSteps(py::object owner, kiln::LayerSteps steps)
+      : owner(std::move(owner)), worker(this->owner.cast<PyWorker&>()) {
     this->steps.emplace(std::move(steps));
   }
   ~PyLayerSteps() {
     position.reset();
-    destroy_without_gil(steps);  // runs the layers left, so no output stays pending
+    destroy_without_gil(steps, &worker.mutex);  // runs the layers left: no output stays pending
   }
 
   kiln::LayerStep next() {
     {
       WithoutGil unlocked;
+      std::lock_guard lock(worker.mutex);
       if (!position) {
         position.emplace(steps->begin());
       } else if (*position != steps->end()) {
@@ -111,6 +131,7 @@ struct PyLayerSteps {
   }
 
   py::object owner;  // the worker, which owns the run
+  PyWorker& worker;
   std::optional<kiln::LayerSteps> steps;
   std::optional<kiln::LayerSteps::Iterator> position;
 };
@@ -133,10 +154,12 @@ void bind_worker(py::module_& m) {
       .def_readonly("node_name", &kiln::NodePlacement::node_name)
       .def_readonly("op_type", &kiln::NodePlacement::op_type)
       .def_property_readonly(
-          "backend", [](const kiln::NodePlacement& p) { return std::string(kiln::backend_name(p.backend)); })
+          "backend",
+          [](const kiln::NodePlacement& p) { return std::string(kiln::backend_name(p.backend)); })
       .def_readonly("fallback_reason", &kiln::NodePlacement::fallback_reason)
       .def("__repr__", [](const kiln::NodePlacement& p) {
-        return "<" + p.op_type + " '" + p.node_name + "' on " + std::string(kiln::backend_name(p.backend)) +
+        return "<" + p.op_type + " '" + p.node_name + "' on " +
+               std::string(kiln::backend_name(p.backend)) +
                (p.fallback_reason.empty() ? "" : " (" + p.fallback_reason + ")") + ">";
       });
 
@@ -151,7 +174,8 @@ void bind_worker(py::module_& m) {
     worker.schedule({"x": x})                    # returns at once
     y = worker.peek_output("y").numpy()          # waits for that output
 
-A worker is used from one thread at a time; several workers run at once.)")
+Calls from several threads are serialized (each schedule and its outputs stay together in run());
+several workers run at once.)")
       .def(py::init<const kiln::Model&, const std::string&, int, bool, bool>(), py::arg("model"),
            py::arg("backend") = "cpu", py::arg("num_threads") = 0, py::arg("strict") = false,
            py::arg("verify_shapes") = false)
@@ -171,10 +195,9 @@ read. Raises kiln.Error for an unknown or missing input, or a wrong dtype or sha
             Feeds converted = feeds_from_python(w.model, feeds);
             auto named = converted.named();
             std::optional<kiln::LayerSteps> steps;
-            {
-              WithoutGil unlocked;
-              steps.emplace(w.worker->schedule_iterable(std::span<const kiln::NamedTensor>(named)));
-            }
+            w.exclusive([&](kiln::Worker& worker) {
+              steps.emplace(worker.schedule_iterable(std::span<const kiln::NamedTensor>(named)));
+            });
             return std::make_unique<PyLayerSteps>(self, std::move(*steps));
           },
           py::arg("feeds"),
@@ -183,20 +206,30 @@ read. Raises kiln.Error for an unknown or missing input, or a wrong dtype or sha
       .def(
           "peek_output",
           [](PyWorker& w, std::optional<std::string> name) {
-            return PyTensor{name ? w.worker->peek_output(*name) : w.worker->peek_output(), {}};
+            return w.exclusive([&](kiln::Worker& worker) {
+              return PyTensor{name ? worker.peek_output(*name) : worker.peek_output(), {}};
+            });
           },
           py::arg("name") = py::none(),
           "The output of the latest run (the first output when no name is given); it may still "
           "be pending. The Tensor keeps this run's data even after the next schedule.")
       .def(
-          "take_output", [](PyWorker& w, const std::string& name) { return PyTensor{w.worker->take_output(name), {}}; },
+          "take_output",
+          [](PyWorker& w, const std::string& name) {
+            return w.exclusive([&](kiln::Worker& worker) {
+              return PyTensor{worker.take_output(name), {}};
+            });
+          },
           py::arg("name"), "Hands the output over; the worker forgets it.")
-      .def_property_readonly("output_names", [](const PyWorker& w) { return w.worker->output_names(); })
+      .def_property_readonly("output_names",
+                             [](const PyWorker& w) { return w.worker->output_names(); })
       .def_property_readonly("model", [](const PyWorker& w) { return w.model; })
-      .def_property_readonly("backend",
-                             [](const PyWorker& w) { return std::string(kiln::backend_name(w.worker->backend())); })
-      .def("placements", [](const PyWorker& w) { return w.worker->placements(); },
-           "Per node of the optimized graph, in execution order: where it runs and why.")
+      .def_property_readonly(
+          "backend",
+          [](const PyWorker& w) { return std::string(kiln::backend_name(w.worker->backend())); })
+      .def(
+          "placements", [](const PyWorker& w) { return w.worker->placements(); },
+          "Per node of the optimized graph, in execution order: where it runs and why.")
       .def("device_description", [](const PyWorker& w) { return w.worker->device_description(); });
 }
 

@@ -1,7 +1,7 @@
 #include "dtypes.h"
 
-#include <cstdint>
 #include <complex>
+#include <cstdint>
 
 namespace py = pybind11;
 using kiln::DataType;
@@ -92,18 +92,18 @@ DataType dtype_from_numpy(const py::dtype& dtype) {
   const auto size = dtype.itemsize();
   switch (kind) {
     case 'f':
-      return size == 2 ? DataType::Float16
+      return size == 2   ? DataType::Float16
              : size == 4 ? DataType::Float32
              : size == 8 ? DataType::Float64
                          : DataType::Undefined;
     case 'i':
-      return size == 1 ? DataType::Int8
+      return size == 1   ? DataType::Int8
              : size == 2 ? DataType::Int16
              : size == 4 ? DataType::Int32
              : size == 8 ? DataType::Int64
                          : DataType::Undefined;
     case 'u':
-      return size == 1 ? DataType::UInt8
+      return size == 1   ? DataType::UInt8
              : size == 2 ? DataType::UInt16
              : size == 4 ? DataType::UInt32
              : size == 8 ? DataType::UInt64
@@ -111,7 +111,9 @@ DataType dtype_from_numpy(const py::dtype& dtype) {
     case 'b':
       return DataType::Bool;
     case 'c':
-      return size == 8 ? DataType::Complex64 : size == 16 ? DataType::Complex128 : DataType::Undefined;
+      return size == 8    ? DataType::Complex64
+             : size == 16 ? DataType::Complex128
+                          : DataType::Undefined;
     case 'O':
     case 'U':
     case 'S':

@@ -214,8 +214,8 @@ py::object string_array(const Tensor& host) {
   const std::string* in = host.data<std::string>();
   py::list items(static_cast<size_t>(host.element_count()));
   for (int64_t i = 0; i < host.element_count(); ++i) {
-    PyObject* s = PyUnicode_DecodeUTF8(in[i].data(), static_cast<py::ssize_t>(in[i].size()),
-                                       nullptr);
+    PyObject* s =
+        PyUnicode_DecodeUTF8(in[i].data(), static_cast<py::ssize_t>(in[i].size()), nullptr);
     if (s) {
       items[static_cast<size_t>(i)] = py::reinterpret_steal<py::object>(s);
     } else {  // not UTF-8: the bytes as they are

@@ -77,3 +77,19 @@ def test_a_public_model_matches_onnxruntimes_reference_outputs():
     expected = kiln.load_tensor(folder / "test_data_set_0" / "output_0.pb")
     (y,) = session.run(None, {session.get_inputs()[0].name: x})
     np.testing.assert_allclose(y, expected, rtol=1e-3, atol=1e-4)
+
+
+def test_run_from_several_threads_at_once(digit_samples):
+    # onnxruntime's run is thread-safe and scripts share one session between threads
+    import concurrent.futures
+    x, expected = digit_samples
+    session = kiln.InferenceSession(str(DIGITS))
+    batches = [np.roll(x, k, axis=0) for k in range(8)]
+
+    def infer(k):
+        return session.run(None, {"pixels": batches[k % 8]})[0]
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(infer, range(64)))
+    for k, y in enumerate(results):
+        np.testing.assert_allclose(y, np.roll(expected, k % 8, axis=0), rtol=1e-3, atol=1e-4)
