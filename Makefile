@@ -29,7 +29,7 @@ test-unit: build
 
 # The Python binding as built (build/release/python), on all three backends.
 test-python: build
-	@PYTHONPATH=build/release/python $(PYTHON) -m pytest -q python/tests
+	@PYTHONPATH=build/release/python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 # Installs the Python package as built into $(PYTHON)'s user site-packages, or into PYTHON_SITE.
 python: build

@@ -10,8 +10,8 @@ Tensor borrow_tensor(DataType dtype, const Shape& shape, void* data, std::shared
   for (int64_t d : shape) check(d >= 0, "negative dimension in shape " + shape.to_string());
   const size_t bytes = static_cast<size_t>(shape.element_count()) * dtype_size(dtype);
   check(data != nullptr || bytes == 0, "borrow_tensor: null data for a non-empty tensor");
-  return Tensor(std::make_shared<TensorImpl>(dtype, shape,
-                                             Storage::borrow(data, bytes, std::move(owner))));
+  return Tensor(
+      std::make_shared<TensorImpl>(dtype, shape, Storage::borrow(data, bytes, std::move(owner))));
 }
 
 void wait_ready(const Tensor& tensor) {
@@ -19,6 +19,8 @@ void wait_ready(const Tensor& tensor) {
   tensor.impl()->wait();
 }
 
-bool on_device(const Tensor& tensor) { return tensor.defined() && tensor.impl()->device != nullptr; }
+bool on_device(const Tensor& tensor) {
+  return tensor.defined() && tensor.impl()->device != nullptr;
+}
 
 }  // namespace kiln
