@@ -19,8 +19,8 @@ def test_await_an_output_returns_its_array(digits, digit_samples):
 
 
 def test_the_event_loop_runs_while_an_output_is_awaited():
-    worker = kiln.Worker(kiln.load_model(matmul_model(768)), num_threads=1)
-    x = np.random.default_rng(0).random((768, 768), dtype=np.float32)
+    worker = kiln.Worker(kiln.load_model(matmul_model(1024)), num_threads=1)
+    x = np.random.default_rng(0).random((1024, 1024), dtype=np.float32)
     worker.run({"x": x})  # warm up
 
     async def main():
