@@ -113,12 +113,13 @@ kiln.Tensor(array) wraps a numpy array without copying it (it can be fed to Work
           "Waits without the GIL. Host data is not copied: the array views kiln's memory.")
       .def(
           "__array__",
-          [](PyTensor& t, py::object dtype) {
+          [](PyTensor& t, py::object dtype, py::object copy) {
             py::object a = python_from_host_value(t.ensure_host());
-            if (dtype.is_none()) return a;
-            return py::module_::import("numpy").attr("asarray")(a, dtype);
+            if (!dtype.is_none()) a = py::module_::import("numpy").attr("asarray")(a, dtype);
+            if (copy.is_none() || !copy.cast<bool>()) return a;
+            return a.attr("copy")();
           },
-          py::arg("dtype") = py::none())
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none())
       .def_property_readonly("is_pending", [](const PyTensor& t) { return t.tensor.is_pending(); })
       .def_property_readonly(
           "dtype",
