@@ -59,6 +59,20 @@ def test_bfloat16_reads_and_writes_as_float32_rounded_to_bfloat16():
     np.testing.assert_array_equal(y, expected)
 
 
+def test_float8_reads_and_writes_as_float32_rounded_and_saturated():
+    x = np.array([0.5, 1.0, 448.0, 1000.0, -3.3, -1e6], np.float32)
+    (y,) = kiln.Worker(kiln.load_model(identity_model(17))).run({"x": x})  # 17: FLOAT8E4M3FN
+    assert y.dtype == np.float32
+    # e4m3fn: 3 mantissa bits (3.3 rounds to 3.25), largest finite 448 (Cast saturates)
+    np.testing.assert_array_equal(y, [0.5, 1.0, 448.0, 448.0, -3.25, -448.0])
+
+
+def test_uint4_keeps_the_low_bits_as_cast_truncates():
+    (y,) = kiln.Worker(kiln.load_model(identity_model(21))).run({"x": np.array([0, 15, 17], np.uint8)})
+    assert y.dtype == np.uint8
+    np.testing.assert_array_equal(y, [0, 15, 1])
+
+
 def test_int4_reads_and_writes_as_int8():
     x = np.array([-8, -1, 0, 7], np.int8)
     (y,) = kiln.Worker(kiln.load_model(identity_model(22))).run({"x": x})  # 22: INT4
