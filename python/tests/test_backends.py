@@ -57,3 +57,26 @@ def test_strict_mode_refuses_what_the_gpu_backend_lacks(backend):
     assert kiln.Worker(model, backend=backend).placements()[0].fallback_reason
     with pytest.raises(kiln.Error):
         kiln.Worker(model, backend=backend, strict=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errors_are_kiln_errors_on_each_backend(backend, digits):
+    need_backend(backend)
+    worker = kiln.Worker(digits, backend=backend)
+    with pytest.raises(kiln.Error, match="must be float32, got int32"):
+        worker.schedule({"pixels": np.zeros((1, 1, 8, 8), np.int32)})
+    with pytest.raises(kiln.Error, match="has shape"):
+        worker.run({"pixels": np.zeros((1, 8, 8), np.float32)})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inputs_are_borrowed_on_each_backend(backend, digits, digit_samples):
+    # the run reads the caller's array: a write between binding and running shows in the result
+    need_backend(backend)
+    x, expected = digit_samples
+    worker = kiln.Worker(digits, backend=backend)
+    feed = np.zeros_like(x)
+    steps = worker.schedule_iterable({"pixels": feed})
+    feed[...] = x
+    list(steps)
+    np.testing.assert_allclose(worker.peek_output("logits").numpy(), expected, rtol=1e-3, atol=1e-4)
