@@ -56,9 +56,9 @@ test-asan: build-asan
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_VULKAN_TESTS)" \
 	  -E "^Gl|GpuPixelWorker|gpu_op_harness"
 
-# A shared libkiln (BUILD_SHARED_LIBS=ON): builds it from the same objects as the release build
-# (compiled with hidden visibility either way, so the compiler cache serves them), checks that it
-# exports only the public API, and builds and runs a consumer against it installed.
+# A shared libkiln (BUILD_SHARED_LIBS=ON) in its own build folder (a full build of the library:
+# not part of `make test`), checked to export only the public API, installed, and used by the
+# consumer project.
 test-shared: deps
 	@cmake --preset shared >/dev/null
 	@cmake --build --preset shared -j $(JOBS) --target kiln kiln_cli

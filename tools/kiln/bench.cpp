@@ -8,6 +8,7 @@
 #include "command.h"
 #include "core/thread_pool.h"
 #include "inputs.h"
+#include "options.h"
 #include "kiln/kiln.h"
 
 namespace kiln::cli {
@@ -143,10 +144,10 @@ const Registration kCommand{
       auto o = std::make_shared<BenchOptions>();
       add_model_argument(cmd, o->model);
       cmd.add_option("--runs", o->runs, "timed runs (default 100)")
-          ->check(CLI::Range(1, 1'000'000'000))
+          ->check(integer_in(1, 1'000'000'000))
           ->type_name("N");
       cmd.add_option("--warmup", o->warmup, "untimed runs first (default 10)")
-          ->check(CLI::Range(0, 1'000'000'000))
+          ->check(integer_in(0, 1'000'000'000))
           ->type_name("N");
       add_input_flags(cmd, o->inputs, /*with_dims=*/true);
       add_worker_flags(cmd, o->worker);

@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <charconv>
 #include <regex>
 
 namespace kiln::cli {
@@ -28,7 +29,7 @@ void add_worker_flags(CLI::App& cmd, WorkerFlags& flags, WorkerFlagSet set) {
   if (set.threads) {
     cmd.add_option("--threads,-t", flags.threads,
                    "CPU threads (default: every hardware thread, or KILN_NUM_THREADS)")
-        ->check(CLI::Range(0, 4096))
+        ->check(integer_in(0, 4096))
         ->type_name("N");
   }
   cmd.add_flag("--strict", flags.strict,
@@ -75,6 +76,38 @@ CLI::Validator regex_validator() {
         return "";
       },
       "REGEX");
+}
+
+CLI::Validator integer_in(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
+        if (ec != std::errc() || p != end) return "'" + text + "' is not an integer";
+        if (v < min) return text + " is less than " + std::to_string(min);
+        if (v > max) return text + " is more than " + std::to_string(max);
+        return "";
+      },
+      "INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+}
+
+CLI::Validator non_negative_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t used = 0;
+        double v = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size()) return "'" + text + "' is not a number";
+        if (!(v >= 0)) return text + " is negative";
+        return "";
+      },
+      "NUMBER >= 0");
 }
 
 }  // namespace kiln::cli

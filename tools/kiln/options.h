@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,10 @@ struct InputFlags {
 };
 void add_input_flags(CLI::App& cmd, InputFlags& flags, bool with_dims);
 
-// A validator for options that take a regular expression (std::regex, ECMAScript).
-CLI::Validator regex_validator();
+// Validators whose messages say what was wrong with the text given: "'abc' is not an integer",
+// "4097 is more than 4096".
+CLI::Validator regex_validator();  // a std::regex (ECMAScript)
+CLI::Validator integer_in(int64_t min, int64_t max);
+CLI::Validator non_negative_number();
 
 }  // namespace kiln::cli

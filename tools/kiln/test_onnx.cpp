@@ -297,10 +297,10 @@ const Registration kCommand{
           ->check(regex_validator())
           ->type_name("REGEX");
       cmd.add_option("--rtol", o->rtol, "relative tolerance (default 1e-3, as the ONNX runner)")
-          ->check(CLI::NonNegativeNumber)
+          ->check(non_negative_number())
           ->type_name("R");
       cmd.add_option("--atol", o->atol, "absolute tolerance (default 1e-7, as the ONNX runner)")
-          ->check(CLI::NonNegativeNumber)
+          ->check(non_negative_number())
           ->type_name("A");
       cmd.add_option("--known-failures", o->known_failures,
                      "tests expected to fail, one per line (\"name  # reason\"); the exit status "
@@ -308,7 +308,7 @@ const Registration kCommand{
           ->type_name("FILE");
       cmd.add_option("--timeout", o->timeout_s,
                      "seconds per test before it counts as failed (default 120)")
-          ->check(CLI::Range(1, 86400))
+          ->check(integer_in(1, 86400))
           ->type_name("S");
       cmd.add_flag("--verbose,-v", o->verbose, "print passing tests too");
       add_worker_flags(cmd, o->worker, {.verify_shapes = true});
