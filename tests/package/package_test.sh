@@ -26,7 +26,7 @@ if [[ $shared == --shared ]]; then
   # kiln:: that no header of include/kiln declares (internal classes and functions, backends,
   # the IR) must stay hidden. Symbols of other libraries must not be exported at all.
   nm -DC --defined-only "$lib" | awk '{ $1 = ""; $2 = ""; print substr($0, 3) }' >"$work/exports.txt"
-  grep -Eo '(^|[^:A-Za-z_])kiln::[A-Za-z_]+(::[A-Za-z_]+)?' "$work/exports.txt" |
+  grep -Eo '(^|[^:A-Za-z0-9_])kiln::[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)?' "$work/exports.txt" |
     sed -E 's/^[^k]*//' | sort -u >"$work/kiln_names.txt"
   bad=0
   while read -r name; do
