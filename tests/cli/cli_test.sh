@@ -191,7 +191,10 @@ expect_usage_error "--filter not a regex" "^kiln test-onnx: .*not a regular expr
 expect_usage_error "unknown backend" "^kiln run: .*--backend.*gpu" "$kiln" run "$model" --backend gpu
 expect_usage_error "unknown top-level option" "^kiln: .*--verbose" "$kiln" --verbose
 
-# Failed runs: exit status 1, the message names the problem.
+# Failed runs: exit status 1, one line naming the problem (a list in the message is joined).
+"$kiln" run "$model" >/dev/null 2>"$work/err.txt"
+[[ $(wc -l <"$work/err.txt") -eq 1 ]] || { fail "missing input: not one line:"; cat "$work/err.txt"; }
+expect_match "missing input on one line" "$work/err.txt" "^kiln run: no value for input 'pixels'.*'pixels' float32\[batch, 1, 8, 8\]"
 expect_status "test-onnx on a folder without tests" 1 "$work/err.txt" "$kiln" test-onnx "$work/in"
 expect_match "test-onnx no tests" "$work/err.txt" "^kiln test-onnx: no test folders"
 if "$kiln" run "$model" --input "nope=$sample" >"$work/err.txt" 2>&1; then

@@ -70,6 +70,21 @@ void reject_leftovers(const CLI::App& cmd) {
   if (!rest.empty()) throw UsageError("unexpected argument '" + rest.front() + "'");
 }
 
+// Some errors list things one per line (a model's inputs, the devices there are): the command
+// line prints every error on one line, the list joined with "; ".
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (message[i] != '\n') {
+      out += message[i];
+      continue;
+    }
+    while (i + 1 < message.size() && message[i + 1] == ' ') ++i;
+    if (i + 1 < message.size()) out += out.empty() || out.back() == ':' ? " " : "; ";
+  }
+  return out;
+}
+
 int usage_error(const std::string& where, const std::string& message) {
   std::cerr << where << ": " << message << "; see '" << where << " --help'\n";
   return 2;
@@ -121,8 +136,9 @@ int main(int argc, char** argv) {
   }
   if (first[0] == '-' && first != "--help" && first != "-h" && first != "--version") {
     const std::string name = first.substr(0, first.find('='));
-    return usage_error("kiln", "unknown option '" + name + "' (options go after the command: "
-                               "kiln COMMAND [OPTIONS])");
+    return usage_error("kiln", "unknown option '" + name +
+                                   "' (options go after the command: "
+                                   "kiln COMMAND [OPTIONS])");
   }
 
   const Entry* chosen = nullptr;
@@ -153,10 +169,13 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(where, e.what());
   } catch (const Error& e) {
-    std::cerr << where << ": " << e.what() << "\n";
+    std::cerr << where << ": " << one_line(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << where << ": internal error: " << e.what() << "\n";
+    std::cerr << where << ": internal error: " << one_line(e.what()) << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << where << ": internal error of unknown type\n";
     return 1;
   }
 }
