@@ -7,8 +7,10 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 JOBS ?= $(shell nproc)
 KILN := build/release/kiln
+# Debian's python3: the interpreter its numpy, pybind11, pytest and Dask packages are for.
+PYTHON ?= /usr/bin/python3
 
-.PHONY: demo test test-unit test-conformance test-asan test-shared deps build build-demo build-asan bench docs clean
+.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench docs clean python
 
 deps:
 	@scripts/install-deps.sh
@@ -26,10 +28,21 @@ build-demo: deps
 demo: build-demo
 	@build/release/kiln_demo demo/digits.onnx demo/samples
 
-test: test-unit test-conformance
+test: test-unit test-python test-conformance
 
 test-unit: build
 	@ctest --preset release -j $(JOBS)
+
+# The Python binding as built (build/release/python), on all three backends.
+test-python: build
+	@PYTHONPATH=build/release/python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+
+# Installs the Python package as built into $(PYTHON)'s user site-packages, or into PYTHON_SITE.
+python: build
+	@site="$${PYTHON_SITE:-$$($(PYTHON) -m site --user-site)}"; \
+	  mkdir -p "$$site" && rm -rf "$$site/kiln" && \
+	  cp -r build/release/python/kiln "$$site/" && rm -rf "$$site/kiln/__pycache__" && \
+	  echo "kiln installed in $$site (python: $(PYTHON))"
 
 # The ONNX backend tests and the public models in $(SHARED), on the CPU and on both GPU backends
 # (Mesa's lavapipe and llvmpipe where there is no GPU); skipped when $(SHARED) is absent.

@@ -16,6 +16,11 @@ packages=(
   # OpenGL ES backend: EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   googletest libgtest-dev libbenchmark-dev
+  # Python binding (python/): pybind11 for the system python3, numpy, setuptools for pip
+  # installs; pytest and onnx (to build small test models) for its tests; Dask (with pandas for
+  # dask.dataframe) for kiln.dask.
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools
+  python3-pytest python3-onnx python3-dask python3-distributed python3-pandas
 )
 if [[ "${1:-}" == "--with-docs" ]]; then
   # Only for `make docs`: the API reference from the public headers.

@@ -30,9 +30,12 @@ KILN_API Backend parse_backend(std::string_view name);  // throws kiln::Error fo
 struct WorkerOptions {
   int num_threads = 0;  // CPU job-system threads; 0: every hardware thread (or KILN_NUM_THREADS)
   bool strict = false;  // fail instead of falling back to the CPU for ops a GPU backend lacks
-  // Check every output a CPU layer produces against the dtype and shape the load-time shape
-  // inference predicted, failing the run with a kiln::Error naming the layer on a mismatch.
-  // For tests and debugging: it costs a comparison per layer.
+  // Hold every layer to its op's definition, failing the run with a kiln::Error naming the layer
+  // when it drifts: every output a CPU layer produces is compared with the dtype and shape the
+  // load-time shape inference predicted, and a GPU layer placed with every input's shape and
+  // dtype known may go back to the CPU at run time only for a device limit or for input values
+  // (sequence lengths, indices) it reads on the host. For tests and
+  // debugging: it costs a comparison per layer.
   bool verify_shapes = false;
   // The GPU device of a GpuCompute or GpuPixel worker: its index in kiln::list_devices() or a
   // case-insensitive substring of its name; empty picks the best one (a discrete GPU before an
@@ -60,6 +63,16 @@ struct NodePlacement {
   std::string op_type;
   Backend backend = Backend::Cpu;
   std::string fallback_reason;  // empty when the node runs on the worker's backend
+  // For nodes on a GPU backend. Whether everything their placement depends on was known at load
+  // time (each input's shape and dtype, the values that decide shapes): such a node goes back to
+  // the CPU at run time only for a device limit (a tensor larger than the GPU can bind) or for
+  // input values its kernel reads on the host (sequence lengths, indices).
+  bool decided_at_load = true;
+  // The runs so far in which the node went back to the CPU at run time, and why the latest did
+  // ("device limit: ...", "shape outside the kernel: ...", "input values: ...", "input kind:
+  // ...").
+  uint64_t run_time_fallbacks = 0;
+  std::string run_time_reason;
 };
 
 class WorkerImpl;

@@ -19,19 +19,35 @@ RunTimeFallbacks run_time_fallbacks() {
   return fallbacks;
 }
 
-void note_run_time_fallback(const std::string& reason) {
+std::string_view to_string(RunTimeCause cause) {
+  switch (cause) {
+    case RunTimeCause::DeviceLimit:
+      return "device limit";
+    case RunTimeCause::ShapeOutsideKernel:
+      return "shape outside the kernel";
+    case RunTimeCause::InputValues:
+      return "input values";
+    case RunTimeCause::InputKind:
+      return "input kind";
+  }
+  return "?";
+}
+
+void note_run_time_fallback(RunTimeCause cause, const std::string& reason) {
+  const std::string described = std::string(to_string(cause)) + ": " + reason;
   {
     std::lock_guard lock(fallbacks_mutex);
     ++fallbacks.count;
-    fallbacks.last_reason = reason;
+    fallbacks.last_reason = described;
   }
   log_once(
-      LogLevel::Warn, "run-time fallback:" + reason,
-      "a GPU node ran on the CPU for this run, its inputs downloaded (a slow path): " + reason);
+      LogLevel::Warn, "run-time fallback:" + described,
+      "a GPU node ran on the CPU for this run, its inputs downloaded (a slow path): " + described);
 }
 
 int64_t non_negative_axis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) throw RunOnCpu("axis out of range");
+  if (axis < -rank || axis >= rank)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "axis out of range");
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -49,6 +65,10 @@ std::optional<size_t> input_outside_dtypes(const DevicePlacementQuery& query,
     }
   }
   return std::nullopt;
+}
+
+const Shape* static_input_shape(const DevicePlacementQuery& query, size_t k) {
+  return k < query.input_shapes.size() && query.input_shapes[k] ? &*query.input_shapes[k] : nullptr;
 }
 
 bool every_input_present(const NodeInfo& info, std::string& reason) {

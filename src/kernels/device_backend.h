@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/op_registry.h"
@@ -35,35 +36,67 @@ struct DeviceOpRun {
   std::span<const char> constant;
 };
 
-// Thrown while a device kernel records when this run's inputs are beyond it — a tensor larger
-// than the device can bind or store, a rank or layout the shader lacks, or inputs the CPU kernel
-// will reject with its own message: the node runs on the CPU for this run instead.
+// Why a node that its backend took at load time runs on the CPU for one run. These are the only
+// causes: each is a fact the load-time placement could not know. Everything else is decided at
+// load time, from the op's definition and the kernel's declared coverage (dtypes, ranks,
+// attributes, constant inputs), and a wrong input is the definition's kiln::Error, as on the CPU.
+enum class RunTimeCause {
+  // A tensor, coordinate or shader loop beyond what this device can bind, store or index.
+  DeviceLimit,
+  // A shape the kernel does not cover (a rank, a layout, an empty axis), which the placement
+  // could not see because the input shapes, or the values that decide them, were not fixed at
+  // load time.
+  ShapeOutsideKernel,
+  // Host-read input values the kernel does not take (sequence lengths shorter than the sequence,
+  // a zero integer divisor, an index out of range): the CPU kernel reports or handles them.
+  InputValues,
+  // An input of a dtype or kind (a sequence, an optional) that was not known at load time and
+  // that the kernel does not take.
+  InputKind,
+};
+std::string_view to_string(RunTimeCause cause);
+
+// Thrown while a device kernel records when this run brings one of the run-time causes: the node
+// runs on the CPU for this run instead.
 struct RunOnCpu : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  RunOnCpu(RunTimeCause cause, const std::string& why) : std::runtime_error(why), cause(cause) {}
+  RunTimeCause cause;
 };
 
-// Runs `f`; a kiln::Error from it (a shape the kernel does not take, or wrong inputs the CPU
-// kernel will report in its own words) becomes RunOnCpu.
+// Runs `f`, a backend's own planning of this run (a layout, a dispatch); a kiln::Error from it
+// means the run is outside what the kernel plans for: RunOnCpu with `cause`, and the CPU kernel
+// takes the node (and reports it, if the inputs are wrong). A definition's resolve_* is called
+// directly instead: its error is the run's error on every backend.
 template <class F>
-auto or_run_on_cpu(F&& f) {
+auto or_run_on_cpu(RunTimeCause cause, F&& f) {
   try {
     return f();
   } catch (const Error& e) {
-    throw RunOnCpu(e.what());
+    throw RunOnCpu(cause, e.what());
   }
 }
 
-// `axis` of an input of rank `rank`, counted from the front. RunOnCpu when it is outside
-// [-rank, rank): the CPU kernel reports it.
+// `axis` of an input of rank `rank`, counted from the front. RunOnCpu (ShapeOutsideKernel) when
+// it is outside [-rank, rank): the CPU kernel reports it.
 int64_t non_negative_axis(int64_t axis, int64_t rank);
+
+// What one device node had to move to the CPU at run time: how many runs, the cause and words of
+// the latest.
+struct RunTimeFallbackCount {
+  uint64_t runs = 0;
+  RunTimeCause last_cause = RunTimeCause::DeviceLimit;
+  std::string last_reason;
+};
 
 class DeviceKernel {
  public:
   virtual ~DeviceKernel() = default;
-  // Records the node's work. Returns false when this run's shapes are beyond what the device can
-  // bind (a tensor over the device's buffer range or texture size): the node then runs on the
-  // CPU for this run, its device inputs downloaded. Errors in the inputs throw kiln::Error.
+  // Records the node's work. Returns false when this run brings a run-time cause (RunTimeCause):
+  // the node then runs on the CPU for this run, its device inputs downloaded. Errors in the
+  // inputs, and the device's own failures, throw kiln::Error.
   virtual bool record(DeviceOpRun& run) = 0;
+  // The runs this node moved to the CPU so far.
+  virtual RunTimeFallbackCount run_time_fallbacks() const = 0;
 };
 
 // (input index, the dtypes the kernel takes there), checked per run for inputs whose dtype is
@@ -76,6 +109,9 @@ struct DevicePlacementQuery {
   // Inferred dtype of each input and output (DataType::Undefined where unknown or absent).
   std::vector<DataType> input_types;
   std::vector<DataType> output_types;
+  // Each input's shape where shape inference fixed every dim at load time (nullopt otherwise,
+  // and for absent inputs): a kernel decides what it covers from these at load time.
+  std::vector<std::optional<Shape>> input_shapes;
   // Inputs whose contents decide shapes (the CPU-residency analysis): they arrive as host
   // tensors.
   std::vector<bool> input_on_cpu;
@@ -87,15 +123,14 @@ struct DevicePlacementQuery {
   mutable DeferredDtypeChecks deferred_dtype_checks;
 };
 
-// Device nodes that ran on the CPU at run time in this process (a shape, size or dtype its
-// kernel does not take), and the reason of the latest: placements() tells what runs where at
-// load time, this what a run then had to move back to the CPU. For tests and diagnostics.
+// Every run-time fallback in this process, for tests and diagnostics; per node, the worker's
+// placements() tell.
 struct RunTimeFallbacks {
   uint64_t count = 0;
   std::string last_reason;
 };
 RunTimeFallbacks run_time_fallbacks();
-void note_run_time_fallback(const std::string& reason);
+void note_run_time_fallback(RunTimeCause cause, const std::string& reason);
 
 // The first present input in [first, first + count) whose inferred dtype is not in `allowed`,
 // for the backend to word its reason; inputs of unknown dtype are noted in the query's deferred
@@ -103,6 +138,9 @@ void note_run_time_fallback(const std::string& reason);
 std::optional<size_t> input_outside_dtypes(const DevicePlacementQuery& query,
                                            std::span<const DataType> allowed, size_t first,
                                            size_t count);
+
+// Input k's shape when the placement knows every dim (DevicePlacementQuery::input_shapes).
+const Shape* static_input_shape(const DevicePlacementQuery& query, size_t k);
 
 // For variadic ops (Sum, Max, Min, Mean): at least one input, none of them left out; false with
 // `reason` otherwise (the CPU kernel then reports the node).

@@ -1,5 +1,6 @@
 #include "runtime/compiled_graph.h"
 #include "core/log.h"
+#include "runtime/placement_check.h"
 #include "runtime/shape_check.h"
 #include "runtime/subgraph_program.h"
 
@@ -23,13 +24,42 @@ DataType value_type(const ir::Graph& graph, const std::string& name) {
   return info && info->kind == ValueInfo::Kind::Tensor ? info->dtype : DataType::Undefined;
 }
 
+// The value's shape when every dim is fixed at load time.
+std::optional<Shape> static_shape(const ir::Graph& graph, const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  if (auto it = graph.initializers.find(name); it != graph.initializers.end())
+    return it->second.kind() == ValueKind::Tensor ? std::optional(it->second.shape())
+                                                  : std::nullopt;
+  const ValueInfo* info = graph.find_value_info(name);
+  if (!info || info->kind != ValueInfo::Kind::Tensor || !info->has_shape) return std::nullopt;
+  Shape shape;
+  for (const Dim& d : info->shape) {
+    if (!d.is_fixed()) return std::nullopt;
+    shape.push_back(d.value);
+  }
+  return shape;
+}
+
+// Whether the placement saw every present input's shape and dtype, and the contents of every
+// input it reads on the host.
+bool placement_facts_known(const ir::Graph& graph, const DevicePlacementQuery& query) {
+  const ir::Node& node = query.info.node();
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    if (node.inputs[k].empty()) continue;
+    if (!query.input_shapes[k] || query.input_types[k] == DataType::Undefined) return false;
+    if (query.input_on_cpu[k] && !graph.initializers.count(node.inputs[k])) return false;
+  }
+  return true;
+}
+
 // Asks the device backend for a kernel for `cn`; records where the node runs and why.
 void place_node(const ir::Graph& graph, const NodeInfo& info, const CompileOptions& device,
                 CompiledNode& cn) {
   const ir::Node& node = *cn.node;
-  DevicePlacementQuery query{info, {}, {}, {}, false, {}};
+  DevicePlacementQuery query{info, {}, {}, {}, {}, false, {}};
   for (const auto& in : node.inputs) {
     query.input_types.push_back(value_type(graph, in));
+    query.input_shapes.push_back(static_shape(graph, in));
     query.input_on_cpu.push_back(!in.empty() && device.cpu_resident.count(in) > 0);
   }
   for (const auto& out : node.outputs) {
@@ -51,6 +81,11 @@ void place_node(const ir::Graph& graph, const NodeInfo& info, const CompileOptio
   } else {
     std::unique_ptr<DeviceKernel> kernel = device.backend->compile(query, reason);
     if (kernel) {
+      cn.decided_at_load = placement_facts_known(graph, query);
+      if (device.verify_shapes && cn.decided_at_load) {
+        kernel = with_placement_check(std::move(kernel), node.describe(),
+                                      std::string(backend_name(device.backend->kind())));
+      }
       cn.device_kernel = std::move(kernel);
       cn.placement = std::string(backend_name(device.backend->kind()));
       return;

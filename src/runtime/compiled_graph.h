@@ -21,6 +21,9 @@ struct CompiledNode {
   // says why the node runs on the CPU ("" on a CPU worker).
   std::shared_ptr<DeviceKernel> device_kernel;
   std::string placement;
+  // A device node whose placement knew every input's shape and dtype and every shape-deciding
+  // value at load time: only a device limit can move it to the CPU at run time.
+  bool decided_at_load = false;
   std::vector<int> inputs;     // slot per input, -1 for an absent optional input
   std::vector<int> outputs;    // slot per output, -1 for an unused optional output
   std::vector<int> consumers;  // nodes that read an output of this one (each once)

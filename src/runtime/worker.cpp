@@ -280,6 +280,12 @@ std::vector<NodePlacement> Worker::placements() const {
     NodePlacement p{cn.node->name, cn.node->op_type, Backend::Cpu, {}};
     if (cn.device_kernel) {
       p.backend = impl_->backend_;
+      p.decided_at_load = cn.decided_at_load;
+      const RunTimeFallbackCount fallbacks = cn.device_kernel->run_time_fallbacks();
+      p.run_time_fallbacks = fallbacks.runs;
+      if (fallbacks.runs > 0)
+        p.run_time_reason =
+            std::string(to_string(fallbacks.last_cause)) + ": " + fallbacks.last_reason;
     } else if (impl_->device_) {
       p.fallback_reason = cn.placement.substr(cn.placement.find(": ") + 2);
     }

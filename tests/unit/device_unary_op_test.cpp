@@ -81,6 +81,26 @@ TEST(DeviceUnaryOp, ClipBoundsComeFromAttributesThenConstantInputs) {
   EXPECT_EQ(reason, "Clip bounds computed at run time");
 }
 
+// Every row of unary_ops.inc: its node type maps back to it, and the attributes it names are
+// read into alpha and beta (Clip's only before opset 11).
+TEST(DeviceUnaryOp, EveryRowReadsItsOwnAttributes) {
+  for (const UnaryOpInfo& row : kUnaryOps) {
+    if (!row.onnx_type) continue;
+    std::vector<ir::Attribute> attrs;
+    if (row.alpha_attr) attrs.push_back(float_attr(row.alpha_attr, 0.375f));
+    if (row.beta_attr) attrs.push_back(float_attr(row.beta_attr, -2.5f));
+    const ir::Node node = node_of(row.onnx_type, {"x"}, attrs);
+    std::string reason;
+    const auto params = unary_params(NodeInfo(node, row.op == UnaryOp::Clip ? 6 : 21), reason);
+    ASSERT_TRUE(params) << row.name << ": " << reason;
+    EXPECT_EQ(params->op, row.op) << row.name;
+    EXPECT_STREQ(to_string(params->op), row.name);
+    EXPECT_EQ(params->alpha, row.alpha_attr ? 0.375f : row.alpha_default) << row.name;
+    EXPECT_EQ(params->beta, row.beta_attr ? -2.5f : row.beta_default) << row.name;
+  }
+  EXPECT_THROW(to_string(static_cast<UnaryOp>(kUnaryOpCount)), Error);
+}
+
 TEST(DeviceUnaryOp, OtherOpTypesAreReported) {
   std::string reason;
   const ir::Node add = node_of("Add", {"a", "b"});

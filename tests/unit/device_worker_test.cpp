@@ -118,6 +118,54 @@ TEST_P(DeviceWorker, AWindowBeyond32BitCoordinatesRunsOnTheCpu) {
   const uint64_t fallbacks = run_time_fallbacks().count;
   expect_near(run(model, backend(), x), run(model, Backend::Cpu, x));
   EXPECT_GT(run_time_fallbacks().count, fallbacks);
+
+  // The worker counts it per node, with its cause: a device limit, the one cause a node placed
+  // with every shape known at load time may have.
+  Worker worker(model, backend(), {.verify_shapes = true});
+  for (int run = 1; run <= 2; ++run) {
+    worker.schedule({{"x", x}});
+    worker.peek_output("y").readback_and_clone();
+    const std::vector<NodePlacement> placements = worker.placements();
+    ASSERT_EQ(placements.size(), 1u);
+    EXPECT_EQ(placements[0].backend, backend());
+    EXPECT_TRUE(placements[0].decided_at_load);
+    EXPECT_EQ(placements[0].run_time_fallbacks, static_cast<uint64_t>(run));
+    EXPECT_EQ(placements[0].run_time_reason.rfind("device limit: ", 0), 0u)
+        << placements[0].run_time_reason;
+  }
+}
+
+// A wrong input on a GPU node is the op definition's kiln::Error, as on the CPU: the same words,
+// not a silent rerun on the CPU.
+TEST_P(DeviceWorker, AWrongInputFailsWithTheDefinitionsMessage) {
+  GraphBuilder b;
+  b.symbolic_input("x", DataType::Float32, {"n", "m"});
+  ir::Attribute axis;
+  axis.name = "axis";
+  axis.type = ir::Attribute::Type::Int;
+  axis.i = 2;
+  b.node("Softmax", {"x"}, {"y"}).attributes.push_back(axis);
+  b.output("y");
+  const Model model = b.build();
+  const Tensor x = ramp({2, 3});
+  std::string cpu_message, gpu_message;
+  try {
+    run(model, Backend::Cpu, x);
+  } catch (const Error& e) {
+    cpu_message = e.what();
+  }
+  Worker worker(model, backend());
+  ASSERT_EQ(worker.placements()[0].backend, backend());
+  const uint64_t fallbacks = run_time_fallbacks().count;
+  worker.schedule({{"x", x}});
+  try {
+    worker.peek_output("y").readback_and_clone();
+  } catch (const Error& e) {
+    gpu_message = e.what();
+  }
+  EXPECT_FALSE(cpu_message.empty());
+  EXPECT_EQ(gpu_message, cpu_message);
+  EXPECT_EQ(run_time_fallbacks().count, fallbacks);
 }
 
 TEST_P(DeviceWorker, RepeatedRunsAndNewShapesGiveFreshResults) {

@@ -1,12 +1,11 @@
-// shaders/unary_elementwise.comp against kiln's CPU ops (the oracle) over negatives, zeros,
-// halves, tiny and large magnitudes, infinities, NaN and empty tensors. Every op meets 1e-5
-// relative plus 1e-6 absolute; none needs a looser tolerance.
+// shaders/unary_elementwise.comp against kiln's CPU ops (the oracle), for every op of the shared
+// table (gpu_unary_cases.h), over negatives, zeros, halves, tiny and large magnitudes,
+// infinities, NaN and empty tensors. Every op meets 1e-5 relative plus 1e-6 absolute; none
+// needs a looser tolerance.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,74 +14,12 @@
 #include "backends/vulkan/command.h"
 #include "backends/vulkan/descriptors.h"
 #include "backends/vulkan/unary_elementwise.h"
+#include "gpu_unary_cases.h"
 #include "test_util.h"
 #include "vulkan_fixture.h"
 
 namespace kiln::vulkan {
 namespace {
-
-using testing::OpTest;
-
-struct OpCase {
-  UnaryParams params;
-  const char* onnx;
-  // Sets the CPU node's attributes and extra inputs to match `params`; empty when there are none.
-  std::function<void(OpTest&)> configure;
-  // Largest input magnitude: sin and cos reduce their argument exactly only up to about 1e4.
-  float max_magnitude = 1e30f;
-};
-
-std::vector<OpCase> op_cases() {
-  return {
-      {{UnaryOp::Abs}, "Abs"},
-      {{UnaryOp::Neg}, "Neg"},
-      {{UnaryOp::Exp}, "Exp"},
-      {{UnaryOp::Log}, "Log"},
-      {{UnaryOp::Sqrt}, "Sqrt"},
-      {{UnaryOp::Reciprocal}, "Reciprocal"},
-      {{UnaryOp::Sin}, "Sin", {}, 1e3f},
-      {{UnaryOp::Cos}, "Cos", {}, 1e3f},
-      {{UnaryOp::Tanh}, "Tanh"},
-      {{UnaryOp::Sigmoid}, "Sigmoid"},
-      {{UnaryOp::Relu}, "Relu"},
-      {{UnaryOp::LeakyRelu, 0.1f}, "LeakyRelu", [](OpTest& t) { t.attr("alpha", 0.1f); }},
-      {{UnaryOp::Elu, 0.7f}, "Elu", [](OpTest& t) { t.attr("alpha", 0.7f); }},
-      {{UnaryOp::Selu, 1.5f, 1.2f},
-       "Selu",
-       [](OpTest& t) { t.attr("alpha", 1.5f).attr("gamma", 1.2f); }},
-      {{UnaryOp::HardSigmoid, 0.3f, 0.4f},
-       "HardSigmoid",
-       [](OpTest& t) { t.attr("alpha", 0.3f).attr("beta", 0.4f); }},
-      {{UnaryOp::HardSwish}, "HardSwish"},
-      {{UnaryOp::Softplus}, "Softplus"},
-      {{UnaryOp::Softsign}, "Softsign"},
-      {{UnaryOp::Gelu}, "Gelu"},
-      {{UnaryOp::Erf}, "Erf"},
-      {{UnaryOp::Floor}, "Floor"},
-      {{UnaryOp::Ceil}, "Ceil"},
-      {{UnaryOp::Round}, "Round"},
-      {{UnaryOp::Sign}, "Sign"},
-      {{UnaryOp::Clip, -1.5f, 2.0f},
-       "Clip",
-       [](OpTest& t) { t.input(testing::f32({}, {-1.5f})).input(testing::f32({}, {2.0f})); }},
-  };
-}
-
-// Hand-picked edge values followed by a random spread; magnitudes above `max_magnitude` drop out.
-std::vector<float> test_values(float max_magnitude) {
-  std::vector<float> v = {0.0f,  -0.0f,  1e-30f, -1e-30f, 1e-7f,  -1e-7f,  1e-3f,      -1e-3f,
-                          0.5f,  -0.5f,  1.0f,   -1.0f,   1.5f,   -1.5f,   2.5f,       -2.5f,
-                          3.0f,  -3.0f,  1.9f,   -1.9f,   2.1f,   -2.1f,   3.7f,       -3.7f,
-                          6.0f,  -6.0f,  9.5f,   -9.5f,   15.0f,  -15.0f,  30.0f,      -30.0f,
-                          80.0f, -80.0f, 88.0f,  -88.0f,  100.0f, -100.0f, 1e3f,       -1e3f,
-                          1e4f,  -1e4f,  1e6f,   -1e6f,   1e30f,  -1e30f,  3.14159274f};
-  for (float special : {INFINITY, -INFINITY, NAN}) v.push_back(special);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> dist(-12.0f, 12.0f);
-  for (int i = 0; i < 1000; ++i) v.push_back(dist(rng));
-  std::erase_if(v, [&](float x) { return std::fabs(x) > max_magnitude; });
-  return v;
-}
 
 Tensor run_on_gpu(Device& device, const UnaryElementwise& kernel, const UnaryParams& params,
                   const Tensor& x) {
@@ -119,15 +56,12 @@ void expect_close(const Tensor& gpu, const Tensor& cpu, const Tensor& input, con
 
 TEST_F(Vulkan, UnaryOpsMatchCpu) {
   UnaryElementwise kernel(device());
-  for (const OpCase& op : op_cases()) {
-    const std::vector<float> values = test_values(op.max_magnitude);
+  for (const testing::GpuUnaryCase& op : testing::gpu_unary_cases()) {
+    const std::vector<float> values = testing::gpu_unary_values(op.max_magnitude);
     for (const Shape& shape : {Shape{static_cast<int64_t>(values.size())}, Shape{0}, Shape{2, 0}}) {
       const Tensor x =
           testing::f32(shape, shape.size() == 1 && shape[0] > 0 ? values : std::vector<float>{});
-      OpTest test(op.onnx);
-      test.input(x);
-      if (op.configure) op.configure(test);
-      expect_close(run_on_gpu(device(), kernel, op.params, x), test.run()[0], x, op.onnx);
+      expect_close(run_on_gpu(device(), kernel, op.params, x), op.cpu(x), x, op.label.c_str());
     }
   }
 }
@@ -166,6 +100,11 @@ TEST_F(Vulkan, UnaryRejectsBadArguments) {
                                [&](VkCommandBuffer cmd) {
                                  kernel.record(cmd, arena, {static_cast<UnaryOp>(99)}, small, small,
                                                1);
+                               }),
+               Error);
+  EXPECT_THROW(submit_and_wait(device(),
+                               [&](VkCommandBuffer cmd) {
+                                 kernel.record(cmd, arena, {UnaryOp::Celu, 0.0f}, small, small, 1);
                                }),
                Error);
 }

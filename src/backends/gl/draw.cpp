@@ -16,9 +16,10 @@ void draw(Context& context, const Program& program, TextureTensor& output,
   const std::string where = "OpenGL ES draw of '" + program.name() + "'";
   const int64_t budget = context.info().max_fragment_loop_steps;
   if (budget != kUnlimitedLoopSteps && loop_steps_per_texel > budget - kLoopStepsReserve) {
-    throw RunOnCpu(where + ": a fragment would loop " + std::to_string(loop_steps_per_texel) +
-                   " times, beyond the " + std::to_string(budget) +
-                   " iterations the device runs before it cuts loops short");
+    throw RunOnCpu(RunTimeCause::DeviceLimit,
+                   where + ": a fragment would loop " + std::to_string(loop_steps_per_texel) +
+                       " times, beyond the " + std::to_string(budget) +
+                       " iterations the device runs before it cuts loops short");
   }
   check(output.context() == &context, where + ": the output belongs to another context");
   check(static_cast<int>(inputs.size()) <= context.info().max_texture_units,

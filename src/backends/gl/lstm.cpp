@@ -10,7 +10,7 @@
 #include "backends/gl/program.h"
 #include "backends/gl/region_copy.h"
 #include "backends/gl/shader_mains.h"
-#include "backends/gl/shader_math.h"
+#include "backends/gpu_common/shader_sources.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -216,7 +216,7 @@ void Lstm::record(const LstmShape& shape, std::array<bool, 2> reversed,
     const std::string defines = define_if(t.b, "HAS_BIAS") + define_if(t.p, "HAS_PEEPHOLES") +
                                 define_if(aligned, "ALIGNED");
     const Program& program = context_.programs().get(
-        "lstm_step", variant, defines, std::string(kExpFunctions) + kStepShader + kElementMain);
+        "lstm_step", variant, defines, std::string(shader_math_glsl()) + kStepShader + kElementMain);
     TextureTensor next(context_, state_elements);
     for (int64_t step = 0; step < shape.seq; ++step) {
       DrawInput inputs[5] = {{"state", &state}, {"projection", &projection}, {"recurrence", t.r}};

@@ -9,7 +9,7 @@ std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape) {
   try {
     return std::make_shared<TextureData>(runtime_, shape.element_count());
   } catch (const Error& e) {
-    throw RunOnCpu(e.what());  // larger than the device's textures allow
+    throw RunOnCpu(RunTimeCause::DeviceLimit, e.what());  // larger than the device's textures allow
   }
 }
 

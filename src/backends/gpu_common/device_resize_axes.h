@@ -23,7 +23,7 @@ class DeviceResizeAxes {
   template <class Recorder>
   std::vector<ResizeAxis> of_run(const Recorder& r) const {
     const std::vector<Tensor> inputs = run_inputs(r);
-    return or_run_on_cpu([&] { return resolve_resize(config_, {*node_.node, inputs}); });
+    return resolve_resize(config_, {*node_.node, inputs});
   }
 
  private:

@@ -1,80 +1,21 @@
 #include "backends/gpu_common/device_unary_op.h"
 
-#include <functional>
-#include <limits>
-#include <map>
+#include <cstring>
 
 namespace kiln {
 namespace {
 
-using ParamsOf = std::function<UnaryParams(const NodeInfo& info)>;
-
-ParamsOf plain(UnaryOp op) {
-  return [op](const NodeInfo&) { return UnaryParams{op}; };
-}
-
-ParamsOf with_alpha(UnaryOp op, float alpha_default) {
-  return [=](const NodeInfo& info) {
-    return UnaryParams{op, info.attr_float("alpha", alpha_default)};
-  };
-}
-
-const std::map<std::string, ParamsOf>& unary_ops_by_type() {
-  static const std::map<std::string, ParamsOf> ops = {
-      {"Abs", plain(UnaryOp::Abs)},
-      {"Neg", plain(UnaryOp::Neg)},
-      {"Exp", plain(UnaryOp::Exp)},
-      {"Log", plain(UnaryOp::Log)},
-      {"Sqrt", plain(UnaryOp::Sqrt)},
-      {"Reciprocal", plain(UnaryOp::Reciprocal)},
-      {"Sin", plain(UnaryOp::Sin)},
-      {"Cos", plain(UnaryOp::Cos)},
-      {"Tanh", plain(UnaryOp::Tanh)},
-      {"Sigmoid", plain(UnaryOp::Sigmoid)},
-      {"Relu", plain(UnaryOp::Relu)},
-      {"HardSwish", plain(UnaryOp::HardSwish)},
-      {"Softplus", plain(UnaryOp::Softplus)},
-      {"Softsign", plain(UnaryOp::Softsign)},
-      {"Erf", plain(UnaryOp::Erf)},
-      {"Floor", plain(UnaryOp::Floor)},
-      {"Ceil", plain(UnaryOp::Ceil)},
-      {"Round", plain(UnaryOp::Round)},
-      {"Sign", plain(UnaryOp::Sign)},
-      {"Mish", plain(UnaryOp::Mish)},
-      {"LeakyRelu", with_alpha(UnaryOp::LeakyRelu, 0.01f)},
-      {"Elu", with_alpha(UnaryOp::Elu, 1.0f)},
-      {"Celu", with_alpha(UnaryOp::Celu, 1.0f)},
-      {"ThresholdedRelu", with_alpha(UnaryOp::ThresholdedRelu, 1.0f)},
-      {"Selu",
-       [](const NodeInfo& info) {
-         return UnaryParams{UnaryOp::Selu, info.attr_float("alpha", 1.67326319217681884765625f),
-                            info.attr_float("gamma", 1.05070102214813232421875f)};
-       }},
-      {"HardSigmoid",
-       [](const NodeInfo& info) {
-         return UnaryParams{UnaryOp::HardSigmoid, info.attr_float("alpha", 0.2f),
-                            info.attr_float("beta", 0.5f)};
-       }},
-      {"Gelu",
-       [](const NodeInfo& info) {
-         // The CPU kernel has already rejected approximations other than "none" and "tanh".
-         return UnaryParams{info.attr_string("approximate", "none") == "tanh" ? UnaryOp::GeluTanh
-                                                                              : UnaryOp::Gelu};
-       }},
-  };
-  return ops;
-}
-
-// Clip's bounds: attributes before opset 11, optional inputs after; the inputs must be
-// constants, since the op and its parameters are fixed at load time.
-std::optional<UnaryParams> clip_params(const NodeInfo& info, std::string& reason) {
-  UnaryParams p{UnaryOp::Clip, -std::numeric_limits<float>::infinity(),
-                std::numeric_limits<float>::infinity()};
-  if (info.opset() < 11) {
-    p.alpha = info.attr_float("min", p.alpha);
-    p.beta = info.attr_float("max", p.beta);
-    return p;
+const UnaryOpInfo* row_of_type(const std::string& op_type) {
+  for (const UnaryOpInfo& row : kUnaryOps) {
+    if (row.onnx_type && op_type == row.onnx_type) return &row;
   }
+  return nullptr;
+}
+
+// Clip from opset 11: the bounds are optional inputs, which must be constants, since the op and
+// its parameters are fixed at load time. Absent bounds keep the row's defaults (no bound).
+std::optional<UnaryParams> clip_bounds_from_inputs(const NodeInfo& info, UnaryParams p,
+                                                   std::string& reason) {
   for (size_t k = 1; k <= 2; ++k) {
     if (!info.has_input(k)) continue;
     const Tensor* bound = info.constant_input(k);
@@ -89,11 +30,41 @@ std::optional<UnaryParams> clip_params(const NodeInfo& info, std::string& reason
 
 }  // namespace
 
+const UnaryOpInfo& unary_op_info(UnaryOp op) {
+  const auto code = static_cast<uint32_t>(op);
+  check(code < kUnaryOpCount, "unary op on the GPU: unknown op code " + std::to_string(code));
+  return kUnaryOps[code];
+}
+
+const char* to_string(UnaryOp op) { return unary_op_info(op).name; }
+
+std::vector<std::string> unary_onnx_types() {
+  std::vector<std::string> types;
+  for (const UnaryOpInfo& row : kUnaryOps) {
+    if (row.onnx_type) types.emplace_back(row.onnx_type);
+  }
+  return types;
+}
+
 std::optional<UnaryParams> unary_params(const NodeInfo& info, std::string& reason) {
-  if (info.op_type() == "Clip") return clip_params(info, reason);
-  auto it = unary_ops_by_type().find(info.op_type());
-  check(it != unary_ops_by_type().end(), info.op_type() + " is not a GPU unary op");
-  return it->second(info);
+  const UnaryOpInfo* row = row_of_type(info.op_type());
+  check(row != nullptr, info.op_type() + " is not a GPU unary op");
+  UnaryParams p{row->op, row->alpha_default, row->beta_default};
+  if (row->op == UnaryOp::Clip && info.opset() >= 11) {
+    return clip_bounds_from_inputs(info, p, reason);
+  }
+  if (row->alpha_attr) p.alpha = info.attr_float(row->alpha_attr, p.alpha);
+  if (row->beta_attr) p.beta = info.attr_float(row->beta_attr, p.beta);
+  // The CPU kernel has already rejected approximations other than "none" and "tanh".
+  if (row->op == UnaryOp::Gelu && info.attr_string("approximate", "none") == "tanh") {
+    p.op = UnaryOp::GeluTanh;
+  }
+  return p;
+}
+
+void check_unary_params(const UnaryParams& params, const std::string& where) {
+  unary_op_info(params.op);  // throws for an unknown code
+  check(params.op != UnaryOp::Celu || params.alpha != 0.0f, where + ": Celu's alpha must not be 0");
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "backends/gpu_common/device_op_table.h"
@@ -35,27 +36,42 @@ class OpTableKernel final : public DeviceKernel {
         record_(std::move(record)),
         dtype_checks_(std::move(dtype_checks)) {}
 
-  // False, and the node runs on the CPU for this run, for inputs or shapes the kernel does not
-  // take: the kernel says so with RunOnCpu (counted by run_time_fallbacks()). Any other
-  // kiln::Error is an error of the run, not a silent CPU rerun, so a GPU kernel's bug shows.
+  // False, and the node runs on the CPU for this run, when the run brings a run-time cause: the
+  // kernel says so with RunOnCpu. Any kiln::Error is an error of the run, not a silent CPU rerun,
+  // so a GPU kernel's bug shows.
   bool record(DeviceOpRun& run) override {
     if (!inputs_fit(run.inputs, dtype_checks_)) {
-      note_run_time_fallback("inputs of a kind or dtype the kernel does not take");
+      note(RunTimeCause::InputKind, "inputs of a kind or dtype the kernel does not take");
       return false;
     }
     try {
       session_(run, record_);
     } catch (const RunOnCpu& e) {
-      note_run_time_fallback(e.what());
+      note(e.cause, e.what());
       return false;
     }
     return true;
   }
 
+  RunTimeFallbackCount run_time_fallbacks() const override {
+    std::lock_guard lock(mutex_);
+    return fallbacks_;
+  }
+
  private:
+  void note(RunTimeCause cause, const std::string& reason) {
+    note_run_time_fallback(cause, reason);
+    std::lock_guard lock(mutex_);
+    ++fallbacks_.runs;
+    fallbacks_.last_cause = cause;
+    fallbacks_.last_reason = reason;
+  }
+
   RecordSession<Recorder> session_;
   RecordFn record_;
   DeferredDtypeChecks dtype_checks_;
+  mutable std::mutex mutex_;
+  RunTimeFallbackCount fallbacks_;  // guarded by mutex_
 };
 
 // The placement rules shared by every device backend, before its own: ONNX-domain nodes only,

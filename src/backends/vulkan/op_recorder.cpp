@@ -16,9 +16,10 @@ size_t byte_size_of(DataType dtype, const Shape& shape) {
 void OpRecorder::check_binding(size_t bytes) const {
   const uint64_t range = context_->device.info().max_storage_buffer_range;
   if (bytes > range) {
-    throw RunOnCpu("a " + std::to_string(bytes) +
-                   "-byte tensor exceeds the device's storage-buffer range of " +
-                   std::to_string(range) + " bytes");
+    throw RunOnCpu(RunTimeCause::DeviceLimit,
+                   "a " + std::to_string(bytes) +
+                       "-byte tensor exceeds the device's storage-buffer range of " +
+                       std::to_string(range) + " bytes");
   }
 }
 

@@ -18,7 +18,7 @@ void UnaryElementwise::record(VkCommandBuffer cmd, DescriptorArena& arena,
                               uint64_t count) const {
   check(count <= UINT32_MAX,
         "unary op on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
-  check(params.op <= UnaryOp::DivideBy, "unary op on the GPU: unknown op code");
+  check_unary_params(params, "unary op on the GPU");
   if (count == 0) return;
   const uint64_t bytes = count * sizeof(float);
   check(x.size() >= bytes && y.size() >= bytes,

@@ -19,7 +19,7 @@
 
 namespace kiln::vulkan {
 
-// The shader's op codes are UnaryOp's values up to DivideBy; it has no other ops.
+// The shader runs every UnaryOp (the rows of gpu_common/unary_ops.inc).
 using kiln::UnaryOp;
 using kiln::UnaryParams;
 
@@ -37,8 +37,8 @@ class UnaryElementwise {
   explicit UnaryElementwise(Device& device, uint32_t workgroup_size = 256);
 
   // Records y = f(x) over `count` float32 elements followed by a barrier on y. Records nothing
-  // for count 0. kiln::Error when a buffer is smaller than count elements or count exceeds
-  // 32-bit indexing.
+  // for count 0. kiln::Error when a buffer is smaller than count elements, count exceeds 32-bit
+  // indexing or the parameters fail check_unary_params.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const UnaryParams& params,
               const Buffer& x, const Buffer& y, uint64_t count) const;
 

@@ -28,12 +28,7 @@ Shape int_list(const Tensor& t, const char* what) {
 template <class F>
 RecordFn region_op(F region_of, std::function<Shape(const Shape& in)> reshape = {}) {
   return [region_of, reshape](OpRecorder& r) {
-    Region region;
-    try {
-      region = region_of(r);
-    } catch (const Error& e) {
-      throw RunOnCpu(e.what());
-    }
+    const Region region = region_of(r);
     const TextureTensor& in = r.texture(0);
     TextureTensor& out = r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape));
     r.kernel<RegionCopy>().record(region, in, out);
@@ -78,11 +73,7 @@ RecordFn concat(int64_t axis) {
     std::vector<const TextureTensor*> ins;
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
     Shape out_shape;
-    try {
-      out_shape = concat_output_shape(shapes, axis, "Concat");
-    } catch (const Error& e) {
-      throw RunOnCpu(e.what());
-    }
+    out_shape = concat_output_shape(shapes, axis, "Concat");
     for (size_t k = 0; k < r.num_inputs(); ++k) ins.push_back(&r.texture(k));
     TextureTensor& y = r.output(0, out_shape);
     r.kernel<Concat>().record(ins, shapes, axis, y);
@@ -95,11 +86,8 @@ Shape shape_of(const PadIndexing& ix) {
 
 // Pad's and Tile's output shapes; bad pads or repeats go to the CPU kernel's messages.
 Shape pad_shape(OpRecorder& r, std::span<const int64_t> pads, PadMode mode) {
-  try {
-    return shape_of(pad_indexing(r.shape(0), pads, mode));
-  } catch (const Error& e) {
-    throw RunOnCpu(e.what());
-  }
+  return or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
+                       [&] { return shape_of(pad_indexing(r.shape(0), pads, mode)); });
 }
 
 // Pad's pads, constant value and axes: attributes before opset 11, inputs after.
@@ -121,11 +109,12 @@ RecordFn pad(const NodeInfo& info) {
     std::vector<int64_t> pads(given.begin(), given.end());
     if (r.has_input(3)) {  // pads for the listed axes only
       const Shape axes = int_list(r.input(3), "Pad axes");
-      if (given.size() != 2 * axes.size()) throw RunOnCpu("pads and axes differ in length");
+      if (given.size() != 2 * axes.size())
+        throw RunOnCpu(RunTimeCause::InputValues, "pads and axes differ in length");
       pads.assign(static_cast<size_t>(2 * rank), 0);
       for (size_t i = 0; i < axes.size(); ++i) {
         const int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
-        if (a < 0 || a >= rank) throw RunOnCpu("Pad axis out of range");
+        if (a < 0 || a >= rank) throw RunOnCpu(RunTimeCause::InputValues, "Pad axis out of range");
         pads[static_cast<size_t>(a)] = given[i];
         pads[static_cast<size_t>(a + rank)] = given[i + axes.size()];
       }
@@ -134,7 +123,7 @@ RecordFn pad(const NodeInfo& info) {
     if (r.has_input(2)) {
       const Tensor& v = r.input(2);
       if (v.dtype() != DataType::Float32 || v.element_count() != 1)
-        throw RunOnCpu("Pad's constant value is not one float");
+        throw RunOnCpu(RunTimeCause::InputValues, "Pad's constant value is not one float");
       value = v.data<float>()[0];
     }
     const Shape y_shape = pad_shape(r, pads, mode);
@@ -146,12 +135,8 @@ RecordFn pad(const NodeInfo& info) {
 RecordFn tile() {
   return [](OpRecorder& r) {
     const Shape repeats = int_list(r.input(1), "Tile repeats");
-    Shape y_shape;
-    try {
-      y_shape = shape_of(tile_indexing(r.shape(0), repeats));
-    } catch (const Error& e) {
-      throw RunOnCpu(e.what());
-    }
+    const Shape y_shape = or_run_on_cpu(
+        RunTimeCause::InputValues, [&] { return shape_of(tile_indexing(r.shape(0), repeats)); });
     const TextureTensor& x = r.texture(0);
     r.kernel<PadTile>().tile(x, r.shape(0), repeats, r.output(0, y_shape));
   };
@@ -160,7 +145,8 @@ RecordFn tile() {
 RecordFn gather(int64_t axis) {
   return [axis](OpRecorder& r) {
     const Tensor& indices = r.input(1);
-    if (!gather_supported(indices.element_count())) throw RunOnCpu("too many indices");
+    if (!gather_supported(indices.element_count()))
+      throw RunOnCpu(RunTimeCause::DeviceLimit, "too many indices");
     const std::vector<int64_t> values = to_int64_vector(indices, "Gather indices");
     Shape y_shape;
     try {
@@ -171,7 +157,7 @@ RecordFn gather(int64_t axis) {
         if (i < -dim || i >= dim) throw Error("index out of range");
       }
     } catch (const Error& e) {
-      throw RunOnCpu(e.what());  // the CPU kernel names the bad index
+      throw RunOnCpu(RunTimeCause::InputValues, e.what());  // the CPU kernel names the bad index
     }
     const TextureTensor& x = r.texture(0);
     r.kernel<Gather>().record(x, r.shape(0), values, indices.shape(), axis, r.output(0, y_shape));
@@ -183,7 +169,9 @@ RecordFn constant_of_shape(float value) {
   return [value](OpRecorder& r) {
     const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
     for (int64_t d : shape)
-      if (d < 0) throw RunOnCpu("a negative dimension; the CPU kernel reports it");
+      if (d < 0)
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "a negative dimension; the CPU kernel reports it");
     r.kernel<Fill>().record(value, r.output(0, shape));
   };
 }

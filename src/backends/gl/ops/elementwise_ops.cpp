@@ -19,7 +19,8 @@ Shape broadcast(const Shape& a, const Shape& b) {
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) throw RunOnCpu("shapes do not broadcast");
+    if (da != db && da != 1 && db != 1)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes do not broadcast");
     out[rank - 1 - i] = da == 1 ? db : da;
   }
   return out;
@@ -98,12 +99,8 @@ void register_elementwise_ops(OpTable& t) {
     return binary_factory(BinaryOp::Mod)(q, reason);
   });
 
-  for (const char* op :
-       {"Abs",      "Neg",         "Exp",       "Log",     "Sqrt", "Reciprocal",
-        "Sin",      "Cos",         "Tanh",      "Sigmoid", "Relu", "HardSwish",
-        "Softplus", "Softsign",    "Erf",       "Floor",   "Ceil", "Round",
-        "Sign",     "Mish",        "LeakyRelu", "Elu",     "Celu", "ThresholdedRelu",
-        "Selu",     "HardSigmoid", "Gelu",      "Clip"}) {
+  // The ops of the shared table (gpu_common/unary_ops.inc).
+  for (const std::string& op : unary_onnx_types()) {
     t.add(op, unary_factory());
   }
 }

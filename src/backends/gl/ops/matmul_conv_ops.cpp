@@ -28,7 +28,8 @@ OpFactory matmul_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
     return [](OpRecorder& r) {
-      const MatmulParams p = or_run_on_cpu([&] { return matmul_params(r.shape(0), r.shape(1)); });
+      const MatmulParams p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
+                                           [&] { return matmul_params(r.shape(0), r.shape(1)); });
       const Shape y_shape = matmul_output_shape(r.shape(0), r.shape(1), p);
       const TextureTensor& a = r.texture(0);
       const TextureTensor& b = r.texture(1);
@@ -45,7 +46,7 @@ OpFactory gemm_factory() {
     return [=](OpRecorder& r) {
       const bool has_c = r.has_input(2);
       const Shape c_shape = has_c ? r.shape(2) : Shape{};
-      const MatmulParams p = or_run_on_cpu([&] {
+      const MatmulParams p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
         return gemm_params(r.shape(0), r.shape(1), has_c ? &c_shape : nullptr, ta, tb, alpha, beta);
       });
       const TextureTensor& a = r.texture(0);
@@ -59,9 +60,13 @@ OpFactory gemm_factory() {
 OpFactory conv_factory(bool transpose) {
   return [transpose](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
+    // The draws take 1-D and 2-D windows; the weights' rank, known at load time when they are
+    // a constant or their shape is fixed, tells.
     const Tensor* w = q.info.constant_input(1);
-    if (w && (w->rank() < 3 || w->rank() > 4)) {
-      reason = std::to_string(w->rank() - 2) + "-D convolutions have no GPU-pixel kernel";
+    const Shape* w_shape = w ? &w->shape() : static_input_shape(q, 1);
+    if (w_shape && (w_shape->size() < 3 || w_shape->size() > 4)) {
+      reason = std::to_string(static_cast<int64_t>(w_shape->size()) - 2) +
+               "-D convolutions have no GPU-pixel kernel";
       return nullptr;
     }
     const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
@@ -69,15 +74,14 @@ OpFactory conv_factory(bool transpose) {
     return [=](OpRecorder& r) {
       const std::vector<Tensor> in = run_inputs(r);
       const Tensor* b = r.has_input(2) ? &in[2] : nullptr;
-      const ConvProblem p = or_run_on_cpu([&] {
-        return transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
-                         : resolve_conv(*node.node, attrs, in[0], in[1], b);
-      });
+      const ConvProblem p = transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
+                                      : resolve_conv(*node.node, attrs, in[0], in[1], b);
       const size_t rank = p.geometry.rank();
-      if (rank != 1 && rank != 2) throw RunOnCpu("more spatial axes than the draws take");
+      if (rank != 1 && rank != 2)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "more spatial axes than the draws take");
       // A device limit known only per run: shaders index in 32 bits.
       if (!p.geometry.coordinates_fit_int32())
-        throw RunOnCpu("window coordinates beyond 32-bit indexing");
+        throw RunOnCpu(RunTimeCause::DeviceLimit, "window coordinates beyond 32-bit indexing");
       ConvParams params{p.geometry, p.batch, p.in_channels, p.out_channels, p.group};
       Shape y_shape{p.batch, p.out_channels};
       for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);

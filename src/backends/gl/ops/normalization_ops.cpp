@@ -8,14 +8,15 @@ namespace kiln::gl {
 namespace {
 
 ChannelShape channel_shape(const Shape& x) {
-  if (x.size() < 2) throw RunOnCpu("expects (N, C, ...)");
+  if (x.size() < 2) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "expects (N, C, ...)");
   int64_t spatial = 1;
   for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
   return {x[0], x[1], spatial};
 }
 
 void expect_count(OpRecorder& r, size_t k, int64_t count) {
-  if (r.shape(k).element_count() != count) throw RunOnCpu("parameter of the wrong size");
+  if (r.shape(k).element_count() != count)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "parameter of the wrong size");
 }
 
 // Inputs are float; the optional statistics outputs have no draws.
@@ -54,7 +55,8 @@ OpFactory instance_norm() {
     const float eps = q.info.attr_float("epsilon", 1e-5f);
     return [eps](OpRecorder& r) {
       const ChannelShape s = channel_shape(r.shape(0));
-      if (r.shape(0).size() < 3) throw RunOnCpu("expects spatial dimensions");
+      if (r.shape(0).size() < 3)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "expects spatial dimensions");
       expect_count(r, 1, s.channels);
       expect_count(r, 2, s.channels);
       r.kernel<Normalization>().record_instance_norm(s, r.texture(0), r.texture(1), r.texture(2),
@@ -71,7 +73,8 @@ OpFactory group_norm() {
     const bool per_channel_spec = q.info.opset() >= 21;
     return [=](OpRecorder& r) {
       const ChannelShape s = channel_shape(r.shape(0));
-      if (groups <= 0 || s.channels % groups != 0) throw RunOnCpu("bad num_groups");
+      if (groups <= 0 || s.channels % groups != 0)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "bad num_groups");
       const int64_t params = r.shape(1).element_count();
       // Per channel from opset 21; per group before, where a per-channel vector is accepted too.
       const bool per_group = !per_channel_spec && params == groups && groups != s.channels;

@@ -28,15 +28,15 @@ OpFactory pool_factory(PoolOp op) {
     const NodeRef node(q.info);
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
-      if (x.size() != rank + 2) throw RunOnCpu("pool input rank does not match kernel_shape");
+      if (x.size() != rank + 2)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                       "pool input rank does not match kernel_shape");
       PoolParams p = params;
-      p.shape.geometry = or_run_on_cpu([&] {
-        return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
-                              *node.node, &p.shape.pad_end);
-      });
+      p.shape.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()),
+                                        Shape(window.kernel_shape), *node.node, &p.shape.pad_end);
       // A device limit known only per run: shaders index in 32 bits.
       if (!p.shape.geometry.coordinates_fit_int32(p.shape.pad_end))
-        throw RunOnCpu("window coordinates beyond 32-bit indexing");
+        throw RunOnCpu(RunTimeCause::DeviceLimit, "window coordinates beyond 32-bit indexing");
       p.shape.planes = x[0] * x[1];
       Shape y_shape{x[0], x[1]};
       for (int64_t d : p.shape.geometry.out) y_shape.push_back(d);
@@ -52,7 +52,9 @@ OpFactory global_pool_factory(PoolOp op) {
     const float p = static_cast<float>(q.info.attr_int("p", 2));
     return [op, p](OpRecorder& r) {
       const Shape& x = r.shape(0);
-      if (x.size() < 3) throw RunOnCpu("a global pool needs an (N, C, spatial...) input");
+      if (x.size() < 3)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                       "a global pool needs an (N, C, spatial...) input");
       Shape y_shape{x[0], x[1]};
       for (size_t d = 2; d < x.size(); ++d) y_shape.push_back(1);
       const int64_t planes = x[0] * x[1];

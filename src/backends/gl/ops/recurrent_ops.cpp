@@ -6,8 +6,8 @@
 
 #include "backends/gl/lstm.h"
 #include "backends/gl/ops/op_table.h"
-#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_common/device_lstm.h"
+#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/recurrent.h"
 
@@ -31,12 +31,12 @@ OpFactory lstm_factory() {
                                         q.info.has_output(2)};
     return [spec, attrs, wanted, node = NodeRef(q.info)](OpRecorder& r) {
       const std::vector<Tensor> inputs = run_inputs(r);
-      const RecurrentShape s = or_run_on_cpu([&] {
-        return check_inputs({*node.node, inputs}, attrs, spec);
-      });
+      const RecurrentShape s = check_inputs({*node.node, inputs}, attrs, spec);
       if (r.has_input(kSequenceLens)) {
         for (int64_t length : to_int64_vector(r.input(kSequenceLens), "sequence_lens")) {
-          if (length != s.seq) throw RunOnCpu("sequence_lens other than X's sequence length");
+          if (length != s.seq)
+            throw RunOnCpu(RunTimeCause::InputValues,
+                           "sequence_lens other than X's sequence length");
         }
       }
       auto optional_texture = [&](size_t k) { return r.has_input(k) ? &r.texture(k) : nullptr; };

@@ -17,15 +17,12 @@ void register_resize_ops(OpTable& t) {
         for (size_t d = 0; d < axes.size(); ++d) {
           // The draws resize the last two axes; the others must keep their size.
           if (d + 2 < axes.size() && axes[d].out != axes[d].in)
-            throw RunOnCpu("a leading axis changes size");
+            throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "a leading axis changes size");
           y_shape[d] = axes[d].out;
         }
         const TextureTensor& x = r.texture(0);
         TextureTensor& y = r.output(0, y_shape);
-        or_run_on_cpu([&] {
-          r.kernel<Resize>().record(axes, resize.options(), x, y);
-          return 0;
-        });
+        r.kernel<Resize>().record(axes, resize.options(), x, y);
       };
     });
   }

@@ -27,8 +27,7 @@ OpFactory softmax_factory(SoftmaxOp op) {
     const SoftmaxAttrs attrs = parse_softmax_attrs(q.info, op);
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
       const Shape& x = r.shape(0);
-      // An axis out of range is the CPU kernel's to report.
-      const SoftmaxLines v = or_run_on_cpu([&] { return resolve_softmax(attrs, x, *node.node); });
+      const SoftmaxLines v = resolve_softmax(attrs, x, *node.node);
       const TextureTensor& xt = r.texture(0);
       r.kernel<Softmax>().record(attrs.op, SoftmaxShape{v.outer, v.n, v.inner}, xt, r.output(0, x));
     };
@@ -65,15 +64,12 @@ OpFactory reduce_factory(ReduceOp op) {
       std::vector<int64_t> axes;
       const bool axes_given = attrs.axes_from_input && r.has_input(1);
       if (axes_given) axes = to_int64_vector(r.input(1), "axes");
-      // Axes out of range are the CPU kernel's to report.
-      const ReducePlan plan = or_run_on_cpu([&] {
-        return resolve_reduce(attrs, x, axes_given ? std::optional(std::span(axes)) : std::nullopt,
-                              *node.node);
-      });
+      const ReducePlan plan = resolve_reduce(
+          attrs, x, axes_given ? std::optional(std::span(axes)) : std::nullopt, *node.node);
       const std::vector<bool> reduced = plan.reduced_axes();
       const Shape& y_shape = plan.out;
       if (x.element_count() == 0 && y_shape.element_count() != 0)
-        throw RunOnCpu("reduction of an empty tensor");
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction of an empty tensor");
       const TextureTensor& xt = r.texture(0);
       TextureTensor& y = r.output(0, y_shape);
       if (const std::optional<ReduceShape> s = fold_in_place(x, reduced)) {

@@ -13,12 +13,11 @@ RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
   return [=](OpRecorder& r) {
     const std::vector<Tensor> in = run_inputs(r);
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
-    // Inputs the CPU kernel rejects are its to report.
-    const ConvProblem p = or_run_on_cpu([&] {
-      return transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
-                       : resolve_conv(*node.node, attrs, in[0], in[1], b);
-    });
-    if (!conv_supported(p)) throw RunOnCpu("more spatial axes than the GPU kernels take");
+    const ConvProblem p = transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
+                                    : resolve_conv(*node.node, attrs, in[0], in[1], b);
+    if (!conv_supported(p))
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "more spatial axes than the GPU kernels take");
     Shape y_shape{p.batch, p.out_channels};
     for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
     const Buffer& x = r.buffer(0);
@@ -27,14 +26,10 @@ RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
     const Buffer& y = r.output(0, DataType::Float32, y_shape);
     r.add_work(static_cast<uint64_t>(p.geometry.out_size()) * p.geometry.kernel_size() *
                static_cast<uint64_t>(p.batch * p.out_channels * (p.in_channels / p.group)));
-    try {
-      if (transpose) {
-        r.kernel<ConvTranspose>().record(r.cmd(), r.arena(), p, x, w, bias, y);
-      } else {
-        r.kernel<Conv>().record(r.cmd(), r.arena(), p, x, w, bias, y);
-      }
-    } catch (const Error& e) {
-      throw RunOnCpu(e.what());  // beyond the kernel's limits
+    if (transpose) {
+      r.kernel<ConvTranspose>().record(r.cmd(), r.arena(), p, x, w, bias, y);
+    } else {
+      r.kernel<Conv>().record(r.cmd(), r.arena(), p, x, w, bias, y);
     }
   };
 }

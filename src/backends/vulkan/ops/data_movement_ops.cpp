@@ -89,9 +89,7 @@ RecordFn concat(int64_t axis) {
       shapes.push_back(r.shape(k));
       ins.push_back(&r.buffer(k));
     }
-    // Inputs the definition rejects are the CPU kernel's to report.
-    const Shape out_shape =
-        or_run_on_cpu([&] { return concat_output_shape(shapes, axis, "Concat"); });
+    const Shape out_shape = concat_output_shape(shapes, axis, "Concat");
     const int64_t rank = static_cast<int64_t>(out_shape.size());
     const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
     const Buffer& out = r.output(0, r.dtype(0), out_shape);
@@ -116,15 +114,17 @@ RecordFn tile() {
   return [](OpRecorder& r) {
     const Shape repeats = int_list(r.input(1), "Tile repeats");
     const Shape& in = r.shape(0);
-    if (repeats.size() != in.size()) throw RunOnCpu("repeats of the wrong length");
+    if (repeats.size() != in.size())
+      throw RunOnCpu(RunTimeCause::InputValues, "repeats of the wrong length");
     Shape out_shape;
     int non_unit = 0;
     for (size_t d = 0; d < in.size(); ++d) {
-      if (repeats[d] < 0) throw RunOnCpu("a negative repeat");
+      if (repeats[d] < 0) throw RunOnCpu(RunTimeCause::InputValues, "a negative repeat");
       out_shape.push_back(in[d] * repeats[d]);
       non_unit += (repeats[d] != 1) + (in[d] != 1);
     }
-    if (non_unit > kRegionMaxRank) throw RunOnCpu("more dimensions than the region copy");
+    if (non_unit > kRegionMaxRank)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "more dimensions than the region copy");
     const Region region = tile_region(in, repeats);
     const Buffer& src = r.buffer(0);
     const Buffer& out = r.output(0, r.dtype(0), out_shape);
@@ -137,7 +137,9 @@ RecordFn constant_of_shape(Tensor value) {
   return [value](OpRecorder& r) {
     const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
     for (int64_t d : shape)
-      if (d < 0) throw RunOnCpu("a negative dimension; the CPU kernel reports it");
+      if (d < 0)
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "a negative dimension; the CPU kernel reports it");
     const Buffer& out = r.output(0, value.dtype(), shape);
     r.kernel<Fill>().record(r.cmd(), r.arena(), value, out,
                             static_cast<uint64_t>(shape.element_count()));
@@ -152,7 +154,7 @@ RecordFn block_rearrangement(int64_t block, bool to_space, bool crd) {
     const bool valid =
         in.size() == 4 && block > 0 && block <= (int64_t{1} << 20) &&
         (to_space ? in[1] % (block * block) == 0 : in[2] % block == 0 && in[3] % block == 0);
-    if (!valid) throw RunOnCpu("input the CPU kernel rejects");
+    if (!valid) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "input the CPU kernel rejects");
     const Region region =
         to_space ? depth_to_space_region(in, block, crd) : space_to_depth_region(in, block);
     const Shape out_shape =

@@ -43,15 +43,17 @@ bool has_zero(const Tensor& t) {
 
 // int32/int64 arithmetic; unary ops bind input 0 twice.
 void record_integer(OpRecorder& r, IntegerOp op) {
-  if (!r.device().info().has_int64) throw RunOnCpu("the device lacks shaderInt64");
+  if (!r.device().info().has_int64)
+    throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
   const bool unary = op == IntegerOp::Neg || op == IntegerOp::Abs;
   const size_t k_b = unary ? 0 : 1;
-  if (r.dtype(k_b) != r.dtype(0)) throw RunOnCpu("operand types differ");
+  if (r.dtype(k_b) != r.dtype(0)) throw RunOnCpu(RunTimeCause::InputKind, "operand types differ");
   const bool divides = op == IntegerOp::Div || op == IntegerOp::Mod || op == IntegerOp::FMod;
   // A divisor the host can see is checked, so that zero fails as on the CPU; one computed on
   // the device gives 0 where it is zero (see the shader).
   if (divides && !r.input(1).impl()->device && has_zero(r.input(1)))
-    throw RunOnCpu("integer division by zero; the CPU kernel reports it");
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "integer division by zero; the CPU kernel reports it");
   const IntegerPushConstants pc = integer_push_constants(op, r.dtype(0), r.shape(0), r.shape(k_b));
   const Buffer& a = r.buffer(0);
   const Buffer& b = r.buffer(k_b);
@@ -84,10 +86,10 @@ OpFactory binary_factory(std::optional<BinaryOp> float_op, std::optional<Integer
     return [float_record, int_op](OpRecorder& r) {
       if (r.dtype(0) == DataType::Float32) {
         if (!float_record || r.dtype(1) != DataType::Float32)
-          throw RunOnCpu("no GPU kernel for these types");
+          throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
         float_record(r);
       } else {
-        if (!int_op) throw RunOnCpu("no GPU kernel for these types");
+        if (!int_op) throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
         record_integer(r, *int_op);
       }
     };
@@ -103,7 +105,8 @@ RecordFn float_chain(BinaryOp op, bool mean = false) {
   return [op, mean](OpRecorder& r) {
     Shape out = r.shape(0);
     for (size_t k = 0; k < r.num_inputs(); ++k) {
-      if (r.dtype(k) != DataType::Float32) throw RunOnCpu("no GPU kernel for these types");
+      if (r.dtype(k) != DataType::Float32)
+        throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
       out = broadcast_shapes(out, r.shape(k), "binary op");
     }
     const Buffer& first = r.buffer(0);
@@ -164,7 +167,7 @@ OpFactory prelu_factory() {
     if (!record) return nullptr;
     return [record](OpRecorder& r) {
       if (broadcast_shapes(r.shape(0), r.shape(1), "binary op") != r.shape(0))
-        throw RunOnCpu("slope does not broadcast to X");
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "slope does not broadcast to X");
       record(r);
     };
   };
@@ -185,10 +188,6 @@ OpFactory unary_factory() {
     if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
     std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
-    if (params->op == UnaryOp::GeluTanh) {
-      reason = "Gelu's tanh approximation has no GPU kernel";
-      return nullptr;
-    }
     return unary(*params);
   };
 }
@@ -231,10 +230,9 @@ void register_elementwise_ops(OpTable& t) {
 
   t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
   t.add("Neg", signed_unary(UnaryOp::Neg, IntegerOp::Neg));
-  for (const char* op :
-       {"Exp",  "Log",       "Sqrt",     "Reciprocal", "Sin",         "Cos",   "Tanh", "Sigmoid",
-        "Relu", "HardSwish", "Softplus", "Softsign",   "Erf",         "Floor", "Ceil", "Round",
-        "Sign", "LeakyRelu", "Elu",      "Selu",       "HardSigmoid", "Gelu",  "Clip"}) {
+  // Every other op of the shared table (gpu_common/unary_ops.inc).
+  for (const std::string& op : unary_onnx_types()) {
+    if (op == "Abs" || op == "Neg") continue;
     t.add(op, unary_factory());
   }
 }

@@ -16,14 +16,16 @@ void check_host_indices(OpRecorder& r, const GatherPlan& plan) {
   const Tensor& indices = r.input(1);
   if (indices.impl()->device) return;  // computed on the device: the shader clamps
   if (!gather_indices_in_range(indices, plan.pc.dim))
-    throw RunOnCpu("an index is out of range; the CPU kernel reports it");
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "an index is out of range; the CPU kernel reports it");
 }
 
 RecordFn gather(int64_t axis, PlanFn plan_of) {
   return [axis, plan_of](OpRecorder& r) {
     const std::optional<GatherPlan> plan =
         plan_of(r.shape(0), r.shape(1), axis, r.dtype(0), r.dtype(1));
-    if (!plan) throw RunOnCpu("shapes outside the GPU gather kernel");
+    if (!plan)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU gather kernel");
     check_host_indices(r, *plan);
     const Buffer& data = r.buffer(0);
     const Buffer& indices = r.buffer(1);
@@ -37,7 +39,14 @@ OpFactory gather_factory(PlanFn plan_of) {
     if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1) ||
         !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 1, 1))
       return nullptr;
-    return gather(q.info.attr_int("axis", 0), plan_of);
+    const int64_t axis = q.info.attr_int("axis", 0);
+    // With both shapes fixed at load time, the plan tells now whether the kernel covers them.
+    const Shape *data = static_input_shape(q, 0), *indices = static_input_shape(q, 1);
+    if (data && indices && !plan_of(*data, *indices, axis, q.input_types[0], q.input_types[1])) {
+      reason = "shapes outside the GPU gather kernel";
+      return nullptr;
+    }
+    return gather(axis, plan_of);
   };
 }
 

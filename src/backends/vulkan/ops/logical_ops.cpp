@@ -19,7 +19,7 @@ RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t fl
     const DataType type = type_input < r.num_inputs() ? r.dtype(type_input) : DataType::Float32;
     const std::optional<LogicalPushConstants> pc = logical_push_constants(
         op, type == DataType::Bool ? DataType::Float32 : type, shapes, flags);
-    if (!pc) throw RunOnCpu("shapes outside the GPU kernel");
+    if (!pc) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU kernel");
     std::vector<const Buffer*> operands;
     for (size_t k = 0; k < r.num_inputs(); ++k) operands.push_back(&r.buffer(k));
     const Buffer& out =
@@ -77,7 +77,8 @@ void register_logical_ops(OpTable& t) {
         !inputs_are(q, kNumbers, reason, 1, 2))
       return nullptr;
     return [](OpRecorder& r) {
-      if (r.dtype(1) != r.dtype(2)) throw RunOnCpu("Where's values differ in type");
+      if (r.dtype(1) != r.dtype(2))
+        throw RunOnCpu(RunTimeCause::InputKind, "Where's values differ in type");
       logical(LogicalOp::Where, 1, r.dtype(1))(r);
     };
   });

@@ -7,26 +7,26 @@ namespace {
 
 RecordFn matmul() {
   return [](OpRecorder& r) {
-    const MatMulProblem p = or_run_on_cpu([&] { return matmul_problem(r.shape(0), r.shape(1)); });
+    const MatMulProblem p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
+                                          [&] { return matmul_problem(r.shape(0), r.shape(1)); });
     const Buffer& a = r.buffer(0);
     const Buffer& b = r.buffer(1);
     const Buffer& y = r.output(0, DataType::Float32, p.out_shape);
     r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * static_cast<uint64_t>(p.k));
-    or_run_on_cpu([&] {
-      r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, y);
-      return 0;
-    });
+    r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, y);
   };
 }
 
 RecordFn gemm(bool trans_a, bool trans_b, float alpha, float beta) {
   return [=](OpRecorder& r) {
-    const MatMulProblem p = or_run_on_cpu(
-        [&] { return gemm_problem(r.shape(0), r.shape(1), trans_a, trans_b, alpha); });
+    const MatMulProblem p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+      return gemm_problem(r.shape(0), r.shape(1), trans_a, trans_b, alpha);
+    });
     MatMulAddend addend;
     MatMulEpilogue epilogue;
     if (r.has_input(2)) {
-      addend = or_run_on_cpu([&] { return matmul_addend(p, r.shape(2), beta); });
+      addend = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
+                             [&] { return matmul_addend(p, r.shape(2), beta); });
       epilogue.addend = &addend;
       epilogue.addend_buffer = &r.buffer(2);
     }
@@ -34,10 +34,7 @@ RecordFn gemm(bool trans_a, bool trans_b, float alpha, float beta) {
     const Buffer& b = r.buffer(1);
     const Buffer& y = r.output(0, DataType::Float32, p.out_shape);
     r.add_work(static_cast<uint64_t>(p.out_shape.element_count()) * static_cast<uint64_t>(p.k));
-    or_run_on_cpu([&] {
-      r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, y, epilogue);
-      return 0;
-    });
+    r.kernel<MatMul>().record(r.cmd(), r.arena(), p, a, b, y, epilogue);
   };
 }
 

@@ -32,7 +32,7 @@ void record_norm(OpRecorder& r, const NormProblem& p, bool has_bias,
 // (N, C, spatial...) inputs: C and the spatial size.
 std::pair<int64_t, int64_t> channels_and_spatial(OpRecorder& r) {
   const Shape& x = r.shape(0);
-  if (x.size() < 2) throw RunOnCpu("input is not (N, C, ...)");
+  if (x.size() < 2) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "input is not (N, C, ...)");
   int64_t spatial = 1;
   for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
   return {x[1], spatial};
@@ -52,7 +52,8 @@ RecordFn layer_norm(int64_t axis, float epsilon) {
     p.epsilon = epsilon;
     const bool has_bias = r.has_input(2);
     if (!r.has_input(1) || count_of(r, 1) != p.n || (has_bias && count_of(r, 2) != p.n))
-      throw RunOnCpu("LayerNormalization parameters that broadcast");
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "LayerNormalization parameters that broadcast");
     // Mean and InvStdDev keep the leading dimensions, with 1 for each normalized one.
     Shape stats(x.begin(), x.begin() + a);
     for (int64_t d = a; d < rank; ++d) stats.push_back(1);
@@ -76,7 +77,8 @@ RecordFn instance_norm(float epsilon) {
   return [=](OpRecorder& r) {
     const auto [channels, spatial] = channels_and_spatial(r);
     if (count_of(r, 1) != channels || count_of(r, 2) != channels)
-      throw RunOnCpu("InstanceNormalization parameters of the wrong size");
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "InstanceNormalization parameters of the wrong size");
     record_norm(r, per_channel_problem(r, channels, spatial, epsilon), true);
   };
 }
@@ -84,13 +86,15 @@ RecordFn instance_norm(float epsilon) {
 RecordFn group_norm(int64_t groups, float epsilon, int opset) {
   return [=](OpRecorder& r) {
     const auto [channels, spatial] = channels_and_spatial(r);
-    if (channels % groups != 0) throw RunOnCpu("channels not divisible by num_groups");
+    if (channels % groups != 0)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "channels not divisible by num_groups");
     // Opset 18 has a scale and bias per group, opset 21 per channel (accepted in opset 18
     // models too when unambiguous, as the CPU kernel does).
     const bool per_group = opset < 21 && count_of(r, 1) == groups;
     const int64_t expected = per_group ? groups : channels;
     if (count_of(r, 1) != expected || count_of(r, 2) != expected)
-      throw RunOnCpu("GroupNormalization parameters of the wrong size");
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "GroupNormalization parameters of the wrong size");
     const int64_t per = channels / groups;
     NormProblem p;
     p.outer = r.shape(0)[0] * groups;
@@ -108,7 +112,8 @@ RecordFn batch_norm(float epsilon) {
     const auto [channels, spatial] = channels_and_spatial(r);
     for (size_t k = 1; k <= 4; ++k) {
       if (count_of(r, k) != channels)
-        throw RunOnCpu("BatchNormalization parameters of the wrong size");
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                       "BatchNormalization parameters of the wrong size");
     }
     NormProblem p = per_channel_problem(r, channels, spatial, epsilon);
     p.mode = NormMode::Given;

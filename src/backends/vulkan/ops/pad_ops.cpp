@@ -20,7 +20,8 @@ PadMode pad_mode(const std::string& mode) {
 // The raw bytes of a one-element host tensor (the constant value), in the low bits.
 uint64_t bits_of(const Tensor& value, DataType data_type) {
   if (value.element_count() != 1 || value.dtype() != data_type)
-    throw RunOnCpu("Pad's constant value is not one element of the data's type");
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "Pad's constant value is not one element of the data's type");
   uint64_t bits = 0;
   std::memcpy(&bits, value.raw_data(), dtype_size(value.dtype()));
   return bits;
@@ -43,30 +44,30 @@ RecordFn pad(const NodeInfo& info) {
       if (r.dtype(0) == DataType::Float32)
         std::memcpy(&p.constant_bits, &attr_value, sizeof(float));
       else if (attr_value != 0.0f)
-        throw RunOnCpu("non-zero Pad value on integer data");
+        throw RunOnCpu(RunTimeCause::InputValues, "non-zero Pad value on integer data");
     } else {
       const std::vector<int64_t> given = to_int64_vector(r.input(1), "Pad pads");
       p.pads = given;
       if (r.has_input(3)) {  // pads for the listed axes only
         const std::vector<int64_t> axes = to_int64_vector(r.input(3), "Pad axes");
-        if (given.size() != 2 * axes.size()) throw RunOnCpu("pads and axes differ in length");
+        if (given.size() != 2 * axes.size())
+          throw RunOnCpu(RunTimeCause::InputValues, "pads and axes differ in length");
         p.pads.assign(static_cast<size_t>(2 * rank), 0);
         for (size_t i = 0; i < axes.size(); ++i) {
           const int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
-          if (a < 0 || a >= rank) throw RunOnCpu("Pad axis out of range");
+          if (a < 0 || a >= rank)
+            throw RunOnCpu(RunTimeCause::InputValues, "Pad axis out of range");
           p.pads[static_cast<size_t>(a)] = given[i];
           p.pads[static_cast<size_t>(a + rank)] = given[i + axes.size()];
         }
       }
       if (r.has_input(2)) p.constant_bits = bits_of(r.input(2), r.dtype(0));
     }
-    const Shape y_shape = or_run_on_cpu([&] { return pad_output_shape(x, p); });
+    const Shape y_shape =
+        or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] { return pad_output_shape(x, p); });
     const Buffer& in = r.buffer(0);
     const Buffer& out = r.output(0, r.dtype(0), y_shape);
-    or_run_on_cpu([&] {
-      r.kernel<PadTile>().pad(r.cmd(), r.arena(), p, r.dtype(0), in, x, out);
-      return 0;
-    });
+    r.kernel<PadTile>().pad(r.cmd(), r.arena(), p, r.dtype(0), in, x, out);
   };
 }
 

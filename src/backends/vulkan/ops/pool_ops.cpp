@@ -14,17 +14,16 @@ namespace {
 RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, NodeRef node) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
-    // Shapes the kernel does not take, or that are wrong, go to the CPU kernel and its errors.
+    // A rank the kernel does not take goes to the CPU kernel, which reports a wrong one.
     if (x.size() != window.kernel_shape.size() + 2)
-      throw RunOnCpu("pool input rank does not match kernel_shape");
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "pool input rank does not match kernel_shape");
     PoolShape s;
-    s.geometry = or_run_on_cpu([&] {
-      return resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
-                            *node.node, &s.pad_end);
-    });
+    s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
+                                *node.node, &s.pad_end);
     s.planes = x[0] * x[1];
-    const PoolPushConstants pc =
-        or_run_on_cpu([&] { return pool_constants(s, kind, count_include_pad, p); });
+    const PoolPushConstants pc = or_run_on_cpu(
+        RunTimeCause::DeviceLimit, [&] { return pool_constants(s, kind, count_include_pad, p); });
     Shape y_shape{x[0], x[1]};
     for (int64_t d : s.geometry.out) y_shape.push_back(d);
     const Buffer& xb = r.buffer(0);
@@ -60,14 +59,16 @@ OpFactory pool_factory(PoolOp kind) {
 RecordFn global_pool(ReduceOp op) {
   return [op](OpRecorder& r) {
     const Shape& x = r.shape(0);
-    if (x.size() < 3) throw RunOnCpu("a global pool needs an (N, C, spatial...) input");
+    if (x.size() < 3)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "a global pool needs an (N, C, spatial...) input");
     Shape y_shape{x[0], x[1]};
     std::vector<bool> reduced(x.size(), true);
     reduced[0] = reduced[1] = false;
     for (size_t d = 2; d < x.size(); ++d) y_shape.push_back(1);
     const std::optional<ReduceProblem> p = reduce_problem(x, reduced, op);
     if (!p || (x.element_count() == 0 && y_shape.element_count() != 0))
-      throw RunOnCpu("global pool shape outside the GPU kernel");
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "global pool shape outside the GPU kernel");
     const Buffer& xb = r.buffer(0);
     const Buffer& y = r.output(0, DataType::Float32, y_shape);
     r.add_work(static_cast<uint64_t>(x.element_count()));

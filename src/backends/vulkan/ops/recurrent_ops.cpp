@@ -23,9 +23,7 @@ namespace rc = recurrent;
 LstmProblem lstm_problem(const OpRecorder& r, const rc::RecurrentAttributes& a,
                          const NodeRef& node) {
   const std::vector<Tensor> inputs = run_inputs(r);
-  const rc::RecurrentShape s = or_run_on_cpu([&] {
-    return rc::check_inputs({*node.node, inputs}, a, rc::lstm_cell_spec());
-  });
+  const rc::RecurrentShape s = rc::check_inputs({*node.node, inputs}, a, rc::lstm_cell_spec());
   LstmProblem p;
   p.seq = s.seq;
   p.batch = s.batch;
@@ -37,7 +35,8 @@ LstmProblem lstm_problem(const OpRecorder& r, const rc::RecurrentAttributes& a,
   p.has_initial_c = r.has_input(rc::kInitialC);
   p.has_peepholes = r.has_input(rc::kPeepholes);
   if (p.seq == 0 || p.batch == 0 || p.hidden == 0 || s.input == 0)
-    throw RunOnCpu("LSTM with an empty dimension runs on the CPU");
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                   "LSTM with an empty dimension runs on the CPU");
   return p;
 }
 
@@ -47,11 +46,14 @@ void check_full_sequences(const OpRecorder& r, int64_t seq) {
   if (!r.has_input(rc::kSequenceLens)) return;
   const Tensor& lengths = r.input(rc::kSequenceLens);
   if (lengths.impl()->device)
-    throw RunOnCpu("LSTM sequence_lens computed on the device cannot be checked");
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "LSTM sequence_lens computed on the device cannot be checked");
   for (int64_t b = 0; b < lengths.element_count(); ++b) {
     const int64_t n = lengths.dtype() == DataType::Int32 ? lengths.data<int32_t>()[b]
                                                          : lengths.data<int64_t>()[b];
-    if (n != seq) throw RunOnCpu("LSTM sequence_lens shorter than the sequence runs on the CPU");
+    if (n != seq)
+      throw RunOnCpu(RunTimeCause::InputValues,
+                     "LSTM sequence_lens shorter than the sequence runs on the CPU");
   }
 }
 
@@ -64,7 +66,7 @@ RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
     const Shape state{p.directions, p.batch, p.hidden};
 
     // X viewed as [seq * batch, input] times W viewed as [directions * 4 * hidden, input]ᵀ.
-    const MatMulProblem projection_problem = or_run_on_cpu([&] {
+    const MatMulProblem projection_problem = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
       return gemm_problem({rows, input}, {p.directions * gates, input}, false, true);
     });
     const Buffer& projection =
@@ -88,17 +90,14 @@ RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
 
     r.add_work(static_cast<uint64_t>(rows * p.directions * gates) *
                static_cast<uint64_t>(input + p.hidden));
-    or_run_on_cpu([&] {
-      r.kernel<MatMul>().record(r.cmd(), r.arena(), projection_problem, x, w, projection);
-      if (initial_c) {  // the step kernel reads the cell state from b.cell
-        const Region all{{state.element_count()}, 0, {1}, 0, {1}};
-        r.kernel<RegionCopy>().record(r.cmd(), r.arena(), all, DataType::Float32, *initial_c,
-                                      *b.cell);
-      }
-      for (int64_t step = 0; step < p.seq; ++step)
-        r.kernel<LstmStep>().record_step(r.cmd(), r.arena(), p, b, step);
-      return 0;
-    });
+    r.kernel<MatMul>().record(r.cmd(), r.arena(), projection_problem, x, w, projection);
+    if (initial_c) {  // the step kernel reads the cell state from b.cell
+      const Region all{{state.element_count()}, 0, {1}, 0, {1}};
+      r.kernel<RegionCopy>().record(r.cmd(), r.arena(), all, DataType::Float32, *initial_c,
+                                    *b.cell);
+    }
+    for (int64_t step = 0; step < p.seq; ++step)
+      r.kernel<LstmStep>().record_step(r.cmd(), r.arena(), p, b, step);
   };
 }
 

@@ -15,10 +15,11 @@ void record_reduce(OpRecorder& r, const ReducePlan& plan, const ReduceAttrs& att
   const Shape& x = r.shape(0);
   const std::optional<ReduceProblem> p =
       reduce_problem(x, plan.reduced_axes(), attrs.op, attrs.select_last_index);
-  if (!p) throw RunOnCpu("reduction layout outside the GPU kernel");
+  if (!p)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction layout outside the GPU kernel");
   // Reducing an empty input into a non-empty output (the identity element) stays on the CPU.
   if (x.element_count() == 0 && plan.out.element_count() != 0)
-    throw RunOnCpu("reduction of an empty input");
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction of an empty input");
   const Buffer& xb = r.buffer(0);
   const Buffer& y = r.output(0, out_dtype, plan.out);
   r.add_work(static_cast<uint64_t>(x.element_count()));
@@ -37,12 +38,9 @@ OpFactory reduce_factory(ReduceOp op) {
       std::vector<int64_t> axes;
       const bool axes_given = attrs.axes_from_input && r.has_input(1);
       if (axes_given) axes = to_int64_vector(r.input(1), "axes");
-      // Axes out of range are the CPU kernel's to report.
-      const ReducePlan plan = or_run_on_cpu([&] {
-        return resolve_reduce(attrs, r.shape(0),
-                              axes_given ? std::optional(std::span(axes)) : std::nullopt,
-                              *node.node);
-      });
+      const ReducePlan plan =
+          resolve_reduce(attrs, r.shape(0),
+                         axes_given ? std::optional(std::span(axes)) : std::nullopt, *node.node);
       record_reduce(r, plan, attrs, DataType::Float32);
     };
   };
@@ -53,11 +51,10 @@ OpFactory arg_factory(ReduceOp op) {
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
     const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
-      const ReducePlan plan = or_run_on_cpu(
-          [&] { return resolve_reduce(attrs, r.shape(0), std::nullopt, *node.node); });
+      const ReducePlan plan = resolve_reduce(attrs, r.shape(0), std::nullopt, *node.node);
       for (size_t d = 0; d < plan.reduced.size(); ++d) {
         if (plan.reduced[d] && r.shape(0)[d] == 0)
-          throw RunOnCpu("ArgMax / ArgMin over an empty axis");
+          throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "ArgMax / ArgMin over an empty axis");
       }
       record_reduce(r, plan, attrs, DataType::Int64);
     };

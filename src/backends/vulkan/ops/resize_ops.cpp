@@ -21,15 +21,13 @@ void register_resize_ops(OpTable& t) {
       const DeviceResizeAxes resize(q.info);
       return [resize](OpRecorder& r) {
         const std::vector<ResizeAxis> axes = resize.of_run(r);
-        const ResizePlan plan =
-            or_run_on_cpu([&] { return plan_resize(r.shape(0), axes, resize.options()); });
+        const ResizePlan plan = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+          return plan_resize(r.shape(0), axes, resize.options());
+        });
         const Buffer& x = r.buffer(0);
         const Buffer& table = r.upload(std::as_bytes(std::span(plan.table)));
         const Buffer& y = r.output(0, DataType::Float32, plan.out_shape);
-        or_run_on_cpu([&] {
-          r.kernel<Resize>().record(r.cmd(), r.arena(), plan, x, table, y);
-          return 0;
-        });
+        r.kernel<Resize>().record(r.cmd(), r.arena(), plan, x, table, y);
       };
     });
   }

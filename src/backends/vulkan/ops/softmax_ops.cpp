@@ -11,8 +11,7 @@ namespace {
 RecordFn softmax(SoftmaxAttrs attrs, NodeRef node) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
-    // An axis out of range is the CPU kernel's to report.
-    const SoftmaxLines v = or_run_on_cpu([&] { return resolve_softmax(attrs, x, *node.node); });
+    const SoftmaxLines v = resolve_softmax(attrs, x, *node.node);
     const Buffer& xb = r.buffer(0);
     const Buffer& y = r.output(0, DataType::Float32, x);
     r.kernel<Softmax>().record(r.cmd(), r.arena(), xb, y, v.outer, v.n, v.inner, attrs.op);

@@ -34,9 +34,8 @@ layout(push_constant) uniform Params {
   uint write_final_h;     // 1 to store the last step's hidden state into y_h
 } p;
 
-#include "exp_tanh.glsl"
-
-float sigmoid(float v) { return 1.0 / (1.0 + exp_(-v)); }
+#include "float_bits.glsl"
+#include "shader_math.glsl"
 
 void main() {
   const uint index = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
@@ -82,11 +81,11 @@ void main() {
     const uint base = d * 3 * H;
     peep = vec3(peephole[base + j], peephole[base + H + j], peephole[base + 2 * H + j]);
   }
-  const float i = sigmoid(z.x + peep.x * c_prev);
-  const float f = sigmoid(z.z + peep.z * c_prev);
+  const float i = sigmoid_(z.x + peep.x * c_prev);
+  const float f = sigmoid_(z.z + peep.z * c_prev);
   const float c = f * c_prev + i * tanh_(z.w);
   // The output gate's peephole sees the new cell state.
-  const float o = sigmoid(z.y + peep.y * c);
+  const float o = sigmoid_(z.y + peep.y * c);
   const float h = o * tanh_(c);
 
   cell[state + j] = c;
