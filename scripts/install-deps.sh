@@ -9,6 +9,8 @@ packages=(
   libhwy-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
   libre2-dev
+  # The command line's argument parser (header-only).
+  libcli11-dev
   # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
   # OpenGL ES backend: EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
@@ -20,6 +22,10 @@ packages=(
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools
   python3-pytest python3-onnx python3-dask python3-distributed python3-pandas
 )
+if [[ "${1:-}" == "--with-docs" ]]; then
+  # Only for `make docs`: the API reference from the public headers.
+  packages+=(doxygen)
+fi
 if [[ "${1:-}" == "--with-python" ]]; then
   # Only for retraining the demo model and exporting the benchmark models.
   packages+=(python3-torch python3-sklearn python3-onnx python3-numpy)

@@ -23,14 +23,15 @@ namespace kiln {
 // reference (a job thread, too). kiln never writes into borrowed memory; the caller must not
 // write into it while a run that reads it is pending. Not for String tensors (their elements
 // are constructed objects).
-Tensor borrow_tensor(DataType dtype, const Shape& shape, void* data, std::shared_ptr<void> owner);
+KILN_API Tensor borrow_tensor(DataType dtype, const Shape& shape, void* data,
+                              std::shared_ptr<void> owner);
 
 // Blocks until the layer producing `tensor` has finished; rethrows the kiln::Error of a failed
 // layer. Afterwards a host tensor's data() is readable in place (see on_device).
-void wait_ready(const Tensor& tensor);
+KILN_API void wait_ready(const Tensor& tensor);
 
 // True when the data of a finished tensor lives on a device: readback_and_clone() copies it to
 // the host. False for host tensors, whose data() is then readable without a copy.
-bool on_device(const Tensor& tensor);
+KILN_API bool on_device(const Tensor& tensor);
 
 }  // namespace kiln

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/dtype.h"
+#include "kiln/export.h"
 
 namespace kiln {
 
@@ -31,7 +32,7 @@ struct Dim {
 };
 
 // The declared type of a graph input or output.
-struct ValueInfo {
+struct KILN_API ValueInfo {
   enum class Kind { Tensor, Sequence, Optional, Map, Unknown };
   std::string name;
   Kind kind = Kind::Tensor;
@@ -47,7 +48,7 @@ struct LoadOptions {
   bool optimize = true;  // run the load-time passes (constant folding, no-op removal, fusions)
 };
 
-class Model {
+class KILN_API Model {
  public:
   const std::vector<ValueInfo>& inputs() const;
   const std::vector<ValueInfo>& outputs() const;
@@ -66,9 +67,10 @@ class Model {
 
 // Loads an ONNX model file (external data is read relative to the file's folder).
 // Throws kiln::Error naming the file, node and op for anything it cannot load.
-Model load_model(const std::string& path, const LoadOptions& options = {});
+KILN_API Model load_model(const std::string& path, const LoadOptions& options = {});
 // Loads a model from memory; `base_dir` is where external data files are looked up.
-Model load_model_from_bytes(const void* data, size_t size, const std::string& base_dir = ".",
-                            const LoadOptions& options = {});
+KILN_API Model load_model_from_bytes(const void* data, size_t size,
+                                     const std::string& base_dir = ".",
+                                     const LoadOptions& options = {});
 
 }  // namespace kiln

@@ -17,14 +17,15 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/export.h"
 #include "kiln/model.h"
 #include "kiln/tensor.h"
 
 namespace kiln {
 
 enum class Backend { Cpu, GpuCompute, GpuPixel };
-std::string_view backend_name(Backend b);      // "cpu", "gpu-compute", "gpu-pixel"
-Backend parse_backend(std::string_view name);  // throws kiln::Error for an unknown name
+KILN_API std::string_view backend_name(Backend b);      // "cpu", "gpu-compute", "gpu-pixel"
+KILN_API Backend parse_backend(std::string_view name);  // throws kiln::Error for an unknown name
 
 struct WorkerOptions {
   int num_threads = 0;  // CPU job-system threads; 0: every hardware thread (or KILN_NUM_THREADS)
@@ -36,6 +37,11 @@ struct WorkerOptions {
   // (sequence lengths, indices) it reads on the host. For tests and
   // debugging: it costs a comparison per layer.
   bool verify_shapes = false;
+  // The GPU device of a GpuCompute or GpuPixel worker: its index in kiln::list_devices() or a
+  // case-insensitive substring of its name; empty picks the best one (a discrete GPU before an
+  // integrated one before a CPU implementation). KILN_VULKAN_DEVICE and KILN_GL_DEVICE, when
+  // set, override it.
+  std::string device;
 };
 
 struct NamedTensor {
@@ -72,7 +78,7 @@ struct NodePlacement {
 class WorkerImpl;
 class LayerSteps;
 
-class Worker {
+class KILN_API Worker {
  public:
   Worker(const Model& model, Backend backend = Backend::Cpu, const WorkerOptions& options = {});
   ~Worker();
@@ -116,9 +122,9 @@ class Worker {
 };
 
 // The range returned by Worker::schedule_iterable. Each increment runs one layer.
-class LayerSteps {
+class KILN_API LayerSteps {
  public:
-  class Iterator {
+  class KILN_API Iterator {
    public:
     LayerStep operator*() const;
     Iterator& operator++();

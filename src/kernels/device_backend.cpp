@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/log.h"
 #include "kernels/device_backend.h"
 
 namespace kiln {
@@ -33,9 +34,15 @@ std::string_view to_string(RunTimeCause cause) {
 }
 
 void note_run_time_fallback(RunTimeCause cause, const std::string& reason) {
-  std::lock_guard lock(fallbacks_mutex);
-  ++fallbacks.count;
-  fallbacks.last_reason = std::string(to_string(cause)) + ": " + reason;
+  const std::string described = std::string(to_string(cause)) + ": " + reason;
+  {
+    std::lock_guard lock(fallbacks_mutex);
+    ++fallbacks.count;
+    fallbacks.last_reason = described;
+  }
+  log_once(
+      LogLevel::Warn, "run-time fallback:" + described,
+      "a GPU node ran on the CPU for this run, its inputs downloaded (a slow path): " + described);
 }
 
 int64_t non_negative_axis(int64_t axis, int64_t rank) {

@@ -5,32 +5,15 @@
 #include <iostream>
 #include <numeric>
 
-#include "commands.h"
+#include "command.h"
 #include "core/thread_pool.h"
 #include "inputs.h"
+#include "options.h"
 #include "kiln/kiln.h"
 
 namespace kiln::cli {
 
 namespace {
-
-const char* kHelp = R"(usage: kiln bench MODEL [options]
-
-Measures the load time (load_model + Worker construction) and the latency of one inference
-(schedule + readback of every output) over many runs after a warm-up. Progress goes to stderr;
-the last line of stdout is machine-readable:
-  bench: model=M backend=B threads=N load_ms=X min_ms=X median_ms=X mean_ms=X p90_ms=X max_ms=X
-
-options:
-  --backend B          cpu (default), gpu-compute or gpu-pixel
-  --runs N             timed runs (default 100)
-  --warmup N           untimed runs first (default 10)
-  --threads N          CPU threads (default: every hardware thread, or KILN_NUM_THREADS)
-  --inputs-dir DIR     inputs from input_0.pb, input_1.pb, ... (or .npy)
-  --input NAME=FILE    input NAME from FILE (.pb or .npy); repeatable
-  --dim NAME=VALUE     size of the symbolic dimension NAME for random inputs (default 1)
-Inputs given by neither option get random values of the declared dtype and shape.
-)";
 
 using Clock = std::chrono::steady_clock;
 
@@ -67,30 +50,29 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-}  // namespace
+struct BenchOptions {
+  std::string model;
+  WorkerFlags worker;
+  LoadFlags load;
+  InputFlags inputs;
+  int runs = 100;
+  int warmup = 10;
+};
 
-int bench_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  std::vector<std::string> valued = {"--backend", "--runs", "--warmup", "--threads"};
-  valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
-  const std::string path = model_path_argument(args, valued, "bench");
-  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
-  const int runs = int_option(args, "--runs", 100, 1);
-  const int warmup = int_option(args, "--warmup", 10, 0);
-  WorkerOptions options;
-  options.num_threads = int_option(args, "--threads", 0, 0);
+int bench(const BenchOptions& o) {
+  const std::string& path = o.model;
+  const Backend backend = o.worker.backend_kind();
+  const WorkerOptions options = o.worker.options();
+  const int runs = o.runs, warmup = o.warmup;
 
   const auto load_start = Clock::now();
-  Model model = load_model(path);
+  Model model = load_model(path, o.load.options());
   Worker worker(model, backend, options);
   const double load_ms = ms_between(load_start, Clock::now());
   // The worker already built its pool, so this only reads the thread count it got.
   const int threads = ThreadPool::shared(options.num_threads).num_threads();
 
-  const InputSet inputs = load_inputs(model, args, /*random_fallback=*/true);
+  const InputSet inputs = load_inputs(model, o.inputs, /*random_fallback=*/true);
   const auto named = inputs.named();
   const auto& outputs = model.outputs();
   auto run_once = [&] {
@@ -147,5 +129,32 @@ int bench_command(const Args& args) {
   std::cout << "bench: model=" << path << text;
   return 0;
 }
+
+const Registration kCommand{
+    "bench", "measure load time and latency (min / median / mean over many runs)",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "Measures the load time (load_model + Worker construction) and the latency of one\n"
+          "inference (schedule + readback of every output) over many runs after a warm-up.\n"
+          "Inputs given by neither --inputs-dir nor --input get random values of the declared\n"
+          "dtype and shape. Progress goes to stderr; the last line of stdout is\n"
+          "machine-readable:\n"
+          "  bench: model=M backend=B threads=N load_ms=X min_ms=X median_ms=X mean_ms=X "
+          "p90_ms=X max_ms=X");
+      auto o = std::make_shared<BenchOptions>();
+      add_model_argument(cmd, o->model);
+      cmd.add_option("--runs", o->runs, "timed runs (default 100)")
+          ->check(integer_in(1, 1'000'000'000))
+          ->type_name("N");
+      cmd.add_option("--warmup", o->warmup, "untimed runs first (default 10)")
+          ->check(integer_in(0, 1'000'000'000))
+          ->type_name("N");
+      add_input_flags(cmd, o->inputs, /*with_dims=*/true);
+      add_worker_flags(cmd, o->worker);
+      add_load_flags(cmd, o->load);
+      return [o] { return bench(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli
