@@ -9,11 +9,15 @@ packages=(
   libhwy-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
   libre2-dev
+  # .kiln files: FlatBuffers (schema compiler and headers) and xxHash for the checksum.
+  libflatbuffers-dev flatbuffers-compiler libxxhash-dev
   # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
   # OpenGL ES backend: EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   googletest libgtest-dev libbenchmark-dev
+  # Tests: parsing the profiler's Chrome trace.
+  nlohmann-json3-dev
 )
 if [[ "${1:-}" == "--with-python" ]]; then
   # Only for retraining the demo model and exporting the benchmark models.

@@ -9,6 +9,8 @@
 #include "kiln/dtype.h"
 #include "kiln/error.h"
 #include "kiln/model.h"
+#include "kiln/profile.h"
 #include "kiln/shape.h"
 #include "kiln/tensor.h"
+#include "kiln/value_dump.h"
 #include "kiln/worker.h"

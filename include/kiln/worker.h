@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kiln/model.h"
+#include "kiln/profile.h"
 #include "kiln/tensor.h"
 
 namespace kiln {
@@ -33,6 +34,9 @@ struct WorkerOptions {
   // inference predicted, failing the run with a kiln::Error naming the layer on a mismatch.
   // For tests and debugging: it costs a comparison per layer.
   bool verify_shapes = false;
+  // Time every layer of every run (and, on a GPU backend, its device work and transfers), for
+  // Worker::profile(). Off, it costs nothing measurable.
+  bool profile = false;
 };
 
 struct NamedTensor {
@@ -97,6 +101,9 @@ class Worker {
   std::vector<NodePlacement> placements() const;
   // The device in words ("cpu", or the GPU's name and API version).
   std::string device_description() const;
+  // Where the latest run's time went (WorkerOptions::profile must be on). Waits for the run to
+  // finish and for its device timings.
+  Profile profile() const;
 
  private:
   std::unique_ptr<WorkerImpl> impl_;

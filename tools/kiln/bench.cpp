@@ -9,6 +9,7 @@
 #include "core/thread_pool.h"
 #include "inputs.h"
 #include "kiln/kiln.h"
+#include "profile_table.h"
 
 namespace kiln::cli {
 
@@ -19,7 +20,9 @@ const char* kHelp = R"(usage: kiln bench MODEL [options]
 Measures the load time (load_model + Worker construction) and the latency of one inference
 (schedule + readback of every output) over many runs after a warm-up. Progress goes to stderr;
 the last line of stdout is machine-readable:
-  bench: model=M backend=B threads=N load_ms=X min_ms=X median_ms=X mean_ms=X p90_ms=X max_ms=X
+  bench: model=M backend=B threads=N load_model_ms=X load_ms=X min_ms=X median_ms=X mean_ms=X
+         p90_ms=X max_ms=X
+(load_model_ms: load_model alone; load_ms: with the Worker.)
 
 options:
   --backend B          cpu (default), gpu-compute or gpu-pixel
@@ -29,6 +32,9 @@ options:
   --inputs-dir DIR     inputs from input_0.pb, input_1.pb, ... (or .npy)
   --input NAME=FILE    input NAME from FILE (.pb or .npy); repeatable
   --dim NAME=VALUE     size of the symbolic dimension NAME for random inputs (default 1)
+  --trace FILE         after the timed runs, run once more with per-layer profiling and write
+                       that run as a Chrome trace (chrome://tracing, ui.perfetto.dev): a track
+                       per CPU worker thread and per GPU queue, with transfers and fallbacks
 Inputs given by neither option get random values of the declared dtype and shape.
 )";
 
@@ -74,7 +80,7 @@ int bench_command(const Args& args) {
     std::cout << kHelp;
     return 0;
   }
-  std::vector<std::string> valued = {"--backend", "--runs", "--warmup", "--threads"};
+  std::vector<std::string> valued = {"--backend", "--runs", "--warmup", "--threads", "--trace"};
   valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
   const std::string path = model_path_argument(args, valued, "bench");
   const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
@@ -83,8 +89,11 @@ int bench_command(const Args& args) {
   WorkerOptions options;
   options.num_threads = int_option(args, "--threads", 0, 0);
 
+  const std::string trace = option_value(args, "--trace");
+
   const auto load_start = Clock::now();
   Model model = load_model(path);
+  const double load_model_ms = ms_between(load_start, Clock::now());
   Worker worker(model, backend, options);
   const double load_ms = ms_between(load_start, Clock::now());
   // The worker already built its pool, so this only reads the thread count it got.
@@ -133,17 +142,30 @@ int bench_command(const Args& args) {
   char text[512];
   std::snprintf(text, sizeof text,
                 "backend %s, threads %d\n"
-                "load: %.2f ms (load_model + Worker)\n"
+                "load: %.2f ms (load_model %.2f ms + Worker)\n"
                 "latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, mean %.3f ms, "
                 "p90 %.3f ms, max %.3f ms\n",
-                backend_text.c_str(), threads, load_ms, runs, warmup, sorted.front(), median, mean,
-                p90, sorted.back());
+                backend_text.c_str(), threads, load_ms, load_model_ms, runs, warmup, sorted.front(),
+                median, mean, p90, sorted.back());
   std::cout << text;
+  if (!trace.empty()) {
+    // A worker of its own, so profiling never touches the timed runs.
+    WorkerOptions profiled = options;
+    profiled.profile = true;
+    Worker tracer(model, backend, profiled);
+    tracer.schedule(std::span<const NamedTensor>(named));
+    for (const auto& out : outputs) (void)tracer.peek_output(out.name).readback_and_clone();
+    tracer.schedule(std::span<const NamedTensor>(named));  // the first run builds plans
+    for (const auto& out : outputs) (void)tracer.peek_output(out.name).readback_and_clone();
+    const Profile profile = tracer.profile();
+    write_trace(profile, trace);
+    std::cout << "trace: " << trace << ": " << describe_trace(profile) << "\n";
+  }
   std::snprintf(text, sizeof text,
-                " backend=%s threads=%d load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
+                " backend=%s threads=%d load_model_ms=%.3f load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
                 "p90_ms=%.4f max_ms=%.4f\n",
-                backend_text.c_str(), threads, load_ms, sorted.front(), median, mean, p90,
-                sorted.back());
+                backend_text.c_str(), threads, load_model_ms, load_ms, sorted.front(), median, mean,
+                p90, sorted.back());
   std::cout << "bench: model=" << path << text;
   return 0;
 }

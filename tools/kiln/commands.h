@@ -13,6 +13,9 @@ int run_command(const Args& args);
 int test_onnx_command(const Args& args);
 int inspect_command(const Args& args);
 int bench_command(const Args& args);
+int profile_command(const Args& args);
+int convert_command(const Args& args);
+int diff_command(const Args& args);
 
 // Option parsing shared by the subcommands.
 bool has_flag(const Args& args, const std::string& flag);

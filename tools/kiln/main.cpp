@@ -15,6 +15,9 @@ commands:
   test-onnx  run ONNX backend test folders and compare with their expected outputs
   inspect    show the optimized graph, shapes, CPU-residency marks and per-node backend
   bench      measure load time and latency (min / median / mean over many runs)
+  profile    time every layer and print the ops by total time and share
+  convert    save a model as a .kiln file (optimized, weights laid out for mapping)
+  diff       find the first node where two value dumps (run --dump-values) differ
 
 Run 'kiln <command> --help' for a command's options.
 )";
@@ -77,6 +80,9 @@ int main(int argc, char** argv) {
     if (command == "test-onnx") return kiln::cli::test_onnx_command(args);
     if (command == "inspect") return kiln::cli::inspect_command(args);
     if (command == "bench") return kiln::cli::bench_command(args);
+    if (command == "profile") return kiln::cli::profile_command(args);
+    if (command == "convert") return kiln::cli::convert_command(args);
+    if (command == "diff") return kiln::cli::diff_command(args);
     std::cerr << "kiln: unknown command '" << command << "'\n" << kUsage;
     return 2;
   } catch (const kiln::Error& e) {

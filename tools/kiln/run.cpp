@@ -26,6 +26,9 @@ options:
                        overrides --inputs-dir
   --outputs-dir DIR    write output_0.pb, output_1.pb, ... there (created if needed)
   --threads N          CPU threads (default: every hardware thread, or KILN_NUM_THREADS)
+  --dump-values DIR    also write every intermediate value as DIR/NNNN-Op-node.K.npy (graph
+                       position, op, node name, output) with DIR/index.tsv; compare two dumps
+                       with 'kiln diff'
 )";
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -40,17 +43,20 @@ int run_command(const Args& args) {
     std::cout << kHelp;
     return 0;
   }
-  std::vector<std::string> valued = {"--backend", "--outputs-dir", "--threads"};
+  std::vector<std::string> valued = {"--backend", "--outputs-dir", "--threads", "--dump-values"};
   valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
   const std::string path = model_path_argument(args, valued, "run");
   const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
   WorkerOptions options;
   options.num_threads = int_option(args, "--threads", 0, 0);
   const std::string outputs_dir = option_value(args, "--outputs-dir");
+  const std::string dump_dir = option_value(args, "--dump-values");
 
   auto start = std::chrono::steady_clock::now();
   Model model = load_model(path);
-  Worker worker(model, backend, options);
+  // A dump runs the model with every value as an output; the printed outputs stay the model's.
+  Worker worker(dump_dir.empty() ? model : load_model(path, {.extra_outputs = {"*"}}), backend,
+                options);
   const double load_ms = ms_since(start);
   const InputSet inputs = load_inputs(model, args, /*random_fallback=*/false);
   const auto named = inputs.named();
@@ -86,6 +92,10 @@ int run_command(const Args& args) {
   std::cout << line;
   if (!outputs_dir.empty())
     std::cout << "wrote " << outs.size() << " output file(s) to " << outputs_dir << "\n";
+  if (!dump_dir.empty()) {
+    const auto dumped = dump_values(worker, dump_dir);
+    std::cout << "wrote " << dumped.size() << " values to " << dump_dir << " (index.tsv)\n";
+  }
   return 0;
 }
 
