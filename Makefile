@@ -8,7 +8,7 @@ export CCACHE_NOHASHDIR := 1
 JOBS ?= $(shell nproc)
 KILN := build/release/kiln
 
-.PHONY: demo test test-unit test-conformance test-asan deps build build-asan bench clean
+.PHONY: demo test test-unit test-conformance test-asan test-shared deps build build-demo build-asan bench docs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,7 +17,13 @@ build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
-demo: build
+# Only what the demo needs: the library, the command line and the demo program (not the unit
+# tests or the examples).
+build-demo: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target kiln_cli kiln_demo
+
+demo: build-demo
 	@build/release/kiln_demo demo/digits.onnx demo/samples
 
 test: test-unit test-conformance
@@ -42,12 +48,28 @@ build-asan: deps
 # CI short.
 # The tests that create a Vulkan instance run without the leak checker: Mesa's driver keeps an
 # allocation from vkCreateInstance in a module the loader unloads before exit, which LeakSanitizer
-# reports as a leak. Address and undefined-behaviour checks stay on for them.
-ASAN_VULKAN_TESTS := Vulkan|GpuCompute|^cli$$
+# reports as a leak. Address and undefined-behaviour checks stay on for them. The command-line
+# test and the GPU example list every device, OpenGL ES ones included, so they run there too.
+ASAN_VULKAN_TESTS := Vulkan|GpuCompute|^cli$$|^example_gpu_placements$$
 test-asan: build-asan
 	@ctest --preset asan -j $(JOBS) -E "^Gl|GpuPixelWorker|gpu_op_harness|$(ASAN_VULKAN_TESTS)"
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_VULKAN_TESTS)" \
 	  -E "^Gl|GpuPixelWorker|gpu_op_harness"
+
+# A shared libkiln (BUILD_SHARED_LIBS=ON): builds it from the same objects as the release build
+# (compiled with hidden visibility either way, so the compiler cache serves them), checks that it
+# exports only the public API, and builds and runs a consumer against it installed.
+test-shared: deps
+	@cmake --preset shared >/dev/null
+	@cmake --build --preset shared -j $(JOBS) --target kiln kiln_cli
+	@tests/package/package_test.sh build/shared $(CURDIR) --shared
+
+# The API reference from the public headers, in build/docs/html (needs Debian's doxygen).
+docs:
+	@scripts/install-deps.sh --with-docs
+	@mkdir -p build/docs
+	@( cat docs/Doxyfile; echo "PROJECT_NUMBER = $$(sed -nE 's/^project\(kiln VERSION ([0-9.]+).*/\1/p' CMakeLists.txt)" ) | doxygen -
+	@echo "API reference: build/docs/html/index.html"
 
 clean:
 	rm -rf build

@@ -9,6 +9,8 @@ packages=(
   libhwy-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
   libre2-dev
+  # The command line's argument parser (header-only).
+  libcli11-dev
   # .kiln files: FlatBuffers (schema compiler and headers) and xxHash for the checksum.
   libflatbuffers-dev flatbuffers-compiler libxxhash-dev
   # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
@@ -19,6 +21,10 @@ packages=(
   # Tests: parsing the profiler's Chrome trace.
   nlohmann-json3-dev
 )
+if [[ "${1:-}" == "--with-docs" ]]; then
+  # Only for `make docs`: the API reference from the public headers.
+  packages+=(doxygen)
+fi
 if [[ "${1:-}" == "--with-python" ]]; then
   # Only for retraining the demo model and exporting the benchmark models.
   packages+=(python3-torch python3-sklearn python3-onnx python3-numpy)

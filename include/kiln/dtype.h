@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/export.h"
 #include "kiln/float_types.h"
 
 namespace kiln {
@@ -43,14 +44,15 @@ enum class DataType : int32_t {
 };
 
 // "float32", "int64", ... (the names numpy and the ONNX docs use).
-std::string_view dtype_name(DataType t);
+KILN_API std::string_view dtype_name(DataType t);
 // Bytes one element takes in kiln's memory (sub-byte types take one byte; see float_types.h).
 // String tensors hold std::string objects: sizeof(std::string).
-size_t dtype_size(DataType t);
-bool is_valid_dtype(int32_t onnx_code);
-bool is_float_dtype(DataType t);    // float16/32/64, bfloat16, float8, float4
-bool is_integer_dtype(DataType t);  // signed or unsigned, any width (not bool)
-bool is_signed_dtype(DataType t);   // the signed integers and every float type but float8e8m0
+KILN_API size_t dtype_size(DataType t);
+KILN_API bool is_valid_dtype(int32_t onnx_code);
+KILN_API bool is_float_dtype(DataType t);    // float16/32/64, bfloat16, float8, float4
+KILN_API bool is_integer_dtype(DataType t);  // signed or unsigned, any width (not bool)
+KILN_API bool is_signed_dtype(
+    DataType t);  // the signed integers and every float type but float8e8m0
 
 // Maps a C++ element type to its DataType: dtype_of<float> == DataType::Float32.
 template <class T>

@@ -4,11 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "kiln/export.h"
+
 namespace kiln {
 
 // Every user-facing failure is a kiln::Error whose message names what went wrong and where
 // (file, node, op, input), so that a user can act on it without a debugger.
-class Error : public std::runtime_error {
+class KILN_API Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };

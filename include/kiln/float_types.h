@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "kiln/export.h"
+
 namespace kiln {
 
 // Conversions follow the ONNX spec (onnx/docs/Operators.md, Cast): round to nearest even;
@@ -15,7 +17,7 @@ namespace kiln {
 // target (E5M2 too, although it has an infinity); without it they become inf where the target
 // has one and NaN otherwise. float4e2m1 always saturates. Float8E8M0 rounds up (ONNX's default
 // round_mode); see float_types.cpp for the special values of each type.
-struct Float16 {
+struct KILN_API Float16 {
   uint16_t bits = 0;
   Float16() = default;
   explicit Float16(float f);
@@ -27,7 +29,7 @@ struct Float16 {
   }
 };
 
-struct BFloat16 {
+struct KILN_API BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   explicit BFloat16(float f);
@@ -40,7 +42,7 @@ struct BFloat16 {
 };
 
 #define KILN_DECLARE_BYTE_FLOAT(Name)             \
-  struct Name {                                   \
+  struct KILN_API Name {                          \
     uint8_t bits = 0;                             \
     Name() = default;                             \
     explicit Name(float f, bool saturate = true); \

@@ -6,11 +6,14 @@
 //   kiln::Tensor out = worker.peek_output().readback_and_clone();
 #pragma once
 
+#include "kiln/device.h"
 #include "kiln/dtype.h"
 #include "kiln/error.h"
+#include "kiln/log.h"
 #include "kiln/model.h"
 #include "kiln/profile.h"
 #include "kiln/shape.h"
 #include "kiln/tensor.h"
 #include "kiln/value_dump.h"
+#include "kiln/version.h"
 #include "kiln/worker.h"

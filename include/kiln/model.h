@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/dtype.h"
+#include "kiln/export.h"
 
 namespace kiln {
 
@@ -31,7 +32,7 @@ struct Dim {
 };
 
 // The declared type of a graph input or output.
-struct ValueInfo {
+struct KILN_API ValueInfo {
   enum class Kind { Tensor, Sequence, Optional, Map, Unknown };
   std::string name;
   Kind kind = Kind::Tensor;
@@ -53,7 +54,7 @@ struct LoadOptions {
   std::vector<std::string> extra_outputs;
 };
 
-class Model {
+class KILN_API Model {
  public:
   const std::vector<ValueInfo>& inputs() const;
   const std::vector<ValueInfo>& outputs() const;
@@ -75,15 +76,16 @@ class Model {
 // file is already optimized: options.optimize does not apply, and its weights are used in
 // place from a memory mapping of the file. Throws kiln::Error naming the file, node and op for
 // anything it cannot load, and for a truncated or damaged .kiln file.
-Model load_model(const std::string& path, const LoadOptions& options = {});
+KILN_API Model load_model(const std::string& path, const LoadOptions& options = {});
 // Loads a model (ONNX or .kiln) from memory; `base_dir` is where external data files are looked
 // up. The bytes are not kept: the caller may free them afterwards.
-Model load_model_from_bytes(const void* data, size_t size, const std::string& base_dir = ".",
-                            const LoadOptions& options = {});
+KILN_API Model load_model_from_bytes(const void* data, size_t size,
+                                     const std::string& base_dir = ".",
+                                     const LoadOptions& options = {});
 
 // Saves `model` as a .kiln file: its graph after the load-time passes, with the weights laid
 // out for mapping, so a later load_model skips parsing and optimizing. The format is versioned;
 // a kiln that reads another version says so.
-void save_model(const Model& model, const std::string& path);
+KILN_API void save_model(const Model& model, const std::string& path);
 
 }  // namespace kiln

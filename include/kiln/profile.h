@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/export.h"
+
 namespace kiln {
 
 struct ProfileEvent {
@@ -44,7 +46,7 @@ struct OpTime {
   double share = 0;      // of the total over all ops, 0..1
 };
 
-struct Profile {
+struct KILN_API Profile {
   std::vector<ProfileEvent> events;  // by start time
   // How GPU layers were timed: "Vulkan timestamp queries", "OpenGL timer queries",
   // "CPU-side intervals (no timer queries)", or empty on a CPU worker.

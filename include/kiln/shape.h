@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "kiln/export.h"
+
 namespace kiln {
 
-class Shape {
+class KILN_API Shape {
  public:
   static constexpr size_t kInlineRank = 8;
 

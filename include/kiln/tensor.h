@@ -18,6 +18,7 @@
 
 #include "kiln/dtype.h"
 #include "kiln/error.h"
+#include "kiln/export.h"
 #include "kiln/shape.h"
 
 namespace kiln {
@@ -28,7 +29,7 @@ struct TensorImpl;  // internal
 // hold one value or none; all three travel through kiln in a Tensor handle.
 enum class ValueKind { Tensor, Sequence, Optional };
 
-class Tensor {
+class KILN_API Tensor {
  public:
   // An empty handle: dtype Undefined, no data. Stands for an absent optional input.
   Tensor() = default;
@@ -85,14 +86,14 @@ class Tensor {
   // A sequence's tensors; an optional's value as a list of zero or one. Waits for nothing:
   // read them from a finished handle (readback_and_clone() returns one).
   const std::vector<Tensor>& elements() const;
-  bool has_value() const;        // an optional that holds a value
-  const Tensor& value() const;   // that value; kiln::Error for an empty optional
+  bool has_value() const;       // an optional that holds a value
+  const Tensor& value() const;  // that value; kiln::Error for an empty optional
   // For an empty optional: what its value would be (tensor or sequence).
   ValueKind element_kind() const;
 
   bool defined() const { return impl_ != nullptr; }
-  DataType dtype() const;       // for a sequence or optional: the type of its tensors
-  const Shape& shape() const;   // empty for a sequence or optional
+  DataType dtype() const;      // for a sequence or optional: the type of its tensors
+  const Shape& shape() const;  // empty for a sequence or optional
   size_t rank() const { return shape().size(); }
   int64_t element_count() const;
   size_t byte_size() const;  // element_count * dtype_size
@@ -151,13 +152,14 @@ class Tensor {
 
 // Reads an ONNX TensorProto (.pb) or a numpy .npy file; with kind Sequence or Optional, an ONNX
 // SequenceProto or OptionalProto (.pb).
-Tensor load_tensor(const std::string& path, ValueKind kind = ValueKind::Tensor);
+KILN_API Tensor load_tensor(const std::string& path, ValueKind kind = ValueKind::Tensor);
 // Writes .npy when the path ends in ".npy", otherwise an ONNX TensorProto named `name`.
-void save_tensor(const Tensor& tensor, const std::string& path, const std::string& name = "");
+KILN_API void save_tensor(const Tensor& tensor, const std::string& path,
+                          const std::string& name = "");
 // numpy.allclose semantics: |a - e| <= atol + rtol * |e| for every element, same dtype and
 // shape; NaN matches NaN. Non-float tensors must be equal.
-bool all_close(const Tensor& actual, const Tensor& expected, double rtol = 1e-3,
-               double atol = 1e-4);
+KILN_API bool all_close(const Tensor& actual, const Tensor& expected, double rtol = 1e-3,
+                        double atol = 1e-4);
 
 }  // namespace kiln
 

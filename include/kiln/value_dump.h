@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/export.h"
 #include "kiln/worker.h"
 
 namespace kiln {
@@ -34,10 +35,10 @@ struct DumpedValue {
 // node that made them, "0007-Conv-conv1.0.npy" (graph position, op, node, output), and an
 // index.tsv mapping each file to its node and value. Waits for the run; a failed layer's
 // kiln::Error surfaces here. Sequences and optionals are listed but not written.
-std::vector<DumpedValue> dump_values(const Worker& worker, const std::string& dir);
+KILN_API std::vector<DumpedValue> dump_values(const Worker& worker, const std::string& dir);
 
 // The dump folder's index.tsv, in graph order.
-std::vector<DumpedValue> read_value_dump_index(const std::string& dir);
+KILN_API std::vector<DumpedValue> read_value_dump_index(const std::string& dir);
 
 struct DumpDifference {
   bool found = false;  // a value differs
@@ -50,7 +51,8 @@ struct DumpDifference {
 // Walks `actual_dir`'s values in graph order and returns the first that is not close to the
 // value of the same name in `expected_dir`: |a - e| <= atol + rtol * |e| for every element (NaN
 // matches NaN), same dtype and shape. kiln::Error for a folder without an index.
-DumpDifference diff_value_dumps(const std::string& actual_dir, const std::string& expected_dir,
-                                double rtol = 1e-3, double atol = 1e-4);
+KILN_API DumpDifference diff_value_dumps(const std::string& actual_dir,
+                                         const std::string& expected_dir, double rtol = 1e-3,
+                                         double atol = 1e-4);
 
 }  // namespace kiln

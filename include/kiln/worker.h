@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/export.h"
 #include "kiln/model.h"
 #include "kiln/profile.h"
 #include "kiln/tensor.h"
@@ -24,8 +25,8 @@
 namespace kiln {
 
 enum class Backend { Cpu, GpuCompute, GpuPixel };
-std::string_view backend_name(Backend b);      // "cpu", "gpu-compute", "gpu-pixel"
-Backend parse_backend(std::string_view name);  // throws kiln::Error for an unknown name
+KILN_API std::string_view backend_name(Backend b);      // "cpu", "gpu-compute", "gpu-pixel"
+KILN_API Backend parse_backend(std::string_view name);  // throws kiln::Error for an unknown name
 
 struct WorkerOptions {
   int num_threads = 0;  // CPU job-system threads; 0: every hardware thread (or KILN_NUM_THREADS)
@@ -34,6 +35,11 @@ struct WorkerOptions {
   // inference predicted, failing the run with a kiln::Error naming the layer on a mismatch.
   // For tests and debugging: it costs a comparison per layer.
   bool verify_shapes = false;
+  // The GPU device of a GpuCompute or GpuPixel worker: its index in kiln::list_devices() or a
+  // case-insensitive substring of its name; empty picks the best one (a discrete GPU before an
+  // integrated one before a CPU implementation). KILN_VULKAN_DEVICE and KILN_GL_DEVICE, when
+  // set, override it.
+  std::string device;
   // Time every layer of every run (and, on a GPU backend, its device work and transfers), for
   // Worker::profile(). Off, it costs nothing measurable.
   bool profile = false;
@@ -63,7 +69,7 @@ struct NodePlacement {
 class WorkerImpl;
 class LayerSteps;
 
-class Worker {
+class KILN_API Worker {
  public:
   Worker(const Model& model, Backend backend = Backend::Cpu, const WorkerOptions& options = {});
   ~Worker();
@@ -110,9 +116,9 @@ class Worker {
 };
 
 // The range returned by Worker::schedule_iterable. Each increment runs one layer.
-class LayerSteps {
+class KILN_API LayerSteps {
  public:
-  class Iterator {
+  class KILN_API Iterator {
    public:
     LayerStep operator*() const;
     Iterator& operator++();

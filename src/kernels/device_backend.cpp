@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/log.h"
 #include "kernels/device_backend.h"
 
 namespace kiln {
@@ -19,9 +20,14 @@ RunTimeFallbacks run_time_fallbacks() {
 }
 
 void note_run_time_fallback(const std::string& reason) {
-  std::lock_guard lock(fallbacks_mutex);
-  ++fallbacks.count;
-  fallbacks.last_reason = reason;
+  {
+    std::lock_guard lock(fallbacks_mutex);
+    ++fallbacks.count;
+    fallbacks.last_reason = reason;
+  }
+  log_once(
+      LogLevel::Warn, "run-time fallback:" + reason,
+      "a GPU node ran on the CPU for this run, its inputs downloaded (a slow path): " + reason);
 }
 
 int64_t non_negative_axis(int64_t axis, int64_t rank) {

@@ -153,8 +153,8 @@ class DeviceBackend {
 // host copy, so several CPU readers download once.
 Tensor download_to_host(const Tensor& t);
 
-// The backend for `backend` (nullptr for Backend::Cpu); kiln::Error when it is not built in or
-// no device is usable.
-std::unique_ptr<DeviceBackend> make_device_backend(Backend backend);
+// The backend for `backend` (nullptr for Backend::Cpu) on `device` (WorkerOptions::device);
+// kiln::Error when it is not built in or no device is usable.
+std::unique_ptr<DeviceBackend> make_device_backend(Backend backend, std::string_view device = {});
 
 }  // namespace kiln

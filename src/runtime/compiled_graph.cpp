@@ -1,4 +1,5 @@
 #include "runtime/compiled_graph.h"
+#include "core/log.h"
 #include "runtime/shape_check.h"
 #include "runtime/subgraph_program.h"
 
@@ -61,6 +62,11 @@ void place_node(const ir::Graph& graph, const NodeInfo& info, const CompileOptio
                 " (WorkerOptions::strict forbids falling back to the CPU)");
   }
   cn.placement = "cpu: " + reason;
+  // Once per op and reason, not per node: a model with fifty such nodes logs one line.
+  const std::string backend(backend_name(device.backend->kind()));
+  log_once(LogLevel::Info, "fallback:" + backend + ":" + node.op_type + ":" + reason,
+           backend + ": " + node.op_type + " nodes run on the CPU (" + reason + "), e.g. " +
+               node.describe());
 }
 
 }  // namespace

@@ -10,19 +10,19 @@
 
 namespace kiln {
 
-std::unique_ptr<DeviceBackend> make_device_backend(Backend backend) {
+std::unique_ptr<DeviceBackend> make_device_backend(Backend backend, std::string_view device) {
   switch (backend) {
     case Backend::Cpu:
       return nullptr;
     case Backend::GpuCompute:
 #if KILN_VULKAN
-      return vulkan::make_backend();
+      return vulkan::make_backend(device);
 #else
       throw Error("backend gpu-compute is not available: this build of kiln has no Vulkan");
 #endif
     case Backend::GpuPixel:
 #if KILN_GL
-      return gl::make_backend();
+      return gl::make_backend(device);
 #else
       throw Error("backend gpu-pixel is not available: this build of kiln has no OpenGL ES");
 #endif

@@ -1,5 +1,7 @@
 #include "runtime/execution.h"
 
+#include "core/log.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -97,6 +99,12 @@ void Execution::select_plan(std::span<const Tensor> inputs) {
     if (p->signature == signature_) plan_ = p.get();
   }
   if (!plan_) {  // record this run's sizes to plan the next one
+    if (!plans_.empty()) {
+      log_message(LogLevel::Info,
+                  "new input shapes: this run records its sizes and the next "
+                  "one gets a new memory plan (" +
+                      std::to_string(plans_.size() + 1) + " shape signatures seen by this worker)");
+    }
     std::fill(recorded_bytes_.begin(), recorded_bytes_.end(), 0);
     std::fill(alias_of_.begin(), alias_of_.end(), -1);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/log.h"
 #include "core/thread_pool.h"
 #include "ir/graph.h"
 #include "passes/passes.h"
@@ -37,8 +38,14 @@ class WorkerImpl {
     const ir::Model& ir = *model.ir();
     CompileOptions placement;
     placement.verify_shapes = options.verify_shapes;
+    if (backend == Backend::Cpu && !options.device.empty()) {
+      log_once(LogLevel::Warn, "cpu worker device",
+               "WorkerOptions::device (\"" + options.device +
+                   "\") is for GPU workers; a cpu "
+                   "worker ignores it");
+    }
     if (backend != Backend::Cpu) {
-      device_ = make_device_backend(backend);
+      device_ = make_device_backend(backend, options.device);
       placement.backend = device_.get();
       placement.strict = options.strict;
       placement.cpu_resident = passes::cpu_resident_values(ir);

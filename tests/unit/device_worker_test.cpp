@@ -3,8 +3,10 @@
 // worker's. Instantiated for each GPU backend by its own worker test file.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -148,6 +150,58 @@ TEST_P(DeviceWorker, FallsBackToTheCpuWithAReasonAndTransfersInBetween) {
   EXPECT_EQ(p[1].backend, Backend::Cpu);
   EXPECT_NE(p[1].fallback_reason.find("kiln.test"), std::string::npos) << p[1].fallback_reason;
   EXPECT_EQ(p[2].backend, backend());
+}
+
+// A fallback is logged at info, once per op and reason however many workers meet it.
+TEST_P(DeviceWorker, AFallbackIsLoggedOnceAtInfo) {
+  std::vector<std::pair<LogLevel, std::string>> messages;
+  set_log_level(LogLevel::Info);
+  set_log_handler([&](LogLevel level, std::string_view m) { messages.emplace_back(level, m); });
+  const Model model = model_with_fallback();
+  { Worker first(model, backend()); }
+  { Worker second(model, backend()); }
+  set_log_handler({});
+  set_log_level(LogLevel::Warn);
+  int gate_messages = 0;
+  for (const auto& [level, m] : messages) {
+    if (m.find("Gate") == std::string::npos) continue;
+    ++gate_messages;
+    EXPECT_EQ(level, LogLevel::Info) << m;
+    EXPECT_NE(m.find("run on the CPU"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::string(backend_name(backend()))), std::string::npos) << m;
+  }
+  EXPECT_EQ(gate_messages, 1);
+}
+
+// WorkerOptions::device picks a device by index or name; one that matches nothing is an error
+// naming the selection. list_devices() lists the device a worker picks by default.
+TEST_P(DeviceWorker, TheDeviceIsChosenInWorkerOptions) {
+  if (std::getenv("KILN_VULKAN_DEVICE") || std::getenv("KILN_GL_DEVICE"))
+    GTEST_SKIP() << "a device environment variable overrides WorkerOptions::device";
+  const std::vector<DeviceInfo> devices = list_devices();
+  const DeviceInfo* chosen = nullptr;
+  for (const DeviceInfo& d : devices) {
+    if (d.backend == backend() && d.usable && d.index >= 0 && !chosen) chosen = &d;
+  }
+  ASSERT_NE(chosen, nullptr) << "list_devices() has no usable " << backend_name(backend());
+  EXPECT_FALSE(chosen->limits.empty());
+  EXPECT_FALSE(chosen->precision.empty());
+  const Model model = gpu_only_model();
+  const Tensor x = ramp({2, 3, 4});
+  const Tensor expected = run(model, Backend::Cpu, x);
+  expect_near(run(model, backend(), x, {.device = std::to_string(chosen->index)}), expected);
+  // A name substring, in other case.
+  std::string upper = chosen->name.substr(0, 4);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  Worker by_name(model, backend(), {.device = upper});
+  EXPECT_NE(by_name.device_description().find(chosen->name.substr(0, 4)), std::string::npos)
+      << by_name.device_description();
+  try {
+    Worker worker(model, backend(), {.device = "no-such-device"});
+    FAIL() << "a worker accepted a device that does not exist";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-device"), std::string::npos) << e.what();
+  }
 }
 
 TEST_P(DeviceWorker, StrictRefusesToFallBack) {

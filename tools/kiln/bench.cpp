@@ -5,7 +5,7 @@
 #include <iostream>
 #include <numeric>
 
-#include "commands.h"
+#include "command.h"
 #include "core/thread_pool.h"
 #include "inputs.h"
 #include "kiln/kiln.h"
@@ -14,29 +14,6 @@
 namespace kiln::cli {
 
 namespace {
-
-const char* kHelp = R"(usage: kiln bench MODEL [options]
-
-Measures the load time (load_model + Worker construction) and the latency of one inference
-(schedule + readback of every output) over many runs after a warm-up. Progress goes to stderr;
-the last line of stdout is machine-readable:
-  bench: model=M backend=B threads=N load_model_ms=X load_ms=X min_ms=X median_ms=X mean_ms=X
-         p90_ms=X max_ms=X
-(load_model_ms: load_model alone; load_ms: with the Worker.)
-
-options:
-  --backend B          cpu (default), gpu-compute or gpu-pixel
-  --runs N             timed runs (default 100)
-  --warmup N           untimed runs first (default 10)
-  --threads N          CPU threads (default: every hardware thread, or KILN_NUM_THREADS)
-  --inputs-dir DIR     inputs from input_0.pb, input_1.pb, ... (or .npy)
-  --input NAME=FILE    input NAME from FILE (.pb or .npy); repeatable
-  --dim NAME=VALUE     size of the symbolic dimension NAME for random inputs (default 1)
-  --trace FILE         after the timed runs, run once more with per-layer profiling and write
-                       that run as a Chrome trace (chrome://tracing, ui.perfetto.dev): a track
-                       per CPU worker thread and per GPU queue, with transfers and fallbacks
-Inputs given by neither option get random values of the declared dtype and shape.
-)";
 
 using Clock = std::chrono::steady_clock;
 
@@ -73,33 +50,31 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-}  // namespace
+struct BenchOptions {
+  std::string model;
+  WorkerFlags worker;
+  LoadFlags load;
+  InputFlags inputs;
+  int runs = 100;
+  int warmup = 10;
+  std::string trace;
+};
 
-int bench_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  std::vector<std::string> valued = {"--backend", "--runs", "--warmup", "--threads", "--trace"};
-  valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
-  const std::string path = model_path_argument(args, valued, "bench");
-  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
-  const int runs = int_option(args, "--runs", 100, 1);
-  const int warmup = int_option(args, "--warmup", 10, 0);
-  WorkerOptions options;
-  options.num_threads = int_option(args, "--threads", 0, 0);
-
-  const std::string trace = option_value(args, "--trace");
+int bench(const BenchOptions& o) {
+  const std::string& path = o.model;
+  const Backend backend = o.worker.backend_kind();
+  const WorkerOptions options = o.worker.options();
+  const int runs = o.runs, warmup = o.warmup;
 
   const auto load_start = Clock::now();
-  Model model = load_model(path);
+  Model model = load_model(path, o.load.options());
   const double load_model_ms = ms_between(load_start, Clock::now());
   Worker worker(model, backend, options);
   const double load_ms = ms_between(load_start, Clock::now());
   // The worker already built its pool, so this only reads the thread count it got.
   const int threads = ThreadPool::shared(options.num_threads).num_threads();
 
-  const InputSet inputs = load_inputs(model, args, /*random_fallback=*/true);
+  const InputSet inputs = load_inputs(model, o.inputs, /*random_fallback=*/true);
   const auto named = inputs.named();
   const auto& outputs = model.outputs();
   auto run_once = [&] {
@@ -148,18 +123,19 @@ int bench_command(const Args& args) {
                 backend_text.c_str(), threads, load_ms, load_model_ms, runs, warmup, sorted.front(),
                 median, mean, p90, sorted.back());
   std::cout << text;
-  if (!trace.empty()) {
-    // A worker of its own, so profiling never touches the timed runs.
+  if (!o.trace.empty()) {
+    // A worker of its own, so profiling never touches the timed runs; its first run builds
+    // the memory plan, the second is the one traced.
     WorkerOptions profiled = options;
     profiled.profile = true;
     Worker tracer(model, backend, profiled);
-    tracer.schedule(std::span<const NamedTensor>(named));
-    for (const auto& out : outputs) (void)tracer.peek_output(out.name).readback_and_clone();
-    tracer.schedule(std::span<const NamedTensor>(named));  // the first run builds plans
-    for (const auto& out : outputs) (void)tracer.peek_output(out.name).readback_and_clone();
+    for (int i = 0; i < 2; ++i) {
+      tracer.schedule(std::span<const NamedTensor>(named));
+      for (const auto& out : outputs) (void)tracer.peek_output(out.name).readback_and_clone();
+    }
     const Profile profile = tracer.profile();
-    write_trace(profile, trace);
-    std::cout << "trace: " << trace << ": " << describe_trace(profile) << "\n";
+    write_trace(profile, o.trace);
+    std::cout << "trace: " << o.trace << ": " << describe_trace(profile) << "\n";
   }
   std::snprintf(text, sizeof text,
                 " backend=%s threads=%d load_model_ms=%.3f load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
@@ -169,5 +145,38 @@ int bench_command(const Args& args) {
   std::cout << "bench: model=" << path << text;
   return 0;
 }
+
+const Registration kCommand{
+    "bench", "measure load time and latency (min / median / mean over many runs)",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "Measures the load time (load_model + Worker construction) and the latency of one\n"
+          "inference (schedule + readback of every output) over many runs after a warm-up.\n"
+          "Inputs given by neither --inputs-dir nor --input get random values of the declared\n"
+          "dtype and shape. Progress goes to stderr; the last line of stdout is\n"
+          "machine-readable:\n"
+          "  bench: model=M backend=B threads=N load_model_ms=X load_ms=X min_ms=X median_ms=X\n"
+          "         mean_ms=X p90_ms=X max_ms=X\n"
+          "(load_model_ms: load_model alone; load_ms: with the Worker.)");
+      auto o = std::make_shared<BenchOptions>();
+      add_model_argument(cmd, o->model);
+      cmd.add_option("--runs", o->runs, "timed runs (default 100)")
+          ->check(CLI::Range(1, 1'000'000'000))
+          ->type_name("N");
+      cmd.add_option("--warmup", o->warmup, "untimed runs first (default 10)")
+          ->check(CLI::Range(0, 1'000'000'000))
+          ->type_name("N");
+      cmd.add_option("--trace", o->trace,
+                     "after the timed runs, run once more with per-layer profiling and write that "
+                     "run as a Chrome trace (chrome://tracing, ui.perfetto.dev): a track per CPU "
+                     "worker thread and per GPU queue, with transfers and fallbacks")
+          ->type_name("FILE");
+      add_input_flags(cmd, o->inputs, /*with_dims=*/true);
+      add_worker_flags(cmd, o->worker);
+      add_load_flags(cmd, o->load);
+      return [o] { return bench(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli

@@ -5,43 +5,48 @@
 #include <filesystem>
 #include <iostream>
 
-#include "commands.h"
+#include "command.h"
 #include "kiln/kiln.h"
+#include "options.h"
 
 namespace kiln::cli {
 
 namespace {
 
-const char* kHelp = R"(usage: kiln convert MODEL OUTPUT
+struct ConvertOptions {
+  std::string model;
+  std::string output;
+  LoadFlags load;
+};
 
-Loads MODEL (.onnx, or a .kiln file), runs the load-time passes and writes the result to OUTPUT
-as a .kiln file. Any kiln program loads it with the same load_model call, told apart by its
-first bytes.
-)";
-
-}  // namespace
-
-int convert_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  const std::vector<std::string> paths = positional(args, {});
-  if (paths.size() != 2) throw Error("expected MODEL and OUTPUT (see kiln convert --help)");
-  for (const auto& a : args) {
-    if (a.rfind("-", 0) == 0) throw Error("unknown option " + a + " (see kiln convert --help)");
-  }
+int convert(const ConvertOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const Model model = load_model(paths[0]);
-  save_model(model, paths[1]);
+  const Model model = load_model(o.model, o.load.options());
+  save_model(model, o.output);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   char line[256];
-  std::snprintf(line, sizeof line, "wrote %s: %zu nodes, %.1f MB, in %.0f ms\n", paths[1].c_str(),
+  std::snprintf(line, sizeof line, "wrote %s: %zu nodes, %.1f MB, in %.0f ms\n", o.output.c_str(),
                 model.node_count(),
-                static_cast<double>(std::filesystem::file_size(paths[1])) / 1e6, ms);
+                static_cast<double>(std::filesystem::file_size(o.output)) / 1e6, ms);
   std::cout << line;
   return 0;
 }
+
+const Registration kCommand{
+    "convert", "save a model as a .kiln file (optimized, weights laid out for mapping)",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "Loads MODEL (.onnx, or a .kiln file), runs the load-time passes and writes the\n"
+          "result to OUTPUT as a .kiln file. Any kiln program loads it with the same\n"
+          "load_model call, told apart by its first bytes, without parsing or optimizing.");
+      auto o = std::make_shared<ConvertOptions>();
+      add_model_argument(cmd, o->model);
+      cmd.add_option("output", o->output, "the .kiln file to write")->required()->type_name("OUTPUT");
+      add_load_flags(cmd, o->load);
+      return [o] { return convert(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli

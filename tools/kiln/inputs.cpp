@@ -96,11 +96,11 @@ Tensor random_tensor(const ValueInfo& info,
   return t;
 }
 
-InputSet load_inputs(const Model& model, const Args& args, bool random_fallback) {
+InputSet load_inputs(const Model& model, const InputFlags& flags, bool random_fallback) {
   const auto& declared = model.inputs();
   std::vector<Tensor> tensors(declared.size());
 
-  const std::string dir = option_value(args, "--inputs-dir");
+  const std::string& dir = flags.inputs_dir;
   if (!dir.empty()) {
     check(fs::is_directory(dir), "--inputs-dir " + dir + ": not a folder");
     static const std::regex file_name(R"(input_(\d+)\.(pb|npy))");
@@ -119,7 +119,7 @@ InputSet load_inputs(const Model& model, const Args& args, bool random_fallback)
     check(any, "--inputs-dir " + dir + ": no input_N.pb or input_N.npy files");
   }
 
-  for (const auto& spec : option_values(args, "--input")) {
+  for (const auto& spec : flags.inputs) {
     const auto [name, file] = split_assignment(spec, "--input");
     // The name first, so that a typo is reported as such rather than as a file problem.
     const size_t index = input_index(model, name);
@@ -127,7 +127,7 @@ InputSet load_inputs(const Model& model, const Args& args, bool random_fallback)
   }
 
   std::vector<std::pair<std::string, int64_t>> dims;
-  for (const auto& spec : option_values(args, "--dim")) {
+  for (const auto& spec : flags.dims) {
     const auto [name, value] = split_assignment(spec, "--dim");
     const int64_t v = parse_int64(value, "--dim " + name);
     check(v >= 0, "--dim " + name + ": a dimension cannot be negative");
@@ -150,27 +150,6 @@ InputSet load_inputs(const Model& model, const Args& args, bool random_fallback)
                              " (use --inputs-dir DIR or --input NAME=FILE); the model's inputs:\n" +
                              describe_inputs(model));
   return set;
-}
-
-int int_option(const Args& args, const std::string& option, int fallback, int min) {
-  const std::string text = option_value(args, option);
-  if (text.empty()) return fallback;
-  const int64_t v = parse_int64(text, option);
-  check(v >= min && v <= 1'000'000'000,
-        option + " must be at least " + std::to_string(min) + ", got " + text);
-  return static_cast<int>(v);
-}
-
-std::string model_path_argument(const Args& args, const std::vector<std::string>& valued,
-                                const std::string& command) {
-  const auto rest = positional(args, valued);
-  check(!rest.empty(), "no model given (see kiln " + command + " --help)");
-  // Not check(): its message would index rest[1] even when there is none.
-  if (rest.size() > 1) {
-    throw Error("expected one model, got '" + rest[0] + "' and '" + rest[1] + "' (see kiln " +
-                command + " --help)");
-  }
-  return rest[0];
 }
 
 }  // namespace kiln::cli

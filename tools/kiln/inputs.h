@@ -6,13 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
 #include "kiln/kiln.h"
+#include "options.h"
 
 namespace kiln::cli {
-
-// The input options, for positional(): each takes a value.
-inline const std::vector<std::string> kInputOptions = {"--inputs-dir", "--input", "--dim"};
 
 // The model's inputs bound to tensors, in the model's input order.
 class InputSet {
@@ -30,7 +27,7 @@ class InputSet {
 // --input NAME=FILE (.pb or .npy; overrides the folder). Inputs still missing get random values
 // when `random_fallback` is set (symbolic dimensions from --dim NAME=VALUE, otherwise 1);
 // without it, a missing input is a kiln::Error listing the model's inputs.
-InputSet load_inputs(const Model& model, const Args& args, bool random_fallback);
+InputSet load_inputs(const Model& model, const InputFlags& flags, bool random_fallback);
 
 // A tensor of `info`'s dtype and shape with arbitrary but valid contents: floats uniform in
 // [0, 1), integers 0..3 (small enough to be safe as indices or counts), bools false.
@@ -39,12 +36,5 @@ Tensor random_tensor(const ValueInfo& info,
 
 // "  'pixels' float32[batch, 1, 8, 8]" lines, one per model input.
 std::string describe_inputs(const Model& model);
-
-// The integer value of `option`, or `fallback`; kiln::Error when it is not an integer >= min.
-int int_option(const Args& args, const std::string& option, int fallback, int min);
-
-// The one positional argument, the model path; kiln::Error naming `command` otherwise.
-std::string model_path_argument(const Args& args, const std::vector<std::string>& valued,
-                                const std::string& command);
 
 }  // namespace kiln::cli

@@ -6,28 +6,15 @@
 #include <map>
 #include <set>
 
-#include "commands.h"
-#include "inputs.h"
+#include "command.h"
 #include "ir/graph.h"
 #include "kiln/kiln.h"
+#include "options.h"
 #include "passes/passes.h"
 
 namespace kiln::cli {
 
 namespace {
-
-const char* kHelp = R"(usage: kiln inspect MODEL [options]
-
-Prints the model's metadata, then the optimized graph one node per line:
-  index  op  'node name'  inputs -> outputs  @ backend
-each value with its inferred dtype and shape ("const" for initializers), and [cpu-resident] on
-values that hold shapes or indices and so stay on the CPU whatever the backend; a node that
-falls back to the CPU says why. Closes with node counts per op and, per backend, how many
-nodes run natively.
-
-options:
-  --backend B   cpu (default), gpu-compute or gpu-pixel: the backend whose placement to show
-)";
 
 std::string type_of(const ir::Graph& graph, const std::string& value) {
   if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
@@ -76,10 +63,10 @@ struct BackendPlacement {
   }
 };
 
-BackendPlacement placement_on(const Model& model, Backend backend) {
+BackendPlacement placement_on(const Model& model, Backend backend, const WorkerOptions& options) {
   BackendPlacement p;
   try {
-    Worker worker(model, backend);
+    Worker worker(model, backend, options);
     p.nodes = worker.placements();
     p.device = worker.device_description();
   } catch (const Error& e) {
@@ -88,16 +75,16 @@ BackendPlacement placement_on(const Model& model, Backend backend) {
   return p;
 }
 
-}  // namespace
+struct InspectOptions {
+  std::string model;
+  WorkerFlags worker;
+  LoadFlags load;
+};
 
-int inspect_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  const std::string path = model_path_argument(args, {"--backend"}, "inspect");
-  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
-  const Model model = load_model(path);
+int inspect(const InspectOptions& o) {
+  const std::string& path = o.model;
+  const Backend backend = o.worker.backend_kind();
+  const Model model = load_model(path, o.load.options());
   const ir::Model& ir = *model.ir();
   const ir::Graph& graph = ir.graph;
 
@@ -118,7 +105,7 @@ int inspect_command(const Args& args) {
     std::cout << "  " << v.name << ": " << v.to_string() << "\n";
 
   const std::set<std::string> cpu_resident = passes::cpu_resident_values(ir);
-  const BackendPlacement chosen = placement_on(model, backend);
+  const BackendPlacement chosen = placement_on(model, backend, o.worker.options());
   if (chosen.unavailable.empty()) std::cout << "device: " << chosen.device << "\n";
 
   std::cout << "\noptimized graph (" << graph.nodes.size() << " nodes, backend "
@@ -156,7 +143,7 @@ int inspect_command(const Args& args) {
   std::cout << "\n  cpu-resident values: " << cpu_resident.size() << "\n";
   const size_t total = graph.nodes.size();
   for (Backend b : {Backend::Cpu, Backend::GpuCompute, Backend::GpuPixel}) {
-    const BackendPlacement p = b == backend ? chosen : placement_on(model, b);
+    const BackendPlacement p = b == backend ? chosen : placement_on(model, b, {});
     const size_t n = p.native();
     char line[160];
     std::snprintf(line, sizeof line, "  %-12s %zu/%zu nodes native (%.1f%%)",
@@ -168,5 +155,24 @@ int inspect_command(const Args& args) {
   }
   return 0;
 }
+
+const Registration kCommand{
+    "inspect", "show the optimized graph, shapes, CPU-residency marks and per-node backend",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "Prints the model's metadata, then the optimized graph one node per line:\n"
+          "  index  op  'node name'  inputs -> outputs  @ backend\n"
+          "each value with its inferred dtype and shape (\"const\" for initializers), and\n"
+          "[cpu-resident] on values that hold shapes or indices and so stay on the CPU whatever\n"
+          "the backend; a node that falls back to the CPU says why. Closes with node counts per\n"
+          "op and, per backend, how many nodes run natively.");
+      auto o = std::make_shared<InspectOptions>();
+      add_model_argument(cmd, o->model);
+      add_worker_flags(cmd, o->worker, {.threads = false});
+      add_load_flags(cmd, o->load);
+      return [o] { return inspect(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli

@@ -1,92 +1,166 @@
-// kiln — command-line front end: run, test-onnx, inspect, bench.
+// kiln — the command-line front end. Each subcommand lives in its own file and registers itself
+// (command.h); this file parses the command line with CLI11 and turns every failure into one
+// line on stderr: exit status 2 for a wrong command line, 1 for a run that failed.
 #include <algorithm>
-#include <cstring>
+#include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
-#include "commands.h"
-#include "kiln/error.h"
+#include "command.h"
+#include "kiln/kiln.h"
 
+namespace kiln::cli {
 namespace {
 
-const char* kUsage = R"(usage: kiln <command> [options]
+std::vector<CommandSpec>& registry() {
+  static std::vector<CommandSpec> commands;
+  return commands;
+}
 
-commands:
-  run        run a model on inputs from .pb or .npy files, write outputs as .pb
-  test-onnx  run ONNX backend test folders and compare with their expected outputs
-  inspect    show the optimized graph, shapes, CPU-residency marks and per-node backend
-  bench      measure load time and latency (min / median / mean over many runs)
-  profile    time every layer and print the ops by total time and share
-  convert    save a model as a .kiln file (optimized, weights laid out for mapping)
-  diff       find the first node where two value dumps (run --dump-values) differ
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
 
-Run 'kiln <command> --help' for a command's options.
-)";
+// The candidate closest to `word`, when it is close enough to be a likely typo.
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_distance) best = c, best_distance = d;
+  }
+  return best;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string guess = closest(word, candidates);
+  return guess.empty() ? "" : " (did you mean '" + guess + "'?)";
+}
+
+std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd.get_options()) {
+    for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+    for (const auto& n : o->get_snames()) names.push_back("-" + n);
+  }
+  return names;
+}
+
+// The first argument `cmd` did not take: an unknown option is named with a suggestion.
+void reject_leftovers(const CLI::App& cmd) {
+  const std::vector<std::string> rest = cmd.remaining();
+  for (const auto& arg : rest) {
+    if (arg.size() > 1 && arg[0] == '-') {
+      const std::string name = arg.substr(0, arg.find('='));
+      throw UsageError("unknown option '" + name + "'" + did_you_mean(name, option_names(cmd)));
+    }
+  }
+  if (!rest.empty()) throw UsageError("unexpected argument '" + rest.front() + "'");
+}
+
+int usage_error(const std::string& where, const std::string& message) {
+  std::cerr << where << ": " << message << "; see '" << where << " --help'\n";
+  return 2;
+}
 
 }  // namespace
 
-namespace kiln::cli {
-
-bool has_flag(const Args& args, const std::string& flag) {
-  for (const auto& a : args) {
-    if (a == flag) return true;
-  }
-  return false;
+Registration::Registration(std::string name, std::string description, CommandSetup setup) {
+  registry().push_back({std::move(name), std::move(description), std::move(setup)});
 }
 
-std::string option_value(const Args& args, const std::string& option, const std::string& fallback) {
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == option) return args[i + 1];
-  }
-  for (const auto& a : args) {
-    if (a.rfind(option + "=", 0) == 0) return a.substr(option.size() + 1);
-  }
-  return fallback;
+std::vector<CommandSpec> registered_commands() {
+  std::vector<CommandSpec> commands = registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const CommandSpec& a, const CommandSpec& b) { return a.name < b.name; });
+  return commands;
 }
 
-std::vector<std::string> option_values(const Args& args, const std::string& option) {
-  std::vector<std::string> values;
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == option) values.push_back(args[i + 1]);
-  }
-  return values;
-}
+int main(int argc, char** argv) {
+  CLI::App app("kiln " + std::string(version()) +
+                   " — runs ONNX models on the CPU (job system), "
+                   "Vulkan compute or OpenGL ES",
+               "kiln");
+  app.set_version_flag("--version", "kiln " + std::string(version()));
+  app.require_subcommand(1);
+  app.footer("Run 'kiln COMMAND --help' for a command's options.");
 
-std::vector<std::string> positional(const Args& args, const std::vector<std::string>& valued) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    if (a.rfind("--", 0) == 0) {
-      bool takes_value = a.find('=') == std::string::npos;
-      takes_value = takes_value && std::find(valued.begin(), valued.end(), a) != valued.end();
-      if (takes_value) ++i;
-      continue;
+  struct Entry {
+    CLI::App* cmd;
+    std::function<int()> run;
+  };
+  std::vector<Entry> entries;
+  std::vector<std::string> names;
+  for (const CommandSpec& spec : registered_commands()) {
+    CLI::App* cmd = app.add_subcommand(spec.name, spec.description);
+    // Leftovers are checked below, to name an unknown option with a suggestion.
+    cmd->allow_extras();
+    entries.push_back({cmd, spec.setup(*cmd)});
+    names.push_back(spec.name);
+  }
+
+  if (argc < 2) {
+    std::cerr << app.help();
+    return 2;
+  }
+  const std::string first = argv[1];
+  if (first[0] != '-' && std::find(names.begin(), names.end(), first) == names.end()) {
+    return usage_error("kiln", "unknown command '" + first + "'" + did_you_mean(first, names));
+  }
+  if (first[0] == '-' && first != "--help" && first != "-h" && first != "--version") {
+    const std::string name = first.substr(0, first.find('='));
+    return usage_error("kiln", "unknown option '" + name + "' (options go after the command: "
+                               "kiln COMMAND [OPTIONS])");
+  }
+
+  const Entry* chosen = nullptr;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    for (const Entry& entry : entries) {
+      if (!entry.cmd->parsed()) continue;
+      // An unknown option explains a missing argument better than the missing argument does.
+      try {
+        reject_leftovers(*entry.cmd);
+      } catch (const UsageError& u) {
+        return usage_error("kiln " + entry.cmd->get_name(), u.what());
+      }
+      return usage_error("kiln " + entry.cmd->get_name(), e.what());
     }
-    out.push_back(a);
+    return usage_error("kiln", e.what());
   }
-  return out;
+  for (const Entry& entry : entries) {
+    if (entry.cmd->parsed()) chosen = &entry;
+  }
+  const std::string where = "kiln " + chosen->cmd->get_name();
+  try {
+    reject_leftovers(*chosen->cmd);
+    return chosen->run();
+  } catch (const UsageError& e) {
+    return usage_error(where, e.what());
+  } catch (const Error& e) {
+    std::cerr << where << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << where << ": internal error: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace kiln::cli
 
-int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::cout << kUsage;
-    return argc < 2 ? 2 : 0;
-  }
-  const std::string command = argv[1];
-  const kiln::cli::Args args(argv + 2, argv + argc);
-  try {
-    if (command == "run") return kiln::cli::run_command(args);
-    if (command == "test-onnx") return kiln::cli::test_onnx_command(args);
-    if (command == "inspect") return kiln::cli::inspect_command(args);
-    if (command == "bench") return kiln::cli::bench_command(args);
-    if (command == "profile") return kiln::cli::profile_command(args);
-    if (command == "convert") return kiln::cli::convert_command(args);
-    if (command == "diff") return kiln::cli::diff_command(args);
-    std::cerr << "kiln: unknown command '" << command << "'\n" << kUsage;
-    return 2;
-  } catch (const kiln::Error& e) {
-    std::cerr << "kiln " << command << ": " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return kiln::cli::main(argc, argv); }

@@ -1,7 +1,7 @@
 // kiln profile: where a model's time goes, op by op, on one backend.
 #include <iostream>
 
-#include "commands.h"
+#include "command.h"
 #include "inputs.h"
 #include "kiln/kiln.h"
 #include "profile_table.h"
@@ -10,64 +10,69 @@ namespace kiln::cli {
 
 namespace {
 
-const char* kHelp = R"(usage: kiln profile MODEL [options]
+struct ProfileOptions {
+  std::string model;
+  WorkerFlags worker;
+  LoadFlags load;
+  InputFlags inputs;
+  int runs = 10;
+  int warmup = 3;
+  std::string trace;
+};
 
-Runs MODEL with per-layer timing after a warm-up and prints the ops by total time with their
-share. On a GPU backend, GPU layers count their device time (Vulkan timestamp queries, OpenGL
-timer queries where the driver has them, else CPU-side intervals) and layers that fell back to
-the CPU their CPU time.
-
-options:
-  --backend B          cpu (default), gpu-compute or gpu-pixel
-  --runs N             profiled runs, averaged (default 10)
-  --warmup N           unprofiled runs first (default 3)
-  --threads N          CPU threads (default: every hardware thread, or KILN_NUM_THREADS)
-  --trace FILE         also write the last run as a Chrome trace (chrome://tracing, Perfetto)
-  --inputs-dir DIR     inputs from input_0.pb, input_1.pb, ... (or .npy)
-  --input NAME=FILE    input NAME from FILE (.pb or .npy); repeatable
-  --dim NAME=VALUE     size of the symbolic dimension NAME for random inputs (default 1)
-Inputs given by neither option get random values of the declared dtype and shape.
-)";
-
-}  // namespace
-
-int profile_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  std::vector<std::string> valued = {"--backend", "--runs", "--warmup", "--threads", "--trace"};
-  valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
-  const std::string path = model_path_argument(args, valued, "profile");
-  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
-  const int runs = int_option(args, "--runs", 10, 1);
-  const int warmup = int_option(args, "--warmup", 3, 0);
-  const std::string trace = option_value(args, "--trace");
-  WorkerOptions options;
-  options.num_threads = int_option(args, "--threads", 0, 0);
+int profile(const ProfileOptions& o) {
+  const Backend backend = o.worker.backend_kind();
+  WorkerOptions options = o.worker.options();
   options.profile = true;
-
-  Model model = load_model(path);
+  Model model = load_model(o.model, o.load.options());
   Worker worker(model, backend, options);
-  const InputSet inputs = load_inputs(model, args, /*random_fallback=*/true);
+  const InputSet inputs = load_inputs(model, o.inputs, /*random_fallback=*/true);
   const auto named = inputs.named();
   std::vector<Profile> profiles;
-  for (int i = 0; i < warmup + runs; ++i) {
+  for (int i = 0; i < o.warmup + o.runs; ++i) {
     worker.schedule(std::span<const NamedTensor>(named));
     for (const auto& out : model.outputs()) (void)worker.peek_output(out.name).readback_and_clone();
-    if (i >= warmup) profiles.push_back(worker.profile());
+    if (i >= o.warmup) profiles.push_back(worker.profile());
   }
-  std::cout << "model: " << path << " (" << model.node_count() << " nodes)\n";
+  std::cout << "model: " << o.model << " (" << model.node_count() << " nodes)\n";
   std::cout << "backend: " << backend_name(backend) << " (" << worker.device_description() << ")";
   if (!profiles.back().device_timing.empty())
     std::cout << ", GPU layers timed by " << profiles.back().device_timing;
-  std::cout << "\nruns: " << runs << " profiled after " << warmup << " warm-up\n\n";
+  std::cout << "\nruns: " << o.runs << " profiled after " << o.warmup << " warm-up\n\n";
   print_op_table(std::cout, profiles);
-  if (!trace.empty()) {
-    write_trace(profiles.back(), trace);
-    std::cout << "\nwrote " << trace << ": " << describe_trace(profiles.back()) << "\n";
+  if (!o.trace.empty()) {
+    write_trace(profiles.back(), o.trace);
+    std::cout << "\nwrote " << o.trace << ": " << describe_trace(profiles.back()) << "\n";
   }
   return 0;
 }
+
+const Registration kCommand{
+    "profile", "time every layer and print the ops by total time and share",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "Runs MODEL with per-layer timing after a warm-up and prints the ops by total time\n"
+          "with their share. On a GPU backend, GPU layers count their device time (Vulkan\n"
+          "timestamp queries, OpenGL timer queries where the driver has them, else CPU-side\n"
+          "intervals) and layers that fell back to the CPU their CPU time. Inputs given by\n"
+          "neither --inputs-dir nor --input get random values of the declared dtype and shape.");
+      auto o = std::make_shared<ProfileOptions>();
+      add_model_argument(cmd, o->model);
+      cmd.add_option("--runs", o->runs, "profiled runs, averaged (default 10)")
+          ->check(CLI::Range(1, 1'000'000'000))
+          ->type_name("N");
+      cmd.add_option("--warmup", o->warmup, "unprofiled runs first (default 3)")
+          ->check(CLI::Range(0, 1'000'000'000))
+          ->type_name("N");
+      cmd.add_option("--trace", o->trace,
+                     "also write the last run as a Chrome trace (chrome://tracing, Perfetto)")
+          ->type_name("FILE");
+      add_input_flags(cmd, o->inputs, /*with_dims=*/true);
+      add_worker_flags(cmd, o->worker);
+      add_load_flags(cmd, o->load);
+      return [o] { return profile(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "commands.h"
+#include "command.h"
 #include "inputs.h"
 #include "kiln/kiln.h"
 
@@ -14,51 +14,34 @@ namespace kiln::cli {
 
 namespace {
 
-const char* kHelp = R"(usage: kiln run MODEL [options]
-
-Runs MODEL once and prints each output's dtype, shape and first values.
-
-options:
-  --backend B          cpu (default), gpu-compute or gpu-pixel
-  --inputs-dir DIR     read input_0.pb, input_1.pb, ... (or .npy) for the model's inputs in
-                       order (the ONNX test-data layout)
-  --input NAME=FILE    read input NAME from FILE (.pb TensorProto or .npy); repeatable, and
-                       overrides --inputs-dir
-  --outputs-dir DIR    write output_0.pb, output_1.pb, ... there (created if needed)
-  --threads N          CPU threads (default: every hardware thread, or KILN_NUM_THREADS)
-  --dump-values DIR    also write every intermediate value as DIR/NNNN-Op-node.K.npy (graph
-                       position, op, node name, output) with DIR/index.tsv; compare two dumps
-                       with 'kiln diff'
-)";
-
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
-}  // namespace
+struct RunOptions {
+  std::string model;
+  WorkerFlags worker;
+  LoadFlags load;
+  InputFlags inputs;
+  std::string outputs_dir;
+  std::string dump_dir;
+};
 
-int run_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  std::vector<std::string> valued = {"--backend", "--outputs-dir", "--threads", "--dump-values"};
-  valued.insert(valued.end(), kInputOptions.begin(), kInputOptions.end());
-  const std::string path = model_path_argument(args, valued, "run");
-  const Backend backend = parse_backend(option_value(args, "--backend", "cpu"));
-  WorkerOptions options;
-  options.num_threads = int_option(args, "--threads", 0, 0);
-  const std::string outputs_dir = option_value(args, "--outputs-dir");
-  const std::string dump_dir = option_value(args, "--dump-values");
+int run(const RunOptions& o) {
+  const std::string& path = o.model;
+  const Backend backend = o.worker.backend_kind();
+  const WorkerOptions options = o.worker.options();
+  const std::string& outputs_dir = o.outputs_dir;
 
   auto start = std::chrono::steady_clock::now();
-  Model model = load_model(path);
+  Model model = load_model(path, o.load.options());
   // A dump runs the model with every value as an output; the printed outputs stay the model's.
-  Worker worker(dump_dir.empty() ? model : load_model(path, {.extra_outputs = {"*"}}), backend,
-                options);
+  LoadOptions every_value = o.load.options();
+  every_value.extra_outputs = {"*"};
+  Worker worker(o.dump_dir.empty() ? model : load_model(path, every_value), backend, options);
   const double load_ms = ms_since(start);
-  const InputSet inputs = load_inputs(model, args, /*random_fallback=*/false);
+  const InputSet inputs = load_inputs(model, o.inputs, /*random_fallback=*/false);
   const auto named = inputs.named();
 
   // The timed part is what an application pays per inference: scheduling plus waiting for
@@ -92,11 +75,35 @@ int run_command(const Args& args) {
   std::cout << line;
   if (!outputs_dir.empty())
     std::cout << "wrote " << outs.size() << " output file(s) to " << outputs_dir << "\n";
-  if (!dump_dir.empty()) {
-    const auto dumped = dump_values(worker, dump_dir);
-    std::cout << "wrote " << dumped.size() << " values to " << dump_dir << " (index.tsv)\n";
+  if (!o.dump_dir.empty()) {
+    const auto dumped = dump_values(worker, o.dump_dir);
+    std::cout << "wrote " << dumped.size() << " values to " << o.dump_dir << " (index.tsv)\n";
   }
   return 0;
 }
+
+const Registration kCommand{
+    "run", "run a model once on inputs from .pb or .npy files, write outputs as .pb",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "Runs MODEL once and prints each output's dtype, shape and first values, then the "
+          "load and run times.");
+      auto o = std::make_shared<RunOptions>();
+      add_model_argument(cmd, o->model);
+      add_input_flags(cmd, o->inputs, /*with_dims=*/false);
+      cmd.add_option("--outputs-dir", o->outputs_dir,
+                     "write output_0.pb, output_1.pb, ... there (created if needed)")
+          ->type_name("DIR");
+      cmd.add_option("--dump-values", o->dump_dir,
+                     "also write every intermediate value as DIR/NNNN-Op-node.K.npy (graph "
+                     "position, op, node name, output) with DIR/index.tsv; compare two dumps "
+                     "with 'kiln diff'")
+          ->type_name("DIR");
+      add_worker_flags(cmd, o->worker, {.verify_shapes = true});
+      add_load_flags(cmd, o->load);
+      return [o] { return run(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli

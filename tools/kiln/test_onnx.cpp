@@ -15,33 +15,16 @@
 #include <set>
 #include <sstream>
 
-#include "commands.h"
+#include "command.h"
 #include "core/dtype_dispatch.h"
 #include "kiln/kiln.h"
+#include "options.h"
 
 namespace fs = std::filesystem;
 
 namespace kiln::cli {
 
 namespace {
-
-const char* kHelp = R"(usage: kiln test-onnx DIR... [options]
-
-Runs ONNX backend test folders. DIR is a test folder (holding model.onnx) or a folder of them.
-
-options:
-  --backend B             cpu (default), gpu-compute or gpu-pixel
-  --filter REGEX          run only tests whose name matches REGEX
-  --rtol R --atol A       comparison tolerances (default 1e-3 and 1e-7, as the ONNX runner)
-  --known-failures FILE   tests expected to fail, one per line ("name  # reason"); the exit
-                          status is then 0 unless a test not listed fails or a listed one passes
-  --timeout S             seconds per test before it counts as failed (default 120)
-  --verify-shapes         check every CPU layer's outputs against the dtypes and shapes that
-                          shape inference predicted (a mismatch fails the test)
-  --verbose               print passing tests too
-
-Closes with the line "N passed, N failed, N skipped".
-)";
 
 struct Outcome {
   enum Kind { Pass, Fail, Skip } kind = Fail;
@@ -120,13 +103,14 @@ std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefi
 struct Settings {
   Backend backend = Backend::Cpu;
   WorkerOptions worker;
+  LoadOptions load;
   double rtol = 1e-3, atol = 1e-7;
   int timeout_s = 120;
 };
 
 Outcome run_test(const fs::path& dir, const Settings& settings) {
   const double rtol = settings.rtol, atol = settings.atol;
-  Model model = load_model((dir / "model.onnx").string());
+  Model model = load_model((dir / "model.onnx").string(), settings.load);
   Worker worker(model, settings.backend, settings.worker);
   std::vector<fs::path> data_sets;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -221,28 +205,32 @@ std::map<std::string, std::string> read_known_failures(const std::string& path) 
   return known;
 }
 
-}  // namespace
+struct TestOnnxOptions {
+  std::vector<std::string> dirs;
+  WorkerFlags worker;
+  LoadFlags load;
+  std::string filter = ".*";
+  double rtol = 1e-3, atol = 1e-7;
+  std::string known_failures;
+  int timeout_s = 120;
+  bool verbose = false;
+};
 
-int test_onnx_command(const Args& args) {
-  if (has_flag(args, "--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  const std::vector<std::string> valued = {"--backend", "--filter",         "--rtol",
-                                           "--atol",    "--known-failures", "--timeout"};
+int test_onnx(const TestOnnxOptions& o) {
   Settings settings;
-  settings.backend = parse_backend(option_value(args, "--backend", "cpu"));
-  settings.rtol = std::stod(option_value(args, "--rtol", "1e-3"));
-  settings.atol = std::stod(option_value(args, "--atol", "1e-7"));
-  settings.timeout_s = std::stoi(option_value(args, "--timeout", "120"));
-  settings.worker.verify_shapes = has_flag(args, "--verify-shapes");
-  const std::regex filter(option_value(args, "--filter", ".*"));
-  const bool verbose = has_flag(args, "--verbose");
-  const std::string known_path = option_value(args, "--known-failures");
+  settings.backend = o.worker.backend_kind();
+  settings.worker = o.worker.options();
+  settings.load = o.load.options();
+  settings.rtol = o.rtol;
+  settings.atol = o.atol;
+  settings.timeout_s = o.timeout_s;
+  const std::regex filter(o.filter);
+  const bool verbose = o.verbose;
+  const std::string& known_path = o.known_failures;
   const auto known = read_known_failures(known_path);
 
   std::vector<fs::path> tests;
-  for (const auto& arg : positional(args, valued)) {
+  for (const auto& arg : o.dirs) {
     const fs::path dir(arg);
     check(fs::is_directory(dir), arg + ": not a folder");
     if (fs::exists(dir / "model.onnx")) {
@@ -293,5 +281,41 @@ int test_onnx_command(const Args& args) {
   if (!known_path.empty()) return unexpected_failures == 0 && unexpected_passes == 0 ? 0 : 1;
   return failed == 0 ? 0 : 1;
 }
+
+const Registration kCommand{
+    "test-onnx", "run ONNX backend test folders and compare with their expected outputs",
+    [](CLI::App& cmd) {
+      cmd.footer(
+          "DIR is a test folder (holding model.onnx and test_data_set_*) or a folder of them.\n"
+          "Each test runs in a child process, so a crash or a hang fails that test only.\n"
+          "Closes with the line \"N passed, N failed, N skipped\".");
+      auto o = std::make_shared<TestOnnxOptions>();
+      cmd.add_option("dirs", o->dirs, "test folders, or folders of them")
+          ->required()
+          ->type_name("DIR...");
+      cmd.add_option("--filter", o->filter, "run only tests whose name matches REGEX")
+          ->check(regex_validator())
+          ->type_name("REGEX");
+      cmd.add_option("--rtol", o->rtol, "relative tolerance (default 1e-3, as the ONNX runner)")
+          ->check(CLI::NonNegativeNumber)
+          ->type_name("R");
+      cmd.add_option("--atol", o->atol, "absolute tolerance (default 1e-7, as the ONNX runner)")
+          ->check(CLI::NonNegativeNumber)
+          ->type_name("A");
+      cmd.add_option("--known-failures", o->known_failures,
+                     "tests expected to fail, one per line (\"name  # reason\"); the exit status "
+                     "is then 0 unless a test not listed fails or a listed one passes")
+          ->type_name("FILE");
+      cmd.add_option("--timeout", o->timeout_s,
+                     "seconds per test before it counts as failed (default 120)")
+          ->check(CLI::Range(1, 86400))
+          ->type_name("S");
+      cmd.add_flag("--verbose,-v", o->verbose, "print passing tests too");
+      add_worker_flags(cmd, o->worker, {.verify_shapes = true});
+      add_load_flags(cmd, o->load);
+      return [o] { return test_onnx(*o); };
+    }};
+
+}  // namespace
 
 }  // namespace kiln::cli

@@ -1,5 +1,9 @@
 #include "backends/gl/backend.h"
 
+#include <cstdlib>
+
+#include "backends/gl/devices.h"
+
 #include "backends/gl/loop_budget.h"
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/runtime.h"
@@ -32,7 +36,8 @@ RecordSession<OpRecorder> draw_session(std::shared_ptr<Runtime> runtime) {
 
 class PixelBackend final : public DeviceBackend {
  public:
-  PixelBackend() : runtime_(std::make_shared<Runtime>()) {}
+  explicit PixelBackend(const ContextOptions& options)
+      : runtime_(std::make_shared<Runtime>(options)) {}
 
   Backend kind() const override { return Backend::GpuPixel; }
 
@@ -89,6 +94,11 @@ class PixelBackend final : public DeviceBackend {
 
 }  // namespace
 
-std::unique_ptr<DeviceBackend> make_backend() { return std::make_unique<PixelBackend>(); }
+std::unique_ptr<DeviceBackend> make_backend(std::string_view device) {
+  ContextOptions options;
+  const char* env = std::getenv("KILN_GL_DEVICE");
+  options.device = select_device(env && *env ? std::string_view(env) : device);
+  return std::make_unique<PixelBackend>(options);
+}
 
 }  // namespace kiln::gl

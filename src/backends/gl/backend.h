@@ -3,11 +3,14 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "kernels/device_backend.h"
 
 namespace kiln::gl {
 
-std::unique_ptr<DeviceBackend> make_backend();
+// `device`: an EGL device index or a renderer-name substring (see devices.h); empty takes the
+// first display that works. KILN_GL_DEVICE, when set, overrides it.
+std::unique_ptr<DeviceBackend> make_backend(std::string_view device = {});
 
 }  // namespace kiln::gl

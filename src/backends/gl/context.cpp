@@ -12,6 +12,7 @@
 #include "backends/gl/gl_check.h"
 #include "backends/gl/program.h"
 #include "backends/gl/texture_pool.h"
+#include "core/log.h"
 #include "kiln/error.h"
 
 namespace kiln::gl {
@@ -37,36 +38,46 @@ struct Display {
   std::string platform;
 };
 
+PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display_function() {
+  return reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
+      eglGetProcAddress("eglGetPlatformDisplayEXT"));
+}
+
+bool try_init(EGLDisplay d) {
+  EGLint major = 0, minor = 0;
+  return d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor) == EGL_TRUE;
+}
+
 // Headless first: the surfaceless platform needs no window system, the device platform picks a
 // GPU directly, and the default display only works headless when EGL_PLATFORM says so.
-Display open_display() {
+Display open_default_display() {
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  auto get_platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
-      eglGetProcAddress("eglGetPlatformDisplayEXT"));
-  auto try_init = [](EGLDisplay d) {
-    EGLint major = 0, minor = 0;
-    return d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor) == EGL_TRUE;
-  };
+  auto get_platform_display = platform_display_function();
   if (get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
     EGLDisplay d =
         get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (try_init(d)) return {d, "surfaceless"};
   }
-  auto query_devices =
-      reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-  if (get_platform_display && query_devices && has_extension(client, "EGL_EXT_platform_device")) {
-    EGLDeviceEXT devices[16];
-    EGLint count = 0;
-    if (query_devices(16, devices, &count) == EGL_TRUE) {
-      for (EGLint i = 0; i < count; ++i) {
-        EGLDisplay d = get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
-        if (try_init(d)) return {d, "device"};
-      }
-    }
+  const std::vector<EGLDeviceEXT> devices = egl_devices();
+  for (EGLDeviceEXT device : devices) {
+    EGLDisplay d = get_platform_display(EGL_PLATFORM_DEVICE_EXT, device, nullptr);
+    if (try_init(d)) return {d, "device"};
   }
   EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
   if (try_init(d)) return {d, "default"};
   no_device("EGL found no display (no surfaceless, device or default platform)");
+}
+
+Display open_display(int device) {
+  if (device < 0) return open_default_display();
+  const std::vector<EGLDeviceEXT> devices = egl_devices();
+  if (static_cast<size_t>(device) >= devices.size()) {
+    no_device("EGL device " + std::to_string(device) + " does not exist (EGL lists " +
+              std::to_string(devices.size()) + ")");
+  }
+  EGLDisplay d = platform_display_function()(EGL_PLATFORM_DEVICE_EXT, devices[device], nullptr);
+  if (!try_init(d)) no_device("EGL device " + std::to_string(device) + " cannot be initialised");
+  return {d, "device " + std::to_string(device)};
 }
 
 EGLConfig choose_config(EGLDisplay display) {
@@ -100,6 +111,20 @@ int measure_mantissa_bits(GLuint framebuffer) {
 
 }  // namespace
 
+std::vector<EGLDeviceEXT> egl_devices() {
+  const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+  auto query_devices =
+      reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+  if (!platform_display_function() || !query_devices ||
+      !has_extension(client, "EGL_EXT_platform_device")) {
+    return {};
+  }
+  EGLDeviceEXT devices[16];
+  EGLint count = 0;
+  if (query_devices(16, devices, &count) != EGL_TRUE) return {};
+  return std::vector<EGLDeviceEXT>(devices, devices + count);
+}
+
 const char* to_string(TextureFormat format) {
   return format == TextureFormat::Rgba32F ? "RGBA32F" : "RGBA16F";
 }
@@ -122,7 +147,7 @@ Context::Context(const ContextOptions& options) {
 Context::~Context() { destroy(); }
 
 void Context::create(const ContextOptions& options) {
-  Display d = open_display();
+  Display d = open_display(options.device);
   display_ = d.display;
   info_.platform = d.platform;
   if (eglBindAPI(EGL_OPENGL_ES_API) != EGL_TRUE) no_device("EGL cannot bind the OpenGL ES API");
@@ -183,6 +208,13 @@ void Context::probe_float_rendering(bool allow_rgba32f) {
     if (bits >= 10) {
       info_.format = format;
       info_.mantissa_bits = bits;
+      if (format != TextureFormat::Rgba32F && allow_rgba32f) {
+        log_once(LogLevel::Warn, "gl rgba16f:" + info_.renderer,
+                 info_.renderer +
+                     " cannot render to float32 textures: gpu-pixel keeps values in "
+                     "RGBA16F, " +
+                     std::to_string(bits) + " mantissa bits (results lose precision)");
+      }
       return;
     }
   }

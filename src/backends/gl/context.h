@@ -14,6 +14,7 @@
 #pragma once
 
 #include <EGL/egl.h>
+#include <EGL/eglext.h>
 #include <GLES3/gl3.h>
 
 #include <cstddef>
@@ -22,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace kiln::gl {
 
@@ -57,7 +59,12 @@ struct ContextOptions {
   // Skips RGBA32F in the probe, as on a device that cannot render to it: tests of the RGBA16F
   // fallback use this.
   bool allow_rgba32f = true;
+  // An index into egl_devices(); -1 takes the first display that works, surfaceless first.
+  int device = -1;
 };
+
+// The devices EGL reports (EGL_EXT_device_enumeration); empty where EGL cannot enumerate them.
+std::vector<EGLDeviceEXT> egl_devices();
 
 class Context {
  public:

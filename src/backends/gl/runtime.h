@@ -14,7 +14,7 @@ namespace kiln::gl {
 
 class Runtime {
  public:
-  Runtime() = default;
+  explicit Runtime(const ContextOptions& options = {}) : context_(options) {}
 
   Context& context() { return context_; }
 

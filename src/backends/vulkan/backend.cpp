@@ -1,5 +1,8 @@
 #include "backends/vulkan/backend.h"
 
+#include <cstdlib>
+#include <string>
+
 #include "backends/gpu_common/op_table_kernel.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/ops/op_table.h"
@@ -20,7 +23,8 @@ RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context) {
 
 class VulkanBackend final : public DeviceBackend {
  public:
-  VulkanBackend() : context_(std::make_shared<Context>()) {}
+  explicit VulkanBackend(const DeviceOptions& options)
+      : context_(std::make_shared<Context>(options)) {}
 
   Backend kind() const override { return Backend::GpuCompute; }
 
@@ -67,6 +71,11 @@ class VulkanBackend final : public DeviceBackend {
 
 }  // namespace
 
-std::unique_ptr<DeviceBackend> make_backend() { return std::make_unique<VulkanBackend>(); }
+std::unique_ptr<DeviceBackend> make_backend(std::string_view device) {
+  DeviceOptions options;
+  const char* env = std::getenv("KILN_VULKAN_DEVICE");
+  options.select = env && *env ? std::string(env) : std::string(device);
+  return std::make_unique<VulkanBackend>(options);
+}
 
 }  // namespace kiln::vulkan

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "kernels/device_backend.h"
 
 namespace kiln::vulkan {
 
-std::unique_ptr<DeviceBackend> make_backend();
+// `device`: an index or a name substring (see select_device); empty picks the preferred device.
+// KILN_VULKAN_DEVICE, when set, overrides it.
+std::unique_ptr<DeviceBackend> make_backend(std::string_view device = {});
 
 }  // namespace kiln::vulkan

@@ -106,6 +106,54 @@ bool layer_installed(const char* name) {
 
 }  // namespace
 
+DeviceSurvey survey_devices() {
+  DeviceSurvey survey;
+  uint32_t loader_version = VK_API_VERSION_1_0;
+  if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS || loader_version < kRequiredApi) {
+    survey.error = "the Vulkan loader is older than Vulkan 1.2";
+    return survey;
+  }
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "kiln";
+  app.pEngineName = "kiln";
+  app.apiVersion = kRequiredApi;
+  VkInstanceCreateInfo instance_info{};
+  instance_info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  instance_info.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  const VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
+  if (created != VK_SUCCESS) {
+    survey.error = "vkCreateInstance failed: " + std::string(result_name(created));
+    return survey;
+  }
+  uint32_t count = 0;
+  std::vector<VkPhysicalDevice> physical;
+  if (vkEnumeratePhysicalDevices(instance, &count, nullptr) == VK_SUCCESS) {
+    physical.resize(count);
+    if (vkEnumeratePhysicalDevices(instance, &count, physical.data()) != VK_SUCCESS) count = 0;
+    physical.resize(count);
+  }
+  for (VkPhysicalDevice d : physical) {
+    survey.devices.push_back(describe(d));
+    VkPhysicalDeviceProperties props{};
+    vkGetPhysicalDeviceProperties(d, &props);
+    survey.limits.push_back(props.limits);
+    VkPhysicalDeviceFeatures features{};
+    vkGetPhysicalDeviceFeatures(d, &features);
+    survey.devices.back().has_int64 = features.shaderInt64 == VK_TRUE;
+    survey.has_float64.push_back(features.shaderFloat64 == VK_TRUE);
+  }
+  vkDestroyInstance(instance, nullptr);
+  survey.preferred = survey.devices.size();
+  try {
+    survey.preferred = select_device(survey.devices, "");
+  } catch (const Error& e) {
+    if (survey.devices.empty()) survey.error = e.what();
+  }
+  return survey;
+}
+
 const char* to_string(DeviceType type) {
   switch (type) {
     case DeviceType::Discrete:

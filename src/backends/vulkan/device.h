@@ -48,6 +48,16 @@ struct DeviceInfo {
 // devices when the selector matches none or an unusable one.
 size_t select_device(const std::vector<DeviceInfo>& devices, std::string_view selector);
 
+// Every physical device of a fresh Vulkan instance, for listing (kiln::list_devices).
+struct DeviceSurvey {
+  std::vector<DeviceInfo> devices;
+  std::vector<VkPhysicalDeviceLimits> limits;  // per device
+  std::vector<bool> has_float64;               // shaderFloat64, per device
+  size_t preferred = 0;  // what an empty selector picks; devices.size() when none is usable
+  std::string error;     // why there is no device at all (no loader, no driver), else empty
+};
+DeviceSurvey survey_devices();
+
 struct DeviceOptions {
   // Index or name substring; takes precedence over KILN_VULKAN_DEVICE when not empty.
   std::string select;
