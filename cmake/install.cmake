@@ -33,7 +33,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake
 
 # kiln.pc: for a static libkiln the libraries it links are public requirements, so that a plain
 # `pkg-config --libs kiln` links; for a shared one they are private.
-set(KILN_PC_MODULES "protobuf-lite libhwy libjpeg libpng libtiff-4 libwebp libopenjp2 re2")
+set(KILN_PC_MODULES "protobuf-lite libhwy libjpeg libpng libtiff-4 libwebp libopenjp2 re2 libxxhash")
 if(KILN_VULKAN)
   string(APPEND KILN_PC_MODULES " vulkan")
 endif()

@@ -11,6 +11,8 @@ packages=(
   libre2-dev
   # The command line's argument parser (header-only).
   libcli11-dev
+  # .kiln files: FlatBuffers (schema compiler and headers) and xxHash for the checksum.
+  libflatbuffers-dev flatbuffers-compiler libxxhash-dev
   # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
   # OpenGL ES backend: EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
@@ -21,6 +23,8 @@ packages=(
   # dask.dataframe) for kiln.dask.
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools
   python3-pytest python3-onnx python3-dask python3-distributed python3-pandas
+  # Tests: parsing the profiler's Chrome trace.
+  nlohmann-json3-dev
 )
 if [[ "${1:-}" == "--with-docs" ]]; then
   # Only for `make docs`: the API reference from the public headers.

@@ -46,6 +46,12 @@ struct KILN_API ValueInfo {
 
 struct LoadOptions {
   bool optimize = true;  // run the load-time passes (constant folding, no-op removal, fusions)
+  // Intermediate values to add to the model's outputs (after its own), so a worker hands them
+  // out like any output: by name, or {"*"} for every value a node produces, in graph order.
+  // They are values of the optimized graph: load with optimize = false to see every value the
+  // file names. A name the graph lacks is a kiln::Error.
+  //   kiln::load_model("m.onnx", {.extra_outputs = {"conv1_out"}});
+  std::vector<std::string> extra_outputs;
 };
 
 class KILN_API Model {
@@ -65,12 +71,21 @@ class KILN_API Model {
   std::shared_ptr<const ir::Model> ir_;
 };
 
-// Loads an ONNX model file (external data is read relative to the file's folder).
-// Throws kiln::Error naming the file, node and op for anything it cannot load.
+// Loads an ONNX model file (external data is read relative to the file's folder) or a .kiln
+// file that save_model wrote (told apart by the file's first bytes, not its name). A .kiln
+// file is already optimized: options.optimize does not apply, and its weights are used in
+// place from a memory mapping of the file. Throws kiln::Error naming the file, node and op for
+// anything it cannot load, and for a truncated or damaged .kiln file.
 KILN_API Model load_model(const std::string& path, const LoadOptions& options = {});
-// Loads a model from memory; `base_dir` is where external data files are looked up.
+// Loads a model (ONNX or .kiln) from memory; `base_dir` is where external data files are looked
+// up. The bytes are not kept: the caller may free them afterwards.
 KILN_API Model load_model_from_bytes(const void* data, size_t size,
                                      const std::string& base_dir = ".",
                                      const LoadOptions& options = {});
+
+// Saves `model` as a .kiln file: its graph after the load-time passes, with the weights laid
+// out for mapping, so a later load_model skips parsing and optimizing. The format is versioned;
+// a kiln that reads another version says so.
+KILN_API void save_model(const Model& model, const std::string& path);
 
 }  // namespace kiln

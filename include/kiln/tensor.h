@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <span>
@@ -56,6 +57,18 @@ class KILN_API Tensor {
   static Tensor scalar(T value) {
     return from_data<T>(Shape{}, std::span<const T>(&value, 1));
   }
+
+  // A tensor over memory the caller owns, without copying it: a worker given it as an input
+  // reads `data` in place (on the CPU; a GPU backend uploads it from there). `release` is called
+  // once with `data` when the last handle lets go of it (the caller's, or a worker's that
+  // still runs on it); leave it empty when the memory outlives every use. `data` must hold
+  // shape.element_count() elements of `dtype`, aligned to the element size; String is not
+  // wrappable (its elements are objects). Nothing kiln runs writes into an input tensor.
+  //   std::vector<float> pixels = ...;
+  //   worker.schedule({{"x", kiln::Tensor::wrap(pixels.data(), kiln::DataType::Float32,
+  //                                              {1, 3, 224, 224})}});
+  static Tensor wrap(void* data, DataType dtype, const Shape& shape,
+                     std::function<void(void*)> release = {});
 
   // --- Sequences and optionals ----------------------------------------------------------
   // A sequence of tensors of one element type (given explicitly for an empty sequence). The
@@ -111,9 +124,15 @@ class KILN_API Tensor {
   // Rethrows the kiln::Error of a failed layer.
   Tensor readback_and_clone() const;
   std::future<Tensor> readback_and_clone_async() const;
-  // Waits like readback_and_clone and copies the elements into `out` (size must match).
+  // Waits like readback_and_clone and writes the elements straight into `out` (its size must
+  // match, T must be the dtype's element type): a host tensor is copied once, a device tensor
+  // is read from the transfer buffer into `out` without an intermediate host tensor.
   template <class T>
   void download_to(std::span<T> out) const;
+  // The same for raw bytes: `out` must hold exactly byte_size() bytes; with `expected` set,
+  // the tensor must hold that dtype. Not for String tensors.
+  void download_to_bytes(std::span<std::byte> out,
+                         DataType expected = DataType::Undefined) const;
 
   // A deep host copy of a finished host tensor.
   Tensor clone() const;
@@ -172,12 +191,16 @@ Tensor Tensor::from_data(const Shape& shape, std::span<const T> values) {
 
 template <class T>
 void Tensor::download_to(std::span<T> out) const {
-  Tensor host = readback_and_clone();
-  check(static_cast<int64_t>(out.size()) == host.element_count(),
-        "Tensor::download_to: destination holds " + std::to_string(out.size()) +
-            " elements, tensor has " + std::to_string(host.element_count()));
-  const T* p = host.data<T>();
-  for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  if constexpr (std::is_same_v<T, std::string>) {
+    Tensor host = readback_and_clone();  // string elements are objects: copied one by one
+    check(static_cast<int64_t>(out.size()) == host.element_count(),
+          "Tensor::download_to: destination holds " + std::to_string(out.size()) +
+              " elements, tensor has " + std::to_string(host.element_count()));
+    const T* p = host.data<T>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  } else {
+    download_to_bytes(std::as_writable_bytes(out), dtype_of<T>);
+  }
 }
 
 }  // namespace kiln

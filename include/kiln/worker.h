@@ -19,6 +19,7 @@
 
 #include "kiln/export.h"
 #include "kiln/model.h"
+#include "kiln/profile.h"
 #include "kiln/tensor.h"
 
 namespace kiln {
@@ -42,6 +43,9 @@ struct WorkerOptions {
   // integrated one before a CPU implementation). KILN_VULKAN_DEVICE and KILN_GL_DEVICE, when
   // set, override it.
   std::string device;
+  // Time every layer of every run (and, on a GPU backend, its device work and transfers), for
+  // Worker::profile(). Off, it costs nothing measurable.
+  bool profile = false;
 };
 
 struct NamedTensor {
@@ -116,6 +120,9 @@ class KILN_API Worker {
   std::vector<NodePlacement> placements() const;
   // The device in words ("cpu", or the GPU's name and API version).
   std::string device_description() const;
+  // Where the latest run's time went (WorkerOptions::profile must be on). Waits for the run to
+  // finish and for its device timings.
+  Profile profile() const;
 
  private:
   std::unique_ptr<WorkerImpl> impl_;

@@ -45,6 +45,12 @@ Storage::~Storage() {
   if (owned_) ::operator delete (data_, std::align_val_t{64});
 }
 
+void DeviceData::download_into(TensorImpl& tensor, std::span<std::byte> out) {
+  auto host = std::make_shared<TensorImpl>(tensor.dtype, tensor.shape, nullptr);
+  wait_download(*host);
+  if (!out.empty()) std::memcpy(out.data(), host->data(), out.size());
+}
+
 // ---- TensorImpl completion ----------------------------------------------------------------
 
 void TensorImpl::mark_pending() {
@@ -115,6 +121,28 @@ Tensor Tensor::zeros(DataType dtype, const Shape& shape) {
   Tensor t = make_host_tensor(dtype, shape);
   if (dtype != DataType::String) std::memset(t.impl_->data(), 0, t.byte_size());
   return t;
+}
+
+Tensor Tensor::wrap(void* data, DataType dtype, const Shape& shape,
+                    std::function<void(void*)> release) {
+  // Whatever happens below, memory handed over with a release callback is released once.
+  std::shared_ptr<void> owner(data, [release = std::move(release)](void* p) {
+    if (release) release(p);
+  });
+  check(dtype != DataType::Undefined, "Tensor::wrap: undefined dtype");
+  check(dtype != DataType::String,
+        "Tensor::wrap: String elements are objects kiln must construct; use from_data");
+  for (int64_t d : shape)
+    check(d >= 0, "Tensor::wrap: negative dimension in shape " + shape.to_string());
+  const int64_t count = shape.element_count();
+  check(data != nullptr || count == 0, "Tensor::wrap: null pointer for " +
+                                           std::to_string(count) + " elements");
+  const size_t elem = dtype_size(dtype);
+  check(reinterpret_cast<uintptr_t>(data) % elem == 0,
+        "Tensor::wrap: the pointer is not aligned to the " + std::to_string(elem) +
+            "-byte elements of " + std::string(dtype_name(dtype)));
+  auto storage = Storage::borrow(data, static_cast<size_t>(count) * elem, std::move(owner));
+  return Tensor(std::make_shared<TensorImpl>(dtype, shape, std::move(storage)));
 }
 
 namespace {
@@ -206,6 +234,29 @@ Tensor Tensor::readback_and_clone() const {
     return t;
   }
   return clone();
+}
+
+void Tensor::download_to_bytes(std::span<std::byte> out, DataType expected) const {
+  check(impl_ != nullptr, "Tensor::download_to on an empty tensor handle");
+  impl_->wait();
+  check(impl_->kind == ValueKind::Tensor,
+        "Tensor::download_to: a sequence or optional holds tensors, not elements");
+  check(impl_->dtype != DataType::String,
+        "Tensor::download_to: string elements are objects; use readback_and_clone()");
+  if (expected != DataType::Undefined && expected != impl_->dtype) {
+    throw Error("Tensor::download_to: tensor holds " + std::string(dtype_name(impl_->dtype)) +
+                " elements, not " + std::string(dtype_name(expected)));
+  }
+  const size_t elem = dtype_size(impl_->dtype);
+  if (out.size() != byte_size()) {
+    throw Error("Tensor::download_to: destination holds " + std::to_string(out.size() / elem) +
+                " elements, tensor has " + std::to_string(element_count()));
+  }
+  if (impl_->device) {
+    impl_->device->download_into(*impl_, out);
+  } else if (!out.empty()) {
+    std::memcpy(out.data(), impl_->data(), out.size());
+  }
 }
 
 std::future<Tensor> Tensor::readback_and_clone_async() const {

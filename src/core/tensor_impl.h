@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "kiln/tensor.h"
@@ -45,6 +46,10 @@ class DeviceData {
   virtual void request_download(TensorImpl& tensor) = 0;  // start, don't wait
   virtual bool download_done(const TensorImpl& tensor) const = 0;
   virtual void wait_download(TensorImpl& tensor) = 0;  // afterwards storage holds the data
+  // Waits like wait_download and writes the bytes into `out` (exactly the tensor's size). A
+  // backend overrides it to copy from its transfer buffer straight into `out`; this default
+  // goes through the host copy that wait_download keeps.
+  virtual void download_into(TensorImpl& tensor, std::span<std::byte> out);
 };
 
 struct TensorImpl {

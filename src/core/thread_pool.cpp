@@ -9,6 +9,7 @@ namespace kiln {
 
 namespace {
 thread_local ThreadPool* current_pool = nullptr;
+thread_local int current_worker = -1;
 
 int default_thread_count() {
   if (const char* env = std::getenv("KILN_NUM_THREADS")) {
@@ -102,7 +103,11 @@ int JobQueue::remove(Runnable* job) {
 ThreadPool::ThreadPool(int num_threads) {
   num_threads = std::max(1, num_threads);
   threads_.reserve(static_cast<size_t>(num_threads));
-  for (int i = 0; i < num_threads; ++i) threads_.emplace_back([this] { worker_loop(); });
+  for (int i = 0; i < num_threads; ++i)
+    threads_.emplace_back([this, i] {
+      current_worker = i;
+      worker_loop();
+    });
 }
 
 ThreadPool::~ThreadPool() {
@@ -125,6 +130,7 @@ ThreadPool& ThreadPool::shared(int num_threads) {
 }
 
 ThreadPool* ThreadPool::current() { return current_pool; }
+int ThreadPool::current_worker_index() { return current_worker; }
 
 void ThreadPool::submit(Runnable* job) {
   {

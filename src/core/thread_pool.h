@@ -52,6 +52,8 @@ class ThreadPool {
   static ThreadPool& shared(int num_threads = 0);
   // The pool whose worker is running the calling thread, or nullptr on a user thread.
   static ThreadPool* current();
+  // The calling worker's index in its pool (0 .. num_threads-1), or -1 on a user thread.
+  static int current_worker_index();
 
   int num_threads() const { return static_cast<int>(threads_.size()); }
 

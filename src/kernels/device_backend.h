@@ -151,6 +151,18 @@ bool every_input_present(const NodeInfo& info, std::string& reason);
 // CPU for that run.
 bool inputs_fit(std::span<const Tensor> inputs, const DeferredDtypeChecks& dtype_checks);
 
+// One profiled layer's work on the device, in the device's clock (nanoseconds).
+struct DeviceInterval {
+  uint32_t id = 0;  // what the runtime passed to record_timed
+  uint64_t start_ns = 0, end_ns = 0;
+};
+struct DeviceTimings {
+  std::vector<DeviceInterval> intervals;
+  // How they were measured ("Vulkan timestamp queries"); empty: the backend has no device
+  // clock, and the runtime shows the CPU-side intervals of the layers' recording instead.
+  std::string method;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -164,6 +176,14 @@ class DeviceBackend {
 
   // Starts the device on everything recorded so far (end of a run, before a wait).
   virtual void flush() = 0;
+
+  // Profiling (WorkerOptions::profile): records like kernel.record(run) and times on the device
+  // the work recorded, under `id`. The default records without timing.
+  virtual bool record_timed(DeviceKernel& kernel, DeviceOpRun& run, uint32_t id) {
+    return kernel.record(run);
+  }
+  // Waits for the work timed so far and hands its intervals over (each once).
+  virtual DeviceTimings take_timings() { return {}; }
 };
 
 // Called from a job: a host tensor with the contents of device tensor `t`. Submits pending

@@ -41,6 +41,11 @@ void infer_shapes(ir::Model& model);
 // initializers: they must stay on the CPU.
 std::set<std::string> cpu_resident_values(const ir::Model& model);
 
+// Makes values of the graph extra graph outputs, after the existing ones: those named (any value
+// a node produces, a graph input or an initializer), or with "*" every value a node produces,
+// in graph order. kiln::Error naming a value the graph does not have.
+void expose_values(ir::Model& model, const std::vector<std::string>& names);
+
 using ir::implicit_inputs;
 
 // The ONNX spec's function body for an op kiln has no kernel for, at the model's opset for

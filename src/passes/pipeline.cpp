@@ -38,6 +38,14 @@ void run_load_pipeline(ir::Model& model, const LoadOptions& options, const Kerne
     if (!initialized.count(in.name)) model.inputs.push_back(in);
   }
   model.outputs = model.graph.outputs;
+  expose_values(model, options.extra_outputs);
+}
+
+void run_saved_model_checks(ir::Model& model, const LoadOptions& options,
+                            const KernelHooks& kernels) {
+  topological_sort(model.graph, model.path);
+  check_operators_supported(model, kernels.check_node);
+  expose_values(model, options.extra_outputs);
 }
 
 }  // namespace kiln::passes

@@ -13,7 +13,13 @@ struct KernelHooks {
   NodeEvaluator evaluate;
 };
 
-// Sorts, checks, optimizes (when options.optimize) and fills model.inputs/outputs.
+// Sorts, checks, optimizes (when options.optimize) and fills model.inputs/outputs; then exposes
+// options.extra_outputs.
 void run_load_pipeline(ir::Model& model, const LoadOptions& options, const KernelHooks& kernels);
+// For a model read back from a .kiln file, already optimized: checks its order and its nodes as
+// a fresh import would be checked (the file may come from anywhere), then exposes
+// options.extra_outputs.
+void run_saved_model_checks(ir::Model& model, const LoadOptions& options,
+                            const KernelHooks& kernels);
 
 }  // namespace kiln::passes

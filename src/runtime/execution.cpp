@@ -29,6 +29,8 @@ class Execution::NodeJob : public Runnable, public OutputAllocator {
     return owner_.view(index_, output, source, shape);
   }
 
+  size_t index() const { return index_; }
+
   std::atomic<int> pending{0};
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
@@ -50,9 +52,10 @@ std::shared_ptr<TensorImpl> new_pending_impl() {
 
 }  // namespace
 
-Execution::Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool)
+Execution::Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool, bool profile)
     : graph_(std::move(graph)), pool_(pool) {
   const auto& g = *graph_;
+  if (profile) profiler_ = std::make_unique<RunProfiler>(g.nodes.size());
   values_.resize(g.slot_count());
   is_graph_output_.assign(g.slot_count(), false);
   taken_.assign(g.slot_count(), false);
@@ -109,6 +112,7 @@ void Execution::select_plan(std::span<const Tensor> inputs) {
 
 void Execution::bind(std::span<const Tensor> inputs) {
   const auto& g = *graph_;
+  if (profiler_) profiler_->begin_run();
   select_plan(inputs);
   std::fill(taken_.begin(), taken_.end(), false);
   for (size_t s = 0; s < g.slot_count(); ++s) {
@@ -239,6 +243,18 @@ void Execution::record_alias(const CompiledNode& cn, int slot, const Storage* st
 }
 
 void Execution::execute(size_t index) {
+  if (!profiler_) return execute_node(index);
+  NodeTiming& timing = profiler_->node(index);
+  timing.thread = ThreadPool::current_worker_index();
+  timing.start_ns = steady_now_ns();
+  set_transfer_notes(&timing.transfers);
+  execute_node(index);
+  set_transfer_notes(nullptr);
+  timing.end_ns = steady_now_ns();
+  timing.ran = true;
+}
+
+void Execution::execute_node(size_t index) {
   const CompiledNode& cn = graph_->nodes[index];
   NodeJob& job = *jobs_[index];
   std::exception_ptr failure;
@@ -323,14 +339,21 @@ bool Execution::record_on_device(const CompiledNode& cn, NodeJob& job) {
     job.mirrors[k] = host_value ? &mirrors_[static_cast<size_t>(slot)] : nullptr;
   }
   DeviceOpRun run{job.inputs, job.outputs, job.mirrors, job.constant};
-  return cn.device_kernel->record(run);
+  if (!profiler_) return cn.device_kernel->record(run);
+  const size_t index = job.index();
+  const bool recorded = graph_->device->record_timed(*cn.device_kernel, run, static_cast<uint32_t>(index));
+  profiler_->node(index).on_device = recorded;
+  return recorded;
 }
 
 void Execution::run_on_cpu(const CompiledNode& cn, NodeJob& job) {
   // Values a device node produced come to the host first; this job waits for the device, the
   // caller of schedule never does.
-  for (Tensor& in : job.inputs) {
-    if (in.defined() && in.impl()->device) in = download_to_host(in);
+  for (size_t k = 0; k < job.inputs.size(); ++k) {
+    Tensor& in = job.inputs[k];
+    if (!in.defined() || !in.impl()->device) continue;
+    TimedTransfer timed(false, in.byte_size(), static_cast<int>(k));
+    in = download_to_host(in);
   }
   for (auto& out : job.outputs) out = Tensor();
   OpContext ctx(*cn.node, cn.opset, job.inputs, job.outputs, job);

@@ -12,12 +12,14 @@
 #include "core/thread_pool.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/memory_plan.h"
+#include "runtime/run_profiler.h"
 
 namespace kiln {
 
 class Execution {
  public:
-  Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool);
+  // With `profile`, every run notes each layer's timing (runtime/run_profiler.h).
+  Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool, bool profile = false);
   ~Execution();
 
   // True when no job of the latest run is pending or running.
@@ -40,6 +42,8 @@ class Execution {
   void detach(int slot) { taken_[static_cast<size_t>(slot)] = true; }
   bool is_taken(int slot) const { return taken_[static_cast<size_t>(slot)]; }
   const CompiledGraph& graph() const { return *graph_; }
+  // The latest run's timings; null unless constructed with `profile`.
+  const RunProfiler* profiler() const { return profiler_.get(); }
 
  private:
   class NodeJob;
@@ -51,7 +55,8 @@ class Execution {
   };
 
   void bind(std::span<const Tensor> inputs);
-  void execute(size_t node);
+  void execute(size_t node);  // execute_node, timed when profiling
+  void execute_node(size_t node);
   void node_finished(size_t node);
   void finish_run();
   Tensor allocate(size_t node, size_t output, DataType dtype, const Shape& shape);
@@ -64,6 +69,7 @@ class Execution {
 
   std::shared_ptr<const CompiledGraph> graph_;
   ThreadPool& pool_;
+  std::unique_ptr<RunProfiler> profiler_;
   std::vector<Tensor> values_;
   std::vector<bool> is_graph_output_;
   std::vector<bool> taken_;

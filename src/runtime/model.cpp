@@ -1,8 +1,12 @@
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <new>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
+#include "format/kiln_file.h"
 #include "ir/graph.h"
 #include "onnx/importer.h"
 #include "runtime/kernel_hooks.h"
@@ -31,8 +35,24 @@ int Model::opset(const std::string& domain) const { return ir_->opset_for(domain
 const std::string& Model::producer() const { return ir_->producer; }
 size_t Model::node_count() const { return ir_->graph.nodes.size(); }
 
+namespace {
+
+Model checked_saved_model(std::shared_ptr<ir::Model> model, const LoadOptions& options) {
+  passes::run_saved_model_checks(*model, options, cpu_kernel_hooks());
+  return Model(std::move(model));
+}
+
+}  // namespace
+
 Model load_model_from_bytes(const void* data, size_t size, const std::string& base_dir,
                             const LoadOptions& options) {
+  if (format::has_kiln_magic(data, size)) {
+    // The model's tensors point into the image: a copy of its own, 64-byte aligned.
+    void* copy = ::operator new (std::max<size_t>(size, 1), std::align_val_t{64});
+    std::shared_ptr<void> image(copy, [](void* p) { ::operator delete (p, std::align_val_t{64}); });
+    std::memcpy(copy, data, size);
+    return checked_saved_model(format::read_model(copy, size, image, "model"), options);
+  }
   auto model = onnx_import::import_model(data, size, "model", base_dir);
   prepare_model(*model, options);
   return Model(std::move(model));
@@ -41,12 +61,22 @@ Model load_model_from_bytes(const void* data, size_t size, const std::string& ba
 Model load_model(const std::string& path, const LoadOptions& options) {
   std::ifstream file(path, std::ios::binary);
   check(file.good(), path + ": cannot open the model file");
+  char magic[8] = {};
+  file.read(magic, sizeof magic);
+  if (format::has_kiln_magic(magic, static_cast<size_t>(file.gcount())))
+    return checked_saved_model(format::read_model_file(path), options);
+  file.clear();
+  file.seekg(0);
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
   auto model = onnx_import::import_model(bytes.data(), bytes.size(), path, base_dir);
   prepare_model(*model, options);
   return Model(std::move(model));
+}
+
+void save_model(const Model& model, const std::string& path) {
+  format::write_model_file(*model.ir(), path);
 }
 
 }  // namespace kiln

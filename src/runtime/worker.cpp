@@ -52,6 +52,7 @@ class WorkerImpl {
     }
     graph_ =
         std::make_shared<const CompiledGraph>(compile_graph(ir.graph, ir.opsets, {}, placement));
+    profile_ = options.profile;
     bound_.resize(ir.inputs.size());
     symbols_.reserve(16);
   }
@@ -163,7 +164,7 @@ class WorkerImpl {
     for (auto& e : executions_) {
       if (e->idle()) return *(current_ = e.get());
     }
-    executions_.push_back(std::make_unique<Execution>(graph_, pool_));
+    executions_.push_back(std::make_unique<Execution>(graph_, pool_, profile_));
     current_ = executions_.back().get();
     return *current_;
   }
@@ -202,6 +203,7 @@ class WorkerImpl {
 
   Model model_;
   Backend backend_;
+  bool profile_ = false;
   std::unique_ptr<DeviceBackend> device_;
   ThreadPool& pool_;
   std::shared_ptr<const CompiledGraph> graph_;
@@ -296,6 +298,20 @@ std::vector<NodePlacement> Worker::placements() const {
 
 std::string Worker::device_description() const {
   return impl_->device_ ? impl_->device_->description() : "cpu";
+}
+
+Profile Worker::profile() const {
+  check(impl_->profile_, "Worker::profile: profiling is off; create the worker with "
+                         "WorkerOptions::profile = true");
+  check(impl_->current_ != nullptr, "Worker::profile: nothing has been scheduled yet");
+  Execution& run = *impl_->current_;
+  run.wait_idle();
+  DeviceTimings device;
+  if (impl_->device_) {
+    impl_->device_->flush();
+    device = impl_->device_->take_timings();
+  }
+  return run.profiler()->build(run.graph(), impl_->backend_, device);
 }
 
 // ---- schedule_iterable ------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include "inputs.h"
 #include "options.h"
 #include "kiln/kiln.h"
+#include "profile_table.h"
 
 namespace kiln::cli {
 
@@ -57,6 +58,7 @@ struct BenchOptions {
   InputFlags inputs;
   int runs = 100;
   int warmup = 10;
+  std::string trace;
 };
 
 int bench(const BenchOptions& o) {
@@ -67,6 +69,7 @@ int bench(const BenchOptions& o) {
 
   const auto load_start = Clock::now();
   Model model = load_model(path, o.load.options());
+  const double load_model_ms = ms_between(load_start, Clock::now());
   Worker worker(model, backend, options);
   const double load_ms = ms_between(load_start, Clock::now());
   // The worker already built its pool, so this only reads the thread count it got.
@@ -115,17 +118,31 @@ int bench(const BenchOptions& o) {
   char text[512];
   std::snprintf(text, sizeof text,
                 "backend %s, threads %d\n"
-                "load: %.2f ms (load_model + Worker)\n"
+                "load: %.2f ms (load_model %.2f ms + Worker)\n"
                 "latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, mean %.3f ms, "
                 "p90 %.3f ms, max %.3f ms\n",
-                backend_text.c_str(), threads, load_ms, runs, warmup, sorted.front(), median, mean,
-                p90, sorted.back());
+                backend_text.c_str(), threads, load_ms, load_model_ms, runs, warmup, sorted.front(),
+                median, mean, p90, sorted.back());
   std::cout << text;
+  if (!o.trace.empty()) {
+    // A worker of its own, so profiling never touches the timed runs; its first run builds
+    // the memory plan, the second is the one traced.
+    WorkerOptions profiled = options;
+    profiled.profile = true;
+    Worker tracer(model, backend, profiled);
+    for (int i = 0; i < 2; ++i) {
+      tracer.schedule(std::span<const NamedTensor>(named));
+      for (const auto& out : outputs) (void)tracer.peek_output(out.name).readback_and_clone();
+    }
+    const Profile profile = tracer.profile();
+    write_trace(profile, o.trace);
+    std::cout << "trace: " << o.trace << ": " << describe_trace(profile) << "\n";
+  }
   std::snprintf(text, sizeof text,
-                " backend=%s threads=%d load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
+                " backend=%s threads=%d load_model_ms=%.3f load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
                 "p90_ms=%.4f max_ms=%.4f\n",
-                backend_text.c_str(), threads, load_ms, sorted.front(), median, mean, p90,
-                sorted.back());
+                backend_text.c_str(), threads, load_model_ms, load_ms, sorted.front(), median, mean,
+                p90, sorted.back());
   std::cout << "bench: model=" << path << text;
   return 0;
 }
@@ -139,8 +156,9 @@ const Registration kCommand{
           "Inputs given by neither --inputs-dir nor --input get random values of the declared\n"
           "dtype and shape. Progress goes to stderr; the last line of stdout is\n"
           "machine-readable:\n"
-          "  bench: model=M backend=B threads=N load_ms=X min_ms=X median_ms=X mean_ms=X "
-          "p90_ms=X max_ms=X");
+          "  bench: model=M backend=B threads=N load_model_ms=X load_ms=X min_ms=X median_ms=X\n"
+          "         mean_ms=X p90_ms=X max_ms=X\n"
+          "(load_model_ms: load_model alone; load_ms: with the Worker.)");
       auto o = std::make_shared<BenchOptions>();
       add_model_argument(cmd, o->model);
       cmd.add_option("--runs", o->runs, "timed runs (default 100)")
@@ -149,6 +167,11 @@ const Registration kCommand{
       cmd.add_option("--warmup", o->warmup, "untimed runs first (default 10)")
           ->check(integer_in(0, 1'000'000'000))
           ->type_name("N");
+      cmd.add_option("--trace", o->trace,
+                     "after the timed runs, run once more with per-layer profiling and write that "
+                     "run as a Chrome trace (chrome://tracing, ui.perfetto.dev): a track per CPU "
+                     "worker thread and per GPU queue, with transfers and fallbacks")
+          ->type_name("FILE");
       add_input_flags(cmd, o->inputs, /*with_dims=*/true);
       add_worker_flags(cmd, o->worker);
       add_load_flags(cmd, o->load);

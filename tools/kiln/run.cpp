@@ -25,6 +25,7 @@ struct RunOptions {
   LoadFlags load;
   InputFlags inputs;
   std::string outputs_dir;
+  std::string dump_dir;
 };
 
 int run(const RunOptions& o) {
@@ -35,7 +36,10 @@ int run(const RunOptions& o) {
 
   auto start = std::chrono::steady_clock::now();
   Model model = load_model(path, o.load.options());
-  Worker worker(model, backend, options);
+  // A dump runs the model with every value as an output; the printed outputs stay the model's.
+  LoadOptions every_value = o.load.options();
+  every_value.extra_outputs = {"*"};
+  Worker worker(o.dump_dir.empty() ? model : load_model(path, every_value), backend, options);
   const double load_ms = ms_since(start);
   const InputSet inputs = load_inputs(model, o.inputs, /*random_fallback=*/false);
   const auto named = inputs.named();
@@ -71,6 +75,10 @@ int run(const RunOptions& o) {
   std::cout << line;
   if (!outputs_dir.empty())
     std::cout << "wrote " << outs.size() << " output file(s) to " << outputs_dir << "\n";
+  if (!o.dump_dir.empty()) {
+    const auto dumped = dump_values(worker, o.dump_dir);
+    std::cout << "wrote " << dumped.size() << " values to " << o.dump_dir << " (index.tsv)\n";
+  }
   return 0;
 }
 
@@ -85,6 +93,11 @@ const Registration kCommand{
       add_input_flags(cmd, o->inputs, /*with_dims=*/false);
       cmd.add_option("--outputs-dir", o->outputs_dir,
                      "write output_0.pb, output_1.pb, ... there (created if needed)")
+          ->type_name("DIR");
+      cmd.add_option("--dump-values", o->dump_dir,
+                     "also write every intermediate value as DIR/NNNN-Op-node.K.npy (graph "
+                     "position, op, node name, output) with DIR/index.tsv; compare two dumps "
+                     "with 'kiln diff'")
           ->type_name("DIR");
       add_worker_flags(cmd, o->worker, {.verify_shapes = true});
       add_load_flags(cmd, o->load);

@@ -7,6 +7,7 @@
 #include "backends/gl/loop_budget.h"
 #include "backends/gl/ops/op_table.h"
 #include "backends/gl/runtime.h"
+#include "backends/gl/timer_queries.h"
 #include "backends/gpu_common/op_table_kernel.h"
 
 namespace kiln::gl {
@@ -63,8 +64,32 @@ class PixelBackend final : public DeviceBackend {
     glFlush();
   }
 
+  bool record_timed(DeviceKernel& kernel, DeviceOpRun& run, uint32_t id) override {
+    Context::Scope scope(runtime_->context());  // nothing else draws between the queries
+    if (!timer_) timer_ = std::make_unique<TimerQueries>(runtime_->context());
+    if (!timer_->supported()) return kernel.record(run);
+    timer_->begin(id);
+    bool recorded = false;
+    try {
+      recorded = kernel.record(run);
+    } catch (...) {
+      timer_->end(false);
+      throw;
+    }
+    timer_->end(recorded);
+    return recorded;
+  }
+
+  DeviceTimings take_timings() override {
+    if (!timer_ || !timer_->supported()) return {};
+    return timer_->take();
+  }
+
+  ~PixelBackend() override { timer_.reset(); }
+
  private:
   std::shared_ptr<Runtime> runtime_;
+  std::unique_ptr<TimerQueries> timer_;  // created by the first profiled layer
 };
 
 }  // namespace

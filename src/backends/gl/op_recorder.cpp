@@ -2,6 +2,8 @@
 
 #include <span>
 
+#include "kernels/transfer_timing.h"
+
 namespace kiln::gl {
 
 std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape) {
@@ -22,6 +24,7 @@ const TextureTensor& OpRecorder::texture(size_t k) {
     const Tensor host = t.impl()->device ? download_to_host(t) : t;
     check(host.dtype() == DataType::Float32, "only float32 tensors live in textures");
     auto d = new_texture(host.shape());
+    TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
     upload(d->texture(), std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
     mirror = std::move(d);
   }

@@ -1,6 +1,7 @@
 #include "backends/gl/texture_data.h"
 
 #include <atomic>
+#include <cstring>
 #include <span>
 
 namespace kiln::gl {
@@ -62,6 +63,21 @@ void TextureData::wait_download(TensorImpl& tensor) {
   }
   tensor.storage = host_;
   tensor.offset = 0;
+}
+
+void TextureData::download_into(TensorImpl&, std::span<std::byte> out) {
+  std::lock_guard lock(mutex_);
+  const int64_t n = texture_.element_count();
+  check(out.size() == static_cast<size_t>(n) * sizeof(float),
+        "OpenGL ES download: the destination does not match the texture's float32 elements");
+  if (host_) {
+    if (!out.empty()) std::memcpy(out.data(), host_->data(), out.size());
+    return;
+  }
+  request_locked();
+  // The pixel-pack buffer stays, so a later readback copies from it again without a transfer.
+  if (n > 0)
+    pending_->copy_to(std::span(reinterpret_cast<float*>(out.data()), static_cast<size_t>(n)));
 }
 
 TextureData* texture_data_of(const Tensor& t, const Runtime& runtime) {

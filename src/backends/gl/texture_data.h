@@ -25,6 +25,8 @@ class TextureData final : public DeviceData {
   void request_download(TensorImpl& tensor) override;
   bool download_done(const TensorImpl& tensor) const override;
   void wait_download(TensorImpl& tensor) override;
+  // Copies from the transfer buffer straight into `out` (no host copy kept for it).
+  void download_into(TensorImpl& tensor, std::span<std::byte> out) override;
 
  private:
   void request_locked();

@@ -6,6 +6,7 @@
 #include "backends/gpu_common/op_table_kernel.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/ops/op_table.h"
+#include "backends/vulkan/timestamps.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -42,8 +43,30 @@ class VulkanBackend final : public DeviceBackend {
     context_->stream.submit();
   }
 
+  bool record_timed(DeviceKernel& kernel, DeviceOpRun& run, uint32_t id) override {
+    auto lock = context_->stream.lock();  // nothing else records between the timestamps
+    if (!timestamps_) timestamps_ = std::make_unique<Timestamps>(context_->device, context_->stream);
+    if (!timestamps_->supported()) return kernel.record(run);
+    timestamps_->begin(id);
+    bool recorded = false;
+    try {
+      recorded = kernel.record(run);
+    } catch (...) {
+      timestamps_->end(false);
+      throw;
+    }
+    timestamps_->end(recorded);
+    return recorded;
+  }
+
+  DeviceTimings take_timings() override {
+    if (!timestamps_ || !timestamps_->supported()) return {};
+    return timestamps_->take();
+  }
+
  private:
   std::shared_ptr<Context> context_;
+  std::unique_ptr<Timestamps> timestamps_;  // created by the first profiled layer
 };
 
 }  // namespace

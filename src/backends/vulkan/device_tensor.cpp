@@ -82,6 +82,17 @@ void DeviceTensor::wait_download(TensorImpl& tensor) {
   tensor.offset = 0;
 }
 
+void DeviceTensor::download_into(TensorImpl&, std::span<std::byte> out) {
+  std::lock_guard lock(mutex_);
+  check(out.size() <= buffer_->size(), "Vulkan download: the destination is larger than the tensor");
+  if (!host_) {
+    request_locked();
+    context_->stream.wait(ready_value_);
+  }
+  const void* from = host_ ? host_->data() : staging_->mapped();
+  if (!out.empty()) std::memcpy(out.data(), from, out.size());
+}
+
 uint64_t downloads_recorded() { return downloads.load(std::memory_order_relaxed); }
 
 DeviceTensor* device_tensor_of(const Tensor& t, const Context& context) {

@@ -27,6 +27,8 @@ class DeviceTensor final : public DeviceData {
   void request_download(TensorImpl& tensor) override;
   bool download_done(const TensorImpl& tensor) const override;
   void wait_download(TensorImpl& tensor) override;
+  // Copies from the transfer buffer straight into `out` (no host copy kept for it).
+  void download_into(TensorImpl& tensor, std::span<std::byte> out) override;
 
   // Records the device buffer's upload from `bytes` (a host value): staged, copied, fenced by a
   // barrier so later dispatches see it. The caller holds the stream's lock.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/tensor_impl.h"
+#include "kernels/transfer_timing.h"
 
 namespace kiln::vulkan {
 namespace {
@@ -33,6 +34,7 @@ const Buffer& OpRecorder::buffer(size_t k) {
     const Tensor host = t.impl()->device ? download_to_host(t) : t;
     MemoryPool& pool = run_.constant[k] ? context_->weights : context_->activations;
     auto d = std::make_shared<DeviceTensor>(context_, pool, host.byte_size());
+    TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
     d->record_upload(host.raw_data(), host.byte_size());
     mirror = std::move(d);
   }
@@ -55,6 +57,7 @@ const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
 const Buffer& OpRecorder::upload(std::span<const std::byte> bytes) {
   check_binding(bytes.size());
   auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes.size());
+  TimedTransfer timed(true, bytes.size());
   d->record_upload(bytes.data(), bytes.size());
   uploads_.push_back(d);  // the destructor hands the buffer to the stream until the GPU is done
   return d->buffer();
