@@ -56,6 +56,12 @@ struct BackendPlacement {
   std::vector<NodePlacement> nodes;
   std::string device;
   std::string unavailable;  // why no worker could be built
+  // Native GPU nodes placed with some input shape or dtype unknown at load time.
+  size_t checked_per_run() const {
+    size_t n = 0;
+    for (const auto& p : nodes) n += p.backend != Backend::Cpu && !p.decided_at_load ? 1 : 0;
+    return unavailable.empty() ? n : 0;
+  }
   size_t native() const {
     size_t n = 0;
     for (const auto& p : nodes) n += p.fallback_reason.empty() ? 1 : 0;
@@ -127,7 +133,10 @@ int inspect(const InspectOptions& o) {
     if (!chosen.unavailable.empty()) {
       std::cout << "cpu (fallback: " << chosen.unavailable << ")\n";
     } else if (const NodePlacement& p = chosen.nodes[i]; p.fallback_reason.empty()) {
-      std::cout << backend_name(p.backend) << "\n";
+      std::cout << backend_name(p.backend);
+      // A GPU node placed without every shape known: a run may still send it to the CPU.
+      if (p.backend != Backend::Cpu && !p.decided_at_load) std::cout << " (shapes checked per run)";
+      std::cout << "\n";
     } else {
       std::cout << "cpu (fallback: " << p.fallback_reason << ")\n";
     }
@@ -151,6 +160,8 @@ int inspect(const InspectOptions& o) {
                   total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 100.0);
     std::cout << line;
     if (!p.unavailable.empty()) std::cout << ", the rest fall back to cpu: " << p.unavailable;
+    if (const size_t per_run = p.checked_per_run())
+      std::cout << ", " << per_run << " with shapes checked per run";
     std::cout << "\n";
   }
   return 0;
@@ -164,8 +175,10 @@ const Registration kCommand{
           "  index  op  'node name'  inputs -> outputs  @ backend\n"
           "each value with its inferred dtype and shape (\"const\" for initializers), and\n"
           "[cpu-resident] on values that hold shapes or indices and so stay on the CPU whatever\n"
-          "the backend; a node that falls back to the CPU says why. Closes with node counts per\n"
-          "op and, per backend, how many nodes run natively.");
+          "the backend; a node that falls back to the CPU says why, and a GPU node placed\n"
+          "before its input shapes were known says \"(shapes checked per run)\": a run may still\n"
+          "send it to the CPU (Worker::placements() counts such runs per node). Closes with node\n"
+          "counts per op and, per backend, how many nodes run natively.");
       auto o = std::make_shared<InspectOptions>();
       add_model_argument(cmd, o->model);
       add_worker_flags(cmd, o->worker, {.threads = false});
