@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 #include "backends/vulkan/vk_check.h"
 #include "kiln/error.h"
@@ -104,6 +105,24 @@ bool layer_installed(const char* name) {
   });
 }
 
+// A Vulkan 1.2 instance for kiln with `layers` and `extensions` enabled.
+VkResult create_instance(std::span<const char* const> layers,
+                         std::span<const char* const> extensions, VkInstance* instance) {
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "kiln";
+  app.pEngineName = "kiln";
+  app.apiVersion = kRequiredApi;
+  VkInstanceCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = static_cast<uint32_t>(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  return vkCreateInstance(&info, nullptr, instance);
+}
+
 }  // namespace
 
 DeviceSurvey survey_devices() {
@@ -113,16 +132,8 @@ DeviceSurvey survey_devices() {
     survey.error = "the Vulkan loader is older than Vulkan 1.2";
     return survey;
   }
-  VkApplicationInfo app{};
-  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-  app.pApplicationName = "kiln";
-  app.pEngineName = "kiln";
-  app.apiVersion = kRequiredApi;
-  VkInstanceCreateInfo instance_info{};
-  instance_info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-  instance_info.pApplicationInfo = &app;
   VkInstance instance = VK_NULL_HANDLE;
-  const VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
+  const VkResult created = create_instance({}, {}, &instance);
   if (created != VK_SUCCESS) {
     survey.error = "vkCreateInstance failed: " + std::string(result_name(created));
     return survey;
@@ -241,19 +252,7 @@ void Device::create(const DeviceOptions& options) {
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
 
-  VkApplicationInfo app{};
-  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-  app.pApplicationName = "kiln";
-  app.pEngineName = "kiln";
-  app.apiVersion = kRequiredApi;
-  VkInstanceCreateInfo instance_info{};
-  instance_info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-  instance_info.pApplicationInfo = &app;
-  instance_info.enabledLayerCount = static_cast<uint32_t>(layers.size());
-  instance_info.ppEnabledLayerNames = layers.data();
-  instance_info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
-  instance_info.ppEnabledExtensionNames = extensions.data();
-  const VkResult created = vkCreateInstance(&instance_info, nullptr, &instance_);
+  const VkResult created = create_instance(layers, extensions, &instance_);
   if (created == VK_ERROR_INCOMPATIBLE_DRIVER) {
     throw Error("no Vulkan device: no Vulkan driver is installed (vkCreateInstance failed: " +
                 std::string(result_name(created)) + ")");
