@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     if (argc >= 3) candidates = {kiln::parse_backend(argv[2])};
     kiln::WorkerOptions options;
     if (argc == 4) options.device = argv[3];
-    // Profile hook: when WorkerOptions gains `profile`, set options.profile = true here.
+    options.profile = true;  // time every layer, on the GPU with its timer queries
 
     for (kiln::Backend backend : candidates) {
       std::unique_ptr<kiln::Worker> worker;
@@ -69,8 +69,12 @@ int main(int argc, char** argv) {
         inputs.push_back({model.inputs()[i].name, tensors[i]});
       worker->schedule(std::span<const kiln::NamedTensor>(inputs));
       std::printf("output: %s\n", worker->peek_output().readback_and_clone().to_string(4).c_str());
-      // Profile hook: print the per-layer profile of this run here once the profiler lands
-      // (WorkerOptions::profile and the worker's profile report).
+      const kiln::Profile profile = worker->profile();
+      std::printf("profile (%s):\n", profile.device_timing.c_str());
+      for (const kiln::OpTime& op : profile.by_op()) {
+        std::printf("  %-14s %3d layers %10.1f us %5.1f%%\n", op.op_type.c_str(), op.count,
+                    op.total_us, 100.0 * op.share);
+      }
       return 0;
     }
     std::printf("no GPU backend could start a worker on this machine\n");
