@@ -77,8 +77,13 @@ expect_match "inspect cpu placement" "$work/inspect.txt" "cpu: +[0-9]+/[0-9]+ no
   fail "inspect --backend gpu-compute exited with $?"
 # Each node names where it runs on the GPU worker (the device, or the CPU and why), and the
 # summary counts them. Without a Vulkan device every node falls back, for that reason.
+# The digits model's batch is symbolic, so the GPU nodes are placed before their shapes are
+# known and say that a run checks them.
 if grep -q "^device: " "$work/inspect_gpu.txt"; then
-  expect_match "inspect gpu placement" "$work/inspect_gpu.txt" "Conv .*@ gpu-compute$"
+  expect_match "inspect gpu placement" "$work/inspect_gpu.txt" \
+    "Conv .*@ gpu-compute \(shapes checked per run\)$"
+  expect_match "inspect gpu per-run count" "$work/inspect_gpu.txt" \
+    "gpu-compute: +9/9 nodes native .*, 9 with shapes checked per run"
 else
   expect_match "inspect gpu fallback" "$work/inspect_gpu.txt" "Conv .*@ cpu \(fallback: "
 fi
