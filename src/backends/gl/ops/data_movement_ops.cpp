@@ -72,8 +72,7 @@ RecordFn concat(int64_t axis) {
     std::vector<Shape> shapes;
     std::vector<const TextureTensor*> ins;
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
-    Shape out_shape;
-    out_shape = concat_output_shape(shapes, axis, "Concat");
+    const Shape out_shape = concat_output_shape(shapes, axis, "Concat");
     for (size_t k = 0; k < r.num_inputs(); ++k) ins.push_back(&r.texture(k));
     TextureTensor& y = r.output(0, out_shape);
     r.kernel<Concat>().record(ins, shapes, axis, y);
