@@ -12,18 +12,38 @@
 namespace kiln::gl {
 namespace {
 
-Shape broadcast(const Shape& a, const Shape& b) {
+// numpy's broadcast of `a` and `b`, what the draws take; nullopt when the shapes do not
+// broadcast that way (PRelu's legacy per-channel slope does not: the CPU kernel takes it).
+std::optional<Shape> numpy_broadcast(const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
   Shape out;
   out.resize(rank, 1);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1)
-      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes do not broadcast");
+    if (da != db && da != 1 && db != 1) return std::nullopt;
     out[rank - 1 - i] = da == 1 ? db : da;
   }
   return out;
+}
+
+Shape broadcast(const Shape& a, const Shape& b) {
+  std::optional<Shape> out = numpy_broadcast(a, b);
+  if (!out) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes do not broadcast");
+  return *out;
+}
+
+// False, with `reason`, when every input's shape is fixed at load time and they do not
+// broadcast numpy's way.
+bool static_shapes_broadcast(const DevicePlacementQuery& q, std::string& reason) {
+  std::optional<Shape> out = Shape{};
+  for (size_t k = 0; k < q.info.num_inputs() && out; ++k) {
+    const Shape* shape = static_input_shape(q, k);
+    if (!shape) return true;
+    out = numpy_broadcast(*out, *shape);
+  }
+  if (!out) reason = "input shapes that do not broadcast numpy's way";
+  return out.has_value();
 }
 
 OpFactory binary_factory(BinaryOp op) {
@@ -33,6 +53,7 @@ OpFactory binary_factory(BinaryOp op) {
       reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
       return nullptr;
     }
+    if (!static_shapes_broadcast(q, reason)) return nullptr;
     return [op](OpRecorder& r) {
       const TextureTensor& a = r.texture(0);
       const TextureTensor& b = r.texture(1);
@@ -46,7 +67,9 @@ OpFactory binary_factory(BinaryOp op) {
 // it too); two or more are a chain of binary draws.
 OpFactory variadic_factory(VariadicOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!every_input_present(q.info, reason) || !float_inputs(q, reason)) return nullptr;
+    if (!every_input_present(q.info, reason) || !float_inputs(q, reason) ||
+        !static_shapes_broadcast(q, reason))
+      return nullptr;
     return [op](OpRecorder& r) {
       if (r.num_inputs() == 1) {
         r.output_view(0, 0, r.shape(0));
