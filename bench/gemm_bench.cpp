@@ -1,16 +1,93 @@
-// GEMM throughput on the shapes kiln's ops produce. Reports FLOP/s ("GFLOPS" counter).
-// Run single-threaded with KILN_NUM_THREADS=1; use --benchmark_repetitions and the median, as
-// the host may be shared.
+// kiln's float32 GEMM against the machine's own FMA peak and a well-kept library.
+//
+//   gemm_bench [--target=NAME] [--size=N] [--rounds=R] [--runs=N] [--shapes [benchmark flags]]
+//
+// First a summary: the single-core peak measured with a register-resident FMA loop on the
+// dispatched SIMD target's vector width, then an N^3 product (N = 1024 by default) with B
+// unpacked and pre-packed at 1 and 2 threads (kiln's own job system, a pool per thread count),
+// each as GFLOP/s and as a percentage of the peak times the thread count, and the same product
+// through oneDNN's dnnl_sgemm when the bench was built with it (KILN_BENCH_DNNL). Rounds
+// alternate kiln and the yardstick so that a drift in the host's load hits both; the table
+// gives the median and the best run. --target restricts Highway's dispatch (e.g. --target=AVX2
+// on an AVX-512 machine measures the AVX2 kernels and the AVX2 peak).
+//
+// --shapes then runs Google Benchmark over the shapes kiln's ops produce (single-threaded with
+// KILN_NUM_THREADS=1; rates per CPU second of the calling thread unless KILN_BENCH_REAL_TIME=1).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <mutex>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/gemm.h"
+#include "core/thread_pool.h"
+
+#ifdef KILN_BENCH_DNNL
+#include <omp.h>
+
+#include "oneapi/dnnl/dnnl.h"
+#endif
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "bench/gemm_bench.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln_bench::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+int64_t dispatched_target() { return HWY_TARGET; }
+
+// FLOPs of `iterations` passes over independent FMA chains held in registers: enough chains
+// to cover the FMA latency on every pipe (4 cycles x 2 pipes on current x86 cores), few enough
+// to leave registers free on targets with 16 of them. Returns the FLOP count.
+HWY_NOINLINE double fma_loop(int64_t iterations, float* sink) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t kChains = HWY_MAX_BYTES >= 64 ? 16 : 12;
+  V acc[kChains];
+#pragma GCC unroll 16
+  for (size_t i = 0; i < kChains; ++i) acc[i] = hn::Set(d, 1.0f + static_cast<float>(i));
+  const V mul = hn::Set(d, *sink);  // unknown to the compiler: the loop cannot be folded
+  const V add = hn::Set(d, 1e-7f);
+  for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 16
+    for (size_t i = 0; i < kChains; ++i) acc[i] = hn::MulAdd(acc[i], mul, add);
+  }
+  V sum = acc[0];
+#pragma GCC unroll 16
+  for (size_t i = 1; i < kChains; ++i) sum = hn::Add(sum, acc[i]);
+  *sink = hn::GetLane(sum);
+  return 2.0 * static_cast<double>(iterations) * kChains * static_cast<double>(hn::Lanes(d));
+}
+
+}  // namespace kiln_bench::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln_bench {
+
+HWY_EXPORT(dispatched_target);
+HWY_EXPORT(fma_loop);
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 std::vector<float> random_matrix(int64_t size, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -19,6 +96,144 @@ std::vector<float> random_matrix(int64_t size, uint32_t seed) {
   for (float& x : v) x = dist(rng);
   return v;
 }
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+// Best of several timed FMA loops on the calling thread, in GFLOP/s.
+double measure_peak() {
+  float sink = 0.9999999f;
+  HWY_DYNAMIC_DISPATCH(fma_loop)(1 << 20, &sink);  // warm up the clock and the vector units
+  double best = 0.0;
+  for (int rep = 0; rep < 15; ++rep) {
+    const auto start = Clock::now();
+    const double flops = HWY_DYNAMIC_DISPATCH(fma_loop)(int64_t{1} << 23, &sink);
+    best = std::max(best, flops / seconds_since(start) * 1e-9);
+  }
+  if (sink == 42.0f) std::puts("");  // keep the result alive
+  return best;
+}
+
+// Runs `fn` as a job of `pool`, so that kiln's parallel_for inside it uses that pool.
+void run_in_pool(kiln::ThreadPool& pool, const std::function<void()>& fn) {
+  struct Job : kiln::Runnable {
+    const std::function<void()>* fn = nullptr;
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    void run() override {
+      (*fn)();
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+      done_cv.notify_one();
+    }
+  } job;
+  job.fn = &fn;
+  pool.submit(&job);
+  std::unique_lock<std::mutex> lock(job.mutex);
+  job.done_cv.wait(lock, [&] { return job.done; });
+}
+
+// Wall-clock seconds of each of `runs` calls of `fn`, after one untimed call.
+void time_runs(int runs, const std::function<void()>& fn, std::vector<double>& out) {
+  fn();
+  for (int r = 0; r < runs; ++r) {
+    const auto start = Clock::now();
+    fn();
+    out.push_back(seconds_since(start));
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#ifdef KILN_BENCH_DNNL
+constexpr bool kHaveYardstick = true;
+const char* const kYardstickName = "oneDNN dnnl_sgemm";
+void yardstick_sgemm(int threads, int64_t n, const float* a, const float* b, float* c) {
+  omp_set_num_threads(threads);
+  if (dnnl_sgemm('N', 'N', n, n, n, 1.0f, a, n, b, n, 0.0f, c, n) != dnnl_success) {
+    std::fprintf(stderr, "dnnl_sgemm failed\n");
+    std::exit(1);
+  }
+}
+#else
+constexpr bool kHaveYardstick = false;
+const char* const kYardstickName = "";
+void yardstick_sgemm(int, int64_t, const float*, const float*, float*) {}
+#endif
+
+struct Options {
+  int64_t size = 1024;
+  int rounds = 3;
+  int runs = 10;
+  bool shapes = false;
+};
+
+void print_row(const char* threads, const char* variant, const std::vector<double>& seconds,
+               double flops, double peak) {
+  const double med = flops / median(seconds) * 1e-9;
+  const double best = flops / *std::min_element(seconds.begin(), seconds.end()) * 1e-9;
+  std::printf("  %-7s %-26s %9.1f %9.1f %11.1f %%\n", threads, variant, med, best,
+              100.0 * med / peak);
+}
+
+void summary(const Options& opt) {
+  const int64_t n = opt.size;
+  const double flops = 2.0 * static_cast<double>(n) * n * n;
+  const std::vector<float> a = random_matrix(n * n, 1), b = random_matrix(n * n, 2);
+  std::vector<float> c(static_cast<size_t>(n * n));
+  const kiln::cpu::PackedB packed = kiln::cpu::pack_b(false, n, n, b.data(), n);
+
+  const double peak = measure_peak();
+  std::printf("CPU: %s\nSIMD target: %s\n", cpu_model().c_str(),
+              hwy::TargetName(HWY_DYNAMIC_DISPATCH(dispatched_target)()));
+  std::printf("single-core peak (register-resident FMA loop on this target's vectors): %.1f "
+              "GFLOP/s\n",
+              peak);
+  std::printf("%lld^3 float32, %d rounds x %d runs, wall clock; %% of peak = median / (peak x "
+              "threads)\n",
+              static_cast<long long>(n), opt.rounds, opt.runs);
+  std::printf("  %-7s %-26s %9s %9s %13s\n", "threads", "variant", "median", "best", "of peak");
+  for (int threads : {1, 2}) {
+    kiln::ThreadPool pool(threads);
+    std::vector<double> unpacked, prepacked, library;
+    for (int round = 0; round < opt.rounds; ++round) {
+      run_in_pool(pool, [&] {
+        time_runs(opt.runs, [&] {
+          kiln::cpu::sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(),
+                           n);
+        }, unpacked);
+        time_runs(opt.runs, [&] {
+          kiln::cpu::sgemm_packed(false, n, a.data(), n, packed, c.data(), n);
+        }, prepacked);
+      });
+      if (kHaveYardstick) {
+        time_runs(opt.runs, [&] { yardstick_sgemm(threads, n, a.data(), b.data(), c.data()); },
+                  library);
+      }
+    }
+    const std::string t = std::to_string(threads);
+    print_row(t.c_str(), "kiln sgemm (B unpacked)", unpacked, flops, peak * threads);
+    print_row(t.c_str(), "kiln sgemm_packed", prepacked, flops, peak * threads);
+    if (kHaveYardstick) print_row(t.c_str(), kYardstickName, library, flops, peak * threads);
+  }
+  if (!kHaveYardstick) std::printf("  (no yardstick: built without oneDNN)\n");
+}
+
+// ---- per-shape Google Benchmark suite (--shapes) ----
 
 void set_flops(benchmark::State& state, int64_t m, int64_t n, int64_t k) {
   state.counters["GFLOPS"] =
@@ -89,9 +304,6 @@ void shapes(benchmark::internal::Benchmark* b, bool with_transposes) {
   }
 }
 
-// Rates are per CPU second of the calling thread by default, which keeps single-threaded
-// numbers steady on a busy host; set KILN_BENCH_REAL_TIME=1 for wall-clock rates (needed
-// with more than one thread).
 void configure(benchmark::internal::Benchmark* b, bool with_transposes) {
   shapes(b, with_transposes);
   if (std::getenv("KILN_BENCH_REAL_TIME")) b->UseRealTime();
@@ -100,6 +312,76 @@ void configure(benchmark::internal::Benchmark* b, bool with_transposes) {
 BENCHMARK(BM_sgemm)->Apply([](auto* b) { configure(b, true); });
 BENCHMARK(BM_sgemm_packed)->Apply([](auto* b) { configure(b, false); });
 
-}  // namespace
+// Restricts Highway's dispatch to the named target and those below it (as a machine without
+// the better ones would run). Returns false for a name this machine cannot run.
+bool select_target(const std::string& name) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    if (name == hwy::TargetName(target)) {
+      // Targets are bits, better ones lower: keep this one and every bit above it.
+      hwy::SetSupportedTargetsForTest(hwy::SupportedTargets() & ~(target - 1));
+      return true;
+    }
+  }
+  return false;
+}
 
-BENCHMARK_MAIN();
+int usage(const char* arg) {
+  std::fprintf(stderr,
+               "gemm_bench: unknown argument '%s'\nusage: gemm_bench [--target=NAME] [--size=N] "
+               "[--rounds=R] [--runs=N] [--shapes [benchmark flags]]\ntargets here:",
+               arg);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    std::fprintf(stderr, " %s", hwy::TargetName(target));
+  }
+  std::fprintf(stderr, "\n");
+  return 2;
+}
+
+bool parse_positive(const char* text, int64_t& out) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || v <= 0 || v > 1 << 16) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+}  // namespace kiln_bench
+
+int main(int argc, char** argv) {
+  using namespace kiln_bench;
+  Options opt;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    int64_t value = 0;
+    const auto starts = [&](const char* prefix) { return arg.rfind(prefix, 0) == 0; };
+    if (arg == "--shapes") {
+      opt.shapes = true;
+      ++i;
+      break;
+    } else if (starts("--target=")) {
+      if (!select_target(arg.substr(9))) return usage(argv[i]);
+    } else if (starts("--size=") && parse_positive(argv[i] + 7, value)) {
+      opt.size = value;
+    } else if (starts("--rounds=") && parse_positive(argv[i] + 9, value)) {
+      opt.rounds = static_cast<int>(value);
+    } else if (starts("--runs=") && parse_positive(argv[i] + 7, value)) {
+      opt.runs = static_cast<int>(value);
+    } else {
+      return usage(argv[i]);
+    }
+  }
+  summary(opt);
+  if (!opt.shapes) return 0;
+  // The rest of the command line is Google Benchmark's.
+  std::vector<char*> bench_args = {argv[0]};
+  for (; i < argc; ++i) bench_args.push_back(argv[i]);
+  int bench_argc = static_cast<int>(bench_args.size());
+  benchmark::Initialize(&bench_argc, bench_args.data());
+  if (benchmark::ReportUnrecognizedArguments(bench_argc, bench_args.data())) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+#endif  // HWY_ONCE
