@@ -36,7 +36,7 @@ namespace gemm {
 
 // kc x kNR floats of B (32 KiB at kc = 256 on AVX-512) stay in the 48 KiB L1 next to the
 // streamed A panel; mc x kc floats of A (~170 KiB) stay in L2.
-inline constexpr int64_t kMaxKc = 256;
+inline constexpr int64_t kMaxKc = 512;
 inline constexpr int64_t kMaxMc = static_cast<int64_t>(kMR) * (HWY_MAX_BYTES >= 64 ? 12 : 20);
 
 // A tile narrower than kNR goes through a buffer on the stack, so the kernel never touches C

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -71,6 +72,13 @@ HWY_NOINLINE void micro_kernel(const float* HWY_RESTRICT a, size_t lda, const fl
 #pragma GCC unroll 2
       for (size_t j = 0; j < kVecs; ++j) acc[s][i][j] = hn::Zero(d);
     }
+  }
+  // The C tile is read (or at least written) after the k loop; asking for its lines now hides
+  // the miss: C is revisited once per K block, long after the tile left L1.
+#pragma GCC unroll 32
+  for (size_t i = 0; i < kRows; ++i) {
+    hwy::Prefetch(c + i * ldc);
+    hwy::Prefetch(c + i * ldc + kVecs * kLanes - 1);
   }
   const float* HWY_RESTRICT rows[kRows];
 #pragma GCC unroll 32
