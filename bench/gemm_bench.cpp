@@ -263,9 +263,11 @@ void BM_sgemm(benchmark::State& state) {
   set_flops(state, m, n, k);
 }
 
-// Args: M, N, K; B packed once outside the loop, a bias + relu epilogue.
+// Args: M, N, K[, trans_a]; B packed once outside the loop, a bias + relu epilogue. trans_a = 1
+// is how a convolution calls it: A is the K x M im2col buffer, B the packed weights.
 void BM_sgemm_packed(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const bool trans_a = state.range(3) != 0;
   const std::vector<float> a = random_matrix(m * k, 1), b = random_matrix(k * n, 2);
   const std::vector<float> bias = random_matrix(n, 3);
   std::vector<float> c(static_cast<size_t>(m * n));
@@ -274,7 +276,7 @@ void BM_sgemm_packed(benchmark::State& state) {
                                          .bias = bias.data(),
                                          .activation = kiln::cpu::GemmActivation::kRelu};
   for (auto _ : state) {
-    kiln::cpu::sgemm_packed(false, m, a.data(), k, packed, c.data(), n, epilogue);
+    kiln::cpu::sgemm_packed(trans_a, m, a.data(), trans_a ? m : k, packed, c.data(), n, epilogue);
     benchmark::DoNotOptimize(c.data());
   }
   set_flops(state, m, n, k);
@@ -300,7 +302,13 @@ void shapes(benchmark::internal::Benchmark* b, bool with_transposes) {
     if (with_transposes) {
       b->Args({s[0], s[1], s[2], 0, 0});
     } else {
-      b->Args({s[0], s[1], s[2]});
+      b->Args({s[0], s[1], s[2], 0});
+    }
+  }
+  if (!with_transposes) {  // convolutions: the four ResNet 3x3 shapes as conv_f32 calls them
+    for (const auto& s : std::vector<std::vector<int64_t>>{
+             {3136, 64, 576}, {784, 128, 1152}, {196, 256, 2304}, {49, 512, 4608}}) {
+      b->Args({s[0], s[1], s[2], 1});
     }
   }
   if (with_transposes) {

@@ -444,6 +444,47 @@ TEST(Gemm, EveryTarget) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// Blocking edges on every target: B packed on the fly in blocks of 2048 columns (N = 2100 makes
+// a second, partial block ending in a partial panel), K blocks of up to 512 (K = 1030 is three),
+// A packed by transposing 4- and 2-row groups (lda = 1024, a multiple of 512) with a row tail,
+// and a per-row bias with a clip. The pre-packed path runs the same blocks in the same order, so
+// it must give the unpacked result bit for bit.
+TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    uint32_t seed = 500;
+    for (auto [m, n, k, pad] : std::vector<std::array<int64_t, 4>>{
+             {45, 2100, 40, 0}, {31, 70, 1030, 0}, {29, 37, 1000, 24}}) {
+      for (int trans = 0; trans < 4; ++trans) {
+        Case cs;
+        cs.trans_a = trans & 1;
+        cs.trans_b = trans & 2;
+        cs.m = m;
+        cs.n = n;
+        cs.k = k;
+        cs.pad = pad;
+        cs.ep.beta = 0.5f;
+        cs.ep.bias_kind = GemmBias::kPerRow;
+        cs.ep.activation = GemmActivation::kClip;
+        cs.ep.clip_min = -2.0f;
+        cs.ep.clip_max = 2.0f;
+        Operands unpacked(cs, seed), prepacked(cs, seed);
+        ++seed;
+        sgemm(cs.trans_a, cs.trans_b, m, n, k, unpacked.a.data(), unpacked.lda,
+              unpacked.b.data(), unpacked.ldb, unpacked.c.data(), unpacked.ldc,
+              with_bias(cs.ep, unpacked));
+        expect_matches_reference(cs, unpacked);
+        const PackedB packed = pack_b(cs.trans_b, k, n, prepacked.b.data(), prepacked.ldb);
+        sgemm_packed(cs.trans_a, m, prepacked.a.data(), prepacked.lda, packed,
+                     prepacked.c.data(), prepacked.ldc, with_bias(cs.ep, prepacked));
+        EXPECT_EQ(unpacked.c, prepacked.c) << describe(cs);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 // A PackedB's layout depends on the vector width; the scalar fallback's differs from every
 // SIMD target's, so a B packed by one and used by the other must be refused.
 TEST(Gemm, PackedForAnotherTargetRejected) {

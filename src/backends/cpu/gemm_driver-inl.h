@@ -102,7 +102,8 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
   const int64_t kc_block = gemm_detail::even_block(k, kMaxKc, 8);
   const int64_t mc_block = gemm_detail::even_block(m1 - m0, kMaxMc, kMR);
   const int64_t mc_padded = (mc_block + kMR - 1) / kMR * kMR;
-  const int64_t nc_panels = in.mode == BMode::kPackInBlock ? kBlockPanels : p1 - p0;
+  const int64_t nc_panels =
+      in.mode == BMode::kPackInBlock ? std::min(kBlockPanels, p1 - p0) : p1 - p0;
   const bool direct_a = use_direct_a(p);
   float* a_block = direct_a ? nullptr
                             : gemm_detail::thread_scratch(
