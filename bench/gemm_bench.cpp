@@ -297,6 +297,8 @@ void shapes(benchmark::internal::Benchmark* b, bool with_transposes) {
       {256, 8, 1024},      // few columns
       {3136, 64, 576},     // the ResNet convs in NHWC: M = H*W, N = Cout, weights as B
       {784, 128, 1152},   {196, 256, 2304}, {196, 512, 4608},
+      // ResNet-50's 1x1 convolutions as conv_f32 calls them in NCHW (weights as A, in place)
+      {256, 3136, 64},     {64, 3136, 256},  {512, 784, 128},  {1024, 196, 256}, {2048, 49, 512},
   };
   for (const auto& s : list) {
     if (with_transposes) {

@@ -87,12 +87,19 @@ struct BInput {
   int64_t ldb = 0;
 };
 
-// Whether the kernel reads op(A) = A in place instead of a packed copy. Each kMR-row panel of A
-// is then kMR strided rows instead of one contiguous run, which measured as fast as packing
-// (the rows stay in L1/L2 either way) while saving a pass over A per (K block, column block),
-// which is what makes products with few columns per part fast. The exception is a stride that
-// maps all kMR rows to the same few L1 sets (lda a multiple of 512 floats): those conflict.
-inline bool use_direct_a(const gemm_detail::Problem& p) { return !p.trans_a && p.lda % 512 != 0; }
+// Whether the kernel reads op(A) = A in place instead of a packed copy, for a part of `panels`
+// column panels. Each kMR-row panel of A is then kMR strided rows instead of one contiguous
+// run: that saves a pass over A per K block, which pays when few column panels share each
+// packed A block, but costs in the kernel (kMR address streams; on AVX-512 more row pointers
+// than general registers, so some are reloaded every k), which shows when many do. Measured on
+// Zen 4 (gemm_bench --shapes, ResNet's 1x1 convolutions): packing wins by 6-10 % at 784 and
+// 3136 columns, reading in place by up to 5 % at 196. A stride that maps all kMR rows to the
+// same few L1 sets (lda a multiple of 512 floats) always packs: those rows conflict.
+// Either way the kernel sums in the same order, so the choice never changes the result.
+inline constexpr int64_t kDirectAMaxPanels = 256 / kLanes;
+inline bool use_direct_a(const gemm_detail::Problem& p, int64_t panels) {
+  return !p.trans_a && p.lda % 512 != 0 && panels <= kDirectAMaxPanels;
+}
 
 // Computes rows [m0, m1) x column panels [p0, p1) of C over all of K.
 inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0, int64_t m1,
@@ -104,7 +111,7 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
   const int64_t mc_padded = (mc_block + kMR - 1) / kMR * kMR;
   const int64_t nc_panels =
       in.mode == BMode::kPackInBlock ? std::min(kBlockPanels, p1 - p0) : p1 - p0;
-  const bool direct_a = use_direct_a(p);
+  const bool direct_a = use_direct_a(p, p1 - p0);
   float* a_block = direct_a ? nullptr
                             : gemm_detail::thread_scratch(
                                   Scratch::kPackA, static_cast<size_t>(mc_padded * kc_block));
