@@ -86,11 +86,14 @@ namespace {
 
 // Seconds on a clock: the calling thread's CPU time for single-threaded work, which the host
 // descheduling the thread (it may be shared) does not inflate, or wall-clock time.
-enum class Timer { kThreadCpu, kWall };
+enum class Timer { kThreadCpu, kProcessCpu, kWall };
 
 double now_seconds(Timer timer) {
   timespec ts{};
-  clock_gettime(timer == Timer::kThreadCpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  clock_gettime(timer == Timer::kThreadCpu    ? CLOCK_THREAD_CPUTIME_ID
+                : timer == Timer::kProcessCpu ? CLOCK_PROCESS_CPUTIME_ID
+                                              : CLOCK_MONOTONIC,
+                &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
@@ -148,13 +151,29 @@ void run_in_pool(kiln::ThreadPool& pool, const std::function<void()>& fn) {
   job.done_cv.wait(lock, [&] { return job.done; });
 }
 
-// Seconds of each of `runs` calls of `fn`, after one untimed call.
-void time_runs(int runs, Timer timer, const std::function<void()>& fn, std::vector<double>& out) {
+// The timings of a series of runs: `seconds` on the chosen clock, and for each run the share
+// of the wall-clock time that the process got a CPU for each thread (its CPU time over
+// threads x wall time): well below 1 means the host was busy and the wall-clock rate says more
+// about the host than about the code.
+struct Series {
+  std::vector<double> seconds;
+  std::vector<double> host_share;
+  std::vector<double> cpu_seconds;  // the process's, all threads
+};
+
+// Times `runs` calls of `fn`, after one untimed call.
+void time_runs(int runs, Timer timer, int threads, const std::function<void()>& fn, Series& out) {
   fn();
   for (int r = 0; r < runs; ++r) {
     const double start = now_seconds(timer);
+    const double wall_start = now_seconds(Timer::kWall);
+    const double cpu_start = now_seconds(Timer::kProcessCpu);
     fn();
-    out.push_back(now_seconds(timer) - start);
+    out.seconds.push_back(now_seconds(timer) - start);
+    const double wall = now_seconds(Timer::kWall) - wall_start;
+    const double cpu = now_seconds(Timer::kProcessCpu) - cpu_start;
+    out.cpu_seconds.push_back(cpu);
+    out.host_share.push_back(cpu / (threads * wall));
   }
 }
 
@@ -189,12 +208,13 @@ struct Options {
   bool yardstick = true;  // false: kiln only (for profiling)
 };
 
-void print_row(const char* threads, const char* variant, const std::vector<double>& seconds,
-               double flops, double peak) {
-  const double med = flops / median(seconds) * 1e-9;
-  const double best = flops / *std::min_element(seconds.begin(), seconds.end()) * 1e-9;
-  std::printf("  %-7s %-26s %9.1f %9.1f %11.1f %%\n", threads, variant, med, best,
-              100.0 * med / peak);
+void print_row(const char* threads, const char* variant, const Series& series, double flops,
+               double peak) {
+  const double med = flops / median(series.seconds) * 1e-9;
+  const double best = flops / *std::min_element(series.seconds.begin(), series.seconds.end()) * 1e-9;
+  std::printf("  %-7s %-26s %9.1f %9.1f %9.1f %% %9.0f %% %11.1f\n", threads, variant, med, best,
+              100.0 * med / peak, 100.0 * median(series.host_share),
+              flops / median(series.cpu_seconds) * 1e-9);
 }
 
 void summary(const Options& opt) {
@@ -211,26 +231,29 @@ void summary(const Options& opt) {
               "GFLOP/s\n",
               peak);
   std::printf("%lld^3 float32, %d rounds x %d runs (1 thread: CPU time of the thread; 2: wall "
-              "clock); %% of peak = median / (peak x threads)\n",
+              "clock); GFLOP/s, %% of peak = median / (peak x threads); host share: median CPU "
+              "time / (threads x wall time), below ~95 %% the host was busy; per CPU-s: GFLOP per "
+              "second of the process's CPU time (all threads; spinning counts, sleeping not)\n",
               static_cast<long long>(n), opt.rounds, opt.runs);
-  std::printf("  %-7s %-26s %9s %9s %13s\n", "threads", "variant", "median", "best", "of peak");
+  std::printf("  %-7s %-26s %9s %9s %11s %11s %11s\n", "threads", "variant", "median", "best",
+              "of peak", "host share", "per CPU-s");
   for (int threads : {1, 2}) {
     if (opt.only_threads != 0 && threads != opt.only_threads) continue;
     kiln::ThreadPool pool(threads);
-    std::vector<double> unpacked, prepacked, library;
+    Series unpacked, prepacked, library;
     const Timer timer = threads == 1 ? Timer::kThreadCpu : Timer::kWall;
     for (int round = 0; round < opt.rounds; ++round) {
       run_in_pool(pool, [&] {
-        time_runs(opt.runs, timer, [&] {
+        time_runs(opt.runs, timer, threads, [&] {
           kiln::cpu::sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(),
                            n);
         }, unpacked);
-        time_runs(opt.runs, timer, [&] {
+        time_runs(opt.runs, timer, threads, [&] {
           kiln::cpu::sgemm_packed(false, n, a.data(), n, packed, c.data(), n);
         }, prepacked);
       });
       if (kHaveYardstick && opt.yardstick) {
-        time_runs(opt.runs, timer, [&] { yardstick_sgemm(threads, n, a.data(), b.data(), c.data()); },
+        time_runs(opt.runs, timer, threads, [&] { yardstick_sgemm(threads, n, a.data(), b.data(), c.data()); },
                   library);
       }
     }
