@@ -455,7 +455,7 @@ TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
     SCOPED_TRACE(hwy::TargetName(target));
     uint32_t seed = 500;
     for (auto [m, n, k, pad] : std::vector<std::array<int64_t, 4>>{
-             {45, 2100, 40, 0}, {31, 70, 1030, 0}, {29, 37, 1000, 24}}) {
+             {45, 2100, 40, 0}, {31, 70, 1030, 0}, {29, 37, 1000, 24}, {40, 5, 300, 3}}) {
       for (int trans = 0; trans < 4; ++trans) {
         Case cs;
         cs.trans_a = trans & 1;

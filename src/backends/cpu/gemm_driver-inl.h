@@ -228,6 +228,13 @@ inline void pack_b_all(bool trans_b, int64_t k, int64_t n, const float* b, int64
 }
 
 inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packed) {
+  // A few columns (a classifier head, a narrow convolution) fill a fraction of each vector in
+  // the register tile; the dot-product path suits them better. op(B) is then one panel, which
+  // is op(B) itself, row-major with its panel width as the leading dimension.
+  if (p.n <= kNR && use_dot_path(p, /*trans_b=*/false)) {
+    dot_gemm(p, /*trans_b=*/false, packed, panel_width(0, p.n));
+    return;
+  }
   BInput in;
   in.packed = packed;
   run_parts(p, in,
