@@ -164,7 +164,7 @@ void run_packed(const Case& cs, uint32_t seed) {
 }
 
 // Shapes chosen to hit every path: 1x1x1, GEMV rows and columns, odd sizes around the register
-// tile (14 x 32 on AVX-512, 6 x 16 on AVX2), several K blocks (K > 256), several row blocks
+// tile (14 x 32 on AVX-512, 4 x 24 on AVX2), several K blocks (K > 512), several row blocks
 // (M > 168), few columns (the dot-product path), tiny K, K = lda = 512 (A packed rather than
 // read in place), many column panels.
 const std::vector<std::array<int64_t, 3>>& shapes() {
@@ -424,7 +424,9 @@ TEST(Gemm, EveryTarget) {
                                                               {7, 35, 300},
                                                               {31, 67, 45},
                                                               {5, 3, 40},
-                                                              {40, 600, 20}}) {
+                                                              {40, 600, 20},
+                                                              {9, 30, 50},
+                                                              {13, 40, 33}}) {
       for (int trans = 0; trans < 4; ++trans) {
         Case cs;
         cs.trans_a = trans & 1;

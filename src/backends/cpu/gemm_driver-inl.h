@@ -39,7 +39,7 @@ namespace gemm {
 // from L2 fast enough, so a B panel need not fit L1 (measured on Zen 4: 512 beat 256 and 384
 // by 3-5 % on 1024^3). mc x kc floats of A (~300 KiB) stay in L2.
 inline constexpr int64_t kMaxKc = 512;
-inline constexpr int64_t kMaxMc = static_cast<int64_t>(kMR) * (HWY_MAX_BYTES >= 64 ? 12 : 20);
+inline constexpr int64_t kMaxMc = kMR * (HWY_MAX_BYTES >= 64 ? 12 : (HWY_MAX_BYTES == 32 ? 30 : 20));
 
 // A tile narrower than kNR goes through a buffer on the stack, so the kernel never touches C
 // (or the column bias) past column n_valid.
@@ -149,7 +149,7 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
           const int64_t n0 = jp * kNR;
           const size_t n_valid = static_cast<size_t>(std::min(kNR, p.n - n0));
           const int64_t width = panel_width(jp, p.n);
-          const KernelTable& kernels = kernel_table(width == kNR ? 2 : 1, direct_a);
+          const KernelTable& kernels = kernel_table(static_cast<size_t>(width / kLanes), direct_a);
           const float* b_panel;
           size_t b_stride = static_cast<size_t>(width);
           if (in.mode == BMode::kPrepacked) {

@@ -131,8 +131,10 @@ inline void pack_b_panels(bool trans_b, int64_t n, const float* b, int64_t ldb, 
         const float* src = b + (k0 + k) * ldb;
         for (int64_t jp = g0; jp < full_end; ++jp) {
           float* HWY_RESTRICT out = dst + (jp - panel_begin) * panel_stride + k * kNR;
-          hn::Store(hn::LoadU(d, src + jp * kNR), d, out);
-          hn::Store(hn::LoadU(d, src + jp * kNR + kLanes), d, out + kLanes);
+#pragma GCC unroll 3
+          for (int64_t v = 0; v < kPanelVecs; ++v) {
+            hn::Store(hn::LoadU(d, src + jp * kNR + v * kLanes), d, out + v * kLanes);
+          }
         }
         for (int64_t jp = std::max(g0, full_end); jp < g1; ++jp) {  // the last, partial panel
           const int64_t cols = n - jp * kNR;
