@@ -10,7 +10,7 @@
 // through oneDNN's dnnl_sgemm when the bench was built with it (KILN_BENCH_DNNL). Rounds
 // alternate kiln and the yardstick so that a drift in the host's load hits both; the table
 // gives the median and the best run. --target restricts Highway's dispatch (e.g. --target=AVX2
-// on an AVX-512 machine measures the AVX2 kernels and the AVX2 peak).
+// on an AVX-512 machine measures the AVX2 kernels and the AVX2 peak, and holds oneDNN to AVX2).
 //
 // --shapes then runs Google Benchmark over the shapes kiln's ops produce (single-threaded with
 // KILN_NUM_THREADS=1; rates per CPU second of the calling thread unless KILN_BENCH_REAL_TIME=1).
@@ -193,10 +193,22 @@ void yardstick_sgemm(int threads, int64_t n, const float* a, const float* b, flo
     std::exit(1);
   }
 }
+// Holds oneDNN to the instruction set of the target kiln was restricted to (--target), so that
+// both sides of the comparison use the same vectors. Must run before oneDNN's first call.
+void restrict_yardstick(const std::string& target) {
+  const dnnl_cpu_isa_t isa = target == "AVX2"   ? dnnl_cpu_isa_avx2
+                             : target == "SSE4" ? dnnl_cpu_isa_sse41
+                                                : dnnl_cpu_isa_all;
+  if (isa != dnnl_cpu_isa_all && dnnl_set_max_cpu_isa(isa) != dnnl_success) {
+    std::fprintf(stderr, "gemm_bench: could not hold oneDNN to %s\n", target.c_str());
+    std::exit(1);
+  }
+}
 #else
 constexpr bool kHaveYardstick = false;
 const char* const kYardstickName = "";
 void yardstick_sgemm(int, int64_t, const float*, const float*, float*) {}
+void restrict_yardstick(const std::string&) {}
 #endif
 
 struct Options {
@@ -405,6 +417,7 @@ int main(int argc, char** argv) {
       break;
     } else if (starts("--target=")) {
       if (!select_target(arg.substr(9))) return usage(argv[i]);
+      restrict_yardstick(arg.substr(9));
     } else if (starts("--threads=") && parse_positive(argv[i] + 10, value) && value <= 2) {
       opt.only_threads = static_cast<int>(value);
     } else if (arg == "--no-yardstick") {
