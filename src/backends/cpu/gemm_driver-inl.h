@@ -3,9 +3,9 @@
 // Loop nest of one part of C (rows [m0, m1), column panels [p0, p1)), BLIS-style:
 //   for each block of column panels:          (only when B is packed on the fly)
 //     for each K block (kc):                  C is revisited once per K block
-//       [pack the kc x block slice of B]      it stays in L2 for the loops below
+//       [pack the kc x block slice of B]      it stays in L3 for the loops below
 //       for each row block of A (mc rows):    packed A block (mc x kc) stays in L2
-//         for each column panel (kNR):        its kc x kNR slice of B stays in L1
+//         for each column panel (kNR):        its kc x kNR slice of B stays in L1/L2
 //           for each kMR rows of the block:   micro-kernel
 // Packing exists to give the kernel contiguous, cache-friendly streams; it is skipped where
 // it would not repay the copy (see BMode and use_direct_a).
