@@ -446,11 +446,12 @@ TEST(Gemm, EveryTarget) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
-// Blocking edges on every target: B packed on the fly in blocks of 2048 columns (N = 2100 makes
-// a second, partial block ending in a partial panel), K blocks of up to 512 (K = 1030 is three),
+// Blocking edges on every target: B packed on the fly in blocks of ~1024 columns (N = 2100 makes
+// a last, partial block ending in a partial panel), K blocks of up to 512 (K = 1030 is three),
 // A packed by transposing 4- and 2-row groups (lda = 1024, a multiple of 512) with a row tail,
-// and a per-row bias with a clip. The pre-packed path runs the same blocks in the same order, so
-// it must give the unpacked result bit for bit.
+// a per-row bias with a clip; and 5 columns, which both paths hand to the dot-product kernel.
+// The pre-packed path runs the same blocks in the same order, so it must give the unpacked
+// result bit for bit.
 TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);

@@ -67,10 +67,11 @@ inline void run_edge_tile(KernelFn kernel, const float* a, size_t lda, const flo
 
 // B is read in place when all rows fit one register tile (each B value is then used once).
 inline constexpr int64_t kDirectBMaxRows = kMR;
-// Column panels per block when B is packed on the fly: up to 2048 columns, so that a part
-// packs each A block once. The kc x 2048 block (4 MiB at kc = 512) lives in L3; what has to
-// stay close is only the kc x kNR panel the row tiles of one A block share (L2), as in BLIS.
-inline constexpr int64_t kBlockPanels = 2048 / kNR;
+// Column panels per block when B is packed on the fly: about 1024 columns, so that a part of
+// up to that width packs each A block once (512 columns, as before, cost 1024^3 about 2 % in
+// A packing). The kc x 1024 block (2 MiB per thread at kc = 512) lives in L3; what has to stay
+// close is only the kc x kNR panel the row tiles of one A block share (L2), as in BLIS.
+inline constexpr int64_t kBlockPanels = (1024 + kNR - 1) / kNR;
 
 // How a part gets its B panels.
 enum class BMode {
