@@ -10,7 +10,7 @@ KILN := build/release/kiln
 # Debian's python3: the interpreter its numpy, pybind11, pytest and Dask packages are for.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench docs clean python
+.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench docs clean python fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -68,6 +68,15 @@ test-asan: build-asan
 	@ctest --preset asan -j $(JOBS) -E "^GpuPixel|gpu_op_harness|$(ASAN_VULKAN_TESTS)"
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_VULKAN_TESTS)" \
 	  -E "^GpuPixel|gpu_op_harness"
+	@FUZZ_TIMEOUT=5 scripts/fuzz.sh build/asan $(FUZZ_SMOKE_SECONDS) $(SHARED)
+
+# The fuzzers (fuzz/, part of the sanitizer build), FUZZ_SECONDS each: CI runs them for
+# FUZZ_SMOKE_SECONDS; a long run is `make fuzz FUZZ_SECONDS=3600`. What each run learns is kept
+# in build/asan/fuzz/corpus for the next.
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 15
+fuzz: build-asan
+	@scripts/fuzz.sh build/asan $(FUZZ_SECONDS) $(SHARED)
 
 # A shared libkiln (BUILD_SHARED_LIBS=ON) in its own build folder (a full build of the library:
 # not part of `make test`), checked to export only the public API, installed, and used by the

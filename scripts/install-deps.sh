@@ -27,6 +27,8 @@ packages=(
   python3-pytest python3-onnx python3-dask python3-distributed python3-pandas
   # Tests: parsing the profiler's Chrome trace.
   nlohmann-json3-dev
+  # The sanitizer build and the fuzzers: clang with libFuzzer's runtime.
+  clang libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--with-docs" ]]; then
   # Only for `make docs`: the API reference from the public headers.

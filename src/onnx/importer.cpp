@@ -1,5 +1,6 @@
 #include "onnx/importer.h"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -54,9 +55,17 @@ ValueInfo convert_type(const std::string& name, const onnx::TypeProto& type) {
   if (is_valid_dtype(tt.elem_type())) info.dtype = static_cast<DataType>(tt.elem_type());
   if (tt.has_shape()) {
     info.has_shape = true;
+    // The fixed dims may not multiply past what a tensor can hold (as initializers may not):
+    // shape rules do arithmetic on declared dims and must not overflow.
+    int64_t count = 1;
     for (const auto& d : tt.shape().dim()) {
       Dim dim;
-      if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
+      if (d.has_dim_value() && d.dim_value() >= 0) {
+        dim.value = d.dim_value();
+        if (dim.value > 0 && count > (int64_t{1} << 40) / dim.value)
+          throw Error("value '" + name + "': declared shape has more elements than a tensor can hold");
+        count *= std::max<int64_t>(dim.value, 1);
+      }
       if (d.has_dim_param()) dim.symbol = d.dim_param();
       info.shape.push_back(dim);
     }

@@ -61,14 +61,11 @@ std::string read_external_data(const onnx::TensorProto& proto, const std::string
   return bytes;
 }
 
-// Copies little-endian bytes in file layout into the tensor (unpacking sub-byte types).
+// Copies little-endian bytes in file layout, as many as the tensor's shape needs (the caller
+// checked), into the tensor (unpacking sub-byte types).
 void fill_from_bytes(Tensor& t, const std::string& bytes, const std::string& where) {
   const size_t count = static_cast<size_t>(t.element_count());
   const size_t expected = file_byte_size(t.dtype(), count);
-  check(bytes.size() == expected, where + ": tensor data holds " + std::to_string(bytes.size()) +
-                                      " bytes, shape " + t.shape().to_string() + " of " +
-                                      std::string(dtype_name(t.dtype())) + " needs " +
-                                      std::to_string(expected));
   auto* out = static_cast<uint8_t*>(t.mutable_raw_data());
   const auto* in = reinterpret_cast<const uint8_t*>(bytes.data());
   if (is_subbyte(t.dtype())) {
@@ -180,12 +177,37 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
           where + ": tensor shape " + shape.to_string() + " is too large");
     count *= d;
   }
-  Tensor t = Tensor::zeros(dtype, shape);
+  // The data must be there before the tensor is allocated: a file of a few bytes may declare
+  // any shape.
+  std::string external;
+  const std::string* bytes = nullptr;
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    fill_from_bytes(t, read_external_data(p, base_dir, where), where);
+    external = read_external_data(p, base_dir, where);
+    bytes = &external;
   } else if (p.has_raw_data()) {
     check(dtype != DataType::String, where + ": string tensors cannot use raw_data");
-    fill_from_bytes(t, p.raw_data(), where);
+    bytes = &p.raw_data();
+  }
+  if (bytes) {
+    const size_t expected = file_byte_size(dtype, static_cast<size_t>(count));
+    check(bytes->size() == expected, where + ": tensor data holds " +
+                                         std::to_string(bytes->size()) + " bytes, shape " +
+                                         shape.to_string() + " of " +
+                                         std::string(dtype_name(dtype)) + " needs " +
+                                         std::to_string(expected));
+  } else {
+    // Each element takes at least one entry of the typed fields (half of one for the 4-bit
+    // types); fill_from_typed_fields checks the exact count of the field that holds them.
+    const int64_t entries = int64_t{p.float_data_size()} + p.int32_data_size() +
+                            p.string_data_size() + p.int64_data_size() + p.double_data_size() +
+                            p.uint64_data_size();
+    check(entries * (is_subbyte(dtype) ? 2 : 1) >= count,
+          where + ": tensor holds " + std::to_string(entries) + " values, its shape " +
+              shape.to_string() + " needs " + std::to_string(count));
+  }
+  Tensor t = Tensor::zeros(dtype, shape);
+  if (bytes) {
+    fill_from_bytes(t, *bytes, where);
   } else {
     fill_from_typed_fields(t, p, where);
   }

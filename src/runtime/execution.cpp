@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace kiln {
 
@@ -176,16 +177,22 @@ void Execution::run_node_inline(size_t node) {
 }
 
 Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Shape& shape) {
-  const int slot = graph_->nodes[node].outputs[output];
-  if (slot < 0) return make_host_tensor(dtype, shape);  // an output nobody reads
-  const auto s = static_cast<size_t>(slot);
+  // A kernel computes an output's shape from its inputs' values (ConstantOfShape, Expand, Tile,
+  // Range...): whatever the values were, the shape must be one a tensor can have.
+  int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0)
       throw Error(graph_->nodes[node].node->describe() + ": negative dimension in output shape " +
                   shape.to_string());
+    if (d > 0 && count > std::numeric_limits<int64_t>::max() / d)
+      throw Error(graph_->nodes[node].node->describe() + ": output shape " + shape.to_string() +
+                  " has more elements than a tensor can hold");
+    count *= d;
   }
+  const int slot = graph_->nodes[node].outputs[output];
+  if (slot < 0) return make_host_tensor(dtype, shape);  // an output nobody reads
+  const auto s = static_cast<size_t>(slot);
   TensorImpl& impl = *values_[s].impl();
-  const int64_t count = shape.element_count();
   const size_t bytes = static_cast<size_t>(count) * dtype_size(dtype);
   impl.dtype = dtype;
   impl.shape = shape;
