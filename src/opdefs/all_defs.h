@@ -19,6 +19,7 @@ void define_indexing_ops(OpDefs& defs);       // Gather, TopK, OneHot, Compress,
 void define_generator_ops(OpDefs& defs);      // ConstantOfShape, Range, random ops
 void define_signal_ops(OpDefs& defs);         // DFT, STFT, window functions, MelWeightMatrix
 void define_resize_ops(OpDefs& defs);         // Resize, Upsample, AffineGrid
+void define_attention_ops(OpDefs& defs);      // Attention
 void define_recurrent_ops(OpDefs& defs);      // LSTM, GRU, RNN
 void define_quantization_ops(OpDefs& defs);   // QuantizeLinear, DequantizeLinear, ...
 void define_control_flow_ops(OpDefs& defs);   // If, Loop, SplitToSequence
