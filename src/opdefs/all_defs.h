@@ -9,7 +9,7 @@ void define_all_ops(OpDefs& defs);
 
 void define_elementwise_ops(OpDefs& defs);    // unary, binary, comparison, Where, Cast, CumSum
 void define_normalization_ops(OpDefs& defs);  // BatchNorm, LayerNorm, LRN, ...
-void define_softmax_ops(OpDefs& defs);        // Softmax, LogSoftmax, Hardmax
+void define_softmax_ops(OpDefs& defs);        // Softmax, LogSoftmax, Hardmax, the losses
 void define_window_ops(OpDefs& defs);         // Conv, pooling, MaxUnpool, Col2Im
 void define_matmul_ops(OpDefs& defs);         // Gemm, MatMul
 void define_reduce_ops(OpDefs& defs);         // Reduce*, ArgMax, ArgMin

@@ -147,6 +147,9 @@ std::vector<ValueInfo> attention_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
-void define_attention_ops(OpDefs& defs) { defs.define("Attention").infer = attention_rule; }
+void define_attention_ops(OpDefs& defs) {
+  defs.define("Attention").infer = attention_rule;
+  defs.define("RotaryEmbedding").infer = same_as_input0;
+}
 
 }  // namespace kiln

@@ -1,4 +1,5 @@
-// Ops that pick elements by index: Gather, TopK, OneHot, Compress, NonMaxSuppression.
+// Ops that pick elements by index: Gather, GatherElements, the scatters, TopK, OneHot,
+// Compress, NonZero, Unique, NonMaxSuppression.
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 
@@ -46,16 +47,69 @@ std::vector<ValueInfo> topk_rule(const InferenceContext& ctx) {
   return {tensor_type(x->dtype, out), tensor_type(DataType::Int64, out)};
 }
 
+// GatherElements(data, indices): the indices' shape, the data's type.
+std::vector<ValueInfo> gather_elements_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* indices = ctx.shape(1);
+  return {indices ? tensor_type(x->dtype, *indices) : dtype_only(x->dtype)};
+}
+
+// NonZero(X): int64 [rank, count], the count known only at run time.
+std::vector<ValueInfo> non_zero_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs) return {dtype_only(DataType::Int64)};
+  return {tensor_type(DataType::Int64, {fixed_dim(static_cast<int64_t>(xs->size())), Dim{}})};
+}
+
+// NonMaxSuppression: int64 [selected, 3] (batch, class, box).
+std::vector<ValueInfo> nms_rule(const InferenceContext&) {
+  return {tensor_type(DataType::Int64, {Dim{}, fixed_dim(3)})};
+}
+
+// Unique(X): Y (X's type), indices, inverse_indices and counts (int64). Without `axis` Y is the
+// flattened distinct values; with it, X's shape with that axis cut to the distinct slices.
+std::vector<ValueInfo> unique_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  const ValueInfo count = tensor_type(DataType::Int64, {Dim{}});
+  if (!ctx.info().has_attr("axis")) {
+    Dim elements = fixed_dim(1);
+    for (const Dim& d : xs ? *xs : std::vector<Dim>{Dim{}}) {
+      elements = d.is_fixed() && elements.is_fixed() ? fixed_dim(elements.value * d.value) : Dim{};
+    }
+    return {tensor_type(x->dtype, {Dim{}}), count, tensor_type(DataType::Int64, {elements}), count};
+  }
+  if (!xs) return {dtype_only(x->dtype), count, count, count};
+  const int64_t rank = static_cast<int64_t>(xs->size());
+  int64_t axis = ctx.info().attr_int("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return {};
+  std::vector<Dim> y = *xs;
+  y[static_cast<size_t>(axis)] = Dim{};
+  return {tensor_type(x->dtype, y), count,
+          tensor_type(DataType::Int64, {(*xs)[static_cast<size_t>(axis)]}), count};
+}
+
 }  // namespace
 
 void define_indexing_ops(OpDefs& defs) {
   defs.define("Gather").infer = gather_rule;
+  defs.define("GatherElements").infer = gather_elements_rule;
+  for (const char* op : {"ScatterElements", "Scatter", "ScatterND"}) {
+    defs.define(op).infer = same_as_input0;
+  }
+  defs.define("NonZero").infer = non_zero_rule;
+  defs.define("Unique").infer = unique_rule;
   OpDef& topk = defs.define("TopK");
   topk.infer = topk_rule;
   topk.shape_inputs = {{10, {1}}};
   defs.define("OneHot").shape_inputs = {{9, {1}}};
   defs.define("Compress").shape_inputs = {{9, {1}}};
-  defs.define("NonMaxSuppression").shape_inputs = {{10, {2, 3, 4}}};
+  OpDef& nms = defs.define("NonMaxSuppression");
+  nms.infer = nms_rule;
+  nms.shape_inputs = {{10, {2, 3, 4}}};
 }
 
 }  // namespace kiln
