@@ -22,6 +22,7 @@ void define_resize_ops(OpDefs& defs);         // Resize, Upsample, AffineGrid
 void define_attention_ops(OpDefs& defs);      // Attention
 void define_recurrent_ops(OpDefs& defs);      // LSTM, GRU, RNN
 void define_quantization_ops(OpDefs& defs);   // QuantizeLinear, DequantizeLinear, ...
+void define_ml_ops(OpDefs& defs);             // the element-wise ai.onnx.ml ops
 void define_control_flow_ops(OpDefs& defs);   // If, Loop, SplitToSequence
 
 }  // namespace kiln

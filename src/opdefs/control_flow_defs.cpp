@@ -147,6 +147,54 @@ std::vector<ValueInfo> scan_rule(const InferenceContext& ctx) {
   return out;
 }
 
+ValueInfo sequence_of(DataType dtype) {
+  ValueInfo v;
+  v.kind = ValueInfo::Kind::Sequence;
+  v.dtype = dtype;
+  return v;
+}
+
+// The element type of input 0, a sequence; Undefined when unknown.
+DataType element_type(const InferenceContext& ctx) {
+  const ValueInfo* s = ctx.input(0);
+  return s && s->kind == ValueInfo::Kind::Sequence ? s->dtype : DataType::Undefined;
+}
+
+// SequenceConstruct, SplitToSequence: a sequence of input 0's type.
+std::vector<ValueInfo> sequence_of_input_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x || x->kind != ValueInfo::Kind::Tensor) return {};
+  return {sequence_of(x->dtype)};
+}
+
+std::vector<ValueInfo> sequence_empty_rule(const InferenceContext& ctx) {
+  const int64_t code = ctx.info().attr_int("dtype", static_cast<int64_t>(DataType::Float32));
+  if (code <= 0 || code > INT32_MAX || !is_valid_dtype(static_cast<int32_t>(code))) return {};
+  return {sequence_of(static_cast<DataType>(code))};
+}
+
+// SequenceInsert, SequenceErase: the input sequence's type.
+std::vector<ValueInfo> same_sequence_rule(const InferenceContext& ctx) {
+  const DataType t = element_type(ctx);
+  if (t == DataType::Undefined) return {};
+  return {sequence_of(t)};
+}
+
+// SequenceAt, ConcatFromSequence: a tensor of the sequence's element type.
+std::vector<ValueInfo> sequence_element_rule(const InferenceContext& ctx) {
+  const DataType t = element_type(ctx);
+  if (t == DataType::Undefined) return {};
+  return {dtype_only(t)};
+}
+
+std::vector<ValueInfo> int64_scalar_rule(const InferenceContext&) {
+  return {tensor_type(DataType::Int64, {})};
+}
+
+std::vector<ValueInfo> bool_scalar_rule(const InferenceContext&) {
+  return {tensor_type(DataType::Bool, {})};
+}
+
 }  // namespace
 
 void define_control_flow_ops(OpDefs& defs) {
@@ -157,7 +205,17 @@ void define_control_flow_ops(OpDefs& defs) {
   loop.infer = loop_rule;
   loop.shape_inputs = {{1, {0, 1}}};
   defs.define("Scan").infer = scan_rule;
-  defs.define("SplitToSequence").shape_inputs = {{11, {1}}};
+  OpDef& split = defs.define("SplitToSequence");
+  split.infer = sequence_of_input_rule;
+  split.shape_inputs = {{11, {1}}};
+  defs.define("SequenceConstruct").infer = sequence_of_input_rule;
+  defs.define("SequenceEmpty").infer = sequence_empty_rule;
+  for (const char* op : {"SequenceInsert", "SequenceErase"}) defs.define(op).infer = same_sequence_rule;
+  for (const char* op : {"SequenceAt", "ConcatFromSequence"}) {
+    defs.define(op).infer = sequence_element_rule;
+  }
+  defs.define("SequenceLength").infer = int64_scalar_rule;
+  defs.define("OptionalHasElement").infer = bool_scalar_rule;
 }
 
 }  // namespace kiln
