@@ -150,6 +150,7 @@ std::vector<ValueInfo> attention_rule(const InferenceContext& ctx) {
 void define_attention_ops(OpDefs& defs) {
   defs.define("Attention").infer = attention_rule;
   defs.define("RotaryEmbedding").infer = same_as_input0;
+  defs.define("TensorScatter").infer = same_as_input0;  // the updated cache
 }
 
 }  // namespace kiln

@@ -1,5 +1,7 @@
 // Ops that pick elements by index: Gather, GatherElements, the scatters, TopK, OneHot,
 // Compress, NonZero, Unique, NonMaxSuppression.
+#include <algorithm>
+
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 
@@ -55,11 +57,13 @@ std::vector<ValueInfo> gather_elements_rule(const InferenceContext& ctx) {
   return {indices ? tensor_type(x->dtype, *indices) : dtype_only(x->dtype)};
 }
 
-// NonZero(X): int64 [rank, count], the count known only at run time.
+// NonZero(X): int64 [rank, count], the count known only at run time; a scalar counts as rank 1
+// (as numpy's nonzero does).
 std::vector<ValueInfo> non_zero_rule(const InferenceContext& ctx) {
   const std::vector<Dim>* xs = ctx.shape(0);
   if (!xs) return {dtype_only(DataType::Int64)};
-  return {tensor_type(DataType::Int64, {fixed_dim(static_cast<int64_t>(xs->size())), Dim{}})};
+  const int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(xs->size()));
+  return {tensor_type(DataType::Int64, {fixed_dim(rank), Dim{}})};
 }
 
 // NonMaxSuppression: int64 [selected, 3] (batch, class, box).
@@ -92,6 +96,41 @@ std::vector<ValueInfo> unique_rule(const InferenceContext& ctx) {
           tensor_type(DataType::Int64, {(*xs)[static_cast<size_t>(axis)]}), count};
 }
 
+// Compress(input, condition): as many entries as the condition selects, known at run time:
+// 1-D without `axis`, the input's shape with that axis unknown with it.
+std::vector<ValueInfo> compress_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  if (!ctx.info().has_attr("axis")) return {tensor_type(x->dtype, {Dim{}})};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs) return {dtype_only(x->dtype)};
+  const int64_t rank = static_cast<int64_t>(xs->size());
+  int64_t axis = ctx.info().attr_int("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return {};
+  std::vector<Dim> out = *xs;
+  out[static_cast<size_t>(axis)] = Dim{};
+  return {tensor_type(x->dtype, out)};
+}
+
+// OneHot(indices, depth, values): the indices' shape with a depth axis inserted at `axis`, in
+// the values' type.
+std::vector<ValueInfo> one_hot_rule(const InferenceContext& ctx) {
+  const ValueInfo* values = ctx.input(2);
+  if (!values) return {};
+  const std::vector<Dim>* is = ctx.shape(0);
+  if (!is) return {dtype_only(values->dtype)};
+  const int64_t rank = static_cast<int64_t>(is->size()) + 1;
+  int64_t axis = ctx.info().attr_int("axis", -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return {};
+  const std::optional<std::vector<int64_t>> depth = ctx.constant_ints(1);
+  std::vector<Dim> out = *is;
+  const bool known = depth && depth->size() == 1 && (*depth)[0] > 0;
+  out.insert(out.begin() + axis, known ? fixed_dim((*depth)[0]) : Dim{});
+  return {tensor_type(values->dtype, out)};
+}
+
 }  // namespace
 
 void define_indexing_ops(OpDefs& defs) {
@@ -105,8 +144,12 @@ void define_indexing_ops(OpDefs& defs) {
   OpDef& topk = defs.define("TopK");
   topk.infer = topk_rule;
   topk.shape_inputs = {{10, {1}}};
-  defs.define("OneHot").shape_inputs = {{9, {1}}};
-  defs.define("Compress").shape_inputs = {{9, {1}}};
+  OpDef& one_hot = defs.define("OneHot");
+  one_hot.infer = one_hot_rule;
+  one_hot.shape_inputs = {{9, {1}}};
+  OpDef& compress = defs.define("Compress");
+  compress.infer = compress_rule;
+  compress.shape_inputs = {{9, {1}}};
   OpDef& nms = defs.define("NonMaxSuppression");
   nms.infer = nms_rule;
   nms.shape_inputs = {{10, {2, 3, 4}}};

@@ -61,12 +61,22 @@ std::vector<ValueInfo> qlinear_matmul_rule(const InferenceContext& ctx) {
   return matmul_of(ctx, 0, 3, has_zero_point ? ctx.input(7)->dtype : a->dtype);
 }
 
+// Det([*, M, M]): one determinant per matrix, [*].
+std::vector<ValueInfo> det_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs || xs->size() < 2) return {dtype_only(x->dtype)};
+  return {tensor_type(x->dtype, std::vector<Dim>(xs->begin(), xs->end() - 2))};
+}
+
 }  // namespace
 
 void define_matmul_ops(OpDefs& defs) {
   defs.define("Gemm").infer = gemm_rule;
   defs.define("MatMul").infer = matmul_rule;
   defs.define("MatMulInteger").infer = matmul_integer_rule;
+  defs.define("Det").infer = det_rule;
   defs.define("QLinearMatMul").infer = qlinear_matmul_rule;
 }
 

@@ -1,6 +1,8 @@
 #include "shape_coverage.h"
 
 #include <memory>
+#include <cstdio>
+#include <cstdlib>
 
 #include "passes/passes.h"
 
@@ -46,7 +48,7 @@ void count(const ir::Graph& graph, ShapeCoverage& c) {
       const bool known =
           v && (v->kind == ValueInfo::Kind::Tensor ? v->dtype != DataType::Undefined && v->has_shape
                                                    : v->kind != ValueInfo::Kind::Unknown);
-      if (known) ++c.predicted;
+      if (known) ++c.predicted; else if (getenv("SCDBG")) fprintf(stderr, "UNPRED %s\n", node.op_type.c_str());
     }
     for (const ir::Attribute& a : node.attributes) {
       if (a.g) count(*a.g, c);
