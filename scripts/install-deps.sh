@@ -18,6 +18,8 @@ packages=(
   # gpu-pixel backend (OpenGL ES): EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   googletest libgtest-dev libbenchmark-dev
+  # gemm_bench's yardstick (oneDNN's sgemm); the bench builds without it, the library never uses it.
+  libdnnl-dev
   # Python binding (python/): pybind11 for the system python3, numpy, setuptools for pip
   # installs; pytest and onnx (to build small test models) for its tests; Dask (with pandas for
   # dask.dataframe) for kiln.dask.
