@@ -15,6 +15,10 @@ void define_all_ops(OpDefs& defs) {
   define_generator_ops(defs);
   define_signal_ops(defs);
   define_resize_ops(defs);
+  define_attention_ops(defs);
+  define_recurrent_ops(defs);
+  define_quantization_ops(defs);
+  define_ml_ops(defs);
   define_control_flow_ops(defs);
 }
 

@@ -84,15 +84,8 @@ ConvProblem resolve_conv(const ir::Node& node, const ConvAttrs& attrs, const Ten
   return p;
 }
 
-ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x,
-                                   const Tensor& w, const Tensor* b) {
-  const int64_t out_channels = w.rank() > 1 ? w.shape()[1] * attrs.group : 0;
-  const Shape kernel = check_operands(node, attrs, x, w, b, out_channels);
-  if (w.shape()[0] != x.shape()[1]) {
-    fail_at(node, "X has " + std::to_string(x.shape()[1]) + " channels but W " +
-                      w.shape().to_string() + " expects " + std::to_string(w.shape()[0]));
-  }
-  const Shape in = spatial_dims(x.shape());
+WindowGeometry conv_transpose_geometry(const ir::Node& node, const ConvAttrs& attrs,
+                                       const Shape& in, const Shape& kernel) {
   const size_t rank = in.size();
   WindowGeometry g;
   g.out = in;  // the input's positions are the windows
@@ -147,6 +140,18 @@ ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs,
         fail_at(node, "the pads crop the whole output along axis " + std::to_string(d));
     }
   }
+  return g;
+}
+
+ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x,
+                                   const Tensor& w, const Tensor* b) {
+  const int64_t out_channels = w.rank() > 1 ? w.shape()[1] * attrs.group : 0;
+  const Shape kernel = check_operands(node, attrs, x, w, b, out_channels);
+  if (w.shape()[0] != x.shape()[1]) {
+    fail_at(node, "X has " + std::to_string(x.shape()[1]) + " channels but W " +
+                      w.shape().to_string() + " expects " + std::to_string(w.shape()[0]));
+  }
+  const WindowGeometry g = conv_transpose_geometry(node, attrs, spatial_dims(x.shape()), kernel);
   ConvProblem p;
   p.geometry = g;
   p.batch = x.shape()[0];

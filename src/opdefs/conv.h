@@ -37,6 +37,10 @@ ConvAttrs parse_conv_attrs(const NodeInfo& info, bool transpose);
 ConvProblem resolve_conv(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x,
                          const Tensor& w, const Tensor* b);
 // ConvTranspose: output_padding and output_shape too; geometry.in is the output's spatial shape.
+// ConvTranspose's geometry for X's spatial shape `in` and the kernel: each output axis depends on
+// its own input axis only (so shape inference may resolve a symbolic axis with a stand-in).
+WindowGeometry conv_transpose_geometry(const ir::Node& node, const ConvAttrs& attrs,
+                                       const Shape& in, const Shape& kernel);
 ConvProblem resolve_conv_transpose(const ir::Node& node, const ConvAttrs& attrs, const Tensor& x,
                                    const Tensor& w, const Tensor* b);
 

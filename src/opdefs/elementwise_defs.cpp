@@ -48,7 +48,18 @@ std::vector<ValueInfo> cast_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// RegexFullMatch: one bool per string.
+std::vector<ValueInfo> regex_full_match_rule(const InferenceContext& ctx) {
+  const std::vector<Dim>* xs = ctx.shape(0);
+  return {xs ? tensor_type(DataType::Bool, *xs) : dtype_only(DataType::Bool)};
+}
+
+}  // namespace
+
 void define_elementwise_ops(OpDefs& defs) {
+  defs.define("RegexFullMatch").infer = regex_full_match_rule;
   for (const char* op : {"Relu",       "LeakyRelu",  "PRelu",       "Elu",       "Selu",
                          "Celu",       "Gelu",       "HardSigmoid", "HardSwish", "Mish",
                          "Softplus",   "Softsign",   "Sigmoid",     "Tanh",      "ThresholdedRelu",

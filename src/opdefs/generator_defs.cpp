@@ -20,6 +20,44 @@ std::vector<ValueInfo> constant_of_shape_rule(const InferenceContext& ctx) {
   return {tensor_type(dtype, out)};
 }
 
+// A dtype attribute; `otherwise` when absent.
+DataType dtype_attr(const InferenceContext& ctx, const char* name, DataType otherwise) {
+  if (!ctx.info().has_attr(name)) return otherwise;
+  const int64_t code = ctx.info().attr_int(name, 0);
+  if (code <= 0 || code > INT32_MAX || !is_valid_dtype(static_cast<int32_t>(code))) {
+    throw Error("bad dtype attribute");  // the kernel reports it
+  }
+  return static_cast<DataType>(code);
+}
+
+// RandomNormal, RandomUniform: the `shape` attribute, `dtype` (float32 by default).
+std::vector<ValueInfo> random_rule(const InferenceContext& ctx) {
+  std::vector<Dim> dims;
+  for (int64_t d : ctx.info().required_ints("shape")) {
+    if (d < 0) return {};
+    dims.push_back(fixed_dim(d));
+  }
+  return {tensor_type(dtype_attr(ctx, "dtype", DataType::Float32), dims)};
+}
+
+// RandomNormalLike, RandomUniformLike, Bernoulli, EyeLike: the input's shape, `dtype` or the
+// input's type.
+std::vector<ValueInfo> like_input_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const DataType dtype = dtype_attr(ctx, "dtype", x->dtype);
+  const std::vector<Dim>* xs = ctx.shape(0);
+  return {xs ? tensor_type(dtype, *xs) : dtype_only(dtype)};
+}
+
+// Multinomial(input [batch, classes]): [batch, sample_size] of `dtype` (int32 by default).
+std::vector<ValueInfo> multinomial_rule(const InferenceContext& ctx) {
+  const DataType dtype = dtype_attr(ctx, "dtype", DataType::Int32);
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs || xs->size() != 2) return {dtype_only(dtype)};
+  return {tensor_type(dtype, {(*xs)[0], fixed_dim(ctx.info().attr_int("sample_size", 1))})};
+}
+
 }  // namespace
 
 void define_generator_ops(OpDefs& defs) {
@@ -32,6 +70,11 @@ void define_generator_ops(OpDefs& defs) {
                          "Bernoulli", "Multinomial"}) {
     defs.define(op).nondeterministic = true;
   }
+  for (const char* op : {"RandomUniform", "RandomNormal"}) defs.define(op).infer = random_rule;
+  for (const char* op : {"RandomUniformLike", "RandomNormalLike", "Bernoulli", "EyeLike"}) {
+    defs.define(op).infer = like_input_rule;
+  }
+  defs.define("Multinomial").infer = multinomial_rule;
 }
 
 }  // namespace kiln

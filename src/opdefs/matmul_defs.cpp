@@ -1,4 +1,4 @@
-// Gemm and MatMul (numpy matmul: 1-D operands are promoted and the promoted axis dropped again,
+// Gemm, MatMul and the quantized MatMulInteger and QLinearMatMul (numpy matmul: 1-D operands are promoted and the promoted axis dropped again,
 // batch axes broadcast).
 #include <algorithm>
 
@@ -18,11 +18,11 @@ std::vector<ValueInfo> gemm_rule(const InferenceContext& ctx) {
   return {tensor_type(a->dtype, {m, n})};
 }
 
-std::vector<ValueInfo> matmul_rule(const InferenceContext& ctx) {
-  const ValueInfo* a = ctx.input(0);
-  if (!a || !ctx.input(1)) return {};
-  const std::vector<Dim>*pa = ctx.shape(0), *pb = ctx.shape(1);
-  if (!pa || !pb || pa->empty() || pb->empty()) return {dtype_only(a->dtype)};
+// numpy matmul of inputs `ia` and `ib` as a tensor of `dtype`.
+std::vector<ValueInfo> matmul_of(const InferenceContext& ctx, size_t ia, size_t ib,
+                                 DataType dtype) {
+  const std::vector<Dim>*pa = ctx.shape(ia), *pb = ctx.shape(ib);
+  if (!pa || !pb || pa->empty() || pb->empty()) return {dtype_only(dtype)};
   std::vector<Dim> sa = *pa, sb = *pb;
   const bool a_vec = sa.size() == 1, b_vec = sb.size() == 1;
   if (a_vec) sa.insert(sa.begin(), fixed_dim(1));
@@ -36,7 +36,38 @@ std::vector<ValueInfo> matmul_rule(const InferenceContext& ctx) {
   }
   if (!a_vec) out.push_back(sa[sa.size() - 2]);
   if (!b_vec) out.push_back(sb.back());
-  return {tensor_type(a->dtype, out)};
+  return {tensor_type(dtype, out)};
+}
+
+std::vector<ValueInfo> matmul_rule(const InferenceContext& ctx) {
+  const ValueInfo* a = ctx.input(0);
+  if (!a || !ctx.input(1)) return {};
+  return matmul_of(ctx, 0, 1, a->dtype);
+}
+
+// The integer product: int32 whatever the 8-bit operands.
+std::vector<ValueInfo> matmul_integer_rule(const InferenceContext& ctx) {
+  if (!ctx.input(0) || !ctx.input(1)) return {};
+  return matmul_of(ctx, 0, 1, DataType::Int32);
+}
+
+// QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
+// y has y_zero_point's type, a's when it is absent.
+std::vector<ValueInfo> qlinear_matmul_rule(const InferenceContext& ctx) {
+  const ValueInfo* a = ctx.input(0);
+  if (!a || !ctx.input(3)) return {};
+  const bool has_zero_point = ctx.num_inputs() > 7 && !ctx.node().inputs[7].empty();
+  if (has_zero_point && !ctx.input(7)) return {};
+  return matmul_of(ctx, 0, 3, has_zero_point ? ctx.input(7)->dtype : a->dtype);
+}
+
+// Det([*, M, M]): one determinant per matrix, [*].
+std::vector<ValueInfo> det_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs || xs->size() < 2) return {dtype_only(x->dtype)};
+  return {tensor_type(x->dtype, std::vector<Dim>(xs->begin(), xs->end() - 2))};
 }
 
 }  // namespace
@@ -44,6 +75,9 @@ std::vector<ValueInfo> matmul_rule(const InferenceContext& ctx) {
 void define_matmul_ops(OpDefs& defs) {
   defs.define("Gemm").infer = gemm_rule;
   defs.define("MatMul").infer = matmul_rule;
+  defs.define("MatMulInteger").infer = matmul_integer_rule;
+  defs.define("Det").infer = det_rule;
+  defs.define("QLinearMatMul").infer = qlinear_matmul_rule;
 }
 
 }  // namespace kiln

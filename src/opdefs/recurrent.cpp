@@ -4,7 +4,9 @@
 #include <cctype>
 #include <string>
 
+#include "opdefs/all_defs.h"
 #include "opdefs/node_info.h"
+#include "opdefs/op_def.h"
 
 namespace kiln::recurrent {
 namespace {
@@ -93,6 +95,36 @@ std::vector<Activation> parse_activations(const NodeInfo& info,
   return out;
 }
 
+CellSpec lstm_cell_spec() {
+  CellSpec spec;
+  spec.gates = 4;
+  spec.activations = {"Sigmoid", "Tanh", "Tanh"};
+  spec.recurrent_blocks = {{0, 4}};
+  spec.has_cell_state = true;
+  return spec;
+}
+
+CellSpec gru_cell_spec(bool linear_before_reset) {
+  CellSpec spec;
+  spec.gates = 3;
+  spec.activations = {"Sigmoid", "Tanh"};
+  // Without linear_before_reset the candidate's product needs the reset gate first.
+  if (linear_before_reset) {
+    spec.recurrent_blocks = {{0, 3}};
+  } else {
+    spec.recurrent_blocks = {{0, 2}, {2, 1}};
+  }
+  return spec;
+}
+
+CellSpec rnn_cell_spec() {
+  CellSpec spec;
+  spec.gates = 1;
+  spec.activations = {"Tanh"};
+  spec.recurrent_blocks = {{0, 1}};
+  return spec;
+}
+
 RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec) {
   RecurrentAttributes a;
   const std::string direction = info.attr_string("direction", "forward");
@@ -173,3 +205,50 @@ RecurrentShape check_inputs(const NodeInputs& ctx, const RecurrentAttributes& at
 }
 
 }  // namespace kiln::recurrent
+
+// ---- definitions ----------------------------------------------------------------------------
+
+namespace kiln {
+namespace {
+
+recurrent::CellSpec cell_spec_of(const NodeInfo& info) {
+  const std::string& op = info.node().op_type;
+  if (op == "LSTM") return recurrent::lstm_cell_spec();
+  if (op == "GRU") return recurrent::gru_cell_spec(info.attr_int("linear_before_reset", 0) != 0);
+  return recurrent::rnn_cell_spec();
+}
+
+// LSTM, GRU and RNN: Y, Y_h (and LSTM's Y_c) in X's type, with the sizes check_inputs takes
+// from X (seq, batch), R or hidden_size (hidden) and direction, in either layout.
+std::vector<ValueInfo> recurrent_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(recurrent::kX);
+  if (!x) return {};
+  const recurrent::CellSpec spec = cell_spec_of(ctx.info());
+  const recurrent::RecurrentAttributes attrs = recurrent::parse_recurrent_attributes(ctx.info(), spec);
+  const size_t outputs = spec.has_cell_state ? 3 : 2;
+  const std::vector<Dim>* xs = ctx.shape(recurrent::kX);
+  const std::vector<Dim>* rs = ctx.shape(recurrent::kR);
+  Dim hidden = attrs.hidden_size >= 0 ? fixed_dim(attrs.hidden_size) : Dim{};
+  if (attrs.hidden_size < 0 && rs && rs->size() == 3) hidden = (*rs)[2];
+  if (!xs || xs->size() != 3 || (attrs.hidden_size < 0 && !rs)) {
+    return std::vector<ValueInfo>(outputs, dtype_only(x->dtype));
+  }
+  const Dim seq = (*xs)[attrs.layout == 0 ? 0 : 1];
+  const Dim batch = (*xs)[attrs.layout == 0 ? 1 : 0];
+  const Dim directions = fixed_dim(attrs.num_directions);
+  using Shape_ = recurrent::RecurrentShape;
+  const auto y = Shape_::y_dims(attrs.layout, seq, directions, batch, hidden);
+  const auto state = Shape_::state_dims(attrs.layout, directions, batch, hidden);
+  std::vector<ValueInfo> out = {tensor_type(x->dtype, {y.begin(), y.end()}),
+                                tensor_type(x->dtype, {state.begin(), state.end()})};
+  if (spec.has_cell_state) out.push_back(out[1]);
+  return out;
+}
+
+}  // namespace
+
+void define_recurrent_ops(OpDefs& defs) {
+  for (const char* op : {"LSTM", "GRU", "RNN"}) defs.define(op).infer = recurrent_rule;
+}
+
+}  // namespace kiln

@@ -3,6 +3,7 @@
 // the GPU backends' LSTM.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -98,6 +99,8 @@ struct RecurrentAttributes {
 
 // LSTM's cell (lstm.cpp), for the GPU backends that parse and check an LSTM node as the CPU does.
 CellSpec lstm_cell_spec();
+CellSpec gru_cell_spec(bool linear_before_reset);
+CellSpec rnn_cell_spec();
 
 RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec);
 
@@ -119,11 +122,22 @@ struct RecurrentShape {
     return (layout == 0 ? d * batch + b : b * directions + d) * hidden;
   }
   Shape y_shape() const {
-    return layout == 0 ? Shape{seq, directions, batch, hidden}
-                       : Shape{batch, seq, directions, hidden};
+    return Shape(std::span<const int64_t>(y_dims(layout, seq, directions, batch, hidden)));
   }
   Shape state_shape() const {
-    return layout == 0 ? Shape{directions, batch, hidden} : Shape{batch, directions, hidden};
+    return Shape(std::span<const int64_t>(state_dims(layout, directions, batch, hidden)));
+  }
+
+  // Y's and the states' dims for either layout, as extents or as shape inference's Dims.
+  template <class D>
+  static std::array<D, 4> y_dims(int64_t layout, D seq, D directions, D batch, D hidden) {
+    return layout == 0 ? std::array<D, 4>{seq, directions, batch, hidden}
+                       : std::array<D, 4>{batch, seq, directions, hidden};
+  }
+  template <class D>
+  static std::array<D, 3> state_dims(int64_t layout, D directions, D batch, D hidden) {
+    return layout == 0 ? std::array<D, 3>{directions, batch, hidden}
+                       : std::array<D, 3>{batch, directions, hidden};
   }
 };
 

@@ -83,8 +83,11 @@ class SmallFloats {
 }  // namespace
 
 std::vector<ResizeAxis> resolve_resize(const ResizeConfig& cfg, const NodeInputs& ctx) {
-  const Tensor& x = ctx.input(0);
-  const Shape& in_shape = x.shape();
+  return resolve_resize(cfg, ctx, ctx.input(0).shape());
+}
+
+std::vector<ResizeAxis> resolve_resize(const ResizeConfig& cfg, const NodeInputs& ctx,
+                                       const Shape& in_shape) {
   const int64_t rank = static_cast<int64_t>(in_shape.size());
 
   // The axes that scales, sizes and roi describe.
@@ -411,9 +414,65 @@ void compute_axis_taps(const ResizeAxis& axis, const ResizeOptions& options, Axi
   taps.first.push_back(static_cast<int64_t>(taps.index.size()));
 }
 
+namespace {
+
+// Resize and Upsample: X's shape with each axis's `out` from resolve_resize, read from the
+// constant scales / sizes / roi. A symbolic axis is resolved with a stand-in extent and keeps
+// its name where the resize leaves it alone (out == in), or takes a fixed size from `sizes`.
+std::vector<ValueInfo> resize_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs) return {dtype_only(x->dtype)};
+  const bool is_upsample = ctx.node().op_type == "Upsample";
+  const ResizeConfig cfg = parse_resize_config(ctx.info(), is_upsample);
+  std::vector<Tensor> inputs(ctx.num_inputs());
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    if (ctx.node().inputs[i].empty()) continue;
+    const Tensor* t = ctx.info().constant_input(i);
+    if (!t) return {dtype_only(x->dtype)};  // known only at run time
+    inputs[i] = *t;
+  }
+  constexpr int64_t kStandIn = int64_t{1} << 40;
+  Shape in;
+  bool symbolic = false;
+  for (const Dim& d : *xs) {
+    in.push_back(d.is_fixed() ? d.value : kStandIn);
+    symbolic = symbolic || !d.is_fixed();
+  }
+  const std::vector<ResizeAxis> axes =
+      resolve_resize(cfg, NodeInputs{ctx.node(), inputs}, in);
+  // With keep_aspect_ratio_policy, one scale for every listed axis comes from all of them.
+  const bool shared_scale = cfg.policy != AspectPolicy::Stretch && symbolic;
+  const bool by_sizes = !is_upsample && cfg.opset >= 11 && inputs.size() > 3 &&
+                        inputs[3].defined() && inputs[3].element_count() > 0;
+  std::vector<Dim> out;
+  for (size_t d = 0; d < xs->size(); ++d) {
+    const Dim& dim = (*xs)[d];
+    if (shared_scale) {
+      out.push_back(Dim{});
+    } else if (dim.is_fixed()) {
+      out.push_back(fixed_dim(axes[d].out));
+    } else if (axes[d].out == in[d]) {
+      out.push_back(dim);  // left alone
+    } else if (by_sizes) {
+      out.push_back(fixed_dim(axes[d].out));
+    } else {
+      out.push_back(Dim{});
+    }
+  }
+  return {tensor_type(x->dtype, out)};
+}
+
+}  // namespace
+
 void define_resize_ops(OpDefs& defs) {
-  defs.define("Resize").shape_inputs = {{10, {1}}, {11, {1, 2, 3}}};
-  defs.define("Upsample").shape_inputs = {{9, {1}}};
+  OpDef& resize = defs.define("Resize");
+  resize.infer = resize_rule;
+  resize.shape_inputs = {{10, {1}}, {11, {1, 2, 3}}};
+  OpDef& upsample = defs.define("Upsample");
+  upsample.infer = resize_rule;
+  upsample.shape_inputs = {{9, {1}}};
   defs.define("AffineGrid").shape_inputs = {{20, {1}}};
 }
 

@@ -85,5 +85,8 @@ ResizeConfig parse_resize_config(const NodeInfo& info, bool is_upsample);
 // Reads scales / sizes / roi from the inputs (host values) for input 0's shape; kiln::Error
 // naming the node for inputs the op rejects. Each axis's `out` is the output's size along it.
 std::vector<ResizeAxis> resolve_resize(const ResizeConfig& cfg, const NodeInputs& inputs);
+// The same for an input of shape `in_shape` (shape inference: input 0 need not be there).
+std::vector<ResizeAxis> resolve_resize(const ResizeConfig& cfg, const NodeInputs& inputs,
+                                       const Shape& in_shape);
 
 }  // namespace kiln

@@ -281,7 +281,38 @@ std::vector<ValueInfo> pad_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// DepthToSpace [N, C, H, W] -> [N, C / b^2, H * b, W * b]; SpaceToDepth the reverse.
+std::vector<ValueInfo> depth_space_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  const int64_t b = ctx.info().required_int("blocksize");
+  if (!xs || xs->size() != 4 || b < 1) return {dtype_only(x->dtype)};
+  const bool to_space = ctx.node().op_type == "DepthToSpace";
+  auto scaled = [&](const Dim& d, int64_t mul, int64_t div) {
+    if (!d.is_fixed() || d.value % div != 0) return Dim{};
+    return fixed_dim(d.value / div * mul);
+  };
+  std::vector<Dim> out = {(*xs)[0]};
+  if (to_space) {
+    out.push_back(scaled((*xs)[1], 1, b * b));
+    out.push_back(scaled((*xs)[2], b, 1));
+    out.push_back(scaled((*xs)[3], b, 1));
+  } else {
+    out.push_back(scaled((*xs)[1], b * b, 1));
+    out.push_back(scaled((*xs)[2], 1, b));
+    out.push_back(scaled((*xs)[3], 1, b));
+  }
+  return {tensor_type(x->dtype, out)};
+}
+
+}  // namespace
+
 void define_shape_ops(OpDefs& defs) {
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"}) defs.define(op).infer = depth_space_rule;
+  defs.define("ReverseSequence").infer = same_as_input0;
   OpDef& reshape = defs.define("Reshape");
   reshape.infer = reshape_rule;
   reshape.shape_inputs = {{5, {1}}};

@@ -50,8 +50,33 @@ SoftmaxLines resolve_softmax(const SoftmaxAttrs& attrs, const Shape& x, const ir
   return v;
 }
 
+namespace {
+
+// NegativeLogLikelihoodLoss(input [N, C, d...], target [N, d...]) and SoftmaxCrossEntropyLoss
+// (scores, labels): the loss per target element (reduction "none") or a scalar; the latter's
+// optional log_prob has the scores' type and shape.
+std::vector<ValueInfo> loss_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* target = ctx.shape(1);
+  const bool per_element = ctx.info().attr_string("reduction", "mean") == "none";
+  std::vector<ValueInfo> out;
+  if (!per_element) {
+    out.push_back(tensor_type(x->dtype, {}));
+  } else {
+    out.push_back(target ? tensor_type(x->dtype, *target) : dtype_only(x->dtype));
+  }
+  if (ctx.node().op_type == "SoftmaxCrossEntropyLoss") out.push_back(*x);
+  return out;
+}
+
+}  // namespace
+
 void define_softmax_ops(OpDefs& defs) {
   for (const auto& [name, op] : kSoftmaxOps) defs.define(name).infer = same_as_input0;
+  for (const char* op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    defs.define(op).infer = loss_rule;
+  }
 }
 
 }  // namespace kiln

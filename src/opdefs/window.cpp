@@ -1,8 +1,10 @@
 #include "opdefs/window.h"
 
+#include <optional>
 #include <string>
 
 #include "opdefs/all_defs.h"
+#include "opdefs/conv.h"
 #include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
@@ -134,28 +136,55 @@ WindowGeometry resolve_window(const WindowAttrs& attrs, const Shape& in, const S
 namespace kiln {
 namespace {
 
-// Conv and the windowed pooling ops: [N, C or M, spatial outputs...]; MaxPool's Indices too.
+// Where a convolution's operands are, and its output type.
+struct ConvOperands {
+  size_t w;        // the weights' input (X is input 0)
+  DataType dtype;  // Undefined: X's
+};
+
+std::optional<ConvOperands> conv_operands(const InferenceContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  if (op == "Conv" || op == "ConvTranspose") return ConvOperands{1, DataType::Undefined};
+  if (op == "ConvInteger") return ConvOperands{1, DataType::Int32};
+  if (op == "QLinearConv") {
+    // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
+    // y has y_zero_point's type, x's when it is absent.
+    const bool has_zero_point = ctx.num_inputs() > 7 && !ctx.node().inputs[7].empty();
+    if (has_zero_point && !ctx.input(7)) throw Error("y_zero_point's type is unknown");
+    return ConvOperands{3, has_zero_point ? ctx.input(7)->dtype : DataType::Undefined};
+  }
+  return std::nullopt;  // pooling
+}
+
+// The convolutions (Conv, ConvTranspose, ConvInteger, QLinearConv) and the windowed pooling
+// ops: [N, C or M, spatial outputs...]; MaxPool's Indices too.
 std::vector<ValueInfo> window_rule(const InferenceContext& ctx) {
   const ValueInfo* x = ctx.input(0);
   if (!x) return {};
+  const std::optional<ConvOperands> conv = conv_operands(ctx);
+  const DataType dtype = conv && conv->dtype != DataType::Undefined ? conv->dtype : x->dtype;
   const std::vector<Dim>* xs = ctx.shape(0);
-  if (!xs || xs->size() < 3) return {dtype_only(x->dtype)};
+  if (!xs || xs->size() < 3) return {dtype_only(dtype)};
   const size_t spatial = xs->size() - 2;
-  const WindowAttrs attrs = parse_window_attrs(ctx.info());
-  Shape kernel(attrs.kernel_shape);
+  const bool transpose = ctx.node().op_type == "ConvTranspose";
+  const ConvAttrs attrs = conv ? parse_conv_attrs(ctx.info(), transpose)
+                               : ConvAttrs{parse_window_attrs(ctx.info()), 1, {}, {}};
+  Shape kernel(attrs.window.kernel_shape);
   Dim channels = (*xs)[1];
-  if (ctx.node().op_type == "Conv") {
-    const std::vector<Dim>* ws = ctx.shape(1);
-    if (!ws || ws->size() != xs->size()) return {dtype_only(x->dtype)};
-    channels = (*ws)[0];
+  if (conv) {
+    const std::vector<Dim>* ws = ctx.shape(conv->w);
+    if (!ws || ws->size() != xs->size()) return {dtype_only(dtype)};
+    // Conv's W is [M, C/group, k...], ConvTranspose's [C, M/group, k...].
+    channels = transpose ? ((*ws)[1].is_fixed() ? fixed_dim((*ws)[1].value * attrs.group) : Dim{})
+                         : (*ws)[0];
     for (size_t d = 2; kernel.empty() && d < ws->size(); ++d) {
-      if (!(*ws)[d].is_fixed()) return {dtype_only(x->dtype)};
+      if (!(*ws)[d].is_fixed()) return {dtype_only(dtype)};
     }
     if (kernel.empty()) {
       for (size_t d = 2; d < ws->size(); ++d) kernel.push_back((*ws)[d].value);
     }
   }
-  if (kernel.size() != spatial) return {dtype_only(x->dtype)};
+  if (kernel.size() != spatial) return {dtype_only(dtype)};
   // An output axis depends only on its own input axis, so a symbolic axis is resolved with a
   // stand-in extent (larger than any window) and reported unknown.
   constexpr int64_t kStandIn = int64_t{1} << 40;
@@ -164,12 +193,15 @@ std::vector<ValueInfo> window_rule(const InferenceContext& ctx) {
     const Dim& dim = (*xs)[2 + d];
     in.push_back(dim.is_fixed() ? dim.value : kStandIn);
   }
-  const WindowGeometry g = resolve_window(attrs, in, kernel, ctx.node());
+  // ConvTranspose's output is the geometry's image, the others' its window positions.
+  const WindowGeometry g = transpose ? conv_transpose_geometry(ctx.node(), attrs, in, kernel)
+                                     : resolve_window(attrs.window, in, kernel, ctx.node());
+  const Shape& out_spatial = transpose ? g.in : g.out;
   std::vector<Dim> out = {(*xs)[0], channels};
   for (size_t d = 0; d < spatial; ++d) {
-    out.push_back((*xs)[2 + d].is_fixed() ? fixed_dim(g.out[d]) : Dim{});
+    out.push_back((*xs)[2 + d].is_fixed() ? fixed_dim(out_spatial[d]) : Dim{});
   }
-  std::vector<ValueInfo> result = {tensor_type(x->dtype, out)};
+  std::vector<ValueInfo> result = {tensor_type(dtype, out)};
   if (ctx.node().op_type == "MaxPool") result.push_back(tensor_type(DataType::Int64, out));
   return result;
 }
@@ -187,7 +219,8 @@ std::vector<ValueInfo> global_pool_rule(const InferenceContext& ctx) {
 }  // namespace
 
 void define_window_ops(OpDefs& defs) {
-  for (const char* op : {"Conv", "MaxPool", "AveragePool", "LpPool"}) {
+  for (const char* op : {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
+                         "AveragePool", "LpPool"}) {
     defs.define(op).infer = window_rule;
   }
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {

@@ -13,6 +13,7 @@
 #include "backends/cpu/attention_kernel.h"
 #include "core/element_storage.h"
 #include "kernels/op_registry.h"
+#include "opdefs/attention.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
 #include "ops/op_utils.h"
@@ -21,88 +22,12 @@ namespace kiln {
 namespace {
 
 using attn::scratch;
-
-struct AttentionAttrs {
-  int64_t q_num_heads = 0, kv_num_heads = 0;  // required for 3-D inputs
-  bool is_causal = false;
-  int qk_output_mode = 0;
-  bool has_scale = false;
-  float scale = 1.0f;
-  float softcap = 0.0f;
-};
-
-// Q, K and V's geometry in the 4-D terms [batch, heads, seq, size].
-struct Geometry {
-  bool packed = false;  // 3-D inputs: [batch, seq, heads * size]
-  int64_t batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, new_kv_len = 0, past_len = 0;
-  int64_t head_size = 0, v_head_size = 0;
-};
+using Geometry = AttentionGeometry;
 
 // A [batch, heads, seq, size] view of float data laid out 3-D (packed) or 4-D.
 cpu::HeadView view_of(const float* data, bool packed, int64_t heads, int64_t seq, int64_t size) {
   if (packed) return {data, seq * heads * size, size, heads * size};
   return {data, heads * seq * size, seq * size, size};
-}
-
-Geometry geometry(const OpContext& ctx, const AttentionAttrs& a, const Tensor& q, const Tensor& k,
-                  const Tensor& v) {
-  Geometry g;
-  const size_t rank = q.rank();
-  if ((rank != 3 && rank != 4) || k.rank() != rank || v.rank() != rank) {
-    ctx.fail("Q, K and V must all be 3-D or all 4-D, got ranks " + std::to_string(q.rank()) + ", " +
-             std::to_string(k.rank()) + " and " + std::to_string(v.rank()));
-  }
-  const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
-  g.batch = qs[0];
-  if (rank == 3) {
-    g.packed = true;
-    g.q_heads = a.q_num_heads;
-    g.kv_heads = a.kv_num_heads;
-    if (g.q_heads <= 0 || g.kv_heads <= 0) {
-      ctx.fail("3-D inputs need positive q_num_heads and kv_num_heads attributes");
-    }
-    if (qs[2] % g.q_heads != 0 || ks[2] % g.kv_heads != 0 || vs[2] % g.kv_heads != 0) {
-      ctx.fail("hidden sizes Q " + std::to_string(qs[2]) + ", K " + std::to_string(ks[2]) + ", V " +
-               std::to_string(vs[2]) + " are not divisible by the head counts");
-    }
-    g.q_len = qs[1];
-    g.new_kv_len = ks[1];
-    g.head_size = qs[2] / g.q_heads;
-    g.v_head_size = vs[2] / g.kv_heads;
-    if (ks[2] / g.kv_heads != g.head_size) {
-      ctx.fail("K's head size " + std::to_string(ks[2] / g.kv_heads) + " differs from Q's " +
-               std::to_string(g.head_size));
-    }
-  } else {
-    g.q_heads = qs[1];
-    g.kv_heads = ks[1];
-    g.q_len = qs[2];
-    g.new_kv_len = ks[2];
-    g.head_size = qs[3];
-    g.v_head_size = vs[3];
-    if (ks[3] != g.head_size) {
-      ctx.fail("K's head size " + std::to_string(ks[3]) + " differs from Q's " +
-               std::to_string(g.head_size));
-    }
-    if (vs[1] != g.kv_heads) ctx.fail("K and V have different head counts");
-  }
-  if (ks[0] != g.batch || vs[0] != g.batch) ctx.fail("Q, K and V have different batch sizes");
-  if (vs[rank == 3 ? 1 : 2] != g.new_kv_len) ctx.fail("K and V have different sequence lengths");
-  if (g.kv_heads == 0 ? g.q_heads != 0 : g.q_heads % g.kv_heads != 0) {
-    ctx.fail("q_num_heads " + std::to_string(g.q_heads) + " is not a multiple of kv_num_heads " +
-             std::to_string(g.kv_heads));
-  }
-  return g;
-}
-
-void check_past(const OpContext& ctx, const Geometry& g, const Tensor& past, int64_t size,
-                const std::string& name) {
-  const Shape& s = past.shape();
-  if (s.size() != 4 || s[0] != g.batch || s[1] != g.kv_heads || s[3] != size) {
-    ctx.fail(name + " must have shape [" + std::to_string(g.batch) + ", " +
-             std::to_string(g.kv_heads) + ", past_len, " + std::to_string(size) + "], got " +
-             s.to_string());
-  }
 }
 
 // Scratch tags, one set per cache (0: keys, 1: values).
@@ -128,7 +53,7 @@ cpu::HeadView present(OpContext& ctx, const Geometry& g, const Tensor* past, con
 
   Tensor* out = nullptr;
   if (wanted)
-    out = &ctx.allocate_output(out_index, current.dtype(), {g.batch, g.kv_heads, total, size});
+    out = &ctx.allocate_output(out_index, current.dtype(), g.present_shape(size));
   const int64_t count = g.batch * g.kv_heads * total * size;
   float* dest = (out != nullptr && out->dtype() == DataType::Float32)
                     ? out->mutable_data<float>()
@@ -205,24 +130,18 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
   attn::require_float(ctx, k, "K");
   attn::require_float(ctx, v, "V");
   if (k.dtype() != q.dtype()) ctx.fail("Q and K must have the same element type");
-  Geometry g = geometry(ctx, a, q, k, v);
-
   const bool has_past_key = ctx.has_input(4), has_past_value = ctx.has_input(5);
   if (has_past_key != has_past_value) ctx.fail("past_key and past_value must be given together");
   const Tensor* past_key = has_past_key ? &ctx.input(4) : nullptr;
   const Tensor* past_value = has_past_value ? &ctx.input(5) : nullptr;
-  if (past_key) {
-    check_past(ctx, g, *past_key, g.head_size, "past_key");
-    check_past(ctx, g, *past_value, g.v_head_size, "past_value");
-    if (past_key->shape()[2] != past_value->shape()[2]) {
-      ctx.fail("past_key and past_value have different sequence lengths");
-    }
-    if (past_key->dtype() != k.dtype() || past_value->dtype() != v.dtype()) {
-      ctx.fail("past_key and past_value must have the element types of K and V");
-    }
-    g.past_len = past_key->shape()[2];
+  if (past_key && (past_key->dtype() != k.dtype() || past_value->dtype() != v.dtype())) {
+    ctx.fail("past_key and past_value must have the element types of K and V");
   }
-  const int64_t total = g.past_len + g.new_kv_len;
+  const Geometry g =
+      resolve_attention(ctx.node(), a, q.shape(), k.shape(), v.shape(),
+                        past_key ? &past_key->shape() : nullptr,
+                        past_value ? &past_value->shape() : nullptr);
+  const int64_t total = g.total();
 
   cpu::AttentionParams params;
   params.scale = a.has_scale ? a.scale : 1.0f / std::sqrt(static_cast<float>(g.head_size));
@@ -263,9 +182,7 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
   const float* qf = attn::as_float(q, scratch<float, QTag>(q.element_count()));
   const cpu::HeadView queries = view_of(qf, g.packed, g.q_heads, g.q_len, g.head_size);
 
-  Shape y_shape = g.packed ? Shape{g.batch, g.q_len, g.q_heads * g.v_head_size}
-                           : Shape{g.batch, g.q_heads, g.q_len, g.v_head_size};
-  Tensor& y = ctx.allocate_output(0, q.dtype(), y_shape);
+  Tensor& y = ctx.allocate_output(0, q.dtype(), g.y_shape());
   struct YTag {};
   struct ScoresTag {};
   float* yf = attn::output_buffer<YTag>(y);
@@ -274,7 +191,7 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
 
   Tensor* scores = nullptr;
   if (ctx.num_outputs() > 3 && ctx.wants_output(3)) {
-    scores = &ctx.allocate_output(3, q.dtype(), {g.batch, g.q_heads, g.q_len, total});
+    scores = &ctx.allocate_output(3, q.dtype(), g.scores_shape());
     params.scores_out = attn::output_buffer<ScoresTag>(*scores);
     params.scores_stage = a.qk_output_mode;
   }
@@ -286,19 +203,7 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
 }
 
 CpuKernel make_attention(const NodeInfo& info) {
-  AttentionAttrs a;
-  a.q_num_heads = info.attr_int("q_num_heads", 0);
-  a.kv_num_heads = info.attr_int("kv_num_heads", 0);
-  a.is_causal = info.attr_int("is_causal", 0) != 0;
-  const int64_t mode = info.attr_int("qk_matmul_output_mode", 0);
-  if (mode < 0 || mode > 3) {
-    info.fail("qk_matmul_output_mode must be 0, 1, 2 or 3, got " + std::to_string(mode));
-  }
-  a.qk_output_mode = static_cast<int>(mode);
-  a.has_scale = info.has_attr("scale");
-  a.scale = info.attr_float("scale", 1.0f);
-  a.softcap = info.attr_float("softcap", 0.0f);
-  if (a.softcap < 0.0f) info.fail("softcap must not be negative");
+  const AttentionAttrs a = parse_attention_attrs(info);
   // softmax_precision only asks for at least this precision; the softmax always runs in
   // float32 here, so any float type is satisfied.
   return [=](OpContext& ctx) { run_attention(ctx, a); };

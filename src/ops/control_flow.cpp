@@ -8,6 +8,7 @@
 
 #include "kernels/op_registry.h"
 #include "kernels/subgraph.h"
+#include "opdefs/control_flow.h"
 #include "ops/all_ops.h"
 #include "ops/axis_slices.h"
 #include "ops/op_utils.h"
@@ -105,11 +106,6 @@ CpuKernel make_loop(const NodeInfo& info) {
 // ---------------------------------------------------------------------------------------------
 // Scan: inputs (state..., scan_input...), body (state..., slice...) -> (state..., slice...)
 
-struct ScanLayout {
-  size_t states = 0, scan_inputs = 0, scan_outputs = 0;
-  std::vector<int64_t> input_axes, input_reversed, output_axes, output_reversed;
-};
-
 // One Scan over unbatched inputs; `values` holds the states then the scan inputs.
 std::vector<Tensor> run_scan(const Subgraph& body, const ScanLayout& layout,
                              std::span<const Tensor> values, std::span<const Tensor> enclosing,
@@ -152,37 +148,12 @@ std::vector<Tensor> run_scan(const Subgraph& body, const ScanLayout& layout,
   return results;
 }
 
-std::vector<int64_t> per_scan_value(const NodeInfo& info, const char* name, size_t count,
-                                    int64_t default_value) {
-  std::vector<int64_t> v = info.attr_ints(name, std::vector<int64_t>(count, default_value));
-  if (v.size() != count)
-    info.fail(std::string("attribute '") + name + "' needs " + std::to_string(count) + " values");
-  return v;
-}
-
 CpuKernel make_scan(const NodeInfo& info) {
   auto body = std::make_shared<Subgraph>(required_graph_attr(info, "body"), info);
-  const bool batched = info.opset() < 9;  // Scan-8: a batch axis first, sequence_lens input
-  const size_t first_value = batched ? 1 : 0;
-  ScanLayout layout;
-  layout.scan_inputs = static_cast<size_t>(info.required_int("num_scan_inputs"));
-  const size_t values = info.num_inputs() - first_value;
-  if (layout.scan_inputs == 0 || layout.scan_inputs > values)
-    info.fail("num_scan_inputs must be between 1 and the number of inputs");
-  layout.states = values - layout.scan_inputs;
-  if (body->num_inputs() != values)
-    info.fail("the body must take " + std::to_string(values) + " inputs");
-  if (body->num_outputs() < layout.states) info.fail("the body returns too few outputs");
-  layout.scan_outputs = body->num_outputs() - layout.states;
-  layout.input_reversed =
-      per_scan_value(info, batched ? "directions" : "scan_input_directions", layout.scan_inputs, 0);
-  layout.input_axes = batched ? std::vector<int64_t>(layout.scan_inputs, 0)
-                              : per_scan_value(info, "scan_input_axes", layout.scan_inputs, 0);
-  layout.output_axes = batched ? std::vector<int64_t>(layout.scan_outputs, 0)
-                               : per_scan_value(info, "scan_output_axes", layout.scan_outputs, 0);
-  layout.output_reversed =
-      batched ? std::vector<int64_t>(layout.scan_outputs, 0)
-              : per_scan_value(info, "scan_output_directions", layout.scan_outputs, 0);
+  const ScanLayout layout = parse_scan_layout(info, body->num_inputs(), body->num_outputs());
+  const bool batched = layout.batched;
+  const size_t first_value = layout.first_value;
+  const size_t values = layout.states + layout.scan_inputs;
   const size_t own_inputs = info.num_inputs();
   return [=](OpContext& ctx) {
     auto enclosing = enclosing_values(ctx, own_inputs);

@@ -6,6 +6,7 @@
 // n/2 + 1 bins of a real signal's spectrum; with inverse it reads such a half spectrum and
 // returns the real signal of length dft_length (default 2 * (bins - 1)), like numpy's irfft.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,70 +82,29 @@ void transform_lines(const T* in, T* out, const DftLines& g) {
 }
 
 CpuKernel make_dft(const NodeInfo& info) {
-  const bool inverse = info.attr_int("inverse", 0) != 0;
-  const bool onesided = info.attr_int("onesided", 0) != 0;
-  const bool axis_is_input = info.opset() >= 20;
-  if (axis_is_input && info.has_attr("axis")) {
-    info.fail("axis is an input from opset 20 on, not an attribute");
-  }
-  const int64_t axis_attr = axis_is_input ? -2 : info.attr_int("axis", 1);
-
+  const DftAttrs attrs = parse_dft_attrs(info);
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Shape& shape = x.shape();
+    std::optional<int64_t> length, axis;
+    if (ctx.has_input(1)) length = scalar_int_input(ctx, 1, "dft_length");
+    if (attrs.axis_is_input && ctx.has_input(2)) axis = scalar_int_input(ctx, 2, "axis");
+    const DftSizes sizes =
+        resolve_dft(ctx.node(), attrs, shape, length, axis, cpu::kMaxFftLength);
     const int64_t rank = static_cast<int64_t>(shape.size());
-    if (rank < 2) ctx.fail("input must have rank >= 2, got shape " + shape.to_string());
-    const int64_t components = shape[rank - 1];
-    if (components != 1 && components != 2) {
-      ctx.fail("the last dimension of the input must be 1 (real) or 2 (complex), got shape " +
-               shape.to_string());
-    }
-
-    int64_t axis = axis_attr;
-    if (axis_is_input && ctx.has_input(2)) axis = scalar_int_input(ctx, 2, "axis");
-    if (axis < -rank || axis > rank - 2) {
-      ctx.fail("axis " + std::to_string(axis) + " is out of range [" + std::to_string(-rank) +
-               ", " + std::to_string(rank - 2) + "] for input shape " + shape.to_string());
-    }
-    if (axis < 0) axis += rank;
-    if (axis == rank - 1) ctx.fail("axis must not be the last (component) dimension");
 
     DftLines g;
-    g.in_length = shape[axis];
-    g.in_components = components;
-    for (int64_t d = 0; d < axis; ++d) g.outer *= shape[d];
-    for (int64_t d = axis + 1; d < rank - 1; ++d) g.inner *= shape[d];
-    g.inverse = inverse;
-    g.half_spectrum = inverse && onesided;
-
-    const bool has_length = ctx.has_input(1);
-    const int64_t length = has_length ? scalar_int_input(ctx, 1, "dft_length") : 0;
-    if (has_length && length < 1) {
-      ctx.fail("dft_length must be positive, got " + std::to_string(length));
-    }
-    if (g.half_spectrum) {
-      g.n = has_length ? length : 2 * (g.in_length - 1);
-      g.out_length = g.n;
-      g.out_components = 1;
-    } else {
-      g.n = has_length ? length : g.in_length;
-      if (onesided && components == 2) {
-        ctx.fail(
-            "onesided needs a real input (last dimension 1): a complex signal's spectrum "
-            "has no redundant half");
-      }
-      g.out_length = onesided ? g.n / 2 + 1 : g.n;
-    }
-    if (g.n < 1 || g.n > cpu::kMaxFftLength) {
-      ctx.fail("the transform length must be in [1, " + std::to_string(cpu::kMaxFftLength) +
-               "], got " + std::to_string(g.n) + " for input shape " + shape.to_string());
-    }
-
-    Shape out_shape = shape;
-    out_shape[axis] = g.out_length;
-    out_shape[rank - 1] = g.out_components;
+    g.in_length = shape[sizes.axis];
+    g.in_components = shape[rank - 1];
+    for (int64_t d = 0; d < sizes.axis; ++d) g.outer *= shape[d];
+    for (int64_t d = sizes.axis + 1; d < rank - 1; ++d) g.inner *= shape[d];
+    g.inverse = attrs.inverse;
+    g.half_spectrum = sizes.half_spectrum;
+    g.n = sizes.n;
+    g.out_length = sizes.out_length;
+    g.out_components = sizes.out_components;
     visit_signal_float(ctx, x.dtype(), "input", [&]<class T>() {
-      Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);
+      Tensor& y = ctx.allocate_output(0, x.dtype(), sizes.out_shape);
       transform_lines(x.data<T>(), y.mutable_data<T>(), g);
     });
   };

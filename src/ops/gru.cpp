@@ -87,16 +87,8 @@ struct GruCell {
 CpuKernel make_gru(const NodeInfo& info) {
   GruCell cell;
   cell.linear_before_reset = info.attr_int("linear_before_reset", 0) != 0;
-  recurrent::CellSpec spec;
-  spec.gates = 3;
-  spec.activations = {"Sigmoid", "Tanh"};
-  // Without linear_before_reset the candidate's product needs the reset gate first.
-  if (cell.linear_before_reset) {
-    spec.recurrent_blocks = {{0, 3}};
-  } else {
-    spec.recurrent_blocks = {{0, 2}, {2, 1}};
-  }
-  return recurrent::make_recurrent_kernel(info, std::move(spec), cell);
+  return recurrent::make_recurrent_kernel(
+      info, recurrent::gru_cell_spec(cell.linear_before_reset), cell);
 }
 
 }  // namespace kiln

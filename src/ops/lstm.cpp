@@ -70,15 +70,6 @@ struct LstmCell {
 
 }  // namespace
 
-recurrent::CellSpec recurrent::lstm_cell_spec() {
-  CellSpec spec;
-  spec.gates = 4;
-  spec.activations = {"Sigmoid", "Tanh", "Tanh"};
-  spec.recurrent_blocks = {{0, 4}};
-  spec.has_cell_state = true;
-  return spec;
-}
-
 CpuKernel make_lstm(const NodeInfo& info) {
   LstmCell cell;
   cell.input_forget = info.attr_int("input_forget", 0) != 0;

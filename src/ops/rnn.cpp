@@ -32,11 +32,7 @@ struct RnnCell {
 }  // namespace
 
 CpuKernel make_rnn(const NodeInfo& info) {
-  recurrent::CellSpec spec;
-  spec.gates = 1;
-  spec.activations = {"Tanh"};
-  spec.recurrent_blocks = {{0, 1}};
-  return recurrent::make_recurrent_kernel(info, std::move(spec), RnnCell{});
+  return recurrent::make_recurrent_kernel(info, recurrent::rnn_cell_spec(), RnnCell{});
 }
 
 }  // namespace kiln

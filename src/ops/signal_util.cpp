@@ -34,30 +34,6 @@ double scalar_float_input(const OpContext& ctx, size_t index, const char* what) 
   return value;
 }
 
-DataType output_datatype_attr(const NodeInfo& info) {
-  const int64_t code = info.attr_int("output_datatype", static_cast<int64_t>(DataType::Float32));
-  const auto t = static_cast<DataType>(code);
-  switch (t) {
-    case DataType::UInt8:
-    case DataType::UInt16:
-    case DataType::UInt32:
-    case DataType::UInt64:
-    case DataType::Int8:
-    case DataType::Int16:
-    case DataType::Int32:
-    case DataType::Int64:
-    case DataType::Float16:
-    case DataType::Float32:
-    case DataType::Float64:
-    case DataType::BFloat16:
-      return t;
-    default:
-      info.fail("output_datatype " + std::to_string(code) +
-                " is not a real numeric type (uint8..uint64, int8..int64, float16, float, double "
-                "or bfloat16)");
-  }
-}
-
 void store_values(Tensor& out, std::span<const double> values) {
   visit_dtype(out.dtype(), [&]<class T>() {
     if constexpr (is_float_like_v<T> || is_plain_int_v<T>) {

@@ -1,5 +1,5 @@
-// Helpers shared by the signal ops: scalar inputs, the float types the transforms accept, and
-// the output_datatype attribute of the ops that generate a table of values.
+// Helpers shared by the signal ops: scalar inputs and the float types the transforms accept
+// (their attributes and sizes are the definition's, opdefs/signal.h).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include "kernels/op_context.h"
 #include "kernels/op_registry.h"
 #include "kiln/tensor.h"
+#include "opdefs/signal.h"
 
 namespace kiln {
 
@@ -37,10 +38,6 @@ void visit_signal_float(const OpContext& ctx, DataType t, const char* what, F&& 
     if constexpr (is_float_like_v<T>) f.template operator()<T>();
   });
 }
-
-// The output_datatype attribute of the window and mel ops: a real numeric type, float by
-// default; info.fail for others.
-DataType output_datatype_attr(const NodeInfo& info);
 
 // Writes `values` (computed in double) into `out`, converted to its element type, which must be
 // one output_datatype_attr accepts. Integer types truncate toward zero, as a cast does.

@@ -57,6 +57,11 @@ void infer_graph(ir::Graph& graph, const std::map<std::string, int>& opsets, Kno
     k.values[name] = v;
   }
   for (auto& node : graph.nodes) {
+    // Subgraphs first: If, Loop and Scan take their outputs' types from their bodies'.
+    for (auto& a : node.attributes) {
+      if (a.g) infer_graph(*a.g, opsets, k);
+      for (auto& g : a.graphs) infer_graph(*g, opsets, k);
+    }
     const std::vector<ValueInfo> outs = infer_node(node, k, opsets);
     for (size_t i = 0; i < outs.size() && i < node.outputs.size(); ++i) {
       if (node.outputs[i].empty() || outs[i].dtype == DataType::Undefined) continue;
@@ -66,10 +71,6 @@ void infer_graph(ir::Graph& graph, const std::map<std::string, int>& opsets, Kno
       // An exporter's declaration with a known shape wins over a less precise inference.
       if (declared != k.values.end() && declared->second.has_shape && !v.has_shape) continue;
       k.values[v.name] = v;
-    }
-    for (auto& a : node.attributes) {
-      if (a.g) infer_graph(*a.g, opsets, k);
-      for (auto& g : a.graphs) infer_graph(*g, opsets, k);
     }
   }
   std::set<std::string> io;

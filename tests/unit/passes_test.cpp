@@ -512,6 +512,89 @@ TEST(InferShapes, SymbolicBatchSurvivesConvReluFlatten) {
   EXPECT_EQ(b.ir().graph.outputs[0].shape, (std::vector<Dim>{sym("batch"), fix(256)}));
 }
 
+// ConvTranspose's rule is the kernels' own geometry (conv_transpose_geometry): a symbolic batch
+// keeps its name, a symbolic spatial axis becomes unknown, and the kernel agrees on fixed shapes.
+TEST(InferShapes, ConvTransposeUsesTheKernelsGeometry) {
+  GraphBuilder b;
+  mixed_input(b, "x", {sym("batch"), fix(2), fix(5), sym("w")});
+  b.initializer("w", Tensor::zeros(DataType::Float32, {2, 3, 3, 3}));
+  auto& node = b.node("ConvTranspose", {"x", "w"}, {"y"});
+  node.attributes.push_back(ints_attr("strides", {2, 2}));
+  node.attributes.push_back(ints_attr("output_padding", {1, 0}));
+  b.output("y");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "y", DataType::Float32, {sym("batch"), fix(3), fix(12), Dim{}});
+
+  GraphBuilder fixed;
+  fixed.input("x", DataType::Float32, {1, 2, 5, 4});
+  fixed.initializer("w", Tensor::zeros(DataType::Float32, {2, 3, 3, 3}));
+  auto& n2 = fixed.node("ConvTranspose", {"x", "w"}, {"y"});
+  n2.attributes.push_back(ints_attr("strides", {2, 2}));
+  n2.attributes.push_back(ints_attr("output_padding", {1, 0}));
+  n2.attributes.push_back(ints_attr("pads", {1, 0, 0, 1}));
+  fixed.output("y");
+  expect_rule_matches_kernel(fixed, "y", {fix(1), fix(3), fix(11), fix(8)},
+                             Tensor::zeros(DataType::Float32, {1, 2, 5, 4}));
+}
+
+// Resize: axes the scales leave alone keep their symbolic names; the others follow
+// resolve_resize, as the kernel does.
+TEST(InferShapes, ResizeKeepsSymbolicAxesItLeavesAlone) {
+  GraphBuilder b(13);
+  mixed_input(b, "x", {sym("batch"), fix(3), fix(5), fix(4)});
+  b.initializer("roi", Tensor::zeros(DataType::Float32, {0}));
+  b.initializer("scales", f32({4}, {1, 1, 1.5f, 2}));
+  b.node("Resize", {"x", "roi", "scales"}, {"y"});
+  b.output("y");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "y", DataType::Float32, {sym("batch"), fix(3), fix(7), fix(8)});
+
+  GraphBuilder fixed(13);
+  fixed.input("x", DataType::Float32, {1, 3, 5, 4});
+  fixed.initializer("roi", Tensor::zeros(DataType::Float32, {0}));
+  fixed.initializer("scales", Tensor::zeros(DataType::Float32, {0}));
+  fixed.initializer("sizes", i64({4}, {1, 3, 9, 2}));
+  fixed.node("Resize", {"x", "roi", "scales", "sizes"}, {"y"});
+  fixed.output("y");
+  expect_rule_matches_kernel(fixed, "y", {fix(1), fix(3), fix(9), fix(2)},
+                             Tensor::zeros(DataType::Float32, {1, 3, 5, 4}));
+}
+
+// LSTM with layout 1 and both directions: Y [batch, seq, 2, hidden], Y_h and Y_c
+// [batch, 2, hidden], hidden from R.
+TEST(InferShapes, LstmOutputsFollowLayoutAndDirections) {
+  GraphBuilder b(14);
+  mixed_input(b, "x", {sym("batch"), fix(5), fix(4)});
+  b.initializer("w", Tensor::zeros(DataType::Float32, {2, 12, 4}));
+  b.initializer("r", Tensor::zeros(DataType::Float32, {2, 12, 3}));
+  auto& node = b.node("LSTM", {"x", "w", "r"}, {"y", "y_h", "y_c"});
+  node.attributes.push_back(int_attr("layout", 1));
+  ir::Attribute direction;
+  direction.name = "direction";
+  direction.type = ir::Attribute::Type::String;
+  direction.s = "bidirectional";
+  node.attributes.push_back(direction);
+  b.output("y").output("y_h").output("y_c");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "y", DataType::Float32, {sym("batch"), fix(5), fix(2), fix(3)});
+  expect_dims(b.ir(), "y_h", DataType::Float32, {sym("batch"), fix(2), fix(3)});
+  expect_dims(b.ir(), "y_c", DataType::Float32, {sym("batch"), fix(2), fix(3)});
+}
+
+// If takes its outputs' types from both branches: what they agree on.
+TEST(InferShapes, IfMergesItsBranches) {
+  GraphBuilder b;
+  b.input("cond", DataType::Bool, {});
+  b.input("x", DataType::Float32, {2, 3});
+  b.input("z", DataType::Float32, {4, 3});
+  auto& node = b.node("If", {"cond"}, {"y"});
+  node.attributes.push_back(graph_attr("then_branch", branch_reading("x", "Relu", "a")));
+  node.attributes.push_back(graph_attr("else_branch", branch_reading("z", "Neg", "c")));
+  b.output("y");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "y", DataType::Float32, {Dim{}, fix(3)});
+}
+
 TEST(InferShapes, BroadcastKeepsSymbolicDim) {
   GraphBuilder b;
   mixed_input(b, "x", {sym("batch"), fix(3)});

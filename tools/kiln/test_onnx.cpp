@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "core/dtype_dispatch.h"
 #include "kiln/kiln.h"
 #include "options.h"
+#include "shape_coverage.h"
 
 namespace fs = std::filesystem;
 
@@ -29,6 +31,7 @@ namespace {
 struct Outcome {
   enum Kind { Pass, Fail, Skip } kind = Fail;
   std::string message;
+  std::optional<ShapeCoverage> coverage;  // with --verify-shapes, once the model loaded
 };
 
 ValueKind value_kind(const ValueInfo& info) {
@@ -108,9 +111,8 @@ struct Settings {
   int timeout_s = 120;
 };
 
-Outcome run_test(const fs::path& dir, const Settings& settings) {
+Outcome run_data_sets(const Model& model, const fs::path& dir, const Settings& settings) {
   const double rtol = settings.rtol, atol = settings.atol;
-  Model model = load_model((dir / "model.onnx").string(), settings.load);
   Worker worker(model, settings.backend, settings.worker);
   std::vector<fs::path> data_sets;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -151,6 +153,34 @@ Outcome run_test(const fs::path& dir, const Settings& settings) {
   return {Outcome::Pass, ""};
 }
 
+Outcome run_test(const fs::path& dir, const Settings& settings) {
+  Model model = load_model((dir / "model.onnx").string(), settings.load);
+  std::optional<ShapeCoverage> coverage;
+  if (settings.worker.verify_shapes) coverage = shape_coverage(*model.ir());
+  Outcome o = run_data_sets(model, dir, settings);
+  o.coverage = coverage;
+  return o;
+}
+
+// The child's result on the pipe: "<kind><outputs>,<predicted>;<message>" (counts empty when
+// not measured).
+std::string encode(const Outcome& o) {
+  std::string s = std::to_string(static_cast<int>(o.kind));
+  if (o.coverage) s += std::to_string(o.coverage->outputs) + "," + std::to_string(o.coverage->predicted);
+  return s + ";" + o.message;
+}
+
+Outcome decode(const std::string& msg) {
+  Outcome o{static_cast<Outcome::Kind>(msg[0] - '0'), "", std::nullopt};
+  const size_t semi = msg.find(';');
+  const std::string counts = msg.substr(1, semi - 1);
+  if (const size_t comma = counts.find(','); comma != std::string::npos) {
+    o.coverage = ShapeCoverage{std::stoul(counts.substr(0, comma)), std::stoul(counts.substr(comma + 1))};
+  }
+  o.message = msg.substr(semi + 1);
+  return o;
+}
+
 // Runs one test in a child process, so that a crash or a hang fails that test only.
 Outcome run_isolated(const fs::path& dir, const Settings& settings) {
   const int timeout_s = settings.timeout_s;
@@ -164,9 +194,9 @@ Outcome run_isolated(const fs::path& dir, const Settings& settings) {
     try {
       o = run_test(dir, settings);
     } catch (const std::exception& e) {
-      o = {Outcome::Fail, e.what()};
+      o = {Outcome::Fail, e.what(), std::nullopt};
     }
-    std::string msg = std::to_string(static_cast<int>(o.kind)) + o.message;
+    const std::string msg = encode(o);
     (void)!write(fds[1], msg.data(), msg.size());
     close(fds[1]);
     _exit(0);
@@ -187,7 +217,7 @@ Outcome run_isolated(const fs::path& dir, const Settings& settings) {
     }
     return {Outcome::Fail, "the test process exited without a result"};
   }
-  return {static_cast<Outcome::Kind>(msg[0] - '0'), msg.substr(1)};
+  return decode(msg);
 }
 
 std::map<std::string, std::string> read_known_failures(const std::string& path) {
@@ -245,11 +275,19 @@ int test_onnx(const TestOnnxOptions& o) {
   std::sort(tests.begin(), tests.end());
 
   int passed = 0, failed = 0, skipped = 0, unexpected_failures = 0, unexpected_passes = 0;
+  ShapeCoverage coverage;
+  int measured = 0, complete = 0;
   for (const auto& dir : tests) {
     const std::string name = dir.filename().string();
     if (!std::regex_search(name, filter)) continue;
     const Outcome o = run_isolated(dir, settings);
     const bool is_known = known.count(name) > 0;
+    if (o.coverage) {
+      ++measured;
+      complete += o.coverage->complete() ? 1 : 0;
+      coverage.outputs += o.coverage->outputs;
+      coverage.predicted += o.coverage->predicted;
+    }
     switch (o.kind) {
       case Outcome::Pass:
         ++passed;
@@ -276,6 +314,11 @@ int test_onnx(const TestOnnxOptions& o) {
   if (!known_path.empty()) {
     std::cout << "unexpected failures: " << unexpected_failures
               << ", known failures that passed: " << unexpected_passes << "\n";
+  }
+  if (measured > 0) {
+    std::cout << "shape inference predicted " << coverage.predicted << " of " << coverage.outputs
+              << " node outputs (dtype and rank); every output in " << complete << " of "
+              << measured << " models\n";
   }
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
   if (!known_path.empty()) return unexpected_failures == 0 && unexpected_passes == 0 ? 0 : 1;

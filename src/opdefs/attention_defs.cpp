@@ -1,0 +1,156 @@
+// Attention's definition: attributes, geometry and the shape rule.
+#include "opdefs/attention.h"
+
+#include <optional>
+#include <string>
+
+#include "opdefs/all_defs.h"
+#include "opdefs/node_info.h"
+#include "opdefs/node_inputs.h"
+#include "opdefs/op_def.h"
+
+namespace kiln {
+
+namespace {
+
+void check_past(const ir::Node& node, const AttentionGeometry& g, const Shape& s, int64_t size,
+                const std::string& name) {
+  if (s.size() != 4 || s[0] != g.batch || s[1] != g.kv_heads || s[3] != size) {
+    fail_at(node, name + " must have shape [" + std::to_string(g.batch) + ", " +
+                      std::to_string(g.kv_heads) + ", past_len, " + std::to_string(size) +
+                      "], got " + s.to_string());
+  }
+}
+
+}  // namespace
+
+AttentionAttrs parse_attention_attrs(const NodeInfo& info) {
+  AttentionAttrs a;
+  a.q_num_heads = info.attr_int("q_num_heads", 0);
+  a.kv_num_heads = info.attr_int("kv_num_heads", 0);
+  a.is_causal = info.attr_int("is_causal", 0) != 0;
+  const int64_t mode = info.attr_int("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) {
+    info.fail("qk_matmul_output_mode must be 0, 1, 2 or 3, got " + std::to_string(mode));
+  }
+  a.qk_output_mode = static_cast<int>(mode);
+  a.has_scale = info.has_attr("scale");
+  a.scale = info.attr_float("scale", 1.0f);
+  a.softcap = info.attr_float("softcap", 0.0f);
+  if (a.softcap < 0.0f) info.fail("softcap must not be negative");
+  return a;
+}
+
+AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& a,
+                                    const Shape& qs, const Shape& ks, const Shape& vs,
+                                    const Shape* past_key, const Shape* past_value) {
+  AttentionGeometry g;
+  const size_t rank = qs.size();
+  if ((rank != 3 && rank != 4) || ks.size() != rank || vs.size() != rank) {
+    fail_at(node, "Q, K and V must all be 3-D or all 4-D, got ranks " + std::to_string(qs.size()) +
+                      ", " + std::to_string(ks.size()) + " and " + std::to_string(vs.size()));
+  }
+  g.batch = qs[0];
+  if (rank == 3) {
+    g.packed = true;
+    g.q_heads = a.q_num_heads;
+    g.kv_heads = a.kv_num_heads;
+    if (g.q_heads <= 0 || g.kv_heads <= 0) {
+      fail_at(node, "3-D inputs need positive q_num_heads and kv_num_heads attributes");
+    }
+    if (qs[2] % g.q_heads != 0 || ks[2] % g.kv_heads != 0 || vs[2] % g.kv_heads != 0) {
+      fail_at(node, "hidden sizes Q " + std::to_string(qs[2]) + ", K " + std::to_string(ks[2]) + ", V " +
+               std::to_string(vs[2]) + " are not divisible by the head counts");
+    }
+    g.q_len = qs[1];
+    g.new_kv_len = ks[1];
+    g.head_size = qs[2] / g.q_heads;
+    g.v_head_size = vs[2] / g.kv_heads;
+    if (ks[2] / g.kv_heads != g.head_size) {
+      fail_at(node, "K's head size " + std::to_string(ks[2] / g.kv_heads) + " differs from Q's " +
+               std::to_string(g.head_size));
+    }
+  } else {
+    g.q_heads = qs[1];
+    g.kv_heads = ks[1];
+    g.q_len = qs[2];
+    g.new_kv_len = ks[2];
+    g.head_size = qs[3];
+    g.v_head_size = vs[3];
+    if (ks[3] != g.head_size) {
+      fail_at(node, "K's head size " + std::to_string(ks[3]) + " differs from Q's " +
+               std::to_string(g.head_size));
+    }
+    if (vs[1] != g.kv_heads) fail_at(node, "K and V have different head counts");
+  }
+  if (ks[0] != g.batch || vs[0] != g.batch) fail_at(node, "Q, K and V have different batch sizes");
+  if (vs[rank == 3 ? 1 : 2] != g.new_kv_len) fail_at(node, "K and V have different sequence lengths");
+  if (g.kv_heads == 0 ? g.q_heads != 0 : g.q_heads % g.kv_heads != 0) {
+    fail_at(node, "q_num_heads " + std::to_string(g.q_heads) + " is not a multiple of kv_num_heads " +
+             std::to_string(g.kv_heads));
+  }
+  if (past_key || past_value) {
+    if (!past_key || !past_value) fail_at(node, "past_key and past_value must be given together");
+    check_past(node, g, *past_key, g.head_size, "past_key");
+    check_past(node, g, *past_value, g.v_head_size, "past_value");
+    if ((*past_key)[2] != (*past_value)[2]) {
+      fail_at(node, "past_key and past_value have different sequence lengths");
+    }
+    g.past_len = (*past_key)[2];
+  }
+  return g;
+}
+
+
+namespace {
+
+// The input's shape when every dim is fixed.
+std::optional<Shape> fixed_shape(const InferenceContext& ctx, size_t i) {
+  const std::vector<Dim>* dims = ctx.shape(i);
+  if (!dims) return std::nullopt;
+  Shape s;
+  for (const Dim& d : *dims) {
+    if (!d.is_fixed()) return std::nullopt;
+    s.push_back(d.value);
+  }
+  return s;
+}
+
+ValueInfo typed(DataType dtype, const Shape& s) {
+  std::vector<Dim> dims;
+  for (int64_t d : s) dims.push_back(fixed_dim(d));
+  return tensor_type(dtype, dims);
+}
+
+// Y, present_key, present_value and the scores, from the geometry, where every operand's shape
+// is fixed at load time.
+std::vector<ValueInfo> attention_rule(const InferenceContext& ctx) {
+  const ValueInfo* q = ctx.input(0);
+  if (!q) return {};
+  const AttentionAttrs a = parse_attention_attrs(ctx.info());
+  auto given = [&](size_t i) { return i < ctx.num_inputs() && !ctx.node().inputs[i].empty(); };
+  const std::optional<Shape> qs = fixed_shape(ctx, 0), ks = fixed_shape(ctx, 1),
+                             vs = fixed_shape(ctx, 2);
+  const std::optional<Shape> past_key = given(4) ? fixed_shape(ctx, 4) : std::nullopt;
+  const std::optional<Shape> past_value = given(5) ? fixed_shape(ctx, 5) : std::nullopt;
+  const ValueInfo* k = ctx.input(1);
+  const ValueInfo* v = ctx.input(2);
+  if (!k || !v || !qs || !ks || !vs || (given(4) && !past_key) || (given(5) && !past_value)) {
+    return {dtype_only(q->dtype)};
+  }
+  const AttentionGeometry g = resolve_attention(ctx.node(), a, *qs, *ks, *vs,
+                                                past_key ? &*past_key : nullptr,
+                                                past_value ? &*past_value : nullptr);
+  return {typed(q->dtype, g.y_shape()), typed(k->dtype, g.present_shape(g.head_size)),
+          typed(v->dtype, g.present_shape(g.v_head_size)), typed(q->dtype, g.scores_shape())};
+}
+
+}  // namespace
+
+void define_attention_ops(OpDefs& defs) {
+  defs.define("Attention").infer = attention_rule;
+  defs.define("RotaryEmbedding").infer = same_as_input0;
+  defs.define("TensorScatter").infer = same_as_input0;  // the updated cache
+}
+
+}  // namespace kiln
