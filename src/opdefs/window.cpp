@@ -3,6 +3,7 @@
 #include <string>
 
 #include "opdefs/all_defs.h"
+#include "opdefs/fused_conv.h"
 #include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
@@ -144,7 +145,7 @@ std::vector<ValueInfo> window_rule(const InferenceContext& ctx) {
   const WindowAttrs attrs = parse_window_attrs(ctx.info());
   Shape kernel(attrs.kernel_shape);
   Dim channels = (*xs)[1];
-  if (ctx.node().op_type == "Conv") {
+  if (ctx.node().op_type == "Conv" || is_fused_conv(ctx.node())) {
     const std::vector<Dim>* ws = ctx.shape(1);
     if (!ws || ws->size() != xs->size()) return {dtype_only(x->dtype)};
     channels = (*ws)[0];
@@ -190,6 +191,7 @@ void define_window_ops(OpDefs& defs) {
   for (const char* op : {"Conv", "MaxPool", "AveragePool", "LpPool"}) {
     defs.define(op).infer = window_rule;
   }
+  defs.define(kKilnDomain, kFusedConvOp).infer = window_rule;  // Y has Conv's shape
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
     defs.define(op).infer = global_pool_rule;
   }
