@@ -10,7 +10,7 @@ KILN := build/release/kiln
 # Debian's python3: the interpreter its numpy, pybind11, pytest and Dask packages are for.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench docs clean python fuzz
+.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench bench-ort docs clean python fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -85,6 +85,15 @@ test-shared: deps
 	@cmake --preset shared >/dev/null
 	@cmake --build --preset shared -j $(JOBS) --target kiln kiln_cli
 	@tests/package/package_test.sh build/shared $(CURDIR) --shared
+
+# kiln beside ONNX Runtime on ResNet-50, MobileNetV2, EfficientNet-B0, SqueezeNet 1.1 and a
+# BERT-style encoder, at one and two threads (bench/compare-ort.sh says how; about 10 minutes).
+# Models are exported once into bench/models, ONNX Runtime installed once from npm into
+# bench/ort-node. Not part of `make test`: it takes too long for CI.
+# BENCH_MODELS picks models, e.g. make bench-ort BENCH_MODELS="resnet50 squeezenet1_1".
+bench-ort: build-demo
+	@scripts/install-deps.sh --with-bench
+	@bench/compare-ort.sh $(KILN) $(BENCH_MODELS)
 
 # The API reference from the public headers, in build/docs/html (needs Debian's doxygen).
 docs:

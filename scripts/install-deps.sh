@@ -38,6 +38,13 @@ if [[ "${1:-}" == "--with-python" ]]; then
   # Only for retraining the demo model and exporting the benchmark models.
   packages+=(python3-torch python3-sklearn python3-onnx python3-numpy)
 fi
+if [[ "${1:-}" == "--with-bench" ]]; then
+  # Only for `make bench-ort`: exporting the benchmark models (torch, torchvision, onnx) and
+  # Node.js with npm, which installs ONNX Runtime (onnxruntime-node) to compare against.
+  packages+=(python3-torch python3-torchvision python3-onnx)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -64,7 +64,8 @@ def test_schedule_iterable_runs_one_layer_per_step(digits, digit_samples):
     steps = worker.schedule_iterable({"pixels": x})
     seen = [(s.index, s.op_type) for s in steps]
     assert [i for i, _ in seen] == list(range(len(steps)))
-    assert seen[0][1] == "Conv" and seen[-1][1] == "Gemm"
+    # The CPU worker runs Conv + Relu as one fused layer.
+    assert seen[0][1] == "FusedConv" and seen[-1][1] == "Gemm"
     np.testing.assert_allclose(worker.peek_output("logits").numpy(), expected, rtol=1e-3, atol=1e-4)
 
 
@@ -82,7 +83,8 @@ def test_dropping_schedule_iterable_early_still_runs_every_layer(digits, digit_s
 def test_placements_and_device_on_the_cpu(digits):
     worker = kiln.Worker(digits)
     placements = worker.placements()
-    assert [p.op_type for p in placements][:2] == ["Conv", "Relu"]
+    # Conv + Relu fused: the CPU worker's own graph.
+    assert [p.op_type for p in placements][:3] == ["FusedConv", "FusedConv", "MaxPool"]
     assert all(p.backend == "cpu" and p.fallback_reason == "" for p in placements)
     assert worker.device_description() == "cpu"
     assert worker.output_names == ["logits"] and worker.backend == "cpu"

@@ -5,6 +5,7 @@
 
 #include "opdefs/all_defs.h"
 #include "opdefs/conv.h"
+#include "opdefs/fused_conv.h"
 #include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
 
@@ -144,7 +145,8 @@ struct ConvOperands {
 
 std::optional<ConvOperands> conv_operands(const InferenceContext& ctx) {
   const std::string& op = ctx.node().op_type;
-  if (op == "Conv" || op == "ConvTranspose") return ConvOperands{1, DataType::Undefined};
+  if (op == "Conv" || op == "ConvTranspose" || is_fused_conv(ctx.node()))
+    return ConvOperands{1, DataType::Undefined};
   if (op == "ConvInteger") return ConvOperands{1, DataType::Int32};
   if (op == "QLinearConv") {
     // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
@@ -223,6 +225,7 @@ void define_window_ops(OpDefs& defs) {
                          "AveragePool", "LpPool"}) {
     defs.define(op).infer = window_rule;
   }
+  defs.define(kKilnDomain, kFusedConvOp).infer = window_rule;  // Y has Conv's shape
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
     defs.define(op).infer = global_pool_rule;
   }

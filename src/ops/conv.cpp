@@ -8,6 +8,7 @@
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
 #include "opdefs/conv.h"
+#include "opdefs/fused_conv.h"
 #include "opdefs/window.h"
 #include "ops/all_ops.h"
 
@@ -89,19 +90,24 @@ void dispatch(const OpContext& ctx, const ConvProblem& p, bool transpose, const 
 
 namespace {
 
-CpuKernel make_conv(const NodeInfo& info) {
-  const ConvAttrs attrs = parse_conv_attrs(info, false);
-  // Constant float32 weights are packed once here for the GEMM; the kernel checks at run time
-  // that the W it is given is still this one before using them.
-  std::shared_ptr<const cpu::PackedConvWeights> packed;
+// Constant float32 weights are packed once at load time for the GEMM; the kernel checks at run
+// time that the W it is given is still this one before using them.
+std::shared_ptr<const cpu::PackedConvWeights> pack_constant_weights(const NodeInfo& info,
+                                                                    const ConvAttrs& attrs) {
   const Tensor* cw = info.constant_input(1);
   if (cw && cw->dtype() == DataType::Float32 && cw->rank() >= 3 && cw->shape()[0] > 0 &&
       cw->shape()[0] % attrs.group == 0 &&
       cpu::conv_wants_packed_weights(attrs.group, cw->shape()[1])) {
     const int64_t row_length = cw->element_count() / cw->shape()[0];
-    packed = std::make_shared<const cpu::PackedConvWeights>(
+    return std::make_shared<const cpu::PackedConvWeights>(
         cpu::pack_conv_weights(cw->data<float>(), cw->shape()[0], attrs.group, row_length));
   }
+  return nullptr;
+}
+
+CpuKernel make_conv(const NodeInfo& info) {
+  const ConvAttrs attrs = parse_conv_attrs(info, false);
+  std::shared_ptr<const cpu::PackedConvWeights> packed = pack_constant_weights(info, attrs);
   return [attrs, packed](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
@@ -111,6 +117,36 @@ CpuKernel make_conv(const NodeInfo& info) {
     for (int64_t d : p.geometry.out) y_shape.push_back(d);
     Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
     dispatch(ctx, p, false, x, w, b, y, packed.get());
+  };
+}
+
+// kiln::FusedConv (opdefs/fused_conv.h): float32 only, as the fusion pass emits it.
+CpuKernel make_fused_conv(const NodeInfo& info) {
+  const FusedConvAttrs attrs = parse_fused_conv_attrs(info);
+  std::shared_ptr<const cpu::PackedConvWeights> packed = pack_constant_weights(info, attrs.conv);
+  return [attrs, packed](OpContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& w = ctx.input(1);
+    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const Tensor* z = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    if (x.dtype() != DataType::Float32) {
+      ctx.fail("element type " + std::string(dtype_name(x.dtype())) + " is not supported (float32)");
+    }
+    const ConvProblem p = resolve_conv(ctx.node(), attrs.conv, x, w, b);
+    Shape y_shape{p.batch, p.out_channels};
+    for (int64_t d : p.geometry.out) y_shape.push_back(d);
+    if (z && (z->dtype() != DataType::Float32 || z->shape() != y_shape)) {
+      ctx.fail("the residual Z " + std::string(dtype_name(z->dtype())) + z->shape().to_string() +
+               " must be float32 of the output's shape " + y_shape.to_string());
+    }
+    Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
+    cpu::ConvEpilogue epilogue;
+    epilogue.residual = z ? z->data<float>() : nullptr;
+    epilogue.activation = attrs.activation;
+    epilogue.clip_min = attrs.clip_min;
+    epilogue.clip_max = attrs.clip_max;
+    cpu::conv_f32(p, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
+                  y.mutable_data<float>(), packed.get(), epilogue);
   };
 }
 
@@ -133,6 +169,7 @@ CpuKernel make_conv_transpose(const NodeInfo& info) {
 void register_conv_ops(OpRegistry& registry) {
   registry.add("Conv", make_conv);
   registry.add("ConvTranspose", make_conv_transpose);
+  registry.add(kKilnDomain, kFusedConvOp, make_fused_conv);
 }
 
 }  // namespace kiln

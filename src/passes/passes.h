@@ -32,6 +32,10 @@ void remove_noop_nodes(ir::Graph& graph);
 void fold_constants(ir::Model& model, const NodeEvaluator& evaluate);
 // Folds inference-mode BatchNormalization into the Conv before it (constant float32 weights).
 void fold_batch_norm(ir::Graph& graph);
+// Fuses float32 Conv -> [residual Add] -> [Relu | Clip | HardSwish | SiLU] chains into
+// kiln::FusedConv nodes (opdefs/fused_conv.h), for the CPU backend only. `opset`: the graph's
+// ai.onnx opset (Clip's bounds are attributes before 11).
+void fuse_conv_activations(ir::Graph& graph, int opset);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.
 void remove_dead_nodes(ir::Graph& graph);
 // Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.

@@ -50,8 +50,19 @@ class WorkerImpl {
       placement.strict = options.strict;
       placement.cpu_resident = passes::cpu_resident_values(ir);
     }
-    graph_ =
-        std::make_shared<const CompiledGraph>(compile_graph(ir.graph, ir.opsets, {}, placement));
+    const ir::Graph* graph = &ir.graph;
+    if (backend == Backend::Cpu) {
+      // CPU-only fusions on a copy of the graph (the initializers' storage is shared): the
+      // model stays as loaded for GPU workers, which run the plain ops. Values the user can
+      // see (outputs, LoadOptions::extra_outputs) are never fused away.
+      auto fused = std::make_shared<ir::Graph>(ir.graph);
+      passes::fuse_conv_activations(*fused, ir.opset_for(""));
+      if (fused->nodes.size() != ir.graph.nodes.size()) {
+        cpu_graph_ = std::move(fused);
+        graph = cpu_graph_.get();
+      }
+    }
+    graph_ = std::make_shared<const CompiledGraph>(compile_graph(*graph, ir.opsets, {}, placement));
     profile_ = options.profile;
     bound_.resize(ir.inputs.size());
     symbols_.reserve(16);
@@ -202,6 +213,9 @@ class WorkerImpl {
   }
 
   Model model_;
+  // The CPU worker's fused copy of the model's graph, when fusing changed it; graph_ points
+  // into it, so it is declared before graph_ (destroyed after it).
+  std::shared_ptr<const ir::Graph> cpu_graph_;
   Backend backend_;
   bool profile_ = false;
   std::unique_ptr<DeviceBackend> device_;

@@ -30,7 +30,8 @@ done
 "$kiln" profile "$model" --input "pixels=$sample" --runs 3 --warmup 1 --trace "$work/p.json" \
   >"$work/profile.txt" 2>&1 || fail "profile exited with $?"
 expect_match "profile header" "$work/profile.txt" "^op +layers +ms per run +ms per layer +share"
-expect_match "profile Conv row" "$work/profile.txt" "^Conv +2 +[0-9.]+ +[0-9.]+ +[0-9.]+%"
+# The CPU worker runs each Conv + Relu as one fused layer.
+expect_match "profile Conv row" "$work/profile.txt" "^FusedConv +2 +[0-9.]+ +[0-9.]+ +[0-9.]+%"
 awk '/%$/ {gsub("%", "", $NF); s += $NF} END {exit !(s > 99.5 && s < 100.5)}' "$work/profile.txt" ||
   fail "profile shares do not add up to 100%: $(cat "$work/profile.txt")"
 expect_match "profile trace line" "$work/profile.txt" "^wrote .*p.json: [0-9]+ tracks"
@@ -39,7 +40,8 @@ expect_match "profile trace line" "$work/profile.txt" "^wrote .*p.json: [0-9]+ t
 "$kiln" bench "$model" --input "pixels=$sample" --runs 3 --warmup 1 --trace "$work/t.json" \
   >"$work/bench.txt" 2>/dev/null || fail "bench --trace exited with $?"
 expect_match "bench trace line" "$work/bench.txt" "^trace: .*t.json: [0-9]+ tracks"
-layers=$("$kiln" inspect "$model" | grep -cE '^ +[0-9]+ ')
+# One trace span per layer the worker ran: the profile's layer counts, summed.
+layers=$(awk '$2 ~ /^[0-9]+$/ && $1 != "runs:" {n += $2} END {print n}' "$work/profile.txt")
 python3 - "$work/t.json" "$layers" <<'PY' || fail "bench --trace wrote an unexpected trace"
 import json, sys
 trace = json.load(open(sys.argv[1]))

@@ -5,6 +5,9 @@
 #include <iostream>
 #include <numeric>
 
+#include <sys/resource.h>
+
+#include "backends/cpu/simd_target.h"
 #include "command.h"
 #include "core/thread_pool.h"
 #include "inputs.h"
@@ -42,6 +45,13 @@ class Progress {
   Clock::time_point last_{};
   bool shown_ = false;
 };
+
+// The process's peak resident memory so far (what the kernel counts as ru_maxrss), in MB.
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
 
 // The value at fraction q of the sorted samples, interpolating between neighbours.
 double quantile(const std::vector<double>& sorted, double q) {
@@ -114,14 +124,19 @@ int bench(const BenchOptions& o) {
   const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / sorted.size();
   const double median = quantile(sorted, 0.5), p90 = quantile(sorted, 0.9);
   const std::string backend_text(backend_name(backend));
+  // Read after the timed runs, so the tracer below does not count.
+  const double peak_mb = peak_rss_mb();
+  // The CPU kernels' SIMD target, also on GPU backends: ops that stay on the CPU run there.
+  const std::string simd = cpu::simd_target_name();
 
   char text[512];
   std::snprintf(text, sizeof text,
-                "backend %s, threads %d\n"
-                "load: %.2f ms (load_model %.2f ms + Worker)\n"
+                "backend %s, threads %d, CPU SIMD target %s\n"
+                "load: %.2f ms (load_model %.2f ms + Worker), peak resident memory %.1f MB\n"
                 "latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, mean %.3f ms, "
                 "p90 %.3f ms, max %.3f ms\n",
-                backend_text.c_str(), threads, load_ms, load_model_ms, runs, warmup, sorted.front(),
+                backend_text.c_str(), threads, simd.c_str(), load_ms, load_model_ms, peak_mb, runs,
+                warmup, sorted.front(),
                 median, mean, p90, sorted.back());
   std::cout << text;
   if (!o.trace.empty()) {
@@ -139,10 +154,10 @@ int bench(const BenchOptions& o) {
     std::cout << "trace: " << o.trace << ": " << describe_trace(profile) << "\n";
   }
   std::snprintf(text, sizeof text,
-                " backend=%s threads=%d load_model_ms=%.3f load_ms=%.3f min_ms=%.4f median_ms=%.4f mean_ms=%.4f "
-                "p90_ms=%.4f max_ms=%.4f\n",
-                backend_text.c_str(), threads, load_model_ms, load_ms, sorted.front(), median, mean,
-                p90, sorted.back());
+                " backend=%s threads=%d simd=%s load_model_ms=%.3f load_ms=%.3f min_ms=%.4f "
+                "median_ms=%.4f mean_ms=%.4f p90_ms=%.4f max_ms=%.4f peak_rss_mb=%.1f\n",
+                backend_text.c_str(), threads, simd.c_str(), load_model_ms, load_ms, sorted.front(),
+                median, mean, p90, sorted.back(), peak_mb);
   std::cout << "bench: model=" << path << text;
   return 0;
 }
@@ -156,9 +171,11 @@ const Registration kCommand{
           "Inputs given by neither --inputs-dir nor --input get random values of the declared\n"
           "dtype and shape. Progress goes to stderr; the last line of stdout is\n"
           "machine-readable:\n"
-          "  bench: model=M backend=B threads=N load_model_ms=X load_ms=X min_ms=X median_ms=X\n"
-          "         mean_ms=X p90_ms=X max_ms=X\n"
-          "(load_model_ms: load_model alone; load_ms: with the Worker.)");
+          "  bench: model=M backend=B threads=N simd=T load_model_ms=X load_ms=X min_ms=X\n"
+          "         median_ms=X mean_ms=X p90_ms=X max_ms=X peak_rss_mb=X\n"
+          "(simd: the SIMD target the CPU kernels dispatched to; load_model_ms: load_model alone;\n"
+          "load_ms: with the Worker; peak_rss_mb: the process's peak resident memory after the\n"
+          "timed runs.)");
       auto o = std::make_shared<BenchOptions>();
       add_model_argument(cmd, o->model);
       cmd.add_option("--runs", o->runs, "timed runs (default 100)")

@@ -132,6 +132,10 @@ int inspect(const InspectOptions& o) {
     std::cout << "  @ ";
     if (!chosen.unavailable.empty()) {
       std::cout << "cpu (fallback: " << chosen.unavailable << ")\n";
+    } else if (backend == Backend::Cpu) {
+      // Every node runs natively on a CPU worker; its placements follow the worker's own graph,
+      // where Conv chains are fused, so they do not line up with the model's nodes.
+      std::cout << "cpu\n";
     } else if (const NodePlacement& p = chosen.nodes[i]; p.fallback_reason.empty()) {
       std::cout << backend_name(p.backend);
       // A GPU node placed without every shape known: a run may still send it to the CPU.
@@ -153,7 +157,8 @@ int inspect(const InspectOptions& o) {
   const size_t total = graph.nodes.size();
   for (Backend b : {Backend::Cpu, Backend::GpuCompute, Backend::GpuPixel}) {
     const BackendPlacement p = b == backend ? chosen : placement_on(model, b, {});
-    const size_t n = p.native();
+    // A CPU worker runs every node natively (fused ones inside a kiln::FusedConv).
+    const size_t n = b == Backend::Cpu && p.unavailable.empty() ? total : p.native();
     char line[160];
     std::snprintf(line, sizeof line, "  %-12s %zu/%zu nodes native (%.1f%%)",
                   (std::string(backend_name(b)) + ":").c_str(), n, total,

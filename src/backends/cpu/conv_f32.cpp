@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/conv_im2col.h"
@@ -70,6 +71,20 @@ WindowGeometry as_2d(const WindowGeometry& g) {
   return r;
 }
 
+// im2col split by channels over the job system: each channel's rows are a contiguous block of
+// the column matrix. On one thread the copy would be a serial stretch between two parallel
+// GEMMs.
+void im2col_parallel(const WindowGeometry& g, int64_t channels, const float* image,
+                     int64_t col_begin, int64_t col_end, float* cols) {
+  const int64_t rows_per_channel = g.kernel_size();
+  const int64_t width = col_end - col_begin;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, rows_per_channel * width));
+  parallel_for(channels, grain, [&](int64_t begin, int64_t end) {
+    im2col(g, end - begin, image + begin * g.in_size(), col_begin, col_end,
+           cols + begin * rows_per_channel * width);
+  });
+}
+
 }  // namespace
 
 float* conv_scratch(ConvScratch slot, size_t floats) {
@@ -105,7 +120,8 @@ constexpr int64_t kTransposedMaxPositions = 160;
 // Y_g = (cols^T W_g^T)^T: the GEMM writes Y_g^T [out_size, mg] into scratch, which is then
 // transposed into place.
 void conv_transposed_product(const ConvProblem& p, const float* x, const float* bias, float* y,
-                             const PackedConvWeights& packed, bool pointwise) {
+                             const PackedConvWeights& packed, bool pointwise,
+                             const ConvEpilogue& e) {
   const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
   const int64_t in_size = g.in_size(), out_size = g.out_size(), k = cg * g.kernel_size();
@@ -117,7 +133,7 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
       const float* xg = x + (n * p.in_channels + grp * cg) * in_size;
       const float* a = xg;
       if (!pointwise) {
-        im2col(g, cg, xg, 0, out_size, cols);
+        im2col_parallel(g, cg, xg, 0, out_size, cols);
         a = cols;
       }
       GemmEpilogue ep;
@@ -128,9 +144,15 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
       sgemm_packed(true, out_size, a, out_size, packed.groups[static_cast<size_t>(grp)], yt, mg,
                    ep);
       float* yg = y + (n * p.out_channels + grp * mg) * out_size;
+      const float* zg = e.residual ? e.residual + (n * p.out_channels + grp * mg) * out_size : nullptr;
       for (int64_t m = 0; m < mg; ++m) {
-        for (int64_t j = 0; j < out_size; ++j) yg[m * out_size + j] = yt[j * mg + m];
+        float* row = yg + m * out_size;
+        for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
+        if (zg) {
+          for (int64_t j = 0; j < out_size; ++j) row[j] += zg[m * out_size + j];
+        }
       }
+      apply_conv_activation(e, yg, mg, out_size, out_size, /*in_gemm=*/false);
     }
   }
 }
@@ -138,7 +160,7 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
 }  // namespace
 
 void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y,
-              const PackedConvWeights* packed) {
+              const PackedConvWeights* packed, const ConvEpilogue& e) {
   const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group;
   const int64_t mg = p.out_channels / p.group;
@@ -158,8 +180,14 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
         const int64_t n = plane / p.out_channels, m = plane % p.out_channels;
         const float* xp = x + (n * p.in_channels + m / mg) * in_size;
         float* scratch = conv_scratch(ConvScratch::kPlane, depthwise_scratch_floats(g2));
-        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, y + plane * out_size,
-                               scratch);
+        float* yp = y + plane * out_size;
+        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, yp, scratch);
+        // The plane is still in cache: the residual and activation cost no extra memory pass.
+        if (e.residual) {
+          const float* zp = e.residual + plane * out_size;
+          for (int64_t j = 0; j < out_size; ++j) yp[j] += zp[j];
+        }
+        apply_conv_activation(e, yp, 1, out_size, out_size, /*in_gemm=*/false);
       }
     });
     return;
@@ -169,8 +197,12 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
   if (packed && out_size < kTransposedMaxPositions &&
       static_cast<int64_t>(packed->groups.size()) == p.group && packed->groups[0].k() == k &&
       packed->groups[0].n() == mg) {
-    conv_transposed_product(p, x, bias, y, *packed, pointwise);
+    conv_transposed_product(p, x, bias, y, *packed, pointwise, e);
     return;
+  }
+  // The GEMM adds the residual as beta * C, so C starts as the residual.
+  if (e.residual && e.residual != y) {
+    std::memcpy(y, e.residual, static_cast<size_t>(p.batch * p.out_channels * out_size) * sizeof(float));
   }
   const int64_t chunk = pointwise ? out_size : chunk_columns(k, out_size);
   float* cols =
@@ -180,15 +212,17 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
       const float* xg = x + (n * p.in_channels + grp * cg) * in_size;
       const float* wg = w + grp * mg * k;
       float* yg = y + (n * p.out_channels + grp * mg) * out_size;
-      const GemmEpilogue ep = bias_epilogue(bias ? bias + grp * mg : nullptr);
+      const GemmEpilogue ep = conv_gemm_epilogue(bias ? bias + grp * mg : nullptr, e);
       if (pointwise) {
         sgemm(false, false, mg, out_size, k, wg, k, xg, in_size, yg, out_size, ep);
+        apply_conv_activation(e, yg, mg, out_size, out_size, /*in_gemm=*/true);
         continue;
       }
       for (int64_t c0 = 0; c0 < out_size; c0 += chunk) {
         const int64_t width = std::min(chunk, out_size - c0);
-        im2col(g, cg, xg, c0, c0 + width, cols);
+        im2col_parallel(g, cg, xg, c0, c0 + width, cols);
         sgemm(false, false, mg, width, k, wg, k, cols, width, yg + c0, out_size, ep);
+        apply_conv_activation(e, yg + c0, mg, width, out_size, /*in_gemm=*/true);
       }
     }
   }

@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "backends/cpu/conv_epilogue.h"
 #include "backends/cpu/gemm.h"
 #include "opdefs/conv.h"
 
@@ -32,11 +33,12 @@ bool conv_wants_packed_weights(int64_t group, int64_t channels_per_group);
 PackedConvWeights pack_conv_weights(const float* w, int64_t out_channels, int64_t group,
                                     int64_t row_length);
 
-// y = conv(x, w) + bias (bias may be null). x: [batch, in_channels, in...], w: [out_channels,
-// in_channels / group, kernel...], y: [batch, out_channels, out...]. `packed` (may be null)
-// holds w packed by pack_conv_weights.
+// y = activation(conv(x, w) + bias + residual) (bias may be null; `epilogue` says the residual
+// and the activation, none by default). x: [batch, in_channels, in...], w: [out_channels,
+// in_channels / group, kernel...], y and the residual: [batch, out_channels, out...]. `packed`
+// (may be null) holds w packed by pack_conv_weights.
 void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y,
-              const PackedConvWeights* packed = nullptr);
+              const PackedConvWeights* packed = nullptr, const ConvEpilogue& epilogue = {});
 
 // y = conv_transpose(x, w) + bias. x: [batch, in_channels, out...] (the window positions),
 // w: [in_channels, out_channels / group, kernel...], y: [batch, out_channels, in...].

@@ -112,13 +112,27 @@ void for_each_tap(const WindowGeometry& g, const Window& w, F&& f) {
   }
 }
 
-// The common 2-D float case without an Indices output: plain clamped loops, several times
-// faster than the general N-D window walk (ResNet's stem pool was ~9% of its run time).
+// max(best, v) with the general path's NaN rule: a tap replaces the running maximum only when
+// it compares greater, so a NaN never replaces a number and a NaN in the first tap stays. One
+// maxss (no branch): windows of noisy activations made the comparison a coin flip, and the
+// mispredictions cost more than the rest of the loop (SqueezeNet's pools were a third of its
+// run time).
+inline float max_tap(float best, float v) { return v > best ? v : best; }
+
+// The common 2-D float case without an Indices output. Output columns whose window lies wholly
+// inside the image (all but a few at the edges) take a loop with no bounds checks that runs
+// over a whole output row per window tap, accumulating in the output row; the edge columns
+// keep the clamped loops.
 void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
   const WindowGeometry& g = s.geometry;
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.stride[0], sw = g.stride[1];
   const int64_t dh = g.dilation[0], dw = g.dilation[1], ph = g.pad[0], pw = g.pad[1];
+  // Columns [inner_begin, inner_end) have every tap inside the image.
+  const int64_t inner_begin = std::min(ow, (pw + sw - 1) / sw);
+  const int64_t last_inside = iw - 1 - (kw - 1) * dw + pw;  // largest c * sw still inside
+  const int64_t inner_end =
+      last_inside < 0 ? inner_begin : std::max(inner_begin, std::min(ow, last_inside / sw + 1));
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, oh * ow * kh * kw));
   parallel_for(s.planes, grain, [&](int64_t begin, int64_t end) {
     for (int64_t plane = begin; plane < end; ++plane) {
@@ -128,7 +142,8 @@ void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
         const int64_t base_r = r * sh - ph;
         const int64_t r_lo = base_r >= 0 ? 0 : (-base_r + dh - 1) / dh;
         const int64_t r_hi = std::min(kh, base_r >= ih ? 0 : (ih - 1 - base_r) / dh + 1);
-        for (int64_t c = 0; c < ow; ++c) {
+        float* out = yp + r * ow;
+        auto clamped = [&](int64_t c) {
           const int64_t base_c = c * sw - pw;
           const int64_t c_lo = base_c >= 0 ? 0 : (-base_c + dw - 1) / dw;
           const int64_t c_hi = std::min(kw, base_c >= iw ? 0 : (iw - 1 - base_c) / dw + 1);
@@ -137,13 +152,31 @@ void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
           for (int64_t i = r_lo; i < r_hi; ++i) {
             const float* row = xp + (base_r + i * dh) * iw + base_c;
             for (int64_t j = c_lo; j < c_hi; ++j) {
-              const float v = row[j * dw];
-              if (!any || v > best) best = v;  // the first tap seeds it, as in the general path
+              best = any ? max_tap(best, row[j * dw]) : row[j * dw];  // the first tap seeds it
               any = true;
             }
           }
-          yp[r * ow + c] = best;
+          out[c] = best;
+        };
+        for (int64_t c = 0; c < inner_begin; ++c) clamped(c);
+        if (r_lo < r_hi) {
+          // Taps in the same order as the clamped loop (rows, then columns), so a NaN lands the
+          // same way.
+          for (int64_t i = r_lo; i < r_hi; ++i) {
+            const float* row = xp + (base_r + i * dh) * iw - pw;
+            for (int64_t j = 0; j < kw; ++j) {
+              const float* tap = row + j * dw;
+              if (i == r_lo && j == 0) {
+                for (int64_t c = inner_begin; c < inner_end; ++c) out[c] = tap[c * sw];
+              } else {
+                for (int64_t c = inner_begin; c < inner_end; ++c) out[c] = max_tap(out[c], tap[c * sw]);
+              }
+            }
+          }
+        } else {
+          for (int64_t c = inner_begin; c < inner_end; ++c) clamped(c);
         }
+        for (int64_t c = inner_end; c < ow; ++c) clamped(c);
       }
     }
   });

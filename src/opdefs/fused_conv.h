@@ -1,0 +1,41 @@
+// kiln::FusedConv: a Conv whose output first goes through a residual Add and/or an activation,
+// in one op, so the CPU writes the output once instead of re-reading it in one pass per op.
+// The CPU worker's load-time pass (passes/fuse_conv_activation.cpp) emits it for
+//   Conv -> [Add(·, Z)] -> [Relu | Clip(min, max) | HardSwish | x * Sigmoid(x)]
+// when nothing else reads the intermediate values.
+//
+//   inputs:  X, W, B (optional: ""), Z (optional: "", the residual; Y's shape)
+//   outputs: Y = activation(conv(X, W) + B + Z)
+//   attributes: Conv's (auto_pad, dilations, group, kernel_shape, pads, strides), and
+//     activation: "" (none), "Relu", "Clip", "HardSwish" or "SiLU" (x * sigmoid(x))
+//     clip_min, clip_max: Clip's bounds (absent bound: no limit that side)
+#pragma once
+
+#include <string>
+
+#include "opdefs/conv.h"
+#include "opdefs/training_defs.h"
+
+namespace kiln {
+
+inline constexpr const char* kFusedConvOp = "FusedConv";
+
+enum class FusedActivation { kNone, kRelu, kClip, kHardSwish, kSilu };
+
+struct FusedConvAttrs {
+  ConvAttrs conv;
+  FusedActivation activation = FusedActivation::kNone;
+  float clip_min = 0.0f;
+  float clip_max = 0.0f;
+};
+
+// The attribute spelling of an activation, and back (kiln::Error naming the node for an unknown
+// one).
+const char* fused_activation_name(FusedActivation a);
+FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info);
+
+inline bool is_fused_conv(const ir::Node& node) {
+  return node.domain == kKilnDomain && node.op_type == kFusedConvOp;
+}
+
+}  // namespace kiln
