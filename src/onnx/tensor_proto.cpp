@@ -196,14 +196,17 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
                                          std::string(dtype_name(dtype)) + " needs " +
                                          std::to_string(expected));
   } else {
-    // Each element takes at least one entry of the typed fields (half of one for the 4-bit
-    // types); fill_from_typed_fields checks the exact count of the field that holds them.
+    // Each element takes at least one entry of the typed fields (the sub-byte types one packed
+    // byte per entry); fill_from_typed_fields checks the exact count of the field that holds
+    // them.
     const int64_t entries = int64_t{p.float_data_size()} + p.int32_data_size() +
                             p.string_data_size() + p.int64_data_size() + p.double_data_size() +
                             p.uint64_data_size();
-    check(entries * (is_subbyte(dtype) ? 2 : 1) >= count,
-          where + ": tensor holds " + std::to_string(entries) + " values, its shape " +
-              shape.to_string() + " needs " + std::to_string(count));
+    const auto needed = static_cast<int64_t>(
+        is_subbyte(dtype) ? packed_byte_size(dtype, static_cast<size_t>(count)) : count);
+    check(entries >= needed, where + ": tensor holds " + std::to_string(entries) +
+                                 " values, its shape " + shape.to_string() + " needs " +
+                                 std::to_string(needed));
   }
   Tensor t = Tensor::zeros(dtype, shape);
   if (bytes) {
