@@ -1,5 +1,5 @@
 # Writes a text file as a C++ raw string literal, for sources that need a file's text at run time
-# (the GLSL the OpenGL ES backend compiles when it runs).
+# (the GLSL the gpu-pixel backend compiles when it runs).
 #   cmake -DINPUT=file -DOUTPUT=file.inc -P embed_text.cmake
 # The output is the literal alone: `constexpr char kText[] =` followed by `#include "file.inc"`.
 cmake_minimum_required(VERSION 3.25)

@@ -34,10 +34,10 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake
 # kiln.pc: for a static libkiln the libraries it links are public requirements, so that a plain
 # `pkg-config --libs kiln` links; for a shared one they are private.
 set(KILN_PC_MODULES "protobuf-lite libhwy libjpeg libpng libtiff-4 libwebp libopenjp2 re2 libxxhash")
-if(KILN_VULKAN)
+if(KILN_GPU_COMPUTE)
   string(APPEND KILN_PC_MODULES " vulkan")
 endif()
-if(KILN_GL)
+if(KILN_GPU_PIXEL)
   string(APPEND KILN_PC_MODULES " egl glesv2")
 endif()
 if(BUILD_SHARED_LIBS)

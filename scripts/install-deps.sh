@@ -13,11 +13,13 @@ packages=(
   libcli11-dev
   # .kiln files: FlatBuffers (schema compiler and headers) and xxHash for the checksum.
   libflatbuffers-dev flatbuffers-compiler libxxhash-dev
-  # Vulkan backend: loader, shader compiler, the CPU driver tests run on, validation layers.
+  # gpu-compute backend (Vulkan): loader, shader compiler, the CPU driver tests run on, validation layers.
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
-  # OpenGL ES backend: EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
+  # gpu-pixel backend (OpenGL ES): EGL and GLES headers, and Mesa's llvmpipe driver the tests run on.
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   googletest libgtest-dev libbenchmark-dev
+  # gemm_bench's yardstick (oneDNN's sgemm); the bench builds without it, the library never uses it.
+  libdnnl-dev
   # Python binding (python/): pybind11 for the system python3, numpy, setuptools for pip
   # installs; pytest and onnx (to build small test models) for its tests; Dask (with pandas for
   # dask.dataframe) for kiln.dask.

@@ -14,10 +14,10 @@ PYBIND11_MODULE(_kiln, m) {
   kiln_python::bind_worker(m);
   py::list backends;
   backends.append("cpu");
-#ifdef KILN_VULKAN
+#ifdef KILN_GPU_COMPUTE
   backends.append("gpu-compute");
 #endif
-#ifdef KILN_GL
+#ifdef KILN_GPU_PIXEL
   backends.append("gpu-pixel");
 #endif
   m.attr("backends") = backends;

@@ -5,6 +5,7 @@
 
 #include "core/npy.h"
 #include "onnx/onnx.pb.h"
+#include "onnx/tensor_file.h"
 #include "onnx/tensor_proto.h"
 #include "onnx/value_proto.h"
 
@@ -17,17 +18,28 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
+namespace onnx_import {
+
+Tensor parse_tensor_file(const std::string& bytes, TensorFileFormat format, ValueKind kind,
+                         const std::string& base_dir, const std::string& where) {
+  if (format == TensorFileFormat::Npy) return read_npy(bytes, where);
+  if (kind != ValueKind::Tensor) return value_from_proto_bytes(bytes, kind, base_dir, where);
+  onnx::TensorProto proto;
+  check(proto.ParseFromString(bytes), where + ": not a valid ONNX TensorProto file");
+  return tensor_from_proto(proto, base_dir, where);
+}
+
+}  // namespace onnx_import
+
 Tensor load_tensor(const std::string& path, ValueKind kind) {
   std::ifstream file(path, std::ios::binary);
   check(file.good(), path + ": cannot open the tensor file");
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (ends_with(path, ".npy")) return read_npy(bytes, path);
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  if (kind != ValueKind::Tensor) return onnx_import::value_from_proto_bytes(bytes, kind, dir, path);
-  onnx::TensorProto proto;
-  check(proto.ParseFromString(bytes), path + ": not a valid ONNX TensorProto file");
-  return onnx_import::tensor_from_proto(proto, dir, path);
+  const auto format = ends_with(path, ".npy") ? onnx_import::TensorFileFormat::Npy
+                                              : onnx_import::TensorFileFormat::Proto;
+  return onnx_import::parse_tensor_file(bytes, format, kind, dir, path);
 }
 
 void save_tensor(const Tensor& tensor, const std::string& path, const std::string& name) {

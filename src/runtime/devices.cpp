@@ -1,12 +1,12 @@
 // kiln::list_devices: what the GPU backends report about every device they can see.
 #include "kiln/device.h"
 
-#if KILN_VULKAN
-#include "backends/vulkan/device.h"
+#if KILN_GPU_COMPUTE
+#include "backends/gpu_compute/device.h"
 #endif
-#if KILN_GL
-#include "backends/gl/devices.h"
-#include "backends/gl/loop_budget.h"
+#if KILN_GPU_PIXEL
+#include "backends/gpu_pixel/devices.h"
+#include "backends/gpu_pixel/loop_budget.h"
 #endif
 
 namespace kiln {
@@ -19,9 +19,9 @@ std::string bytes_text(uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-#if KILN_VULKAN
+#if KILN_GPU_COMPUTE
 void add_vulkan_devices(std::vector<DeviceInfo>& out) {
-  const vulkan::DeviceSurvey survey = vulkan::survey_devices();
+  const gpu_compute::DeviceSurvey survey = gpu_compute::survey_devices();
   if (survey.devices.empty()) {
     DeviceInfo d;
     d.backend = Backend::GpuCompute;
@@ -31,13 +31,13 @@ void add_vulkan_devices(std::vector<DeviceInfo>& out) {
     return;
   }
   for (size_t i = 0; i < survey.devices.size(); ++i) {
-    const vulkan::DeviceInfo& v = survey.devices[i];
+    const gpu_compute::DeviceInfo& v = survey.devices[i];
     const VkPhysicalDeviceLimits& l = survey.limits[i];
     DeviceInfo d;
     d.backend = Backend::GpuCompute;
     d.index = static_cast<int>(i);
     d.name = v.name;
-    d.type = vulkan::to_string(v.type);
+    d.type = gpu_compute::to_string(v.type);
     d.api = "Vulkan " + v.api_version_string();
     d.usable = v.usable();
     d.is_default = i == survey.preferred;
@@ -58,11 +58,11 @@ void add_vulkan_devices(std::vector<DeviceInfo>& out) {
 }
 #endif
 
-#if KILN_GL
+#if KILN_GPU_PIXEL
 void add_gl_devices(std::vector<DeviceInfo>& out) {
-  const std::vector<gl::DeviceReport> reports = gl::survey_devices();
+  const std::vector<gpu_pixel::DeviceReport> reports = gpu_pixel::survey_devices();
   bool default_marked = false;
-  for (const gl::DeviceReport& r : reports) {
+  for (const gpu_pixel::DeviceReport& r : reports) {
     DeviceInfo d;
     d.backend = Backend::GpuPixel;
     d.index = r.index;
@@ -73,7 +73,7 @@ void add_gl_devices(std::vector<DeviceInfo>& out) {
       out.push_back(std::move(d));
       continue;
     }
-    const gl::ContextInfo& info = r.info;
+    const gpu_pixel::ContextInfo& info = r.info;
     d.name = info.renderer;
     d.type = info.vendor;
     d.api = info.version;
@@ -85,11 +85,11 @@ void add_gl_devices(std::vector<DeviceInfo>& out) {
         {"max texture size", std::to_string(info.max_texture_size)},
         {"texture units", std::to_string(info.max_texture_units)},
         {"fragment uniform vectors", std::to_string(info.max_fragment_uniform_vectors)},
-        {"fragment loop steps", info.max_fragment_loop_steps == gl::kUnlimitedLoopSteps
+        {"fragment loop steps", info.max_fragment_loop_steps == gpu_pixel::kUnlimitedLoopSteps
                                     ? std::string("unlimited")
                                     : std::to_string(info.max_fragment_loop_steps)},
     };
-    d.precision = std::string(gl::to_string(info.format)) + " render targets, " +
+    d.precision = std::string(gpu_pixel::to_string(info.format)) + " render targets, " +
                   std::to_string(info.mantissa_bits) + " mantissa bits (probe)";
     out.push_back(std::move(d));
   }
@@ -100,10 +100,10 @@ void add_gl_devices(std::vector<DeviceInfo>& out) {
 
 std::vector<DeviceInfo> list_devices() {
   std::vector<DeviceInfo> devices;
-#if KILN_VULKAN
+#if KILN_GPU_COMPUTE
   add_vulkan_devices(devices);
 #endif
-#if KILN_GL
+#if KILN_GPU_PIXEL
   add_gl_devices(devices);
 #endif
   return devices;

@@ -145,8 +145,8 @@ if grep -q "^gpu-compute 0: " "$work/devices.txt" && ! grep -q "not usable" "$wo
   expect_status "run --device no-such-gpu" 1 "$work/dev.txt" "$kiln" run "$model" \
     --backend gpu-compute --device no-such-gpu --input "pixels=$sample"
   expect_match "run --device no-such-gpu" "$work/dev.txt" "no-such-gpu.*matches no device"
-  KILN_VULKAN_DEVICE=0 "$kiln" run "$model" --backend gpu-compute --device no-such-gpu \
-    --input "pixels=$sample" >"$work/dev.txt" 2>&1 || fail "KILN_VULKAN_DEVICE did not override --device"
+  KILN_GPU_COMPUTE_DEVICE=0 "$kiln" run "$model" --backend gpu-compute --device no-such-gpu \
+    --input "pixels=$sample" >"$work/dev.txt" 2>&1 || fail "KILN_GPU_COMPUTE_DEVICE did not override --device"
 fi
 if grep -q "^gpu-pixel " "$work/devices.txt"; then
   expect_match "devices gl probe" "$work/devices.txt" "^ +precision: RGBA(32|16)F render targets, [0-9]+ mantissa bits"

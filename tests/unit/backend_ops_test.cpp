@@ -15,9 +15,9 @@
 #include "backends/gpu_common/device_unary_op.h"
 #include "kernels/device_backend.h"
 #include "test_util.h"
-#if KILN_VULKAN
-#include "backends/vulkan/device.h"
-#include "vulkan_fixture.h"
+#if KILN_GPU_COMPUTE
+#include "backends/gpu_compute/device.h"
+#include "gpu_compute_fixture.h"
 #endif
 
 namespace kiln::testing {
@@ -1043,13 +1043,13 @@ class BackendOps : public ::testing::TestWithParam<Param> {};
 TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
   const OpCase& op = cases()[GetParam().index];
   const Backend backend = GetParam().backend;
-#if KILN_VULKAN
+#if KILN_GPU_COMPUTE
   // The validation layer watches every GPU-compute run; any message fails the case.
-  vulkan::ScopedEnv validation("KILN_VULKAN_VALIDATION", "1");
-  vulkan::clear_validation_messages_of_all_devices();
+  gpu_compute::ScopedEnv validation("KILN_VULKAN_VALIDATION", "1");
+  gpu_compute::clear_validation_messages_of_all_devices();
   struct CheckValidation {
     ~CheckValidation() {
-      for (const std::string& m : vulkan::validation_messages_of_all_devices()) ADD_FAILURE() << m;
+      for (const std::string& m : gpu_compute::validation_messages_of_all_devices()) ADD_FAILURE() << m;
     }
   } check_validation;
 #endif

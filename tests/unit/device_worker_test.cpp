@@ -224,7 +224,7 @@ TEST_P(DeviceWorker, AFallbackIsLoggedOnceAtInfo) {
 // WorkerOptions::device picks a device by index or name; one that matches nothing is an error
 // naming the selection. list_devices() lists the device a worker picks by default.
 TEST_P(DeviceWorker, TheDeviceIsChosenInWorkerOptions) {
-  if (std::getenv("KILN_VULKAN_DEVICE") || std::getenv("KILN_GL_DEVICE"))
+  if (std::getenv("KILN_GPU_COMPUTE_DEVICE") || std::getenv("KILN_GPU_PIXEL_DEVICE"))
     GTEST_SKIP() << "a device environment variable overrides WorkerOptions::device";
   const std::vector<DeviceInfo> devices = list_devices();
   const DeviceInfo* chosen = nullptr;

@@ -164,7 +164,7 @@ void run_packed(const Case& cs, uint32_t seed) {
 }
 
 // Shapes chosen to hit every path: 1x1x1, GEMV rows and columns, odd sizes around the register
-// tile (14 x 32 on AVX-512, 6 x 16 on AVX2), several K blocks (K > 256), several row blocks
+// tile (14 x 32 on AVX-512, 4 x 24 on AVX2), several K blocks (K > 512), several row blocks
 // (M > 168), few columns (the dot-product path), tiny K, K = lda = 512 (A packed rather than
 // read in place), many column panels.
 const std::vector<std::array<int64_t, 3>>& shapes() {
@@ -424,7 +424,9 @@ TEST(Gemm, EveryTarget) {
                                                               {7, 35, 300},
                                                               {31, 67, 45},
                                                               {5, 3, 40},
-                                                              {40, 600, 20}}) {
+                                                              {40, 600, 20},
+                                                              {9, 30, 50},
+                                                              {13, 40, 33}}) {
       for (int trans = 0; trans < 4; ++trans) {
         Case cs;
         cs.trans_a = trans & 1;
@@ -438,6 +440,48 @@ TEST(Gemm, EveryTarget) {
         cs.ep.activation = GemmActivation::kRelu;
         run_unpacked(cs, seed++);
         run_packed(cs, seed++);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// Blocking edges on every target: B packed on the fly in blocks of ~1024 columns (N = 2100 makes
+// a last, partial block ending in a partial panel), K blocks of up to 512 (K = 1030 is three),
+// A packed by transposing 4- and 2-row groups (lda = 1024, a multiple of 512) with a row tail,
+// a per-row bias with a clip; and 5 columns, which both paths hand to the dot-product kernel.
+// The pre-packed path runs the same blocks in the same order, so it must give the unpacked
+// result bit for bit.
+TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    uint32_t seed = 500;
+    for (auto [m, n, k, pad] : std::vector<std::array<int64_t, 4>>{
+             {45, 2100, 40, 0}, {31, 70, 1030, 0}, {29, 37, 1000, 24}, {40, 5, 300, 3}}) {
+      for (int trans = 0; trans < 4; ++trans) {
+        Case cs;
+        cs.trans_a = trans & 1;
+        cs.trans_b = trans & 2;
+        cs.m = m;
+        cs.n = n;
+        cs.k = k;
+        cs.pad = pad;
+        cs.ep.beta = 0.5f;
+        cs.ep.bias_kind = GemmBias::kPerRow;
+        cs.ep.activation = GemmActivation::kClip;
+        cs.ep.clip_min = -2.0f;
+        cs.ep.clip_max = 2.0f;
+        Operands unpacked(cs, seed), prepacked(cs, seed);
+        ++seed;
+        sgemm(cs.trans_a, cs.trans_b, m, n, k, unpacked.a.data(), unpacked.lda,
+              unpacked.b.data(), unpacked.ldb, unpacked.c.data(), unpacked.ldc,
+              with_bias(cs.ep, unpacked));
+        expect_matches_reference(cs, unpacked);
+        const PackedB packed = pack_b(cs.trans_b, k, n, prepacked.b.data(), prepacked.ldb);
+        sgemm_packed(cs.trans_a, m, prepacked.a.data(), prepacked.lda, packed,
+                     prepacked.c.data(), prepacked.ldc, with_bias(cs.ep, prepacked));
+        EXPECT_EQ(unpacked.c, prepacked.c) << describe(cs);
       }
     }
   }

@@ -41,8 +41,8 @@ const Registration kCommand{
     [](CLI::App& cmd) {
       cmd.footer(
           "Pick a device with --device INDEX or --device NAME-SUBSTRING on run, bench, inspect\n"
-          "and test-onnx (WorkerOptions::device in the API); KILN_VULKAN_DEVICE and\n"
-          "KILN_GL_DEVICE override it.");
+          "and test-onnx (WorkerOptions::device in the API); KILN_GPU_COMPUTE_DEVICE and\n"
+          "KILN_GPU_PIXEL_DEVICE override it.");
       return [] { return devices(); };
     }};
 

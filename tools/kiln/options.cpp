@@ -24,7 +24,7 @@ void add_worker_flags(CLI::App& cmd, WorkerFlags& flags, WorkerFlagSet set) {
       ->type_name("B");
   cmd.add_option("--device", flags.device,
                  "the GPU device: an index or a name substring (see kiln devices); "
-                 "KILN_VULKAN_DEVICE / KILN_GL_DEVICE override it")
+                 "KILN_GPU_COMPUTE_DEVICE / KILN_GPU_PIXEL_DEVICE override it")
       ->type_name("D");
   if (set.threads) {
     cmd.add_option("--threads,-t", flags.threads,

@@ -3,9 +3,9 @@
 // Loop nest of one part of C (rows [m0, m1), column panels [p0, p1)), BLIS-style:
 //   for each block of column panels:          (only when B is packed on the fly)
 //     for each K block (kc):                  C is revisited once per K block
-//       [pack the kc x block slice of B]      it stays in L2 for the loops below
+//       [pack the kc x block slice of B]      it stays in L3 for the loops below
 //       for each row block of A (mc rows):    packed A block (mc x kc) stays in L2
-//         for each column panel (kNR):        its kc x kNR slice of B stays in L1
+//         for each column panel (kNR):        its kc x kNR slice of B stays in L1/L2
 //           for each kMR rows of the block:   micro-kernel
 // Packing exists to give the kernel contiguous, cache-friendly streams; it is skipped where
 // it would not repay the copy (see BMode and use_direct_a).
@@ -34,10 +34,12 @@ HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu::HWY_NAMESPACE {
 namespace gemm {
 
-// kc x kNR floats of B (32 KiB at kc = 256 on AVX-512) stay in the 48 KiB L1 next to the
-// streamed A panel; mc x kc floats of A (~170 KiB) stay in L2.
-inline constexpr int64_t kMaxKc = 256;
-inline constexpr int64_t kMaxMc = static_cast<int64_t>(kMR) * (HWY_MAX_BYTES >= 64 ? 12 : 20);
+// K blocks of up to 512: each K block is one more pass over C (a load and a store of every
+// tile), and the streams the kernel reads per k (one B row of kNR floats, kMR A values) come
+// from L2 fast enough, so a B panel need not fit L1 (measured on Zen 4: 512 beat 256 and 384
+// by 3-5 % on 1024^3). mc x kc floats of A (~300 KiB) stay in L2.
+inline constexpr int64_t kMaxKc = 512;
+inline constexpr int64_t kMaxMc = kMR * (HWY_MAX_BYTES >= 64 ? 12 : (HWY_MAX_BYTES == 32 ? 30 : 20));
 
 // A tile narrower than kNR goes through a buffer on the stack, so the kernel never touches C
 // (or the column bias) past column n_valid.
@@ -65,9 +67,11 @@ inline void run_edge_tile(KernelFn kernel, const float* a, size_t lda, const flo
 
 // B is read in place when all rows fit one register tile (each B value is then used once).
 inline constexpr int64_t kDirectBMaxRows = kMR;
-// Column panels per block when B is packed on the fly: kc x 512 floats (512 KiB at kc = 256)
-// of packed B stay in the 1 MiB L2 next to the A block.
-inline constexpr int64_t kBlockPanels = 512 / kNR;
+// Column panels per block when B is packed on the fly: about 1024 columns, so that a part of
+// up to that width packs each A block once (512 columns, as before, cost 1024^3 about 2 % in
+// A packing). The kc x 1024 block (2 MiB per thread at kc = 512) lives in L3; what has to stay
+// close is only the kc x kNR panel the row tiles of one A block share (L2), as in BLIS.
+inline constexpr int64_t kBlockPanels = (1024 + kNR - 1) / kNR;
 
 // How a part gets its B panels.
 enum class BMode {
@@ -84,12 +88,19 @@ struct BInput {
   int64_t ldb = 0;
 };
 
-// Whether the kernel reads op(A) = A in place instead of a packed copy. Each kMR-row panel of A
-// is then kMR strided rows instead of one contiguous run, which measured as fast as packing
-// (the rows stay in L1/L2 either way) while saving a pass over A per (K block, column block),
-// which is what makes products with few columns per part fast. The exception is a stride that
-// maps all kMR rows to the same few L1 sets (lda a multiple of 512 floats): those conflict.
-inline bool use_direct_a(const gemm_detail::Problem& p) { return !p.trans_a && p.lda % 512 != 0; }
+// Whether the kernel reads op(A) = A in place instead of a packed copy, for a part of `panels`
+// column panels. Each kMR-row panel of A is then kMR strided rows instead of one contiguous
+// run: that saves a pass over A per K block, which pays when few column panels share each
+// packed A block, but costs in the kernel (kMR address streams; on AVX-512 more row pointers
+// than general registers, so some are reloaded every k), which shows when many do. Measured on
+// Zen 4 (gemm_bench --shapes, ResNet's 1x1 convolutions): packing wins by 6-10 % at 784 and
+// 3136 columns, reading in place by up to 5 % at 196. A stride that maps all kMR rows to the
+// same few L1 sets (lda a multiple of 512 floats) always packs: those rows conflict.
+// Either way the kernel sums in the same order, so the choice never changes the result.
+inline constexpr int64_t kDirectAMaxPanels = 256 / kLanes;
+inline bool use_direct_a(const gemm_detail::Problem& p, int64_t panels) {
+  return !p.trans_a && p.lda % 512 != 0 && panels <= kDirectAMaxPanels;
+}
 
 // Computes rows [m0, m1) x column panels [p0, p1) of C over all of K.
 inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0, int64_t m1,
@@ -99,8 +110,9 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
   const int64_t kc_block = gemm_detail::even_block(k, kMaxKc, 8);
   const int64_t mc_block = gemm_detail::even_block(m1 - m0, kMaxMc, kMR);
   const int64_t mc_padded = (mc_block + kMR - 1) / kMR * kMR;
-  const int64_t nc_panels = in.mode == BMode::kPackInBlock ? kBlockPanels : p1 - p0;
-  const bool direct_a = use_direct_a(p);
+  const int64_t nc_panels =
+      in.mode == BMode::kPackInBlock ? std::min(kBlockPanels, p1 - p0) : p1 - p0;
+  const bool direct_a = use_direct_a(p, p1 - p0);
   float* a_block = direct_a ? nullptr
                             : gemm_detail::thread_scratch(
                                   Scratch::kPackA, static_cast<size_t>(mc_padded * kc_block));
@@ -138,7 +150,7 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
           const int64_t n0 = jp * kNR;
           const size_t n_valid = static_cast<size_t>(std::min(kNR, p.n - n0));
           const int64_t width = panel_width(jp, p.n);
-          const KernelTable& kernels = kernel_table(width == kNR ? 2 : 1, direct_a);
+          const KernelTable& kernels = kernel_table(static_cast<size_t>(width / kLanes), direct_a);
           const float* b_panel;
           size_t b_stride = static_cast<size_t>(width);
           if (in.mode == BMode::kPrepacked) {
@@ -217,6 +229,13 @@ inline void pack_b_all(bool trans_b, int64_t k, int64_t n, const float* b, int64
 }
 
 inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packed) {
+  // A few columns (a classifier head, a narrow convolution) fill a fraction of each vector in
+  // the register tile; the dot-product path suits them better. op(B) is then one panel, which
+  // is op(B) itself, row-major with its panel width as the leading dimension.
+  if (p.n <= kNR && use_dot_path(p, /*trans_b=*/false)) {
+    dot_gemm(p, /*trans_b=*/false, packed, panel_width(0, p.n));
+    return;
+  }
   BInput in;
   in.packed = packed;
   run_parts(p, in,

@@ -56,6 +56,29 @@ inline void transpose_block(const float* HWY_RESTRICT src, int64_t ld_src, int64
       out[3] = s3[c];
     }
   }
+  // Two rows left (a 14- or 6-row panel is 4-row blocks and a pair): pairs of 64-bit stores
+  // rather than a scalar copy per float.
+  const hn::Half<decltype(d4)> d2;
+  for (; r + 2 <= rows; r += 2) {
+    const float* s0 = src + r * ld_src;
+    const float* s1 = s0 + ld_src;
+    int64_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      const auto r0 = hn::LoadU(d4, s0 + c);
+      const auto r1 = hn::LoadU(d4, s1 + c);
+      const auto lo = hn::InterleaveLower(d4, r0, r1);  // r0[0] r1[0] r0[1] r1[1]
+      const auto hi = hn::InterleaveUpper(d4, r0, r1);  // r0[2] r1[2] r0[3] r1[3]
+      float* out = dst + c * ld_dst + r;
+      hn::StoreU(hn::LowerHalf(d2, lo), d2, out);
+      hn::StoreU(hn::UpperHalf(d2, lo), d2, out + ld_dst);
+      hn::StoreU(hn::LowerHalf(d2, hi), d2, out + 2 * ld_dst);
+      hn::StoreU(hn::UpperHalf(d2, hi), d2, out + 3 * ld_dst);
+    }
+    for (; c < cols; ++c) {
+      dst[c * ld_dst + r] = s0[c];
+      dst[c * ld_dst + r + 1] = s1[c];
+    }
+  }
 #endif
   for (; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) dst[c * ld_dst + r] = src[r * ld_src + c];
@@ -108,8 +131,10 @@ inline void pack_b_panels(bool trans_b, int64_t n, const float* b, int64_t ldb, 
         const float* src = b + (k0 + k) * ldb;
         for (int64_t jp = g0; jp < full_end; ++jp) {
           float* HWY_RESTRICT out = dst + (jp - panel_begin) * panel_stride + k * kNR;
-          hn::Store(hn::LoadU(d, src + jp * kNR), d, out);
-          hn::Store(hn::LoadU(d, src + jp * kNR + kLanes), d, out + kLanes);
+#pragma GCC unroll 3
+          for (int64_t v = 0; v < kPanelVecs; ++v) {
+            hn::Store(hn::LoadU(d, src + jp * kNR + v * kLanes), d, out + v * kLanes);
+          }
         }
         for (int64_t jp = std::max(g0, full_end); jp < g1; ++jp) {  // the last, partial panel
           const int64_t cols = n - jp * kNR;

@@ -1,0 +1,132 @@
+#include "backends/gpu_compute/gather.h"
+
+#include <span>
+
+#include "backends/gpu_compute/region_copy.h"
+#include "backends/gpu_compute/shaders.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+// The shader indexes 32-bit words with 32-bit unsigned arithmetic.
+constexpr uint64_t kWordLimit = uint64_t{1} << 31;
+
+std::optional<uint32_t> index_words(DataType index_type) {
+  if (index_type == DataType::Int32) return 1;
+  if (index_type == DataType::Int64) return 2;
+  return std::nullopt;
+}
+
+std::optional<int64_t> wrapped_axis(int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (r == 0 || axis < -r || axis >= r) return std::nullopt;
+  return axis < 0 ? axis + r : axis;
+}
+
+bool fits_words(uint64_t elements, uint32_t words) { return elements * words < kWordLimit; }
+
+}  // namespace
+
+bool gather_indices_in_range(const Tensor& indices, int64_t dim) {
+  const int64_t n = indices.element_count();
+  auto in_range = [dim](int64_t v) { return v >= -dim && v < dim; };
+  if (indices.dtype() == DataType::Int32) {
+    const int32_t* v = indices.data<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (!in_range(v[i])) return false;
+    return true;
+  }
+  if (indices.dtype() == DataType::Int64) {
+    const int64_t* v = indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (!in_range(v[i])) return false;
+    return true;
+  }
+  return false;
+}
+
+std::optional<GatherPlan> gather_plan(const Shape& data, const Shape& indices, int64_t axis,
+                                      DataType dtype, DataType index_type) {
+  const std::optional<int64_t> a = wrapped_axis(axis, data.size());
+  const std::optional<uint32_t> iw = index_words(index_type);
+  if (!a || !iw) return std::nullopt;
+  GatherPlan plan;
+  uint64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < *a; ++d) {
+    outer *= static_cast<uint64_t>(data[d]);
+    plan.out_shape.push_back(data[d]);
+  }
+  for (int64_t d : indices) plan.out_shape.push_back(d);
+  for (size_t d = static_cast<size_t>(*a) + 1; d < data.size(); ++d) {
+    inner *= static_cast<uint64_t>(data[d]);
+    plan.out_shape.push_back(data[d]);
+  }
+  const uint64_t n = static_cast<uint64_t>(indices.element_count());
+  const uint64_t count = outer * n * inner;
+  const uint32_t words = element_words(dtype);
+  const uint64_t dim = static_cast<uint64_t>(data[*a]);
+  if (count > 0 && dim == 0) return std::nullopt;  // nothing to gather from: the CPU reports it
+  if (!fits_words(count, words) || !fits_words(data.element_count(), words) || !fits_words(n, *iw))
+    return std::nullopt;
+  GatherPushConstants& pc = plan.pc;
+  pc.count = static_cast<uint32_t>(count);
+  pc.elements = 0;
+  pc.words = words;
+  pc.index_words = *iw;
+  pc.dim = static_cast<uint32_t>(dim);
+  pc.n = static_cast<uint32_t>(n);
+  pc.inner = static_cast<uint32_t>(inner);
+  return plan;
+}
+
+std::optional<GatherPlan> gather_elements_plan(const Shape& data, const Shape& indices,
+                                               int64_t axis, DataType dtype, DataType index_type) {
+  const std::optional<int64_t> a = wrapped_axis(axis, data.size());
+  const std::optional<uint32_t> iw = index_words(index_type);
+  if (!a || !iw || indices.size() != data.size() || data.size() > kGatherMaxRank)
+    return std::nullopt;
+  for (size_t d = 0; d < data.size(); ++d) {
+    if (static_cast<int64_t>(d) != *a && indices[d] > data[d]) return std::nullopt;
+  }
+  const uint64_t count = static_cast<uint64_t>(indices.element_count());
+  const uint32_t words = element_words(dtype);
+  if (count > 0 && data[*a] == 0) return std::nullopt;
+  if (!fits_words(count, words) || !fits_words(data.element_count(), words) ||
+      !fits_words(count, *iw))
+    return std::nullopt;
+  GatherPlan plan;
+  plan.out_shape = indices;
+  GatherPushConstants& pc = plan.pc;
+  pc.count = static_cast<uint32_t>(count);
+  pc.elements = 1;
+  pc.words = words;
+  pc.index_words = *iw;
+  pc.dim = static_cast<uint32_t>(data[*a]);
+  pc.rank = static_cast<uint32_t>(data.size());
+  pc.axis = static_cast<uint32_t>(*a);
+  uint64_t stride = 1;
+  for (size_t d = data.size(); d-- > 0;) {
+    pc.shape[d] = static_cast<uint32_t>(indices[d]);
+    pc.stride[d] = static_cast<uint32_t>(stride);
+    stride *= static_cast<uint64_t>(data[d]);
+  }
+  pc.axis_stride = pc.stride[*a];
+  return plan;
+}
+
+Gather::Gather(Device& device, uint32_t workgroup_size)
+    : device_(device),
+      pipeline_(device,
+                PipelineDesc{shaders::gather(), 3, sizeof(GatherPushConstants), workgroup_size}) {}
+
+void Gather::record(VkCommandBuffer cmd, DescriptorArena& arena, const GatherPushConstants& pc,
+                    const Buffer& data, const Buffer& indices, const Buffer& out) const {
+  if (pc.count == 0) return;
+  const Buffer* buffers[] = {&data, &indices, &out};
+  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+  const Buffer* written[] = {&out};
+  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device_, pipeline_, pc.count), written);
+}
+
+}  // namespace kiln::gpu_compute

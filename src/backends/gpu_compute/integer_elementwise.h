@@ -1,0 +1,53 @@
+// Host side of shaders/integer_elementwise.comp: int32 and int64 Add/Sub/Mul/Div/Mod/Max/Min
+// with numpy broadcasting, and Neg/Abs. Needs shaderInt64 (device.info().has_int64) for both
+// types: 32-bit results are computed in 64 bits and wrapped. Division or Mod by zero yields 0.
+//
+//   const auto pc = integer_push_constants(IntegerOp::Div, DataType::Int64, a_shape, b_shape);
+//   context.kernel<IntegerElementwise>().record(cmd, arena, pc, a, b, c);
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+
+#include "backends/gpu_compute/binary_elementwise.h"
+#include "backends/gpu_compute/buffer.h"
+#include "backends/gpu_compute/descriptors.h"
+#include "backends/gpu_compute/device.h"
+#include "backends/gpu_compute/pipeline.h"
+#include "kiln/dtype.h"
+#include "kiln/shape.h"
+
+namespace kiln::gpu_compute {
+
+// The shader's op codes; the order is part of the shader interface. Mod takes the divisor's
+// sign (ONNX fmod=0), FMod the dividend's (fmod=1).
+enum class IntegerOp : uint32_t { Add, Sub, Mul, Div, Mod, FMod, Max, Min, Neg, Abs };
+
+// Mirrors the shader's push-constant block: the broadcast layout of the float kernel, then the
+// element width.
+struct IntegerPushConstants {
+  BinaryPushConstants layout;
+  uint32_t is64 = 0;
+};
+static_assert(sizeof(IntegerPushConstants) <= kMaxPushConstantBytes);
+
+// kiln::Error when the shapes do not broadcast, the output is beyond the shader (see
+// binary_push_constants) or `type` is not int32/int64.
+IntegerPushConstants integer_push_constants(IntegerOp op, DataType type, const Shape& a,
+                                            const Shape& b);
+
+class IntegerElementwise {
+ public:
+  explicit IntegerElementwise(Device& device, uint32_t workgroup_size = 256);
+
+  // Records c = a <op> b (unary ops read a only; pass it as b too), then a barrier on c.
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const IntegerPushConstants& pc,
+              const Buffer& a, const Buffer& b, const Buffer& c) const;
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
+};
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,85 @@
+#include "backends/gpu_compute/op_recorder.h"
+
+#include <string>
+
+#include "core/tensor_impl.h"
+#include "kernels/transfer_timing.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+size_t byte_size_of(DataType dtype, const Shape& shape) {
+  return static_cast<size_t>(shape.element_count()) * dtype_size(dtype);
+}
+
+}  // namespace
+
+void OpRecorder::check_binding(size_t bytes) const {
+  const uint64_t range = context_->device.info().max_storage_buffer_range;
+  if (bytes > range) {
+    throw RunOnCpu(RunTimeCause::DeviceLimit,
+                   "a " + std::to_string(bytes) +
+                       "-byte tensor exceeds the device's storage-buffer range of " +
+                       std::to_string(range) + " bytes");
+  }
+}
+
+const Buffer& OpRecorder::buffer(size_t k) {
+  const Tensor& t = run_.inputs[k];
+  check_binding(t.byte_size());
+  if (DeviceTensor* d = device_tensor_of(t, *context_)) return d->buffer();
+  DeviceMirror& mirror = *run_.mirrors[k];
+  if (!mirror) {
+    // A host value (or another device's tensor, brought to the host first).
+    const Tensor host = t.impl()->device ? download_to_host(t) : t;
+    MemoryPool& pool = run_.constant[k] ? context_->weights : context_->activations;
+    auto d = std::make_shared<DeviceTensor>(context_, pool, host.byte_size());
+    TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
+    d->record_upload(host.raw_data(), host.byte_size());
+    mirror = std::move(d);
+  }
+  return static_cast<DeviceTensor*>(mirror.get())->buffer();
+}
+
+const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
+  for (int64_t d : shape) check(d >= 0, "negative dimension in output shape " + shape.to_string());
+  const size_t bytes = byte_size_of(dtype, shape);
+  check_binding(bytes);
+  work_ += static_cast<uint64_t>(shape.element_count());
+  auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
+  const Buffer& b = d->buffer();
+  auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);
+  impl->device = std::move(d);
+  run_.outputs[k] = Tensor(std::move(impl));
+  return b;
+}
+
+const Buffer& OpRecorder::upload(std::span<const std::byte> bytes) {
+  check_binding(bytes.size());
+  auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes.size());
+  TimedTransfer timed(true, bytes.size());
+  d->record_upload(bytes.data(), bytes.size());
+  uploads_.push_back(d);  // the destructor hands the buffer to the stream until the GPU is done
+  return d->buffer();
+}
+
+const Buffer& OpRecorder::scratch(size_t bytes) {
+  check_binding(bytes);
+  auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
+  uploads_.push_back(d);
+  return d->buffer();
+}
+
+void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
+  buffer(source);  // a host input goes to the device first
+  const Tensor& in = run_.inputs[source];
+  auto impl = std::make_shared<TensorImpl>(in.dtype(), shape, nullptr);
+  if (device_tensor_of(in, *context_)) {
+    impl->device = in.impl()->device;
+  } else {
+    impl->device = std::static_pointer_cast<DeviceTensor>(*run_.mirrors[source]);
+  }
+  run_.outputs[k] = Tensor(std::move(impl));
+}
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,240 @@
+// Element-wise ops on the GPU: float32 binary arithmetic with broadcasting, int32/int64
+// arithmetic (shaders/integer_elementwise.comp), and the unary math and activation functions
+// (shaders/binary_elementwise.comp, shaders/unary_elementwise.comp).
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "backends/gpu_compute/binary_elementwise.h"
+#include "backends/gpu_compute/integer_elementwise.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/region_copy.h"
+#include "backends/gpu_compute/unary_elementwise.h"
+#include "core/tensor_impl.h"
+#include "opdefs/broadcast.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+RecordFn binary(BinaryOp op) {
+  return [op](OpRecorder& r) {
+    const Shape out = broadcast_shapes(r.shape(0), r.shape(1), "binary op");
+    const Buffer& a = r.buffer(0);
+    const Buffer& b = r.buffer(1);
+    const Buffer& c = r.output(0, DataType::Float32, out);
+    r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), op, a, r.shape(0), b, r.shape(1), c);
+  };
+}
+
+// Whether the host tensor `t` holds a zero (a divisor the CPU kernel rejects).
+bool has_zero(const Tensor& t) {
+  const int64_t n = t.element_count();
+  if (t.dtype() == DataType::Int32) {
+    const int32_t* v = t.data<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (v[i] == 0) return true;
+  } else {
+    const int64_t* v = t.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (v[i] == 0) return true;
+  }
+  return false;
+}
+
+// int32/int64 arithmetic; unary ops bind input 0 twice.
+void record_integer(OpRecorder& r, IntegerOp op) {
+  if (!r.device().info().has_int64)
+    throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
+  const bool unary = op == IntegerOp::Neg || op == IntegerOp::Abs;
+  const size_t k_b = unary ? 0 : 1;
+  if (r.dtype(k_b) != r.dtype(0)) throw RunOnCpu(RunTimeCause::InputKind, "operand types differ");
+  const bool divides = op == IntegerOp::Div || op == IntegerOp::Mod || op == IntegerOp::FMod;
+  // A divisor the host can see is checked, so that zero fails as on the CPU; one computed on
+  // the device gives 0 where it is zero (see the shader).
+  if (divides && !r.input(1).impl()->device && has_zero(r.input(1)))
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "integer division by zero; the CPU kernel reports it");
+  const IntegerPushConstants pc = integer_push_constants(op, r.dtype(0), r.shape(0), r.shape(k_b));
+  const Buffer& a = r.buffer(0);
+  const Buffer& b = r.buffer(k_b);
+  const Buffer& c =
+      r.output(0, r.dtype(0), broadcast_shapes(r.shape(0), r.shape(k_b), "binary op"));
+  r.kernel<IntegerElementwise>().record(r.cmd(), r.arena(), pc, a, b, c);
+}
+
+// Float32 through the float kernel (when it has the op), int32/int64 through the integer one.
+OpFactory binary_factory(std::optional<BinaryOp> float_op, std::optional<IntegerOp> int_op) {
+  return [float_op, int_op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    std::vector<DataType> allowed;
+    if (float_op) allowed.push_back(DataType::Float32);
+    if (int_op) allowed.insert(allowed.end(), {DataType::Int32, DataType::Int64});
+    for (size_t k = 0; k < q.info.num_inputs(); ++k) {
+      if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, k, 1))
+        return nullptr;
+      const DataType t = q.input_types[k];
+      if (t != DataType::Undefined &&
+          std::find(allowed.begin(), allowed.end(), t) == allowed.end()) {
+        reason = "no " + std::string(dtype_name(t)) + " kernel for this op";
+        return nullptr;
+      }
+    }
+    if (q.info.num_inputs() != 2) {
+      reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
+      return nullptr;
+    }
+    RecordFn float_record = float_op ? binary(*float_op) : RecordFn();
+    return [float_record, int_op](OpRecorder& r) {
+      if (r.dtype(0) == DataType::Float32) {
+        if (!float_record || r.dtype(1) != DataType::Float32)
+          throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
+        float_record(r);
+      } else {
+        if (!int_op) throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
+        record_integer(r, *int_op);
+      }
+    };
+  };
+}
+
+OpFactory binary_factory(BinaryOp op) { return binary_factory(op, std::nullopt); }
+
+// Sum, Max and Min of more than two float32 inputs: the first broadcast into the output, then
+// one in-place dispatch per further input (each element reads and writes only itself). `mean`
+// divides the result by the input count at the end.
+RecordFn float_chain(BinaryOp op, bool mean = false) {
+  return [op, mean](OpRecorder& r) {
+    Shape out = r.shape(0);
+    for (size_t k = 0; k < r.num_inputs(); ++k) {
+      if (r.dtype(k) != DataType::Float32)
+        throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
+      out = broadcast_shapes(out, r.shape(k), "binary op");
+    }
+    const Buffer& first = r.buffer(0);
+    const Buffer& c = r.output(0, DataType::Float32, out);
+    r.kernel<RegionCopy>().record(r.cmd(), r.arena(), expand_region(r.shape(0), out),
+                                  DataType::Float32, first, c);
+    for (size_t k = 1; k < r.num_inputs(); ++k) {
+      const Buffer& b = r.buffer(k);
+      r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), op, c, out, b, r.shape(k), c);
+    }
+    if (mean) {
+      const UnaryParams divide{UnaryOp::DivideBy, static_cast<float>(r.num_inputs())};
+      r.kernel<UnaryElementwise>().record(r.cmd(), r.arena(), divide, c, c,
+                                          static_cast<uint64_t>(out.element_count()));
+    }
+  };
+}
+
+// Sum, Max, Min and Mean of one input: the input itself, shared as the CPU op shares it.
+void record_identity(OpRecorder& r) { r.output_view(0, 0, r.shape(0)); }
+
+// Mean of float32 inputs: their sum divided by the count, as the CPU computes it.
+OpFactory mean_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!every_input_present(q.info, reason) || !inputs_are(q, {DataType::Float32}, reason))
+      return nullptr;
+    if (q.info.num_inputs() == 1) return record_identity;
+    return float_chain(BinaryOp::Add, true);
+  };
+}
+
+// One input as itself; two as a binary op (float or integer); more as a float32 chain.
+OpFactory variadic_factory(BinaryOp op, IntegerOp int_op) {
+  OpFactory two = binary_factory(op, int_op);
+  return [two, op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!every_input_present(q.info, reason)) return nullptr;
+    if (q.info.num_inputs() == 1) {
+      if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason))
+        return nullptr;
+      return record_identity;
+    }
+    if (q.info.num_inputs() == 2) return two(q, reason);
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    return float_chain(op);
+  };
+}
+
+// PRelu: the slope broadcasts to X, never the other way (the CPU kernel reports that).
+// Before opset 7 a 1-D slope meant per channel; those models stay on the CPU.
+OpFactory prelu_factory() {
+  OpFactory plain = binary_factory(BinaryOp::PRelu);
+  return [plain](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.opset() < 7) {
+      reason = "PRelu before opset 7 has its own slope layout";
+      return nullptr;
+    }
+    RecordFn record = plain(q, reason);
+    if (!record) return nullptr;
+    return [record](OpRecorder& r) {
+      if (broadcast_shapes(r.shape(0), r.shape(1), "binary op") != r.shape(0))
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "slope does not broadcast to X");
+      record(r);
+    };
+  };
+}
+
+RecordFn unary(UnaryParams params) {
+  return [params](OpRecorder& r) {
+    const Buffer& x = r.buffer(0);
+    const Buffer& y = r.output(0, DataType::Float32, r.shape(0));
+    r.kernel<UnaryElementwise>().record(r.cmd(), r.arena(), params, x, y,
+                                        static_cast<uint64_t>(r.shape(0).element_count()));
+  };
+}
+
+// The unary ops and activations, their parameters read from the node at load time.
+OpFactory unary_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
+    std::optional<UnaryParams> params = unary_params(q.info, reason);
+    if (!params) return nullptr;
+    return unary(*params);
+  };
+}
+
+// Neg and Abs: float32 through the unary kernel, int32/int64 through the integer one.
+OpFactory signed_unary(UnaryOp float_op, IntegerOp int_op) {
+  return [float_op, int_op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))
+      return nullptr;
+    RecordFn float_record = unary(UnaryParams{float_op});
+    return [float_record, int_op](OpRecorder& r) {
+      if (r.dtype(0) == DataType::Float32) {
+        float_record(r);
+      } else {
+        record_integer(r, int_op);
+      }
+    };
+  };
+}
+
+}  // namespace
+
+void register_elementwise_ops(OpTable& t) {
+  t.add("Add", binary_factory(BinaryOp::Add, IntegerOp::Add));
+  t.add("Sub", binary_factory(BinaryOp::Sub, IntegerOp::Sub));
+  t.add("Mul", binary_factory(BinaryOp::Mul, IntegerOp::Mul));
+  t.add("Div", binary_factory(BinaryOp::Div, IntegerOp::Div));
+  t.add("Pow", binary_factory(BinaryOp::Pow));
+  t.add("Max", variadic_factory(BinaryOp::Max, IntegerOp::Max));
+  t.add("Min", variadic_factory(BinaryOp::Min, IntegerOp::Min));
+  t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    // Float Mod must be C's fmod (fmod=1); fmod=0 on floats fails on the CPU.
+    const bool fmod = q.info.attr_int("fmod", 0) != 0;
+    return binary_factory(fmod ? std::optional(BinaryOp::Mod) : std::nullopt,
+                          fmod ? IntegerOp::FMod : IntegerOp::Mod)(q, reason);
+  });
+  t.add("Sum", variadic_factory(BinaryOp::Add, IntegerOp::Add));
+  t.add("Mean", mean_factory());
+  t.add("PRelu", prelu_factory());
+
+  t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
+  t.add("Neg", signed_unary(UnaryOp::Neg, IntegerOp::Neg));
+  // Every other op of the shared table (gpu_common/unary_ops.inc).
+  for (const std::string& op : unary_onnx_types()) {
+    if (op == "Abs" || op == "Neg") continue;
+    t.add(op, unary_factory());
+  }
+}
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,60 @@
+// Indexed reads on the GPU: Gather and GatherElements (shaders/gather.comp) for 32- and 64-bit
+// data with int32 or int64 indices.
+#include "backends/gpu_compute/gather.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "core/tensor_impl.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+using PlanFn = std::optional<GatherPlan> (*)(const Shape&, const Shape&, int64_t, DataType,
+                                             DataType);
+
+// Host-resident indices (constants, CPU-computed values) are validated here: the shader would
+// clamp a bad one silently, while the CPU kernel fails with the index and the bound.
+void check_host_indices(OpRecorder& r, const GatherPlan& plan) {
+  const Tensor& indices = r.input(1);
+  if (indices.impl()->device) return;  // computed on the device: the shader clamps
+  if (!gather_indices_in_range(indices, plan.pc.dim))
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "an index is out of range; the CPU kernel reports it");
+}
+
+RecordFn gather(int64_t axis, PlanFn plan_of) {
+  return [axis, plan_of](OpRecorder& r) {
+    const std::optional<GatherPlan> plan =
+        plan_of(r.shape(0), r.shape(1), axis, r.dtype(0), r.dtype(1));
+    if (!plan)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU gather kernel");
+    check_host_indices(r, *plan);
+    const Buffer& data = r.buffer(0);
+    const Buffer& indices = r.buffer(1);
+    const Buffer& out = r.output(0, r.dtype(0), plan->out_shape);
+    r.kernel<Gather>().record(r.cmd(), r.arena(), plan->pc, data, indices, out);
+  };
+}
+
+OpFactory gather_factory(PlanFn plan_of) {
+  return [plan_of](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1) ||
+        !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 1, 1))
+      return nullptr;
+    const int64_t axis = q.info.attr_int("axis", 0);
+    // With both shapes fixed at load time, the plan tells now whether the kernel covers them.
+    const Shape *data = static_input_shape(q, 0), *indices = static_input_shape(q, 1);
+    if (data && indices && !plan_of(*data, *indices, axis, q.input_types[0], q.input_types[1])) {
+      reason = "shapes outside the GPU gather kernel";
+      return nullptr;
+    }
+    return gather(axis, plan_of);
+  };
+}
+
+}  // namespace
+
+void register_indexing_ops(OpTable& t) {
+  t.add("Gather", gather_factory(gather_plan));
+  t.add("GatherElements", gather_factory(gather_elements_plan));
+}
+
+}  // namespace kiln::gpu_compute

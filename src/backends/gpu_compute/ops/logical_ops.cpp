@@ -1,0 +1,87 @@
+// Comparisons, boolean logic, IsNaN/IsInf and Where on the GPU
+// (shaders/logical_elementwise.comp), with numpy broadcasting.
+#include <vector>
+
+#include "backends/gpu_compute/logical_elementwise.h"
+#include "backends/gpu_compute/ops/op_table.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+const std::initializer_list<DataType> kNumbers = {DataType::Float32, DataType::Int32,
+                                                  DataType::Int64};
+
+// `type_input`: the input whose dtype the shader needs (compared operands, Where's values).
+RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t flags = 0) {
+  return [=](OpRecorder& r) {
+    std::vector<Shape> shapes;
+    for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
+    const DataType type = type_input < r.num_inputs() ? r.dtype(type_input) : DataType::Float32;
+    const std::optional<LogicalPushConstants> pc = logical_push_constants(
+        op, type == DataType::Bool ? DataType::Float32 : type, shapes, flags);
+    if (!pc) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU kernel");
+    std::vector<const Buffer*> operands;
+    for (size_t k = 0; k < r.num_inputs(); ++k) operands.push_back(&r.buffer(k));
+    const Buffer& out =
+        r.output(0, op == LogicalOp::Where ? r.dtype(1) : out_type, *broadcast_all(shapes));
+    r.kernel<LogicalElementwise>().record(r.cmd(), r.arena(), *pc, operands, out);
+  };
+}
+
+bool takes_inputs(const DevicePlacementQuery& q, size_t n, std::string& reason) {
+  if (q.info.num_inputs() == n) return true;
+  reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel " +
+           std::to_string(n) + ")";
+  return false;
+}
+
+OpFactory comparison(LogicalOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!takes_inputs(q, 2, reason) || !inputs_are(q, kNumbers, reason)) return nullptr;
+    return logical(op, 0, DataType::Bool);
+  };
+}
+
+OpFactory boolean(LogicalOp op, size_t inputs) {
+  return [op, inputs](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!takes_inputs(q, inputs, reason) || !inputs_are(q, {DataType::Bool}, reason))
+      return nullptr;
+    return logical(op, SIZE_MAX, DataType::Bool);
+  };
+}
+
+}  // namespace
+
+void register_logical_ops(OpTable& t) {
+  t.add("Equal", comparison(LogicalOp::Equal));
+  t.add("Less", comparison(LogicalOp::Less));
+  t.add("LessOrEqual", comparison(LogicalOp::LessOrEqual));
+  t.add("Greater", comparison(LogicalOp::Greater));
+  t.add("GreaterOrEqual", comparison(LogicalOp::GreaterOrEqual));
+  t.add("And", boolean(LogicalOp::And, 2));
+  t.add("Or", boolean(LogicalOp::Or, 2));
+  t.add("Xor", boolean(LogicalOp::Xor, 2));
+  t.add("Not", boolean(LogicalOp::Not, 1));
+  t.add("IsNaN", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    return logical(LogicalOp::IsNaN, 0, DataType::Bool);
+  });
+  t.add("IsInf", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    const uint32_t flags = (q.info.attr_int("detect_positive", 1) != 0 ? 1u : 0u) |
+                           (q.info.attr_int("detect_negative", 1) != 0 ? 2u : 0u);
+    return logical(LogicalOp::IsInf, 0, DataType::Bool, flags);
+  });
+  t.add("Where", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!takes_inputs(q, 3, reason) || !inputs_are(q, {DataType::Bool}, reason, 0, 1) ||
+        !inputs_are(q, kNumbers, reason, 1, 2))
+      return nullptr;
+    return [](OpRecorder& r) {
+      if (r.dtype(1) != r.dtype(2))
+        throw RunOnCpu(RunTimeCause::InputKind, "Where's values differ in type");
+      logical(LogicalOp::Where, 1, r.dtype(1))(r);
+    };
+  });
+}
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,109 @@
+// Pooling on the GPU. MaxPool, AveragePool and LpPool with 1 to 3 spatial axes run
+// shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's;
+// GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
+// shaders/reduce.comp.
+#include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/pool.h"
+#include "backends/gpu_compute/reduce.h"
+#include "opdefs/window.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, NodeRef node) {
+  return [=](OpRecorder& r) {
+    const Shape& x = r.shape(0);
+    // A rank the kernel does not take goes to the CPU kernel, which reports a wrong one.
+    if (x.size() != window.kernel_shape.size() + 2)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "pool input rank does not match kernel_shape");
+    PoolShape s;
+    s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
+                                *node.node, &s.pad_end);
+    s.planes = x[0] * x[1];
+    const PoolPushConstants pc = or_run_on_cpu(
+        RunTimeCause::DeviceLimit, [&] { return pool_constants(s, kind, count_include_pad, p); });
+    Shape y_shape{x[0], x[1]};
+    for (int64_t d : s.geometry.out) y_shape.push_back(d);
+    const Buffer& xb = r.buffer(0);
+    const Buffer& y = r.output(0, DataType::Float32, y_shape);
+    r.add_work(static_cast<uint64_t>(y_shape.element_count()) * s.geometry.kernel_size());
+    r.kernel<Pool>().record(r.cmd(), r.arena(), pc, xb, y);
+  };
+}
+
+OpFactory pool_factory(PoolOp kind) {
+  return [kind](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    if (q.info.has_output(1)) {
+      reason = "MaxPool's Indices output has no GPU kernel";
+      return nullptr;
+    }
+    WindowAttrs window = parse_window_attrs(q.info);
+    const size_t rank = window.kernel_shape.size();
+    if (rank < 1 || rank > kPoolMaxSpatialAxes) {
+      reason = std::to_string(rank) + "-D pooling has no GPU kernel (1-D to 3-D do)";
+      return nullptr;
+    }
+    const auto p = static_cast<float>(q.info.attr_int("p", 2));
+    if (kind == PoolOp::Lp && p <= 0.0f) {
+      reason = "LpPool's p must be positive: the CPU kernel reports it";
+      return nullptr;
+    }
+    return pool(kind, std::move(window), q.info.attr_int("count_include_pad", 0) != 0, p,
+                NodeRef(q.info));
+  };
+}
+
+RecordFn global_pool(ReduceOp op) {
+  return [op](OpRecorder& r) {
+    const Shape& x = r.shape(0);
+    if (x.size() < 3)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "a global pool needs an (N, C, spatial...) input");
+    Shape y_shape{x[0], x[1]};
+    std::vector<bool> reduced(x.size(), true);
+    reduced[0] = reduced[1] = false;
+    for (size_t d = 2; d < x.size(); ++d) y_shape.push_back(1);
+    const std::optional<ReduceProblem> p = reduce_problem(x, reduced, op);
+    if (!p || (x.element_count() == 0 && y_shape.element_count() != 0))
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "global pool shape outside the GPU kernel");
+    const Buffer& xb = r.buffer(0);
+    const Buffer& y = r.output(0, DataType::Float32, y_shape);
+    r.add_work(static_cast<uint64_t>(x.element_count()));
+    r.kernel<Reduce>().record(r.cmd(), r.arena(), *p, xb, y);
+  };
+}
+
+OpFactory global_pool_factory(ReduceOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    return global_pool(op);
+  };
+}
+
+// GlobalLpPool as the plane's L1 or L2 norm; other exponents stay on the CPU.
+OpFactory global_lp_pool_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const int64_t p = q.info.attr_int("p", 2);
+    if (p != 1 && p != 2) {
+      reason = "GlobalLpPool with p = " + std::to_string(p) + " has no GPU kernel (1 and 2 do)";
+      return nullptr;
+    }
+    return global_pool_factory(p == 1 ? ReduceOp::L1 : ReduceOp::L2)(q, reason);
+  };
+}
+
+}  // namespace
+
+void register_pool_ops(OpTable& t) {
+  t.add("MaxPool", pool_factory(PoolOp::Max));
+  t.add("AveragePool", pool_factory(PoolOp::Average));
+  t.add("LpPool", pool_factory(PoolOp::Lp));
+  t.add("GlobalAveragePool", global_pool_factory(ReduceOp::Mean));
+  t.add("GlobalMaxPool", global_pool_factory(ReduceOp::Max));
+  t.add("GlobalLpPool", global_lp_pool_factory());
+}
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,125 @@
+// LSTM on the GPU (lstm.h): the input projection of every step in one MatMul-kernel dispatch,
+// then one step dispatch per time step for all directions. The subset it takes: float32,
+// layout 0, the default activations, no clip, no input_forget, and sequence lengths (when
+// given) that all equal the sequence length. Other nodes stay on the CPU with a reason.
+#include <string>
+
+#include "backends/gpu_common/device_lstm.h"
+#include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_compute/lstm.h"
+#include "backends/gpu_compute/matmul.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/region_copy.h"
+#include "core/tensor_impl.h"
+#include "opdefs/recurrent.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+namespace rc = recurrent;
+
+// The run's sizes, checked by the LSTM definition (opdefs/recurrent.h) as the CPU kernel checks
+// them: inputs it rejects, and empty tensors, run on the CPU.
+LstmProblem lstm_problem(const OpRecorder& r, const rc::RecurrentAttributes& a,
+                         const NodeRef& node) {
+  const std::vector<Tensor> inputs = run_inputs(r);
+  const rc::RecurrentShape s = rc::check_inputs({*node.node, inputs}, a, rc::lstm_cell_spec());
+  LstmProblem p;
+  p.seq = s.seq;
+  p.batch = s.batch;
+  p.hidden = s.hidden;
+  p.directions = s.directions;
+  p.reverse = a.direction == rc::Direction::kReverse;
+  p.has_bias = r.has_input(rc::kB);
+  p.has_initial_h = r.has_input(rc::kInitialH);
+  p.has_initial_c = r.has_input(rc::kInitialC);
+  p.has_peepholes = r.has_input(rc::kPeepholes);
+  if (p.seq == 0 || p.batch == 0 || p.hidden == 0 || s.input == 0)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                   "LSTM with an empty dimension runs on the CPU");
+  return p;
+}
+
+// The step kernel runs every batch entry for the whole sequence: shorter sequences (and values
+// computed on the device, which cannot be checked here) go to the CPU.
+void check_full_sequences(const OpRecorder& r, int64_t seq) {
+  if (!r.has_input(rc::kSequenceLens)) return;
+  const Tensor& lengths = r.input(rc::kSequenceLens);
+  if (lengths.impl()->device)
+    throw RunOnCpu(RunTimeCause::InputValues,
+                   "LSTM sequence_lens computed on the device cannot be checked");
+  for (int64_t b = 0; b < lengths.element_count(); ++b) {
+    const int64_t n = lengths.dtype() == DataType::Int32 ? lengths.data<int32_t>()[b]
+                                                         : lengths.data<int64_t>()[b];
+    if (n != seq)
+      throw RunOnCpu(RunTimeCause::InputValues,
+                     "LSTM sequence_lens shorter than the sequence runs on the CPU");
+  }
+}
+
+RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
+  return [attrs = std::move(attrs), node](OpRecorder& r) {
+    LstmProblem p = lstm_problem(r, attrs, node);
+    check_full_sequences(r, p.seq);
+    const int64_t input = r.shape(rc::kX)[2], gates = 4 * p.hidden;
+    const int64_t rows = p.seq * p.batch;
+    const Shape state{p.directions, p.batch, p.hidden};
+
+    // X viewed as [seq * batch, input] times W viewed as [directions * 4 * hidden, input]ᵀ.
+    const MatMulProblem projection_problem = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+      return gemm_problem({rows, input}, {p.directions * gates, input}, false, true);
+    });
+    const Buffer& projection =
+        r.scratch(static_cast<size_t>(rows * p.directions * gates) * sizeof(float));
+    LstmStepBuffers b;
+    b.projection = &projection;
+    b.r = &r.buffer(rc::kR);
+    if (p.has_bias) b.bias = &r.buffer(rc::kB);
+    if (p.has_peepholes) b.peepholes = &r.buffer(rc::kPeepholes);
+    if (p.has_initial_h) b.initial_h = &r.buffer(rc::kInitialH);
+    const Buffer& x = r.buffer(rc::kX);
+    const Buffer& w = r.buffer(rc::kW);
+    const Buffer* initial_c = p.has_initial_c ? &r.buffer(rc::kInitialC) : nullptr;
+    b.y = &r.output(0, DataType::Float32, {p.seq, p.directions, p.batch, p.hidden});
+    p.writes_final_h = r.num_outputs() > 1;
+    if (p.writes_final_h) b.final_h = &r.output(1, DataType::Float32, state);
+    // Y_c, when asked for, is the running cell state itself.
+    b.cell = r.num_outputs() > 2
+                 ? &r.output(2, DataType::Float32, state)
+                 : &r.scratch(static_cast<size_t>(state.element_count()) * sizeof(float));
+
+    r.add_work(static_cast<uint64_t>(rows * p.directions * gates) *
+               static_cast<uint64_t>(input + p.hidden));
+    r.kernel<MatMul>().record(r.cmd(), r.arena(), projection_problem, x, w, projection);
+    if (initial_c) {  // the step kernel reads the cell state from b.cell
+      const Region all{{state.element_count()}, 0, {1}, 0, {1}};
+      r.kernel<RegionCopy>().record(r.cmd(), r.arena(), all, DataType::Float32, *initial_c,
+                                    *b.cell);
+    }
+    for (int64_t step = 0; step < p.seq; ++step)
+      r.kernel<LstmStep>().record_step(r.cmd(), r.arena(), p, b, step);
+  };
+}
+
+}  // namespace
+
+void register_recurrent_ops(OpTable& t) {
+  t.add("LSTM", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason, rc::kX, rc::kSequenceLens) ||
+        !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, rc::kSequenceLens, 1) ||
+        !inputs_are(q, {DataType::Float32}, reason, rc::kInitialH))
+      return nullptr;
+    rc::RecurrentAttributes attrs;
+    try {
+      attrs = rc::parse_recurrent_attributes(q.info, rc::lstm_cell_spec());
+    } catch (const Error& e) {
+      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+      return nullptr;
+    }
+    reason = lstm_outside_gpu_subset(q.info, attrs);
+    if (!reason.empty()) return nullptr;
+    return lstm(std::move(attrs), NodeRef(q.info));
+  });
+}
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,76 @@
+// Reductions on the GPU (shaders/reduce.comp): the Reduce* family and ArgMax / ArgMin, a
+// workgroup per output element, over the axes their definition (opdefs/reduce.h) resolves. Any
+// set of axes runs natively: the kernel addresses reduced dimensions through their strides, so
+// non-contiguous axes need no transpose first.
+#include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/reduce.h"
+#include "opdefs/broadcast.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+void record_reduce(OpRecorder& r, const ReducePlan& plan, const ReduceAttrs& attrs,
+                   DataType out_dtype) {
+  const Shape& x = r.shape(0);
+  const std::optional<ReduceProblem> p =
+      reduce_problem(x, plan.reduced_axes(), attrs.op, attrs.select_last_index);
+  if (!p)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction layout outside the GPU kernel");
+  // Reducing an empty input into a non-empty output (the identity element) stays on the CPU.
+  if (x.element_count() == 0 && plan.out.element_count() != 0)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction of an empty input");
+  const Buffer& xb = r.buffer(0);
+  const Buffer& y = r.output(0, out_dtype, plan.out);
+  r.add_work(static_cast<uint64_t>(x.element_count()));
+  r.kernel<Reduce>().record(r.cmd(), r.arena(), *p, xb, y);
+}
+
+OpFactory reduce_factory(ReduceOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
+    const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
+    if (attrs.axes_from_input && q.info.has_input(1) && !q.input_on_cpu[1]) {
+      reason = "axes computed on the device";
+      return nullptr;
+    }
+    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
+      std::vector<int64_t> axes;
+      const bool axes_given = attrs.axes_from_input && r.has_input(1);
+      if (axes_given) axes = to_int64_vector(r.input(1), "axes");
+      const ReducePlan plan =
+          resolve_reduce(attrs, r.shape(0),
+                         axes_given ? std::optional(std::span(axes)) : std::nullopt, *node.node);
+      record_reduce(r, plan, attrs, DataType::Float32);
+    };
+  };
+}
+
+OpFactory arg_factory(ReduceOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
+    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
+      const ReducePlan plan = resolve_reduce(attrs, r.shape(0), std::nullopt, *node.node);
+      for (size_t d = 0; d < plan.reduced.size(); ++d) {
+        if (plan.reduced[d] && r.shape(0)[d] == 0)
+          throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "ArgMax / ArgMin over an empty axis");
+      }
+      record_reduce(r, plan, attrs, DataType::Int64);
+    };
+  };
+}
+
+}  // namespace
+
+void register_reduce_ops(OpTable& t) {
+  for (ReduceOp op :
+       {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::L1,
+        ReduceOp::L2, ReduceOp::SumSquare, ReduceOp::LogSum, ReduceOp::LogSumExp}) {
+    t.add(op_type_of(op), reduce_factory(op));
+  }
+  t.add("ArgMax", arg_factory(ReduceOp::ArgMax));
+  t.add("ArgMin", arg_factory(ReduceOp::ArgMin));
+}
+
+}  // namespace kiln::gpu_compute

@@ -1,0 +1,189 @@
+#include "backends/gpu_pixel/conv.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "backends/gpu_pixel/banded_draw.h"
+#include "backends/gpu_pixel/draw.h"
+#include "backends/gpu_pixel/fused_activation.h"
+#include "backends/gpu_pixel/operand_checks.h"
+#include "backends/gpu_pixel/program.h"
+#include "backends/gpu_pixel/shader_mains.h"
+#include "backends/gpu_pixel/window_plane.h"
+#include "kiln/error.h"
+
+namespace kiln::gpu_pixel {
+namespace {
+
+// Spatial vectors are (height, width). TRANSPOSE selects ConvTranspose, HAS_BIAS the bias,
+// ACT_RELU / ACT_CLIP the fused activation.
+constexpr const char* kShader = R"(
+uniform highp sampler2D x;
+uniform int x_width;
+uniform highp sampler2D w;
+uniform int w_width;
+#ifdef HAS_BIAS
+uniform highp sampler2D bias;
+uniform int bias_width;
+#endif
+uniform ivec2 u_in;      // geometry.in
+uniform ivec2 u_out;     // geometry.out
+uniform ivec2 u_kernel;
+uniform ivec2 u_stride;
+uniform ivec2 u_dilation;
+uniform ivec2 u_pad;
+uniform int u_in_channels;
+uniform int u_out_channels;
+uniform int u_group_in;   // input channels per group
+uniform int u_group_out;  // output channels per group
+
+// ceil(p / d) for d > 0 and any sign of p.
+int ceil_div(int p, int d) { return p >= 0 ? (p + d - 1) / d : -((-p) / d); }
+
+// (n, c, y, x) of element e of an NCHW tensor with `channels` channels of (height, width) `size`.
+ivec4 nchw_position(int e, int channels, ivec2 size) {
+  int x = e % size.y;
+  int r = e / size.y;
+  int y = r % size.x;
+  r /= size.x;
+  return ivec4(r / channels, r % channels, y, x);
+}
+
+float finish(float sum, int oc) {
+#ifdef HAS_BIAS
+  sum += fetch_element(bias, bias_width, oc);
+#endif
+  return activate(sum);
+}
+
+#ifndef TRANSPOSE
+// Y[n, oc, oy, ox] over Y's spatial dims u_out.
+float element(int e) {
+  ivec4 at = nchw_position(e, u_out_channels, u_out);
+  int n = at.x, oc = at.y, oy = at.z, ox = at.w;
+  int g = oc / u_group_out;
+  ivec2 origin = ivec2(oy, ox) * u_stride - u_pad;
+  // Taps inside the image: origin + k * dilation in [0, u_in).
+  ivec2 k_begin = ivec2(max(0, ceil_div(-origin.x, u_dilation.x)),
+                        max(0, ceil_div(-origin.y, u_dilation.y)));
+  ivec2 k_end = ivec2(min(u_kernel.x, ceil_div(u_in.x - origin.x, u_dilation.x)),
+                      min(u_kernel.y, ceil_div(u_in.y - origin.y, u_dilation.y)));
+  int plane = u_in.x * u_in.y;
+  int x_channel = (n * u_in_channels + g * u_group_in) * plane;
+  int w_channel = oc * u_group_in * u_kernel.x * u_kernel.y;
+  float sum = 0.0;
+  for (int ic = 0; ic < u_group_in; ++ic) {
+    for (int ky = k_begin.x; ky < k_end.x; ++ky) {
+      int x_row = x_channel + (origin.x + ky * u_dilation.x) * u_in.y + origin.y;
+      int w_row = w_channel + ky * u_kernel.y;
+      for (int kx = k_begin.y; kx < k_end.y; ++kx) {
+        sum += fetch_element(x, x_width, x_row + kx * u_dilation.y) *
+               fetch_element(w, w_width, w_row + kx);
+      }
+    }
+    x_channel += plane;
+    w_channel += u_kernel.x * u_kernel.y;
+  }
+  return finish(sum, oc);
+}
+#else
+// Y[n, oc, oy, ox] over the image u_in: the sum over windows p (in u_out) and taps k with
+// p * stride - pad + k * dilation == (oy, ox).
+float element(int e) {
+  ivec4 at = nchw_position(e, u_out_channels, u_in);
+  int n = at.x, oc = at.y, oy = at.z, ox = at.w;
+  int g = oc / u_group_out;
+  int plane = u_out.x * u_out.y;
+  int taps = u_kernel.x * u_kernel.y;
+  float sum = 0.0;
+  for (int ic = 0; ic < u_group_in; ++ic) {
+    int c = g * u_group_in + ic;
+    int x_channel = (n * u_in_channels + c) * plane;
+    int w_channel = (c * u_group_out + oc - g * u_group_out) * taps;
+    for (int ky = 0; ky < u_kernel.x; ++ky) {
+      int ty = oy + u_pad.x - ky * u_dilation.x;
+      if (ty < 0 || ty % u_stride.x != 0) continue;
+      int py = ty / u_stride.x;
+      if (py >= u_out.x) continue;
+      for (int kx = 0; kx < u_kernel.y; ++kx) {
+        int tx = ox + u_pad.y - kx * u_dilation.y;
+        if (tx < 0 || tx % u_stride.y != 0) continue;
+        int px = tx / u_stride.y;
+        if (px >= u_out.y) continue;
+        sum += fetch_element(x, x_width, x_channel + py * u_out.y + px) *
+               fetch_element(w, w_width, w_channel + ky * u_kernel.y + kx);
+      }
+    }
+  }
+  return finish(sum, oc);
+}
+#endif
+)";
+
+}  // namespace
+
+void Conv::record(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
+                  const TextureTensor* bias, TextureTensor& y) const {
+  run(false, p, x, w, bias, y);
+}
+
+void Conv::record_transpose(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
+                            const TextureTensor* bias, TextureTensor& y) const {
+  run(true, p, x, w, bias, y);
+}
+
+void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
+               const TextureTensor* bias, TextureTensor& y) const {
+  const std::string where = std::string(transpose ? "ConvTranspose" : "Conv") + " on OpenGL ES";
+  const WindowPlane g = to_window_plane(p.geometry, where);
+  check(p.group > 0 && p.in_channels % p.group == 0 && p.out_channels % p.group == 0,
+        where + ": " + std::to_string(p.in_channels) + " input and " +
+            std::to_string(p.out_channels) + " output channels are not divisible by group " +
+            std::to_string(p.group));
+  check(p.batch >= 0, where + ": negative batch");
+  const int64_t x_plane = transpose ? g.out[0] * g.out[1] : g.in[0] * g.in[1];
+  const int64_t y_plane = transpose ? g.in[0] * g.in[1] : g.out[0] * g.out[1];
+  const int64_t group_in = p.in_channels / p.group, group_out = p.out_channels / p.group;
+  const int64_t taps = g.kernel[0] * g.kernel[1];
+  const int64_t x_count = p.batch * p.in_channels * x_plane;
+  const int64_t y_count = p.batch * p.out_channels * y_plane;
+  const int64_t w_count =
+      transpose ? p.in_channels * group_out * taps : p.out_channels * group_in * taps;
+  expect_element_count(y, y_count, where, "Y");
+  if (y_count == 0) return;
+  check(std::max({x_count, y_count, w_count}) <= kIndexLimit,
+        where + ": more elements than 32-bit indexing reaches");
+  expect_element_count(w, w_count, where, "W");
+  if (bias) expect_element_count(*bias, p.out_channels, where, "B");
+  // With no input elements (zero input channels) the loops read nothing, and the possibly empty
+  // X and W stay unbound (draw() refuses empty textures).
+  const bool reads = x_count > 0 && w_count > 0;
+  if (reads) expect_element_count(x, x_count, where, "X");
+
+  ProgramVariant variant;
+  variant.add(transpose, "TRANSPOSE");
+  variant.add(bias != nullptr, "HAS_BIAS");
+  add_activation(variant, p.activation);
+  const Program& program =
+      context_.programs().get("conv", variant.name, variant.defines,
+                              std::string(kFusedActivation) + kShader + kElementMain);
+  std::vector<DrawInput> inputs;
+  if (reads) inputs = {{"x", &x}, {"w", &w}};
+  if (bias) inputs.push_back({"bias", bias});
+  auto i = [](int64_t v) { return static_cast<int>(v); };
+  const auto set_uniforms = [&] {
+    set_window_uniforms(program, g);
+    program.set("u_in_channels", i(p.in_channels));
+    program.set("u_out_channels", i(p.out_channels));
+    program.set("u_group_in", i(group_in));
+    program.set("u_group_out", i(group_out));
+    set_activation_uniforms(program, p.clip_min, p.clip_max);
+  };
+
+  // Four outputs per fragment, each over its group's channels and taps.
+  draw_in_bands(context_, program, y, inputs, 4 * group_in * (1 + window_loop_steps(g)),
+                set_uniforms);
+}
+
+}  // namespace kiln::gpu_pixel

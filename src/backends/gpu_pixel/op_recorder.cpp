@@ -1,0 +1,56 @@
+#include "backends/gpu_pixel/op_recorder.h"
+
+#include <span>
+
+#include "kernels/transfer_timing.h"
+
+namespace kiln::gpu_pixel {
+
+std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape) {
+  for (int64_t d : shape) check(d >= 0, "negative dimension in output shape " + shape.to_string());
+  try {
+    return std::make_shared<TextureData>(runtime_, shape.element_count());
+  } catch (const Error& e) {
+    throw RunOnCpu(RunTimeCause::DeviceLimit, e.what());  // larger than the device's textures allow
+  }
+}
+
+const TextureTensor& OpRecorder::texture(size_t k) {
+  const Tensor& t = run_.inputs[k];
+  if (TextureData* d = texture_data_of(t, *runtime_)) return d->texture();
+  DeviceMirror& mirror = *run_.mirrors[k];
+  if (!mirror) {
+    // A host value (or another device's tensor, brought to the host first).
+    const Tensor host = t.impl()->device ? download_to_host(t) : t;
+    check(host.dtype() == DataType::Float32, "only float32 tensors live in textures");
+    auto d = new_texture(host.shape());
+    TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
+    upload(d->texture(), std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
+    mirror = std::move(d);
+  }
+  return static_cast<TextureData*>(mirror.get())->texture();
+}
+
+TextureTensor& OpRecorder::output(size_t k, const Shape& shape) {
+  auto d = new_texture(shape);
+  TextureTensor& texture = d->texture();
+  auto impl = std::make_shared<TensorImpl>(DataType::Float32, shape, nullptr);
+  impl->device = std::move(d);
+  run_.outputs[k] = Tensor(std::move(impl));
+  runtime_->drew();
+  return texture;
+}
+
+void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
+  texture(source);  // a host input goes to the device first
+  const Tensor& in = run_.inputs[source];
+  auto impl = std::make_shared<TensorImpl>(DataType::Float32, shape, nullptr);
+  if (texture_data_of(in, *runtime_)) {
+    impl->device = in.impl()->device;
+  } else {
+    impl->device = std::static_pointer_cast<TextureData>(*run_.mirrors[source]);
+  }
+  run_.outputs[k] = Tensor(std::move(impl));
+}
+
+}  // namespace kiln::gpu_pixel

@@ -1,0 +1,46 @@
+// What a GPU-pixel node's recording sees: float32 inputs as textures (host values uploaded on
+// first use and kept for the run, constants for the worker's life), host data of CPU-resident
+// inputs, and new texture outputs. Used inside the context's Scope, one node at a time.
+#pragma once
+
+#include <memory>
+
+#include "backends/gpu_pixel/runtime.h"
+#include "backends/gpu_pixel/texture_data.h"
+#include "kernels/device_backend.h"
+
+namespace kiln::gpu_pixel {
+
+using kiln::RunOnCpu;
+
+class OpRecorder {
+ public:
+  OpRecorder(const std::shared_ptr<Runtime>& runtime, DeviceOpRun& run)
+      : runtime_(runtime), run_(run) {}
+
+  template <class Kernel>
+  Kernel& kernel() {
+    return runtime_->kernel<Kernel>();
+  }
+
+  size_t num_inputs() const { return run_.inputs.size(); }
+  bool has_input(size_t k) const { return k < run_.inputs.size() && run_.inputs[k].defined(); }
+  const Tensor& input(size_t k) const { return run_.inputs[k]; }
+  const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
+  // Input k (float32) as a texture.
+  const TextureTensor& texture(size_t k);
+  // A new texture for float32 output k. RunOnCpu when it would not fit the device's textures.
+  TextureTensor& output(size_t k, const Shape& shape);
+  // A texture for intermediate values of this node, returned to the pool when it goes.
+  TextureTensor temporary(int64_t elements) { return TextureTensor(runtime_->context(), elements); }
+  // Output k as input `source`'s texture under another shape (Reshape and friends).
+  void output_view(size_t k, size_t source, const Shape& shape);
+
+ private:
+  std::shared_ptr<TextureData> new_texture(const Shape& shape);
+
+  const std::shared_ptr<Runtime>& runtime_;
+  DeviceOpRun& run_;
+};
+
+}  // namespace kiln::gpu_pixel

@@ -1,0 +1,239 @@
+// Data movement as draws. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
+// Dropout) copy nothing: the output shares the input's texture. Transpose, Slice, Expand,
+// DepthToSpace and SpaceToDepth are one strided gather; Concat, Pad, Tile, Gather and
+// ConstantOfShape have draws of their own. Shape and index inputs are host values.
+#include "backends/gpu_pixel/concat.h"
+#include "backends/gpu_pixel/fill.h"
+#include "backends/gpu_pixel/gather.h"
+#include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/pad_tile.h"
+#include "backends/gpu_pixel/region_copy.h"
+#include "backends/gpu_common/node_resolution.h"
+#include "core/element_storage.h"
+#include "opdefs/broadcast.h"
+#include "opdefs/concat.h"
+
+namespace kiln::gpu_pixel {
+namespace {
+
+Shape int_list(const Tensor& t, const char* what) {
+  Shape out;
+  read_int_list(t, out, what);
+  return out;
+}
+
+// Builds the region for this run; bad attributes or inputs go to the CPU kernel's messages.
+// The output has the region's shape unless `reshape` gives the op's own (DepthToSpace walks a
+// 6-D region of a 4-D output).
+template <class F>
+RecordFn region_op(F region_of, std::function<Shape(const Shape& in)> reshape = {}) {
+  return [region_of, reshape](OpRecorder& r) {
+    const Region region = region_of(r);
+    const TextureTensor& in = r.texture(0);
+    TextureTensor& out = r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape));
+    r.kernel<RegionCopy>().record(region, in, out);
+  };
+}
+
+OpFactory view_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason, 0, 1)) return nullptr;
+    return record_view<OpRecorder>(q.info);
+  };
+}
+
+// Registers `op` with float data in input 0 and CPU-resident inputs after it.
+void add_with_host_inputs(OpTable& t, const char* op,
+                          std::function<RecordFn(const NodeInfo&)> make) {
+  t.add(op, [make](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
+    return make(q.info);
+  });
+}
+
+RecordFn slice(const NodeInfo& info) {
+  if (info.opset() < 10) {
+    const std::vector<int64_t> starts = info.required_ints("starts");
+    const std::vector<int64_t> ends = info.required_ints("ends");
+    const std::vector<int64_t> axes = info.attr_ints("axes");
+    return region_op(
+        [=](OpRecorder& r) { return slice_region(r.shape(0), starts, ends, axes, {}); });
+  }
+  return region_op([](OpRecorder& r) {
+    const Shape axes = r.has_input(3) ? int_list(r.input(3), "Slice axes") : Shape{};
+    const Shape steps = r.has_input(4) ? int_list(r.input(4), "Slice steps") : Shape{};
+    return slice_region(r.shape(0), int_list(r.input(1), "Slice starts"),
+                        int_list(r.input(2), "Slice ends"), axes, steps);
+  });
+}
+
+RecordFn concat(int64_t axis) {
+  return [axis](OpRecorder& r) {
+    std::vector<Shape> shapes;
+    std::vector<const TextureTensor*> ins;
+    for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
+    const Shape out_shape = concat_output_shape(shapes, axis, "Concat");
+    for (size_t k = 0; k < r.num_inputs(); ++k) ins.push_back(&r.texture(k));
+    TextureTensor& y = r.output(0, out_shape);
+    r.kernel<Concat>().record(ins, shapes, axis, y);
+  };
+}
+
+Shape shape_of(const PadIndexing& ix) {
+  return Shape(std::vector<int64_t>(ix.out_shape.begin(), ix.out_shape.begin() + ix.rank));
+}
+
+// Pad's and Tile's output shapes; bad pads or repeats go to the CPU kernel's messages.
+Shape pad_shape(OpRecorder& r, std::span<const int64_t> pads, PadMode mode) {
+  return or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
+                       [&] { return shape_of(pad_indexing(r.shape(0), pads, mode)); });
+}
+
+// Pad's pads, constant value and axes: attributes before opset 11, inputs after.
+RecordFn pad(const NodeInfo& info) {
+  const PadMode mode = pad_mode_from_string(info.attr_string("mode", "constant"));
+  if (info.opset() < 11) {
+    const std::vector<int64_t> pads = info.attr_ints(info.opset() < 2 ? "paddings" : "pads");
+    const float value = info.attr_float("value", 0.0f);
+    return [=](OpRecorder& r) {
+      const Shape y_shape = pad_shape(r, pads, mode);
+      const TextureTensor& x = r.texture(0);
+      r.kernel<PadTile>().pad(x, r.shape(0), pads, mode, value, r.output(0, y_shape));
+    };
+  }
+  return [mode](OpRecorder& r) {
+    const Shape& x_shape = r.shape(0);
+    const auto rank = static_cast<int64_t>(x_shape.size());
+    const Shape given = int_list(r.input(1), "Pad pads");
+    std::vector<int64_t> pads(given.begin(), given.end());
+    if (r.has_input(3)) {  // pads for the listed axes only
+      const Shape axes = int_list(r.input(3), "Pad axes");
+      if (given.size() != 2 * axes.size())
+        throw RunOnCpu(RunTimeCause::InputValues, "pads and axes differ in length");
+      pads.assign(static_cast<size_t>(2 * rank), 0);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+        if (a < 0 || a >= rank) throw RunOnCpu(RunTimeCause::InputValues, "Pad axis out of range");
+        pads[static_cast<size_t>(a)] = given[i];
+        pads[static_cast<size_t>(a + rank)] = given[i + axes.size()];
+      }
+    }
+    float value = 0.0f;
+    if (r.has_input(2)) {
+      const Tensor& v = r.input(2);
+      if (v.dtype() != DataType::Float32 || v.element_count() != 1)
+        throw RunOnCpu(RunTimeCause::InputValues, "Pad's constant value is not one float");
+      value = v.data<float>()[0];
+    }
+    const Shape y_shape = pad_shape(r, pads, mode);
+    const TextureTensor& x = r.texture(0);
+    r.kernel<PadTile>().pad(x, x_shape, pads, mode, value, r.output(0, y_shape));
+  };
+}
+
+RecordFn tile() {
+  return [](OpRecorder& r) {
+    const Shape repeats = int_list(r.input(1), "Tile repeats");
+    const Shape y_shape = or_run_on_cpu(
+        RunTimeCause::InputValues, [&] { return shape_of(tile_indexing(r.shape(0), repeats)); });
+    const TextureTensor& x = r.texture(0);
+    r.kernel<PadTile>().tile(x, r.shape(0), repeats, r.output(0, y_shape));
+  };
+}
+
+RecordFn gather(int64_t axis) {
+  return [axis](OpRecorder& r) {
+    const Tensor& indices = r.input(1);
+    if (!gather_supported(indices.element_count()))
+      throw RunOnCpu(RunTimeCause::DeviceLimit, "too many indices");
+    const std::vector<int64_t> values = to_int64_vector(indices, "Gather indices");
+    Shape y_shape;
+    try {
+      y_shape = gather_shape(r.shape(0), indices.shape(), axis);
+      const int64_t rank = static_cast<int64_t>(r.shape(0).size());
+      const int64_t dim = r.shape(0)[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
+      for (int64_t i : values) {
+        if (i < -dim || i >= dim) throw Error("index out of range");
+      }
+    } catch (const Error& e) {
+      throw RunOnCpu(RunTimeCause::InputValues, e.what());  // the CPU kernel names the bad index
+    }
+    const TextureTensor& x = r.texture(0);
+    r.kernel<Gather>().record(x, r.shape(0), values, indices.shape(), axis, r.output(0, y_shape));
+  };
+}
+
+// ConstantOfShape with a float32 value (0 by default); the shape is a host value.
+RecordFn constant_of_shape(float value) {
+  return [value](OpRecorder& r) {
+    const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
+    for (int64_t d : shape)
+      if (d < 0)
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "a negative dimension; the CPU kernel reports it");
+    r.kernel<Fill>().record(value, r.output(0, shape));
+  };
+}
+
+}  // namespace
+
+void register_data_movement_ops(OpTable& t) {
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
+    t.add(op, view_factory());
+  t.add("Dropout", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.has_output(1) || (q.info.opset() >= 12 && q.info.has_input(2))) {
+      reason = "Dropout with a mask or a training_mode input stays on the CPU";
+      return nullptr;
+    }
+    return view_factory()(q, reason);
+  });
+  t.add("Transpose", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    return region_op([perm = q.info.attr_ints("perm")](OpRecorder& r) {
+      return transpose_region(r.shape(0), perm);
+    });
+  });
+  add_with_host_inputs(t, "Slice", slice);
+  add_with_host_inputs(t, "Expand", [](const NodeInfo&) {
+    return region_op([](OpRecorder& r) {
+      return expand_region(r.shape(0), int_list(r.input(1), "Expand shape"));
+    });
+  });
+  t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    return concat(parse_concat_axis(q.info));
+  });
+  t.add("DepthToSpace", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const int64_t block = q.info.required_int("blocksize");
+    const std::string mode = q.info.attr_string("mode", "DCR");
+    return region_op([=](OpRecorder& r) { return depth_to_space_region(r.shape(0), block, mode); },
+                     [block](const Shape& x) {
+                       return Shape{x[0], x[1] / (block * block), x[2] * block, x[3] * block};
+                     });
+  });
+  t.add("SpaceToDepth", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const int64_t block = q.info.required_int("blocksize");
+    return region_op([=](OpRecorder& r) { return space_to_depth_region(r.shape(0), block); },
+                     [block](const Shape& x) {
+                       return Shape{x[0], x[1] * block * block, x[2] / block, x[3] / block};
+                     });
+  });
+  add_with_host_inputs(t, "Pad", pad);
+  add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });
+  t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!host_inputs(q, 0, reason)) return nullptr;
+    // Other value types make integer or bool outputs, which the backend keeps on the CPU.
+    const std::optional<Tensor> value = q.info.attr_tensor("value");
+    if (value && (value->dtype() != DataType::Float32 || value->element_count() != 1)) {
+      reason = "ConstantOfShape's value is not one float32";
+      return nullptr;
+    }
+    return constant_of_shape(value ? value->data<float>()[0] : 0.0f);
+  });
+  add_with_host_inputs(t, "Gather",
+                       [](const NodeInfo& info) { return gather(info.attr_int("axis", 0)); });
+}
+
+}  // namespace kiln::gpu_pixel

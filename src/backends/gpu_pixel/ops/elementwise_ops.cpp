@@ -1,0 +1,131 @@
+// Element-wise ops as draws: float32 binary arithmetic with broadcasting, Sum, Max, Min and Mean
+// of any number of inputs, and the unary math and activation functions
+// (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise).
+#include <optional>
+#include <vector>
+
+#include "backends/gpu_pixel/binary_elementwise.h"
+#include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/unary_elementwise.h"
+#include "backends/gpu_pixel/variadic_elementwise.h"
+
+namespace kiln::gpu_pixel {
+namespace {
+
+// numpy's broadcast of `a` and `b`, what the draws take; nullopt when the shapes do not
+// broadcast that way (PRelu's legacy per-channel slope does not: the CPU kernel takes it).
+std::optional<Shape> numpy_broadcast(const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  Shape out;
+  out.resize(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Shape broadcast(const Shape& a, const Shape& b) {
+  std::optional<Shape> out = numpy_broadcast(a, b);
+  if (!out) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes do not broadcast");
+  return *out;
+}
+
+// False, with `reason`, when every input's shape is fixed at load time and they do not
+// broadcast numpy's way.
+bool static_shapes_broadcast(const DevicePlacementQuery& q, std::string& reason) {
+  std::optional<Shape> out = Shape{};
+  for (size_t k = 0; k < q.info.num_inputs() && out; ++k) {
+    const Shape* shape = static_input_shape(q, k);
+    if (!shape) return true;
+    out = numpy_broadcast(*out, *shape);
+  }
+  if (!out) reason = "input shapes that do not broadcast numpy's way";
+  return out.has_value();
+}
+
+OpFactory binary_factory(BinaryOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    if (q.info.num_inputs() != 2) {
+      reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
+      return nullptr;
+    }
+    if (!static_shapes_broadcast(q, reason)) return nullptr;
+    return [op](OpRecorder& r) {
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)));
+      r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+    };
+  };
+}
+
+// Sum, Max, Min and Mean of float32 inputs. One input is the result itself (the CPU op shares
+// it too); two or more are a chain of binary draws.
+OpFactory variadic_factory(VariadicOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!every_input_present(q.info, reason) || !float_inputs(q, reason) ||
+        !static_shapes_broadcast(q, reason))
+      return nullptr;
+    return [op](OpRecorder& r) {
+      if (r.num_inputs() == 1) {
+        r.output_view(0, 0, r.shape(0));
+        return;
+      }
+      std::vector<VariadicInput> inputs;
+      Shape out = r.shape(0);
+      for (size_t k = 0; k < r.num_inputs(); ++k) {
+        inputs.push_back({&r.texture(k), r.shape(k)});
+        out = broadcast(out, r.shape(k));
+      }
+      TextureTensor& c = r.output(0, out);
+      r.kernel<VariadicElementwise>().record(op, inputs, c);
+    };
+  };
+}
+
+// The unary ops and activations, their parameters read from the node at load time.
+OpFactory unary_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason, 0, 1)) return nullptr;
+    std::optional<UnaryParams> params = unary_params(q.info, reason);
+    if (!params) return nullptr;
+    return [p = *params](OpRecorder& r) {
+      const TextureTensor& x = r.texture(0);
+      TextureTensor& y = r.output(0, r.shape(0));
+      r.kernel<UnaryElementwise>().record(p, x, y);
+    };
+  };
+}
+
+}  // namespace
+
+void register_elementwise_ops(OpTable& t) {
+  t.add("Add", binary_factory(BinaryOp::Add));
+  t.add("Sub", binary_factory(BinaryOp::Sub));
+  t.add("Mul", binary_factory(BinaryOp::Mul));
+  t.add("Div", binary_factory(BinaryOp::Div));
+  t.add("Pow", binary_factory(BinaryOp::Pow));
+  t.add("Max", variadic_factory(VariadicOp::Max));
+  t.add("Min", variadic_factory(VariadicOp::Min));
+  t.add("Sum", variadic_factory(VariadicOp::Sum));
+  t.add("Mean", variadic_factory(VariadicOp::Mean));
+  t.add("PRelu", binary_factory(BinaryOp::PRelu));
+  t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.attr_int("fmod", 0) != 1) {
+      reason = "integer Mod stays on the CPU";
+      return nullptr;
+    }
+    return binary_factory(BinaryOp::Mod)(q, reason);
+  });
+
+  // The ops of the shared table (gpu_common/unary_ops.inc).
+  for (const std::string& op : unary_onnx_types()) {
+    t.add(op, unary_factory());
+  }
+}
+
+}  // namespace kiln::gpu_pixel

@@ -1,0 +1,116 @@
+// MatMul, Gemm, Conv and ConvTranspose as draws (backends/gpu_pixel/matmul, conv). Conv problems are
+// resolved by the op's definition (opdefs/conv.h), so both backends accept the same nodes.
+#include "backends/gpu_pixel/conv.h"
+#include "backends/gpu_pixel/matmul.h"
+#include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_common/node_resolution.h"
+#include "opdefs/conv.h"
+
+namespace kiln::gpu_pixel {
+namespace {
+
+Shape matmul_output_shape(const Shape& a, const Shape& b, const MatmulParams& p) {
+  // The params drop size-1 batch dimensions: the output keeps numpy's broadcast shape.
+  Shape out;
+  const size_t ra = a.size() >= 2 ? a.size() - 2 : 0, rb = b.size() >= 2 ? b.size() - 2 : 0;
+  const size_t rank = std::max(ra, rb);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + ra >= rank ? a[i + ra - rank] : 1;
+    const int64_t db = i + rb >= rank ? b[i + rb - rank] : 1;
+    out.push_back(da == 1 ? db : da);
+  }
+  if (a.size() > 1) out.push_back(p.m);
+  if (b.size() > 1) out.push_back(p.n);
+  return out;
+}
+
+OpFactory matmul_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    return [](OpRecorder& r) {
+      const MatmulParams p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
+                                           [&] { return matmul_params(r.shape(0), r.shape(1)); });
+      const Shape y_shape = matmul_output_shape(r.shape(0), r.shape(1), p);
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      r.kernel<Matmul>().record(p, a, b, nullptr, r.output(0, y_shape));
+    };
+  };
+}
+
+OpFactory gemm_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const bool ta = q.info.attr_int("transA", 0) != 0, tb = q.info.attr_int("transB", 0) != 0;
+    const float alpha = q.info.attr_float("alpha", 1.0f), beta = q.info.attr_float("beta", 1.0f);
+    return [=](OpRecorder& r) {
+      const bool has_c = r.has_input(2);
+      const Shape c_shape = has_c ? r.shape(2) : Shape{};
+      const MatmulParams p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+        return gemm_params(r.shape(0), r.shape(1), has_c ? &c_shape : nullptr, ta, tb, alpha, beta);
+      });
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      const TextureTensor* c = has_c ? &r.texture(2) : nullptr;
+      r.kernel<Matmul>().record(p, a, b, c, r.output(0, Shape{p.m, p.n}));
+    };
+  };
+}
+
+OpFactory conv_factory(bool transpose) {
+  return [transpose](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    // The draws take 1-D and 2-D windows; the weights' rank, known at load time when they are
+    // a constant or their shape is fixed, tells.
+    const Tensor* w = q.info.constant_input(1);
+    const Shape* w_shape = w ? &w->shape() : static_input_shape(q, 1);
+    if (w_shape && (w_shape->size() < 3 || w_shape->size() > 4)) {
+      reason = std::to_string(static_cast<int64_t>(w_shape->size()) - 2) +
+               "-D convolutions have no GPU-pixel kernel";
+      return nullptr;
+    }
+    const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
+    const NodeRef node(q.info);
+    return [=](OpRecorder& r) {
+      const std::vector<Tensor> in = run_inputs(r);
+      const Tensor* b = r.has_input(2) ? &in[2] : nullptr;
+      const ConvProblem p = transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
+                                      : resolve_conv(*node.node, attrs, in[0], in[1], b);
+      const size_t rank = p.geometry.rank();
+      if (rank != 1 && rank != 2)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "more spatial axes than the draws take");
+      // A device limit known only per run: shaders index in 32 bits.
+      if (!p.geometry.coordinates_fit_int32())
+        throw RunOnCpu(RunTimeCause::DeviceLimit, "window coordinates beyond 32-bit indexing");
+      ConvParams params{p.geometry, p.batch, p.in_channels, p.out_channels, p.group};
+      Shape y_shape{p.batch, p.out_channels};
+      for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
+      const TextureTensor& x = r.texture(0);
+      const TextureTensor& wt = r.texture(1);
+      const TextureTensor* bias = b ? &r.texture(2) : nullptr;
+      TextureTensor& y = r.output(0, y_shape);
+      if (transpose) {
+        if (rank == 1) {  // the transposed kernel draws 2-D: height 1
+          WindowGeometry& g = params.geometry;
+          auto lead = [](const Shape& s, int64_t v) { return Shape{v, s[0]}; };
+          g = {lead(g.in, 1),     lead(g.out, 1),      lead(g.kernel, 1),
+               lead(g.stride, 1), lead(g.dilation, 1), lead(g.pad, 0)};
+        }
+        r.kernel<Conv>().record_transpose(params, x, wt, bias, y);
+      } else {
+        r.kernel<Conv>().record(params, x, wt, bias, y);
+      }
+    };
+  };
+}
+
+}  // namespace
+
+void register_matmul_conv_ops(OpTable& t) {
+  t.add("MatMul", matmul_factory());
+  t.add("Gemm", gemm_factory());
+  t.add("Conv", conv_factory(false));
+  t.add("ConvTranspose", conv_factory(true));
+}
+
+}  // namespace kiln::gpu_pixel

@@ -1,0 +1,146 @@
+// Normalizations as draws (backends/gpu_pixel/normalization): BatchNormalization (inference),
+// InstanceNormalization, GroupNormalization, LayerNormalization (Y only) and LpNormalization.
+// Parameters of unexpected sizes run on the CPU, whose kernel reports them.
+#include "backends/gpu_pixel/normalization.h"
+#include "backends/gpu_pixel/ops/op_table.h"
+
+namespace kiln::gpu_pixel {
+namespace {
+
+ChannelShape channel_shape(const Shape& x) {
+  if (x.size() < 2) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "expects (N, C, ...)");
+  int64_t spatial = 1;
+  for (size_t d = 2; d < x.size(); ++d) spatial *= x[d];
+  return {x[0], x[1], spatial};
+}
+
+void expect_count(OpRecorder& r, size_t k, int64_t count) {
+  if (r.shape(k).element_count() != count)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "parameter of the wrong size");
+}
+
+// Inputs are float; the optional statistics outputs have no draws.
+bool plain_normalization(const DevicePlacementQuery& q, std::string& reason) {
+  if (!float_inputs(q, reason)) return false;
+  for (size_t k = 1; k < q.info.num_outputs(); ++k) {
+    if (q.info.has_output(k)) {
+      reason = "the statistics outputs stay on the CPU";
+      return false;
+    }
+  }
+  return true;
+}
+
+OpFactory batch_norm() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!plain_normalization(q, reason)) return nullptr;
+    if (q.info.attr_int("training_mode", 0) != 0 || q.info.opset() < 9) {
+      reason = "training-mode (or pre-opset-9) BatchNormalization stays on the CPU";
+      return nullptr;
+    }
+    const float eps = q.info.attr_float("epsilon", 1e-5f);
+    return [eps](OpRecorder& r) {
+      const ChannelShape s = channel_shape(r.shape(0));
+      for (size_t k = 1; k <= 4; ++k) expect_count(r, k, s.channels);
+      r.kernel<Normalization>().record_batch_norm(s, r.texture(0), r.texture(1), r.texture(2),
+                                                  r.texture(3), r.texture(4), eps,
+                                                  r.output(0, r.shape(0)));
+    };
+  };
+}
+
+OpFactory instance_norm() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!plain_normalization(q, reason)) return nullptr;
+    const float eps = q.info.attr_float("epsilon", 1e-5f);
+    return [eps](OpRecorder& r) {
+      const ChannelShape s = channel_shape(r.shape(0));
+      if (r.shape(0).size() < 3)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "expects spatial dimensions");
+      expect_count(r, 1, s.channels);
+      expect_count(r, 2, s.channels);
+      r.kernel<Normalization>().record_instance_norm(s, r.texture(0), r.texture(1), r.texture(2),
+                                                     eps, r.output(0, r.shape(0)));
+    };
+  };
+}
+
+OpFactory group_norm() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!plain_normalization(q, reason)) return nullptr;
+    const float eps = q.info.attr_float("epsilon", 1e-5f);
+    const int64_t groups = q.info.required_int("num_groups");
+    const bool per_channel_spec = q.info.opset() >= 21;
+    return [=](OpRecorder& r) {
+      const ChannelShape s = channel_shape(r.shape(0));
+      if (groups <= 0 || s.channels % groups != 0)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "bad num_groups");
+      const int64_t params = r.shape(1).element_count();
+      // Per channel from opset 21; per group before, where a per-channel vector is accepted too.
+      const bool per_group = !per_channel_spec && params == groups && groups != s.channels;
+      expect_count(r, 1, per_group ? groups : s.channels);
+      expect_count(r, 2, per_group ? groups : s.channels);
+      r.kernel<Normalization>().record_group_norm(s, groups, per_group, r.texture(0), r.texture(1),
+                                                  r.texture(2), eps, r.output(0, r.shape(0)));
+    };
+  };
+}
+
+OpFactory layer_norm() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!plain_normalization(q, reason)) return nullptr;
+    if (q.info.attr_int("stash_type", 1) != 1) {
+      reason = "LayerNormalization with stash_type other than float stays on the CPU";
+      return nullptr;
+    }
+    const float eps = q.info.attr_float("epsilon", 1e-5f);
+    const int64_t axis = q.info.attr_int("axis", -1);
+    return [=](OpRecorder& r) {
+      const Shape& x = r.shape(0);
+      const auto rank = static_cast<int64_t>(x.size());
+      const int64_t a = non_negative_axis(axis, rank);
+      int64_t rows = 1, row_len = 1;
+      for (int64_t d = 0; d < rank; ++d) (d < a ? rows : row_len) *= x[static_cast<size_t>(d)];
+      // Scale and bias spanning the whole normalized shape; other broadcasts run on the CPU.
+      expect_count(r, 1, row_len);
+      if (r.has_input(2)) expect_count(r, 2, row_len);
+      const TextureTensor* bias = r.has_input(2) ? &r.texture(2) : nullptr;
+      r.kernel<Normalization>().record_layer_norm(rows, row_len, r.texture(0), r.texture(1), bias,
+                                                  eps, r.output(0, x));
+    };
+  };
+}
+
+OpFactory lp_norm() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const int64_t axis = q.info.attr_int("axis", -1);
+    const int64_t p = q.info.attr_int("p", 2);
+    if (p != 1 && p != 2) {
+      reason = "LpNormalization with p other than 1 or 2";
+      return nullptr;
+    }
+    return [=](OpRecorder& r) {
+      const Shape& x = r.shape(0);
+      const auto rank = static_cast<int64_t>(x.size());
+      const int64_t a = non_negative_axis(axis, rank);
+      int64_t outer = 1, inner = 1;
+      for (int64_t d = 0; d < a; ++d) outer *= x[static_cast<size_t>(d)];
+      for (int64_t d = a + 1; d < rank; ++d) inner *= x[static_cast<size_t>(d)];
+      r.kernel<Normalization>().record_lp_norm(outer, x[static_cast<size_t>(a)], inner,
+                                               static_cast<int>(p), r.texture(0), r.output(0, x));
+    };
+  };
+}
+
+}  // namespace
+
+void register_normalization_ops(OpTable& t) {
+  t.add("BatchNormalization", batch_norm());
+  t.add("InstanceNormalization", instance_norm());
+  t.add("GroupNormalization", group_norm());
+  t.add("LayerNormalization", layer_norm());
+  t.add("LpNormalization", lp_norm());
+}
+
+}  // namespace kiln::gpu_pixel

@@ -1,0 +1,45 @@
+#include "backends/gpu_pixel/ops/op_table.h"
+
+namespace kiln::gpu_pixel {
+
+const OpTable& op_table() {
+  static const OpTable table = [] {
+    OpTable t;
+    register_elementwise_ops(t);
+    register_data_movement_ops(t);
+    register_matmul_conv_ops(t);
+    register_pool_ops(t);
+    register_softmax_reduce_ops(t);
+    register_normalization_ops(t);
+    register_resize_ops(t);
+    register_recurrent_ops(t);
+    return t;
+  }();
+  return table;
+}
+
+bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first, size_t count) {
+  static constexpr DataType kFloat32[] = {DataType::Float32};
+  const std::optional<size_t> k = input_outside_dtypes(q, kFloat32, first, count);
+  if (!k) return true;
+  reason = std::string(dtype_name(q.input_types[*k])) +
+           " tensors stay on the CPU (textures hold float32)";
+  return false;
+}
+
+bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
+  for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
+    // Constants are host values too, and so is every tensor that is not float32: textures never
+    // hold integers, so the node that made it ran on the CPU.
+    const DataType t = k < q.input_types.size() ? q.input_types[k] : DataType::Undefined;
+    const bool never_in_textures = t != DataType::Float32 && t != DataType::Undefined;
+    if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k) &&
+        !never_in_textures) {
+      reason = "input " + std::to_string(k) + " is not on the CPU";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace kiln::gpu_pixel

@@ -1,0 +1,89 @@
+#include "backends/gpu_pixel/texture_data.h"
+
+#include <atomic>
+#include <cstring>
+#include <span>
+
+namespace kiln::gpu_pixel {
+namespace {
+
+std::atomic<uint64_t> downloads{0};
+
+}  // namespace
+
+uint64_t texture_downloads_started() { return downloads.load(std::memory_order_relaxed); }
+
+void Runtime::drew() {
+  if (++draws_since_flush_ < kFlushEvery) return;
+  draws_since_flush_ = 0;
+  glFlush();
+}
+
+TextureData::TextureData(std::shared_ptr<Runtime> runtime, int64_t elements)
+    : runtime_(std::move(runtime)), texture_(runtime_->context(), elements) {}
+
+TextureData::~TextureData() {
+  // The texture goes back to the context's pool, which may delete textures: GL calls.
+  Context::Scope scope(runtime_->context());
+  pending_.reset();
+  texture_ = TextureTensor();
+}
+
+void TextureData::request_locked() {
+  if (pending_ || host_) return;
+  Context::Scope scope(runtime_->context());
+  pending_ = download_async(texture_);
+  downloads.fetch_add(1, std::memory_order_relaxed);
+  glFlush();  // the read must not wait behind a flush nobody issues
+}
+
+void TextureData::request_download(TensorImpl&) {
+  std::lock_guard lock(mutex_);
+  request_locked();
+}
+
+bool TextureData::download_done(const TensorImpl&) const {
+  std::lock_guard lock(mutex_);
+  if (host_) return true;
+  if (!pending_) return false;
+  return pending_->ready();
+}
+
+void TextureData::wait_download(TensorImpl& tensor) {
+  std::lock_guard lock(mutex_);
+  if (!host_) {
+    request_locked();
+    const int64_t n = texture_.element_count();
+    auto host = Storage::allocate(DataType::Float32, n);
+    if (n > 0)
+      pending_->copy_to(std::span(static_cast<float*>(host->data()), static_cast<size_t>(n)));
+    host_ = std::move(host);
+    Context::Scope scope(runtime_->context());
+    pending_.reset();
+  }
+  tensor.storage = host_;
+  tensor.offset = 0;
+}
+
+void TextureData::download_into(TensorImpl&, std::span<std::byte> out) {
+  std::lock_guard lock(mutex_);
+  const int64_t n = texture_.element_count();
+  check(out.size() == static_cast<size_t>(n) * sizeof(float),
+        "OpenGL ES download: the destination does not match the texture's float32 elements");
+  if (host_) {
+    if (!out.empty()) std::memcpy(out.data(), host_->data(), out.size());
+    return;
+  }
+  request_locked();
+  // The pixel-pack buffer stays, so a later readback copies from it again without a transfer.
+  if (n > 0)
+    pending_->copy_to(std::span(reinterpret_cast<float*>(out.data()), static_cast<size_t>(n)));
+}
+
+TextureData* texture_data_of(const Tensor& t, const Runtime& runtime) {
+  if (!t.defined() || !t.impl()->device) return nullptr;
+  auto* d = dynamic_cast<TextureData*>(t.impl()->device.get());
+  return d && d->runtime() == &runtime ? d : nullptr;
+}
+
+}  // namespace kiln::gpu_pixel
