@@ -10,7 +10,7 @@ KILN := build/release/kiln
 # Debian's python3: the interpreter its numpy, pybind11, pytest and Dask packages are for.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench bench-ort docs clean python fuzz
+.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench bench-ort bench-load-size docs clean python fuzz soak
 
 deps:
 	@scripts/install-deps.sh
@@ -94,6 +94,18 @@ test-shared: deps
 bench-ort: build-demo
 	@scripts/install-deps.sh --with-bench
 	@bench/compare-ort.sh $(KILN) $(BENCH_MODELS)
+
+# The soak test at length: SOAK_RUNS schedules, each with another input width, resident memory
+# checked to stay flat (`make test` runs it with 2,000).
+SOAK_RUNS ?= 50000
+soak: build
+	@KILN_SOAK_RUNS=$(SOAK_RUNS) build/release/kiln_tests --gtest_filter='Soak.*'
+
+# Load time against graph size: 10k / 30k / 100k-node Relu chains (SIZES="..." for others),
+# with ONNX Runtime's beside them when $(SHARED) has its tools. A benchmark, not a test.
+SIZES ?= 10000 30000 100000
+bench-load-size: build
+	@bench/relu-chain-load.sh $(KILN) $(SHARED) $(SIZES)
 
 # The API reference from the public headers, in build/docs/html (needs Debian's doxygen).
 docs:

@@ -52,6 +52,11 @@ struct LoadOptions {
   // file names. A name the graph lacks is a kiln::Error.
   //   kiln::load_model("m.onnx", {.extra_outputs = {"conv1_out"}});
   std::vector<std::string> extra_outputs;
+  // The most host memory the load may hold at once, in bytes (weights, folded constants): a
+  // tensor that would go past it is a kiln::Error naming it and the bytes asked, raised before
+  // anything is allocated. 0: three quarters of the machine's physical memory (or of the
+  // process's control-group limit when lower). Weights a .kiln file maps are not counted.
+  uint64_t memory_limit = 0;
 };
 
 class KILN_API Model {

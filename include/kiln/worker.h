@@ -8,6 +8,7 @@
 // can run at once from different threads, sharing one CPU job system.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -46,6 +47,34 @@ struct WorkerOptions {
   // Time every layer of every run (and, on a GPU backend, its device work and transfers), for
   // Worker::profile(). Off, it costs nothing measurable.
   bool profile = false;
+  // The most host memory the worker's runs may hold at once, in bytes: memory plans, the
+  // values of a run, kernels' scratch. A layer or plan that would go past it fails with a
+  // kiln::Error naming the layer and the bytes asked, raised before anything is allocated (the
+  // run's outputs fail at readback; a plan fails schedule()). 0: three quarters of the
+  // machine's physical memory (or of the process's control-group limit when lower). GPU memory
+  // and the model's weights (see LoadOptions::memory_limit) are not counted.
+  uint64_t memory_limit = 0;
+  // The bookkeeping bytes of the memory plans a worker keeps, one per input-shape signature
+  // (the plans used longest ago go first; at most 64 in any case). Every plan lays its values
+  // out in one arena, which grows to the largest plan kept; only the plans' offsets are per
+  // signature. A schedule whose shapes have no plan records their sizes (allocating each value
+  // on its own) and plans the next schedule with those shapes.
+  uint64_t plan_cache_bytes = uint64_t{4} << 20;
+  // Each run's time limit from schedule() (0: none). A run past it stops at its next layer
+  // (or Loop/Scan iteration, or chunk of a long kernel) and its pending outputs fail at
+  // readback with a kiln::Error "deadline exceeded". Worker::set_deadline changes it.
+  std::chrono::nanoseconds deadline{0};
+};
+
+// A worker's host memory (Worker::memory_stats).
+struct MemoryStats {
+  uint64_t planned_bytes = 0;     // the arena bytes the latest run's memory plan lays out
+  uint64_t arena_bytes = 0;       // the arena memory the worker holds (for every plan at once)
+  uint64_t cached_plans = 0;      // memory plans kept, one per input-shape signature
+  uint64_t plan_cache_bytes = 0;  // their bookkeeping
+  uint64_t in_use_bytes = 0;      // host memory the worker holds now, counted against the limit
+  uint64_t peak_bytes = 0;        // the most in_use_bytes has been
+  uint64_t memory_limit = 0;      // WorkerOptions::memory_limit, or its default
 };
 
 struct NamedTensor {
@@ -120,6 +149,16 @@ class KILN_API Worker {
   std::vector<NodePlacement> placements() const;
   // The device in words ("cpu", or the GPU's name and API version).
   std::string device_description() const;
+  // Stops every run scheduled so far: each stops at its next layer (or loop iteration, or chunk
+  // of a long kernel) and its pending outputs fail at readback with a kiln::Error "run
+  // cancelled". Safe to call from any thread, also while another thread schedules; runs
+  // scheduled afterwards are not affected, so the worker is ready for the next one at once.
+  void cancel();
+  // The time limit of runs scheduled from now on (0: none); see WorkerOptions::deadline.
+  void set_deadline(std::chrono::nanoseconds deadline);
+  // The worker's host memory now. Safe to call while a run is in flight.
+  MemoryStats memory_stats() const;
+
   // Where the latest run's time went (WorkerOptions::profile must be on). Waits for the run to
   // finish and for its device timings.
   Profile profile() const;

@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,11 +47,16 @@ void destroy_without_gil(std::optional<T>& object, std::mutex* mutex = nullptr) 
 // which could deadlock). A run's readback waits happen outside it, so runs still overlap.
 struct PyWorker {
   PyWorker(const kiln::Model& model, const std::string& backend, int num_threads, bool strict,
-           bool verify_shapes)
+           bool verify_shapes, uint64_t memory_limit, double deadline)
       : model(model) {
     const kiln::Backend b = kiln::parse_backend(backend);
-    kiln::WorkerOptions options{
-        .num_threads = num_threads, .strict = strict, .verify_shapes = verify_shapes};
+    if (!(deadline >= 0)) throw kiln::Error("deadline must be a number of seconds >= 0");
+    kiln::WorkerOptions options{.num_threads = num_threads,
+                                .strict = strict,
+                                .verify_shapes = verify_shapes,
+                                .memory_limit = memory_limit,
+                                .deadline = std::chrono::nanoseconds(
+                                    static_cast<int64_t>(std::min(deadline, 1e9) * 1e9))};
     WithoutGil unlocked;  // compiling the graph and starting a GPU device take a while
     worker.emplace(model, b, options);
   }
@@ -176,9 +182,32 @@ void bind_worker(py::module_& m) {
 
 Calls from several threads are serialized (each schedule and its outputs stay together in run());
 several workers run at once.)")
-      .def(py::init<const kiln::Model&, const std::string&, int, bool, bool>(), py::arg("model"),
-           py::arg("backend") = "cpu", py::arg("num_threads") = 0, py::arg("strict") = false,
-           py::arg("verify_shapes") = false)
+      .def(py::init<const kiln::Model&, const std::string&, int, bool, bool, uint64_t, double>(),
+           py::arg("model"), py::arg("backend") = "cpu", py::arg("num_threads") = 0,
+           py::arg("strict") = false, py::arg("verify_shapes") = false,
+           py::arg("memory_limit") = 0, py::arg("deadline") = 0.0,
+           "memory_limit: bytes the worker's runs may hold (0: three quarters of the machine's "
+           "memory); deadline: each run's time limit in seconds (0: none).")
+      .def(
+          "cancel", [](PyWorker& w) { w.worker->cancel(); },
+          "Stops the runs scheduled so far: their outputs raise kiln.Error('run cancelled'). "
+          "Safe from any thread, also while another one waits for an output.")
+      .def(
+          "memory_stats",
+          [](const PyWorker& w) {
+            const kiln::MemoryStats s = w.worker->memory_stats();
+            py::dict d;
+            d["planned_bytes"] = s.planned_bytes;
+            d["arena_bytes"] = s.arena_bytes;
+            d["cached_plans"] = s.cached_plans;
+            d["plan_cache_bytes"] = s.plan_cache_bytes;
+            d["in_use_bytes"] = s.in_use_bytes;
+            d["peak_bytes"] = s.peak_bytes;
+            d["memory_limit"] = s.memory_limit;
+            return d;
+          },
+          "The worker's host memory: planned_bytes, arena_bytes, cached_plans, "
+          "plan_cache_bytes, in_use_bytes, peak_bytes, memory_limit.")
       .def("schedule", &PyWorker::schedule, py::arg("feeds"),
            R"(Queues every layer of one run and returns without waiting.
 

@@ -162,3 +162,49 @@ def test_the_gil_is_released_while_kiln_runs_and_waits():
     finally:
         stop.set()
         counter.join()
+
+
+def endless_loop_model():
+    """y = Loop(M, true, x){ x + 1 }: with M = 10**15 it runs until stopped."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc", "one"], ["acc_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [tensor_info("i", TensorProto.INT64, []), tensor_info("cond_in", TensorProto.BOOL, []),
+         tensor_info("acc", TensorProto.FLOAT, [2])],
+        [tensor_info("cond_out", TensorProto.BOOL, []), tensor_info("acc_out", TensorProto.FLOAT, [2])],
+        initializer=[helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])])
+    loop = helper.make_node("Loop", ["M", "cond", "x"], ["y"], body=body)
+    return model_bytes([loop],
+                       [tensor_info("M", TensorProto.INT64, []), tensor_info("x", TensorProto.FLOAT, [2])],
+                       [tensor_info("y", TensorProto.FLOAT, [2])],
+                       initializers=[helper.make_tensor("cond", TensorProto.BOOL, [], [True])])
+
+
+def test_cancel_from_another_thread_and_deadline():
+    model = kiln.load_model(endless_loop_model())
+    x = np.array([1, 2], dtype=np.float32)
+    worker = kiln.Worker(model)
+    worker.schedule({"M": np.array(10**15, dtype=np.int64), "x": x})
+    threading.Timer(0.05, worker.cancel).start()
+    with pytest.raises(kiln.Error, match="run cancelled"):
+        worker.peek_output("y").numpy()
+    worker.schedule({"M": np.array(3, dtype=np.int64), "x": x})
+    np.testing.assert_array_equal(worker.peek_output("y").numpy(), [4, 5])
+
+    timed = kiln.Worker(model, deadline=0.05)
+    timed.schedule({"M": np.array(10**15, dtype=np.int64), "x": x})
+    with pytest.raises(kiln.Error, match="deadline exceeded"):
+        timed.peek_output("y").numpy()
+
+
+def test_memory_stats(digits, digit_samples):
+    x, _ = digit_samples
+    worker = kiln.Worker(digits)
+    for _ in range(2):  # the first run records the sizes, the second one runs on the plan
+        worker.run({"pixels": x})
+    stats = worker.memory_stats()
+    assert stats["cached_plans"] == 1
+    assert stats["planned_bytes"] > 0
+    assert stats["arena_bytes"] >= stats["planned_bytes"]
+    assert 0 < stats["peak_bytes"] <= stats["memory_limit"]

@@ -14,15 +14,25 @@ namespace kiln {
 std::shared_ptr<Storage> Storage::allocate(DataType dtype, int64_t element_count) {
   check(element_count >= 0, "negative element count");
   const size_t elem = dtype_size(dtype);
-  if (element_count != 0 && static_cast<uint64_t>(element_count) > (uint64_t{1} << 40) / elem)
+  // Past this the byte count would not fit in a size_t; the budget below is the real limit.
+  if (element_count != 0 && static_cast<uint64_t>(element_count) > (uint64_t{1} << 62) / elem)
     throw Error("tensor of " + std::to_string(element_count) + " " +
                 std::string(dtype_name(dtype)) + " elements is too large to allocate");
+  const size_t bytes = static_cast<size_t>(element_count) * elem;
+  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  // Charged before anything is allocated: a request past the limit is an error, not an
+  // out-of-memory kill.
+  std::shared_ptr<MemoryBudget> budget = charge_allocation(rounded);
   auto s = std::shared_ptr<Storage>(new Storage());
-  s->bytes_ = static_cast<size_t>(element_count) * elem;
-  const size_t rounded = (std::max<size_t>(s->bytes_, 1) + 63) / 64 * 64;
+  s->bytes_ = bytes;
   s->data_ = ::operator new (rounded, std::align_val_t{64}, std::nothrow);
-  check(s->data_ != nullptr, "out of memory allocating " + std::to_string(s->bytes_) + " bytes");
+  if (!s->data_) {
+    if (budget) budget->release(rounded);
+    throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
   s->owned_ = true;
+  s->budget_ = std::move(budget);
+  s->charged_ = rounded;
   if (dtype == DataType::String) {
     auto* p = static_cast<std::string*>(s->data_);
     for (int64_t i = 0; i < element_count; ++i) new (p + i) std::string();
@@ -43,6 +53,7 @@ Storage::~Storage() {
   auto* p = static_cast<std::string*>(data_);
   for (int64_t i = 0; i < string_count_; ++i) p[i].~basic_string();
   if (owned_) ::operator delete (data_, std::align_val_t{64});
+  if (budget_) budget_->release(charged_);
 }
 
 void DeviceData::download_into(TensorImpl& tensor, std::span<std::byte> out) {

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/memory_budget.h"
 #include "kiln/tensor.h"
 
 namespace kiln {
@@ -27,6 +28,7 @@ class Storage {
 
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  bool owned() const { return owned_; }  // false for memory borrowed from an owner
 
  private:
   Storage() = default;
@@ -35,6 +37,8 @@ class Storage {
   bool owned_ = false;
   int64_t string_count_ = 0;  // constructed std::string objects to destroy
   std::shared_ptr<void> owner_;
+  std::shared_ptr<MemoryBudget> budget_;  // charged for owned bytes, given back on destruction
+  size_t charged_ = 0;
 };
 
 enum class TensorState : int { Ready, Pending, Failed };

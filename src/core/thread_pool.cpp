@@ -1,5 +1,7 @@
 #include "core/thread_pool.h"
 
+#include "core/run_stop.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -35,13 +37,22 @@ class ThreadPool::ParallelForTask : public Runnable {
     if (--active_helpers_ == 0) helpers_done_.notify_all();
   }
 
-  void run_chunks() {
+  // `stop`: the run the caller works for. Between its chunks the caller checks it and, once
+  // the run must stop, takes the chunks nobody has claimed, so a long kernel ends early; it
+  // rethrows the stop once the helpers are done (stop_requested()).
+  void run_chunks(const RunStop* stop = nullptr) {
     for (;;) {
+      if (stop && stop->reason() != RunStop::Reason::None) {
+        stopped_ = true;
+        next_.store(count_, std::memory_order_relaxed);
+        return;
+      }
       int64_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
       if (begin >= count_) return;
       body_(begin, std::min(count_, begin + chunk_));
     }
   }
+  bool stop_requested() const { return stopped_; }
 
   void add_helpers(int n) { active_helpers_ += n; }
   void remove_unstarted_helpers(int n) {
@@ -58,6 +69,7 @@ class ThreadPool::ParallelForTask : public Runnable {
   const int64_t chunk_;
   FunctionRef<void(int64_t, int64_t)> body_;
   std::atomic<int64_t> next_{0};
+  bool stopped_ = false;  // the caller's alone
   std::mutex mutex_;
   std::condition_variable helpers_done_;
   int active_helpers_ = 0;
@@ -161,7 +173,17 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
   const int64_t max_chunks = (count + grain - 1) / grain;
   const int workers = num_threads();
   if (workers == 1 || max_chunks == 1) {
-    body(0, count);
+    const RunStop* stop = RunStop::current();
+    if (!stop || max_chunks == 1) {
+      body(0, count);
+      return;
+    }
+    // Alone, in a few pieces, so that a run that must stop does so between them.
+    const int64_t piece = std::max(grain, (count + 15) / 16);
+    for (int64_t begin = 0; begin < count; begin += piece) {
+      stop->check();
+      body(begin, std::min(count, begin + piece));
+    }
     return;
   }
   // A few chunks per thread balance uneven progress without much claiming overhead.
@@ -176,7 +198,8 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
     for (int i = 0; i < helpers; ++i) queue_.push_front(&task);
   }
   for (int i = 0; i < helpers; ++i) wake_.notify_one();
-  task.run_chunks();
+  const RunStop* stop = RunStop::current();
+  task.run_chunks(stop);
   int withdrawn;
   {
     std::lock_guard lock(mutex_);
@@ -184,6 +207,7 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
   }
   task.remove_unstarted_helpers(withdrawn);
   task.wait_for_helpers();
+  if (task.stop_requested()) stop->check();
 }
 
 void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_t)> body) {

@@ -4,6 +4,9 @@
 #include <limits>
 #include <set>
 
+#include <google/protobuf/io/coded_stream.h>
+
+#include "onnx/nesting_depth.h"
 #include "onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
 
@@ -234,8 +237,17 @@ std::shared_ptr<ir::Model> import_model(const void* data, size_t size, const std
                                         const std::string& base_dir) {
   check(size <= static_cast<size_t>(std::numeric_limits<int>::max()),
         source + ": model files over 2 GiB must keep their weights in external data files");
+  const size_t depth = subgraph_nesting_depth(data, size);
+  check(depth <= kMaxSubgraphDepth,
+        source + ": subgraphs nested deeper than " + std::to_string(kMaxSubgraphDepth) + " (" +
+            std::to_string(depth) + " levels of If/Loop/Scan bodies inside each other)");
   onnx::ModelProto proto;
-  if (!proto.ParseFromArray(data, static_cast<int>(size))) {
+  google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
+                                            static_cast<int>(size));
+  // Each subgraph level is three messages deep (graph, node, attribute); the rest leaves room
+  // for types nested inside each other (sequences of maps of ...), as protobuf's default does.
+  in.SetRecursionLimit(static_cast<int>(3 * kMaxSubgraphDepth + 100));
+  if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     throw Error(source + ": not a valid ONNX model (the protobuf data is truncated or corrupt)");
   }
   check(proto.has_graph(), source + ": not an ONNX model (it has no graph)");

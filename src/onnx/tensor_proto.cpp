@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/dtype_dispatch.h"
+#include "core/memory_budget.h"
 #include "core/packed_bits.h"
 #include "core/tensor_impl.h"
 #include "onnx/onnx.pb.h"
@@ -170,10 +171,10 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
     check(d >= 0, where + ": negative dimension " + std::to_string(d));
     shape.push_back(d);
   }
-  // Guard the product against overflow before allocating.
+  // Guard the product against overflow; the memory budget limits what is allocated.
   int64_t count = 1;
   for (int64_t d : shape) {
-    check(d == 0 || count <= (int64_t{1} << 40) / d,
+    check(d == 0 || count <= (int64_t{1} << 62) / d,
           where + ": tensor shape " + shape.to_string() + " is too large");
     count *= d;
   }
@@ -208,6 +209,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
                                  " values, its shape " + shape.to_string() + " needs " +
                                  std::to_string(needed));
   }
+  MemoryScope scope(MemoryScope::budget(), AllocationSite::named(where));
   Tensor t = Tensor::zeros(dtype, shape);
   if (bytes) {
     fill_from_bytes(t, *bytes, where);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/run_stop.h"
 #include "kernels/op_registry.h"
 #include "kernels/subgraph.h"
 #include "opdefs/control_flow.h"
@@ -83,6 +84,7 @@ CpuKernel make_loop(const NodeInfo& info) {
     Subgraph::Run run(*body, enclosing_values(ctx, own_inputs));
     for (int64_t iteration = 0; keep_going && (!trip_limit || iteration < *trip_limit);
          ++iteration) {
+      RunStop::check_current();  // a trip count of 10^15 must still stop when asked
       step_inputs[0] = Tensor::scalar<int64_t>(iteration);
       step_inputs[1] = Tensor::scalar<bool>(keep_going);
       std::vector<Tensor> outputs = run(step_inputs);
@@ -129,6 +131,7 @@ std::vector<Tensor> run_scan(const Subgraph& body, const ScanLayout& layout,
   std::vector<std::vector<Tensor>> slices(layout.scan_outputs);
   Subgraph::Run run(body, enclosing);
   for (int64_t t = 0; t < length; ++t) {
+    RunStop::check_current();
     for (size_t j = 0; j < layout.scan_inputs; ++j) {
       const int64_t at = layout.input_reversed[j] ? length - 1 - t : t;
       step[layout.states + j] = take_slice(values[layout.states + j], axes[j], at);

@@ -51,6 +51,10 @@ std::shared_ptr<TensorImpl> new_pending_impl() {
   return impl;
 }
 
+std::string describe_node(const void* node) {
+  return static_cast<const CompiledNode*>(node)->node->describe();
+}
+
 }  // namespace
 
 Execution::Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& pool, bool profile)
@@ -88,6 +92,76 @@ void Execution::wait_idle() const {
   idle_cv_.wait(lock, [&] { return idle(); });
 }
 
+void Execution::set_memory(std::shared_ptr<MemoryBudget> budget, size_t plan_cache_bytes) {
+  budget_ = std::move(budget);
+  plan_cache_limit_ = plan_cache_bytes;
+}
+
+void Execution::set_run_stop(const std::atomic<uint64_t>* cancel_count, int64_t deadline_ns) {
+  stop_.start(cancel_count, deadline_ns);
+  own_stop_ = true;
+}
+
+Execution::MemoryCounters Execution::memory_counters() const {
+  MemoryCounters c;
+  c.planned_bytes = planned_bytes_.load(std::memory_order_relaxed);
+  c.arena_bytes = arena_bytes_.load(std::memory_order_relaxed);
+  c.cached_plans = cached_plans_.load(std::memory_order_relaxed);
+  c.plan_cache_bytes = plan_cache_bytes_.load(std::memory_order_relaxed);
+  return c;
+}
+
+void Execution::update_counters() {
+  size_t bytes = 0;
+  for (const auto& p : plans_) bytes += p->bookkeeping_bytes;
+  arena_bytes_.store(arena_ ? arena_->bytes() : 0, std::memory_order_relaxed);
+  cached_plans_.store(plans_.size(), std::memory_order_relaxed);
+  plan_cache_bytes_.store(bytes, std::memory_order_relaxed);
+}
+
+namespace {
+
+std::string describe_arena(const void*) { return "the memory plan of these input shapes"; }
+
+}  // namespace
+
+// Points the plan's values into the arena, growing the arena first when the plan needs more
+// than it holds (charged to the budget here, on the scheduling thread, before the run starts).
+void Execution::use_plan(SignaturePlan& p) {
+  if (p.plan.arena_bytes > 0 && (!arena_ || arena_->bytes() < p.plan.arena_bytes)) {
+    std::shared_ptr<Storage> bigger;
+    {
+      MemoryScope scope(budget_ ? budget_.get() : MemoryScope::budget(), {this, describe_arena});
+      // The old arena goes first, so that growing never needs both at once: the values of the
+      // previous run (in it, or allocated on their own by a recording run) go too.
+      const auto& g = *graph_;
+      for (size_t s = 0; s < g.slot_count(); ++s) {
+        if (g.producer[s] < 0 || is_graph_output_[s] || !values_[s].defined()) continue;
+        const auto& impl = values_[s].impl();
+        if (impl.use_count() == 1) impl->storage.reset();
+      }
+      arena_.reset();
+      for (auto& other : plans_) {
+        other->slot_storage.clear();
+        other->arena_generation = 0;
+      }
+      bigger = Storage::allocate(DataType::UInt8, static_cast<int64_t>(p.plan.arena_bytes));
+    }
+    arena_ = std::move(bigger);
+    ++arena_generation_;
+    update_counters();
+  }
+  if (p.arena_generation != arena_generation_) {
+    p.slot_storage.assign(graph_->slot_count(), nullptr);
+    for (size_t s = 0; s < graph_->slot_count(); ++s) {
+      if (p.plan.offset[s] == MemoryPlan::kNotPlanned) continue;
+      p.slot_storage[s] = Storage::borrow(static_cast<char*>(arena_->data()) + p.plan.offset[s],
+                                          p.plan.bytes[s], arena_);
+    }
+    p.arena_generation = arena_generation_;
+  }
+}
+
 void Execution::select_plan(std::span<const Tensor> inputs) {
   signature_.clear();
   for (const Tensor& t : inputs) {
@@ -97,18 +171,56 @@ void Execution::select_plan(std::span<const Tensor> inputs) {
   }
   plan_ = nullptr;
   for (auto& p : plans_) {
-    if (p->signature == signature_) plan_ = p.get();
-  }
-  if (!plan_) {  // record this run's sizes to plan the next one
-    if (!plans_.empty()) {
-      log_message(LogLevel::Info,
-                  "new input shapes: this run records its sizes and the next "
-                  "one gets a new memory plan (" +
-                      std::to_string(plans_.size() + 1) + " shape signatures seen by this worker)");
+    if (p->signature == signature_) {
+      use_plan(*p);  // may throw (memory budget): nothing of the run has started yet
+      plan_ = p.get();
+      plan_->last_used = ++use_clock_;
+      planned_bytes_.store(plan_->plan.arena_bytes, std::memory_order_relaxed);
+      return;
     }
-    std::fill(recorded_bytes_.begin(), recorded_bytes_.end(), 0);
-    std::fill(alias_of_.begin(), alias_of_.end(), -1);
   }
+  // Record this run's sizes to plan the next one.
+  if (!plans_.empty()) {
+    log_message(LogLevel::Info,
+                "new input shapes: this run records its sizes and the next "
+                "one gets a memory plan (" +
+                    std::to_string(plans_.size()) + " other shape signatures cached)");
+  }
+  planned_bytes_.store(0, std::memory_order_relaxed);
+  std::fill(recorded_bytes_.begin(), recorded_bytes_.end(), 0);
+  std::fill(alias_of_.begin(), alias_of_.end(), -1);
+}
+
+// Keeps the new plan and drops the plans used longest ago while the cache is over its limit
+// (the newest always stays). The arena shrinks when it is over twice what the kept plans need.
+void Execution::add_plan(std::unique_ptr<SignaturePlan> p) {
+  p->last_used = ++use_clock_;
+  const size_t slots = graph_->slot_count();
+  p->bookkeeping_bytes = sizeof(SignaturePlan) + p->signature.size() * sizeof(int64_t) +
+                         slots * (2 * sizeof(size_t) + sizeof(std::shared_ptr<Storage>));
+  for (size_t s = 0; s < slots; ++s) {
+    if (p->plan.offset[s] != MemoryPlan::kNotPlanned) p->bookkeeping_bytes += 96;  // a slice
+  }
+  plans_.push_back(std::move(p));
+  size_t total = 0;
+  for (const auto& q : plans_) total += q->bookkeeping_bytes;
+  while ((total > plan_cache_limit_ || plans_.size() > kMaxCachedPlans) && plans_.size() > 1) {
+    auto oldest = std::min_element(plans_.begin(), plans_.end(), [](const auto& a, const auto& b) {
+      return a->last_used < b->last_used;
+    });
+    total -= (*oldest)->bookkeeping_bytes;
+    plans_.erase(oldest);
+  }
+  size_t needed = 0;
+  for (const auto& q : plans_) needed = std::max(needed, q->plan.arena_bytes);
+  if (arena_ && arena_->bytes() > 2 * needed) {
+    arena_.reset();
+    for (auto& q : plans_) {
+      q->slot_storage.clear();
+      q->arena_generation = 0;
+    }
+  }
+  update_counters();
 }
 
 void Execution::bind(std::span<const Tensor> inputs) {
@@ -206,7 +318,9 @@ Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Sha
       plan_->plan.bytes[s] >= bytes) {
     impl.storage = plan_->slot_storage[s];
   } else if (dtype == DataType::String || !impl.storage || impl.storage.use_count() > 1 ||
-             impl.storage->bytes() < bytes) {
+             !impl.storage->owned() || impl.storage->bytes() < bytes) {
+    // A slice of the arena is only this slot's under the plan that placed it: never reused
+    // outside it.
     impl.storage = Storage::allocate(dtype, count);
   }
   return values_[s];
@@ -272,8 +386,14 @@ void Execution::execute_node(size_t index) {
     }
   }
   for (size_t k = 0; k < cn.outputs.size(); ++k) job.outputs[k] = Tensor();
+  // A subgraph's execution follows the run of the layer that runs it.
+  const RunStop* stop = own_stop_ ? &stop_ : RunStop::current();
+  RunStop::Scope stop_scope(stop);
+  MemoryScope memory_scope(budget_ ? budget_.get() : MemoryScope::budget(),
+                           {&cn, describe_node});
   if (!failure) {
     try {
+      if (stop) stop->check();
       if (!cn.device_kernel || !record_on_device(cn, job)) run_on_cpu(cn, job);
       for (size_t k = 0; k < cn.outputs.size(); ++k) {
         const int slot = cn.outputs[k];
@@ -383,18 +503,7 @@ void Execution::finish_run() {
     auto p = std::make_unique<SignaturePlan>();
     p->signature = signature_;
     p->plan = plan_memory(*graph_, recorded_bytes_, alias_of_);
-    if (p->plan.arena_bytes > 0) {
-      void* arena = ::operator new (p->plan.arena_bytes, std::align_val_t{64});
-      p->arena = std::shared_ptr<void>(
-          arena, [](void* m) { ::operator delete (m, std::align_val_t{64}); });
-    }
-    p->slot_storage.resize(graph_->slot_count());
-    for (size_t s = 0; s < graph_->slot_count(); ++s) {
-      if (p->plan.offset[s] == MemoryPlan::kNotPlanned) continue;
-      p->slot_storage[s] = Storage::borrow(static_cast<char*>(p->arena.get()) + p->plan.offset[s],
-                                           p->plan.bytes[s], p->arena);
-    }
-    plans_.push_back(std::move(p));
+    add_plan(std::move(p));
   }
   {
     std::lock_guard lock(idle_mutex_);

@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "core/memory_budget.h"
+#include "core/run_stop.h"
 #include "core/tensor_impl.h"
 #include "core/thread_pool.h"
 #include "runtime/compiled_graph.h"
@@ -30,6 +32,23 @@ class Execution {
   // Blocks until idle (used on destruction and by tests).
   void wait_idle() const;
 
+  // The budget its allocations count against (null: the one of the thread that runs it, for a
+  // subgraph inside a layer) and the bytes its cached memory plans may keep.
+  void set_memory(std::shared_ptr<MemoryBudget> budget, size_t plan_cache_bytes);
+  // The next run stops ("run cancelled") once *cancel_count moves on from its value at the
+  // start, or past deadline_ns on the steady clock (0: none). Without it, a run follows the
+  // run of the thread that executes it (a subgraph follows its layer's run).
+  void set_run_stop(const std::atomic<uint64_t>* cancel_count, int64_t deadline_ns);
+
+  struct MemoryCounters {
+    uint64_t planned_bytes = 0;  // arena bytes the latest run's plan lays out (0: recording)
+    uint64_t arena_bytes = 0;
+    uint64_t cached_plans = 0;
+    uint64_t plan_cache_bytes = 0;
+  };
+  // Safe to call while a run is in flight (the figures may be a run behind).
+  MemoryCounters memory_counters() const;
+
   // Binds the inputs (in graph.input_slots order) and queues every node. Returns at once.
   void start(std::span<const Tensor> inputs);
   // Binds the inputs like start() but queues nothing: run_node_inline() runs the nodes.
@@ -47,10 +66,14 @@ class Execution {
 
  private:
   class NodeJob;
+  // The memory plan of one input-shape signature. Plans keep offsets only: every plan lays its
+  // values out in the one arena of the execution, which grows to the largest plan in use.
   struct SignaturePlan {
     std::vector<int64_t> signature;
     MemoryPlan plan;
-    std::shared_ptr<void> arena;
+    uint64_t last_used = 0;
+    size_t bookkeeping_bytes = 0;
+    uint64_t arena_generation = 0;  // of the arena slot_storage points into (0: none)
     std::vector<std::shared_ptr<Storage>> slot_storage;  // borrowed slices of the arena
   };
 
@@ -66,6 +89,9 @@ class Execution {
   void run_on_cpu(const CompiledNode& node, NodeJob& job);
   void release_device_inputs(const CompiledNode& node);
   void select_plan(std::span<const Tensor> inputs);
+  void use_plan(SignaturePlan& plan);
+  void add_plan(std::unique_ptr<SignaturePlan> plan);
+  void update_counters();
 
   std::shared_ptr<const CompiledGraph> graph_;
   ThreadPool& pool_;
@@ -87,10 +113,21 @@ class Execution {
   mutable std::mutex idle_mutex_;
   mutable std::condition_variable idle_cv_;
 
-  // Memory planning, per input-shape signature.
+  RunStop stop_;
+  bool own_stop_ = false;
+
+  // Memory planning, per input-shape signature: the plans used last are kept, up to
+  // plan_cache_limit_ bytes of bookkeeping.
+  static constexpr size_t kMaxCachedPlans = 64;  // also with room in plan_cache_limit_
+  std::shared_ptr<MemoryBudget> budget_;
+  size_t plan_cache_limit_ = size_t{4} << 20;
   std::vector<int64_t> signature_;  // of the current run (capacity kept between runs)
   std::vector<std::unique_ptr<SignaturePlan>> plans_;
   SignaturePlan* plan_ = nullptr;  // null while recording
+  uint64_t use_clock_ = 0;
+  std::shared_ptr<Storage> arena_;
+  uint64_t arena_generation_ = 0;
+  std::atomic<uint64_t> planned_bytes_{0}, arena_bytes_{0}, cached_plans_{0}, plan_cache_bytes_{0};
   std::vector<size_t> recorded_bytes_;
   std::vector<int> alias_of_;
 };

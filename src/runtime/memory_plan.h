@@ -21,7 +21,14 @@ struct MemoryPlan {
 // `bytes[slot]`: size seen in the recording run (0: not planned; e.g. strings, outputs,
 // inputs, constants). `alias_of[slot]`: the slot whose memory this one shares (a view), or -1;
 // a view keeps its source alive.
+//
+// Graphs of up to `exact_limit` nodes are planned exactly (every pair of values, largest
+// first: quadratic). Larger ones are planned in linear time: values are placed in execution
+// order, each into a block whose previous value is provably dead before it is produced, with
+// reachability known exactly for the 1024 nodes before each node and for the longest prefix of
+// the order that precedes it wholly; pairs it cannot prove sequential never share (safe, only
+// less sharing). Tests lower exact_limit to exercise the linear planner on small graphs.
 MemoryPlan plan_memory(const CompiledGraph& graph, const std::vector<size_t>& bytes,
-                       const std::vector<int>& alias_of);
+                       const std::vector<int>& alias_of, size_t exact_limit = 8192);
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/memory_budget.h"
 #include "format/kiln_file.h"
 #include "ir/graph.h"
 #include "onnx/importer.h"
@@ -46,6 +47,8 @@ Model checked_saved_model(std::shared_ptr<ir::Model> model, const LoadOptions& o
 
 Model load_model_from_bytes(const void* data, size_t size, const std::string& base_dir,
                             const LoadOptions& options) {
+  const auto budget = MemoryBudget::create(options.memory_limit);
+  MemoryScope scope(budget.get());
   if (format::has_kiln_magic(data, size)) {
     // The model's tensors point into the image: a copy of its own, 64-byte aligned.
     void* copy = ::operator new (std::max<size_t>(size, 1), std::align_val_t{64});
@@ -59,6 +62,8 @@ Model load_model_from_bytes(const void* data, size_t size, const std::string& ba
 }
 
 Model load_model(const std::string& path, const LoadOptions& options) {
+  const auto budget = MemoryBudget::create(options.memory_limit);
+  MemoryScope scope(budget.get());
   std::ifstream file(path, std::ios::binary);
   check(file.good(), path + ": cannot open the model file");
   char magic[8] = {};

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/log.h"
+#include "core/memory_budget.h"
+#include "core/run_stop.h"
 #include "core/thread_pool.h"
 #include "ir/graph.h"
 #include "passes/passes.h"
@@ -64,6 +66,9 @@ class WorkerImpl {
     }
     graph_ = std::make_shared<const CompiledGraph>(compile_graph(*graph, ir.opsets, {}, placement));
     profile_ = options.profile;
+    budget_ = MemoryBudget::create(options.memory_limit);
+    plan_cache_bytes_ = options.plan_cache_bytes;
+    deadline_ = options.deadline;
     bound_.resize(ir.inputs.size());
     symbols_.reserve(16);
   }
@@ -175,19 +180,33 @@ class WorkerImpl {
     for (auto& e : executions_) {
       if (e->idle()) return *(current_ = e.get());
     }
-    executions_.push_back(std::make_unique<Execution>(graph_, pool_, profile_));
+    auto e = std::make_unique<Execution>(graph_, pool_, profile_);
+    e->set_memory(budget_, plan_cache_bytes_);
+    {
+      std::lock_guard lock(executions_mutex_);  // memory_stats() reads the list
+      executions_.push_back(std::move(e));
+    }
     current_ = executions_.back().get();
     return *current_;
   }
 
+  void arm_stop(Execution& e) {
+    const int64_t deadline =
+        deadline_.count() > 0 ? steady_clock_ns() + static_cast<int64_t>(deadline_.count()) : 0;
+    e.set_run_stop(&cancel_count_, deadline);
+  }
+
   void schedule(std::span<const NamedTensor> inputs) {
     bind_inputs(inputs);
-    acquire_execution().start(bound_);
+    Execution& e = acquire_execution();
+    arm_stop(e);
+    e.start(bound_);
   }
 
   Execution& prepare_iterable(std::span<const NamedTensor> inputs) {
     bind_inputs(inputs);
     Execution& e = acquire_execution();
+    arm_stop(e);
     e.prepare(bound_);
     return e;
   }
@@ -221,6 +240,11 @@ class WorkerImpl {
   std::unique_ptr<DeviceBackend> device_;
   ThreadPool& pool_;
   std::shared_ptr<const CompiledGraph> graph_;
+  std::shared_ptr<MemoryBudget> budget_;
+  uint64_t plan_cache_bytes_ = 0;
+  std::chrono::nanoseconds deadline_{0};
+  std::atomic<uint64_t> cancel_count_{0};
+  mutable std::mutex executions_mutex_;
   std::vector<std::unique_ptr<Execution>> executions_;
   Execution* current_ = nullptr;
   std::vector<Tensor> bound_;
@@ -280,6 +304,28 @@ Tensor Worker::take_output(std::string_view name) {
   Tensor t = impl_->peek(name);
   impl_->current_->detach(impl_->output_slot(name));
   return t;
+}
+
+void Worker::cancel() { impl_->cancel_count_.fetch_add(1, std::memory_order_acq_rel); }
+
+void Worker::set_deadline(std::chrono::nanoseconds deadline) { impl_->deadline_ = deadline; }
+
+MemoryStats Worker::memory_stats() const {
+  MemoryStats stats;
+  {
+    std::lock_guard lock(impl_->executions_mutex_);
+    for (const auto& e : impl_->executions_) {
+      const Execution::MemoryCounters c = e->memory_counters();
+      if (e.get() == impl_->current_) stats.planned_bytes = c.planned_bytes;
+      stats.arena_bytes += c.arena_bytes;
+      stats.cached_plans += c.cached_plans;
+      stats.plan_cache_bytes += c.plan_cache_bytes;
+    }
+  }
+  stats.in_use_bytes = impl_->budget_->in_use();
+  stats.peak_bytes = impl_->budget_->peak();
+  stats.memory_limit = impl_->budget_->limit();
+  return stats;
 }
 
 const Model& Worker::model() const { return impl_->model_; }

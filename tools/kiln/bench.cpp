@@ -139,6 +139,16 @@ int bench(const BenchOptions& o) {
                 warmup, sorted.front(),
                 median, mean, p90, sorted.back());
   std::cout << text;
+  const MemoryStats memory = worker.memory_stats();
+  auto mib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+  std::snprintf(text, sizeof text,
+                "memory: plan %.2f MiB, arena %.2f MiB, %llu plan(s) cached (%.1f KiB), "
+                "in use %.2f MiB, peak %.2f MiB (limit %.0f MiB)\n",
+                mib(memory.planned_bytes), mib(memory.arena_bytes),
+                static_cast<unsigned long long>(memory.cached_plans),
+                static_cast<double>(memory.plan_cache_bytes) / 1024, mib(memory.in_use_bytes),
+                mib(memory.peak_bytes), mib(memory.memory_limit));
+  std::cout << text;
   if (!o.trace.empty()) {
     // A worker of its own, so profiling never touches the timed runs; its first run builds
     // the memory plan, the second is the one traced.
@@ -155,9 +165,12 @@ int bench(const BenchOptions& o) {
   }
   std::snprintf(text, sizeof text,
                 " backend=%s threads=%d simd=%s load_model_ms=%.3f load_ms=%.3f min_ms=%.4f "
-                "median_ms=%.4f mean_ms=%.4f p90_ms=%.4f max_ms=%.4f peak_rss_mb=%.1f\n",
+                "median_ms=%.4f mean_ms=%.4f p90_ms=%.4f max_ms=%.4f peak_rss_mb=%.1f "
+                "arena_bytes=%llu peak_bytes=%llu\n",
                 backend_text.c_str(), threads, simd.c_str(), load_model_ms, load_ms, sorted.front(),
-                median, mean, p90, sorted.back(), peak_mb);
+                median, mean, p90, sorted.back(), peak_mb,
+                static_cast<unsigned long long>(memory.arena_bytes),
+                static_cast<unsigned long long>(memory.peak_bytes));
   std::cout << "bench: model=" << path << text;
   return 0;
 }

@@ -1,0 +1,110 @@
+// The memory budget: a layer, a weight or a tensor that would go past the limit is a kiln::Error
+// naming it and the bytes asked, raised before the memory is allocated; memory_stats() reports
+// what a worker holds; the plan cache stays within its bound.
+#include <gtest/gtest.h>
+
+#include "core/memory_budget.h"
+#include "graph_builder.h"
+#include "onnx/onnx.pb.h"
+#include "test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+// y = Tanh(Relu(x)) over x: float32[1, width].
+Model relu_tanh_model() {
+  GraphBuilder b;
+  b.symbolic_input("x", DataType::Float32, {"", "width"});
+  b.ir().graph.inputs[0].shape[0] = Dim{1, ""};
+  b.node("Relu", {"x"}, {"r"}).name = "the_relu";
+  b.node("Tanh", {"r"}, {"y"});
+  b.output("y");
+  return b.build();
+}
+
+std::string readback_error(const Tensor& t) {
+  try {
+    t.readback_and_clone();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(MemoryBudget, ALayerPastTheLimitFailsNamingItAndTheBytes) {
+  Worker worker(relu_tanh_model(), Backend::Cpu, {.memory_limit = 1 << 20});
+  worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, 1 << 20})}});  // 4 MiB values
+  const std::string message = readback_error(worker.peek_output("y"));
+  EXPECT_NE(message.find("the_relu"), std::string::npos) << message;
+  EXPECT_NE(message.find("asks for 4194304 bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("memory limit of 1048576 bytes"), std::string::npos) << message;
+  // Smaller shapes still run on the same worker, within the limit.
+  worker.schedule({{"x", Tensor::from_data<float>({1, 1000}, std::vector<float>(1000, 1.0f))}});
+  EXPECT_NEAR(worker.peek_output("y").readback_and_clone().data<float>()[999], std::tanh(1.0f),
+              1e-6);
+  EXPECT_LE(worker.memory_stats().peak_bytes, uint64_t{1} << 20);
+}
+
+TEST(MemoryBudget, AnInitializerPastTheLoadLimitFailsNamingIt) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* w = g->add_initializer();
+  w->set_name("big_weight");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(1 << 20);
+  w->set_raw_data(std::string(size_t{4} << 20, '\0'));
+  auto* n = g->add_node();
+  n->set_op_type("Relu");
+  n->add_input("big_weight");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  const std::string bytes = m.SerializeAsString();
+  try {
+    load_model_from_bytes(bytes.data(), bytes.size(), ".", {.memory_limit = 1 << 20});
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("initializer 'big_weight'"), std::string::npos) << message;
+    EXPECT_NE(message.find("asks for 4194304 bytes"), std::string::npos) << message;
+  }
+  EXPECT_NO_THROW(load_model_from_bytes(bytes.data(), bytes.size(), ".", {.memory_limit = 64 << 20}));
+}
+
+TEST(MemoryBudget, ATensorPastTheDefaultLimitIsAnErrorNotAnOutOfMemoryKill) {
+  const int64_t elements = static_cast<int64_t>(default_memory_limit() / 4 + 1024);
+  try {
+    Tensor::zeros(DataType::Float32, {elements});
+    ADD_FAILURE() << "allocated";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("past the memory limit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MemoryStats, PlansAreCachedWithinTheirBoundAndShareOneArena) {
+  Worker worker(relu_tanh_model(), Backend::Cpu, {.plan_cache_bytes = 4096});
+  EXPECT_EQ(worker.memory_stats().cached_plans, 0u);
+  for (int64_t width = 1000; width < 1100; ++width) {
+    // Each run read back before the next: one execution serves them all (a schedule while a
+    // run is still going gets an execution, and plans, of its own).
+    worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, width})}});
+    worker.peek_output("y").readback_and_clone();
+    worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, width})}});  // planned
+    worker.peek_output("y").readback_and_clone();
+    const MemoryStats stats = worker.memory_stats();
+    EXPECT_GE(stats.planned_bytes, static_cast<uint64_t>(width) * 4) << width;
+    EXPECT_GE(stats.arena_bytes, stats.planned_bytes);
+    // One value ("r") is planned: the arena never holds more than twice the largest plan kept.
+    EXPECT_LE(stats.arena_bytes, 2 * (uint64_t{1100} * 4 + 64)) << width;
+    EXPECT_LE(stats.plan_cache_bytes, uint64_t{4096});
+    EXPECT_GE(stats.cached_plans, 1u);
+    EXPECT_LT(stats.cached_plans, 20u);  // of the 100 signatures seen
+    EXPECT_LE(stats.in_use_bytes, stats.peak_bytes);
+    EXPECT_GT(stats.memory_limit, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
