@@ -1,5 +1,6 @@
 #include "load_and_run.h"
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,6 +17,12 @@ namespace {
 // Inputs larger than this are not made: a model may declare any size, and a fuzzer that spends
 // its time filling gigabytes finds nothing.
 constexpr int64_t kMaxInputElements = int64_t{1} << 16;
+
+// What a model may ask for, loading and running: past these it must stop with a kiln::Error
+// (the memory budget, the deadline), well before libFuzzer's own limits (-rss_limit_mb,
+// -timeout) would call it a finding.
+constexpr uint64_t kMemoryLimit = uint64_t{512} << 20;
+constexpr std::chrono::milliseconds kDeadline{250};
 
 // The declared input with every unknown or symbolic dimension set to 1; nullopt for inputs that
 // are not plain tensors or are too large to make.
@@ -35,7 +42,8 @@ std::optional<Tensor> make_input(const ValueInfo& info) {
 
 std::optional<Model> load(const uint8_t* data, size_t size) {
   try {
-    return load_model_from_bytes(data, size, no_external_data_dir());
+    return load_model_from_bytes(data, size, no_external_data_dir(),
+                                 {.memory_limit = kMemoryLimit});
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -68,7 +76,8 @@ void load_and_run_once(const uint8_t* data, size_t size) {
     inputs.push_back({info.name, tensors.back()});
   }
   try {
-    Worker worker(*model, Backend::Cpu, {.num_threads = 1});
+    Worker worker(*model, Backend::Cpu,
+                  {.num_threads = 1, .memory_limit = kMemoryLimit, .deadline = kDeadline});
     worker.schedule(std::span<const NamedTensor>(inputs));
     for (const ValueInfo& output : model->outputs())
       (void)worker.peek_output(output.name).readback_and_clone();

@@ -156,7 +156,7 @@ fi
 "$kiln" bench "$model" --runs 20 --warmup 2 --threads 1 --dim batch=4 >"$work/bench.txt" \
   2>"$work/bench_err.txt" || fail "bench exited with $?"
 expect_match "bench line" "$work/bench.txt" \
-  "^bench: model=.* backend=cpu threads=1 simd=[A-Z0-9_]+ load_model_ms=[0-9.]+ load_ms=[0-9.]+ min_ms=[0-9.]+ median_ms=[0-9.]+ mean_ms=[0-9.]+ p90_ms=[0-9.]+ max_ms=[0-9.]+ peak_rss_mb=[0-9.]+$"
+  "^bench: model=.* backend=cpu threads=1 simd=[A-Z0-9_]+ load_model_ms=[0-9.]+ load_ms=[0-9.]+ min_ms=[0-9.]+ median_ms=[0-9.]+ mean_ms=[0-9.]+ p90_ms=[0-9.]+ max_ms=[0-9.]+ peak_rss_mb=[0-9.]+ arena_bytes=[0-9]+ peak_bytes=[0-9]+$"
 expect_match "bench inputs" "$work/bench.txt" "pixels float32\[4, 1, 8, 8\]"
 expect_match "bench progress" "$work/bench_err.txt" "run 20/20"
 
