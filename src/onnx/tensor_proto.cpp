@@ -1,5 +1,6 @@
 #include "onnx/tensor_proto.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,15 @@ std::string read_external_data(const onnx::TensorProto& proto, const std::string
         where + ": external data location '" + location +
             "' must be a relative path inside the model's folder");
   const std::filesystem::path path = std::filesystem::path(base_dir) / rel;
+  // Symbolic links are resolved before the check: a link inside the folder may not lead out.
+  std::error_code folder_error, path_error;
+  const std::filesystem::path folder = std::filesystem::weakly_canonical(base_dir, folder_error);
+  const std::filesystem::path target = std::filesystem::weakly_canonical(path, path_error);
+  const auto [folder_end, target_at] =
+      std::mismatch(folder.begin(), folder.end(), target.begin(), target.end());
+  check(!folder_error && !path_error && folder_end == folder.end() && target_at != target.end(),
+        where + ": external data location '" + location +
+            "' leads outside the model's folder (through a symbolic link)");
   std::ifstream file(path, std::ios::binary);
   check(file.good(), where + ": external data file '" + path.string() + "' cannot be opened");
   file.seekg(0, std::ios::end);
@@ -52,7 +62,7 @@ std::string read_external_data(const onnx::TensorProto& proto, const std::string
         where + ": external data offset " + std::to_string(offset) + " is beyond the end of '" +
             path.string() + "' (" + std::to_string(file_size) + " bytes)");
   if (length < 0) length = file_size - offset;
-  check(offset + length <= file_size, where + ": external data in '" + path.string() +
+  check(length <= file_size - offset, where + ": external data in '" + path.string() +
                                           "' is truncated (needs " +
                                           std::to_string(offset + length) + " bytes, file has " +
                                           std::to_string(file_size) + ")");

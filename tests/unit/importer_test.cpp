@@ -262,3 +262,36 @@ TEST(Importer, ADeclaredShapeLargerThanAnyTensorIsRefused) {
   shape->mutable_dim(1)->set_dim_value(0);  // an empty tensor is fine
   EXPECT_EQ(message_of(m), "loaded");
 }
+
+// A symbolic link inside the model's folder is followed only where it stays inside: a model may
+// not read a file elsewhere through one.
+TEST(Importer, ExternalDataMayNotLeaveTheModelFolderThroughASymbolicLink) {
+  const fs::path root = fs::temp_directory_path() / "kiln_external_data_link_test";
+  fs::remove_all(root);
+  fs::create_directories(root / "model");
+  const std::vector<float> secret = {1, 2, 3};
+  {
+    std::ofstream f(root / "secret.bin", std::ios::binary);
+    f.write(reinterpret_cast<const char*>(secret.data()), 12);
+  }
+  fs::create_symlink(root / "secret.bin", root / "model" / "weights.bin");
+  auto m = relu_model();
+  auto* init = m.mutable_graph()->add_initializer();
+  init->set_name("b");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  init->add_dims(3);
+  init->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* e = init->add_external_data();
+  e->set_key("location");
+  e->set_value("weights.bin");
+  const std::string bytes = m.SerializeAsString();
+  EXPECT_NE(message_of(bytes, (root / "model").string()).find("leads outside the model's folder"),
+            std::string::npos)
+      << message_of(bytes, (root / "model").string());
+  // The same link to a file inside the folder is fine.
+  fs::rename(root / "secret.bin", root / "model" / "inner.bin");
+  fs::remove(root / "model" / "weights.bin");
+  fs::create_symlink(root / "model" / "inner.bin", root / "model" / "weights.bin");
+  EXPECT_EQ(message_of(bytes, (root / "model").string()), "loaded");
+  fs::remove_all(root);
+}
