@@ -583,8 +583,8 @@ std::vector<OpCase> make_cases() {
       {"int32", Tensor::from_data<int32_t>({1}, {-7})},
       {"int64", i64({1}, {(int64_t{5} << 40) - 3})},
       {"bool", Tensor::from_data<bool>({1}, {true})}};
-  for (const auto& [name, value] : fill_values) {
-    c.push_back({"ConstantOfShape_" + name, [value] {
+  for (const auto& [name, fill] : fill_values) {
+    c.push_back({"ConstantOfShape_" + name, [value = fill] {
                    OpTest t("ConstantOfShape");
                    t.input(i64({3}, {3, 1, 5}));
                    if (value.defined()) t.attr("value", value);

@@ -15,6 +15,7 @@
 using namespace kiln;
 using kiln::testing::GraphBuilder;
 using kiln::testing::int_attr;
+using kiln::testing::ints_attr;
 using kiln::testing::run_one;
 
 namespace {
@@ -25,14 +26,6 @@ Tensor random_tensor(const Shape& s, unsigned seed) {
   std::vector<float> v(static_cast<size_t>(s.element_count()));
   for (float& x : v) x = d(rng);
   return Tensor::from_data<float>(s, v);
-}
-
-ir::Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
 }
 
 // The shapes of one conv: channels in and out, image side, kernel side, group.

@@ -86,6 +86,14 @@ inline ir::Attribute int_attr(const std::string& name, int64_t v) {
   return a;
 }
 
+inline ir::Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
 // Runs `model` once on the CPU and reads back one output.
 inline Tensor run_one(Model model, const std::vector<NamedTensor>& inputs,
                       const std::string& output, const WorkerOptions& options = {}) {

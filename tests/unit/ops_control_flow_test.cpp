@@ -196,14 +196,6 @@ Model running_sum_model(std::vector<ir::Attribute> extra) {
   return b.build();
 }
 
-ir::Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
-}
-
 TEST(ScanOp, RunningSumOverRows) {
   const Tensor x = f32({3, 2}, {1, 2, 3, 4, 5, 6});
   auto out = run_model(running_sum_model({}), {{"s0", f32({2}, {0, 0})}, {"x", x}});

@@ -18,17 +18,10 @@ using kiln::testing::f32;
 using kiln::testing::GraphBuilder;
 using kiln::testing::i64;
 using kiln::testing::int_attr;
+using kiln::testing::ints_attr;
 using kiln::testing::run_one;
 
 namespace {
-
-ir::Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Ints;
-  a.ints = std::move(v);
-  return a;
-}
 
 ir::Attribute graph_attr(const std::string& name, std::shared_ptr<ir::Graph> g) {
   ir::Attribute a;
