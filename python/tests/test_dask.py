@@ -23,12 +23,13 @@ def client():
         yield client
 
 
-def single_process(model_path, inputs, fixed_batch=None):
+def single_process(model_path, inputs, batch):
+    """The model run in this process, `batch` inputs at a time: the batches the distributed run
+    makes, so that both sum in the same order and must agree to float rounding."""
     worker = kiln.Worker(kiln.load_model(model_path), num_threads=1)
     name = worker.model.inputs[0].name
-    if fixed_batch:
-        return np.concatenate([worker.run({name: inputs[i:i + 1]})[0] for i in range(len(inputs))])
-    return worker.run({name: inputs})[0]
+    return np.concatenate([worker.run({name: inputs[i:i + batch]})[0]
+                           for i in range(0, len(inputs), batch)])
 
 
 def test_a_public_model_over_a_dask_array_on_two_worker_processes(client):
@@ -38,7 +39,7 @@ def test_a_public_model_over_a_dask_array_on_two_worker_processes(client):
     y = kiln.dask.map_array(str(path), x)
     assert isinstance(y, da.Array) and y.shape == (300, 10)
     got = y.compute()
-    np.testing.assert_allclose(got, single_process(path, images, fixed_batch=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got, single_process(path, images, batch=1), rtol=1e-5, atol=1e-6)
     counts = client.run(kiln.dask.load_counts)
     assert len(counts) == 2
     per_worker = [sum(c.values()) for c in counts.values()]
@@ -53,7 +54,7 @@ def test_model_bytes_and_a_dataframe_column(client):
     assert isinstance(logits, dd.Series)
     got = logits.compute()
     assert list(got.index) == list(range(240))
-    np.testing.assert_allclose(np.stack(got.to_numpy()), single_process(DIGITS, samples),
+    np.testing.assert_allclose(np.stack(got.to_numpy()), single_process(DIGITS, samples, batch=40),
                                rtol=1e-5, atol=1e-6)
     counts = client.run(kiln.dask.load_counts)
     assert all(n <= 1 for c in counts.values() for n in c.values())

@@ -402,8 +402,8 @@ TEST(Gemm, SameBitsOnAnyThreadCount) {
     Operands ops(cs, 77);
     std::vector<float> one_thread(ops.c.size()), shared_pool(ops.c.size());
     run_single_threaded([&] {
-      sgemm(false, false, m, n, k, 1.0f, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, 0.0f,
-            one_thread.data(), ops.ldc);
+      sgemm(false, false, cs.m, cs.n, cs.k, 1.0f, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
+            0.0f, one_thread.data(), ops.ldc);
     });
     sgemm(false, false, m, n, k, 1.0f, ops.a.data(), ops.lda, ops.b.data(), ops.ldb, 0.0f,
           shared_pool.data(), ops.ldc);

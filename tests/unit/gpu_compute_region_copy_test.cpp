@@ -163,7 +163,8 @@ TEST_F(GpuCompute, RegionCopyExpandMatchesCpu) {
       const Tensor expected = OpTest("Expand").input(x).input(i64_vector(dims)).run()[0];
       expect_same(
           device(), {x}, expected,
-          [&](VkCommandBuffer cmd, DescriptorArena& arena, auto ins, const Buffer& out) {
+          [&, &shape = shape, &target = target](VkCommandBuffer cmd, DescriptorArena& arena,
+                                                auto ins, const Buffer& out) {
             copy.expand(cmd, arena, dtype, *ins[0], shape, target, out);
           },
           "expand");
