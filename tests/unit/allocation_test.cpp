@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "kiln/kiln.h"
+#include "sanitizer_build.h"
 
 namespace {
 std::atomic<bool> counting{false};
@@ -21,7 +22,7 @@ __attribute__((noinline)) void count_allocation() {
 
 // AddressSanitizer replaces the global allocator itself; counting there would mix the two.
 // The release build runs this test.
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(KILN_UNDER_ADDRESS_SANITIZER)
 #define KILN_COUNT_ALLOCATIONS 1
 void* operator new(size_t size) {
   if (counting.load(std::memory_order_relaxed)) count_allocation();

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "graph_builder.h"
+#include "sanitizer_build.h"
 #include "test_util.h"
 
 namespace kiln::testing {
@@ -43,7 +44,7 @@ float expected(float x) {
 }
 
 TEST(Soak, ResidentMemoryStaysFlatWithANewWidthEverySchedule) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KILN_UNDER_ADDRESS_SANITIZER)
   GTEST_SKIP() << "AddressSanitizer's quarantine holds freed memory: resident memory says "
                   "nothing there";
 #endif
