@@ -68,13 +68,14 @@ test-asan: build-asan
 	@ctest --preset asan -j $(JOBS) -E "^GpuPixel|gpu_op_harness|$(ASAN_VULKAN_TESTS)"
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_VULKAN_TESTS)" \
 	  -E "^GpuPixel|gpu_op_harness"
-	@FUZZ_TIMEOUT=5 scripts/fuzz.sh build/asan $(FUZZ_SMOKE_SECONDS) $(SHARED)
+	@FUZZ_TIMEOUT=5 FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) scripts/fuzz.sh build/asan $(FUZZ_SMOKE_SECONDS) $(SHARED)
 
-# The fuzzers (fuzz/, part of the sanitizer build), FUZZ_SECONDS each: CI runs them for
-# FUZZ_SMOKE_SECONDS; a long run is `make fuzz FUZZ_SECONDS=3600`. What each run learns is kept
-# in build/asan/fuzz/corpus for the next.
+# The fuzzers (fuzz/, part of the sanitizer build), FUZZ_SECONDS each: CI runs the same
+# FUZZ_SMOKE_RUNS inputs each time (a fixed seed, at most FUZZ_SMOKE_SECONDS); a long run is
+# `make fuzz FUZZ_SECONDS=3600`. What each run learns is kept in build/asan/fuzz/corpus.
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 60
+FUZZ_SMOKE_RUNS ?= 3000
 fuzz: build-asan
 	@scripts/fuzz.sh build/asan $(FUZZ_SECONDS) $(SHARED)
 

@@ -22,6 +22,9 @@ size_t pick(Random& random, size_t count) {
 // Values that sit on the edges kernels check: zero, negatives, one past a size, the integer
 // limits, and the neighbours of the value already there.
 int64_t interesting_int(Random& random, int64_t current) {
+  // The neighbours wrap around at the limits (in unsigned arithmetic, where that is defined).
+  const auto u = static_cast<uint64_t>(current);
+  auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
   const std::array<int64_t, 14> values = {0,
                                           1,
                                           -1,
@@ -32,10 +35,10 @@ int64_t interesting_int(Random& random, int64_t current) {
                                           int64_t{1} << 31,
                                           std::numeric_limits<int64_t>::max(),
                                           std::numeric_limits<int64_t>::min(),
-                                          current + 1,
-                                          current - 1,
-                                          -current,
-                                          current * 2};
+                                          wrap(u + 1),
+                                          wrap(u - 1),
+                                          wrap(0 - u),
+                                          wrap(u * 2)};
   return values[pick(random, values.size())];
 }
 

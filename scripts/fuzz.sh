@@ -17,6 +17,10 @@ targets=(model_load model_run graph_mutation tensor_file)
 # the memory limit is a finding too.
 timeout_s=${FUZZ_TIMEOUT:-1}
 rss_mb=${FUZZ_RSS_MB:-2048}
+# FUZZ_RUNS=N: at most N inputs per target, from a fixed random seed, so that a short run (CI's)
+# goes the same way every time instead of finding a different input on each machine.
+fixed=()
+[[ -n ${FUZZ_RUNS:-} ]] && fixed=(-runs="$FUZZ_RUNS" -seed=1)
 
 seed_models=$work/seeds/models
 seed_tensors=$work/seeds/tensors
@@ -51,12 +55,13 @@ for target in "${targets[@]}"; do
   status=0
   "$build/fuzz/${target}_fuzzer" "$work/corpus/$target" "$seeds" \
     -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-    -print_final_stats=1 -artifact_prefix="$work/findings/$target/" >"$log" 2>&1 || status=$?
+    -print_final_stats=1 -artifact_prefix="$work/findings/$target/" "${fixed[@]}" >"$log" 2>&1 ||
+    status=$?
   runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -n 1)
   runs=${runs:-0}
   total=$((total + runs))
   if ((status == 0)); then
-    echo "fuzz $target: $runs executions in ${seconds}s, no finding"
+    echo "fuzz $target: $runs executions (at most ${seconds}s), no finding"
   else
     echo "fuzz $target: FINDING after $runs executions (exit $status); log: $log"
     grep -E "^==[0-9]+==ERROR|SUMMARY|Test unit written|ALARM|out-of-memory" "$log" | head -n 5
