@@ -66,7 +66,8 @@ ValueInfo convert_type(const std::string& name, const onnx::TypeProto& type) {
       if (d.has_dim_value() && d.dim_value() >= 0) {
         dim.value = d.dim_value();
         if (dim.value > 0 && count > (int64_t{1} << 40) / dim.value)
-          throw Error("value '" + name + "': declared shape has more elements than a tensor can hold");
+          throw Error("value '" + name +
+                      "': declared shape has more elements than a tensor can hold");
         count *= std::max<int64_t>(dim.value, 1);
       }
       if (d.has_dim_param()) dim.symbol = d.dim_param();

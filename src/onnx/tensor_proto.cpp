@@ -201,11 +201,10 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
   }
   if (bytes) {
     const size_t expected = file_byte_size(dtype, static_cast<size_t>(count));
-    check(bytes->size() == expected, where + ": tensor data holds " +
-                                         std::to_string(bytes->size()) + " bytes, shape " +
-                                         shape.to_string() + " of " +
-                                         std::string(dtype_name(dtype)) + " needs " +
-                                         std::to_string(expected));
+    check(bytes->size() == expected,
+          where + ": tensor data holds " + std::to_string(bytes->size()) + " bytes, shape " +
+              shape.to_string() + " of " + std::string(dtype_name(dtype)) + " needs " +
+              std::to_string(expected));
   } else {
     // Each element takes at least one entry of the typed fields (the sub-byte types one packed
     // byte per entry); fill_from_typed_fields checks the exact count of the field that holds

@@ -389,8 +389,7 @@ void Execution::execute_node(size_t index) {
   // A subgraph's execution follows the run of the layer that runs it.
   const RunStop* stop = own_stop_ ? &stop_ : RunStop::current();
   RunStop::Scope stop_scope(stop);
-  MemoryScope memory_scope(budget_ ? budget_.get() : MemoryScope::budget(),
-                           {&cn, describe_node});
+  MemoryScope memory_scope(budget_ ? budget_.get() : MemoryScope::budget(), {&cn, describe_node});
   if (!failure) {
     try {
       if (stop) stop->check();
@@ -468,7 +467,8 @@ bool Execution::record_on_device(const CompiledNode& cn, NodeJob& job) {
   DeviceOpRun run{job.inputs, job.outputs, job.mirrors, job.constant};
   if (!profiler_) return cn.device_kernel->record(run);
   const size_t index = job.index();
-  const bool recorded = graph_->device->record_timed(*cn.device_kernel, run, static_cast<uint32_t>(index));
+  const bool recorded =
+      graph_->device->record_timed(*cn.device_kernel, run, static_cast<uint32_t>(index));
   profiler_->node(index).on_device = recorded;
   return recorded;
 }

@@ -40,7 +40,7 @@ struct Case {
   size_t model;       // index into Stress::models_
   std::string input;  // the model's input name
   Tensor x;
-  Tensor expected;    // from one CPU worker on one thread
+  Tensor expected;  // from one CPU worker on one thread
 };
 
 Tensor ramp(const Shape& shape, float scale) {

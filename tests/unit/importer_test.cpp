@@ -239,8 +239,9 @@ TEST(Importer, ATensorWithLessDataThanItsShapeIsRefusedBeforeAllocating) {
   init->add_dims(int64_t{1} << 20);
   init->add_dims(int64_t{1} << 20);
   init->set_raw_data(std::string(8, '\0'));
-  EXPECT_NE(message_of(m).find("tensor data holds 8 bytes, shape [1048576, 1048576] of float32 needs"),
-            std::string::npos)
+  EXPECT_NE(
+      message_of(m).find("tensor data holds 8 bytes, shape [1048576, 1048576] of float32 needs"),
+      std::string::npos)
       << message_of(m);
   init->clear_raw_data();
   for (int i = 0; i < 3; ++i) init->add_float_data(1.0f);
@@ -253,11 +254,13 @@ TEST(Importer, ATensorWithLessDataThanItsShapeIsRefusedBeforeAllocating) {
 // is refused at load, naming the value, rather than overflowing a rule.
 TEST(Importer, ADeclaredShapeLargerThanAnyTensorIsRefused) {
   onnx::ModelProto m = relu_model();
-  auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  auto* shape =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->mutable_dim(0)->set_dim_value(int64_t{1} << 30);
   shape->add_dim()->set_dim_value(int64_t{1} << 30);
-  EXPECT_NE(message_of(m).find("value 'x': declared shape has more elements than a tensor can hold"),
-            std::string::npos)
+  EXPECT_NE(
+      message_of(m).find("value 'x': declared shape has more elements than a tensor can hold"),
+      std::string::npos)
       << message_of(m);
   shape->mutable_dim(1)->set_dim_value(0);  // an empty tensor is fine
   EXPECT_EQ(message_of(m), "loaded");
