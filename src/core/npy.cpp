@@ -78,11 +78,20 @@ Tensor read_npy(const std::string& bytes, const std::string& where) {
     }
     pos += used;
   }
-  Tensor t = Tensor::zeros(it->second, shape);
+  // The data must be there before the tensor is allocated: the header may declare any shape.
   const size_t data_start = header_start + header_len;
-  check(bytes.size() - data_start == t.byte_size(),
-        where + ": .npy data holds " + std::to_string(bytes.size() - data_start) +
-            " bytes, shape " + shape.to_string() + " needs " + std::to_string(t.byte_size()));
+  const size_t data_bytes = bytes.size() - data_start;
+  size_t needed = dtype_size(it->second);
+  bool too_large = false;
+  for (int64_t d : shape) {
+    check(d >= 0, where + ": negative dimension in .npy shape '" + dims + "'");
+    if (d != 0 && needed > data_bytes / static_cast<size_t>(d)) too_large = true;
+    needed *= static_cast<size_t>(d);
+  }
+  check(!too_large && needed == data_bytes,
+        where + ": .npy data holds " + std::to_string(data_bytes) + " bytes, shape " +
+            shape.to_string() + " needs " + (too_large ? "more" : std::to_string(needed)));
+  Tensor t = Tensor::zeros(it->second, shape);
   if (t.byte_size()) std::memcpy(t.mutable_raw_data(), bytes.data() + data_start, t.byte_size());
   return t;
 }
