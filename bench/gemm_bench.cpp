@@ -223,7 +223,8 @@ struct Options {
 void print_row(const char* threads, const char* variant, const Series& series, double flops,
                double peak) {
   const double med = flops / median(series.seconds) * 1e-9;
-  const double best = flops / *std::min_element(series.seconds.begin(), series.seconds.end()) * 1e-9;
+  const double best =
+      flops / *std::min_element(series.seconds.begin(), series.seconds.end()) * 1e-9;
   std::printf("  %-7s %-26s %9.1f %9.1f %9.1f %% %9.0f %% %11.1f\n", threads, variant, med, best,
               100.0 * med / peak, 100.0 * median(series.host_share),
               flops / median(series.cpu_seconds) * 1e-9);
@@ -239,14 +240,16 @@ void summary(const Options& opt) {
   const double peak = measure_peak();
   std::printf("CPU: %s\nSIMD target: %s\n", cpu_model().c_str(),
               hwy::TargetName(HWY_DYNAMIC_DISPATCH(dispatched_target)()));
-  std::printf("single-core peak (register-resident FMA loop on this target's vectors): %.1f "
-              "GFLOP/s\n",
-              peak);
-  std::printf("%lld^3 float32, %d rounds x %d runs (1 thread: CPU time of the thread; 2: wall "
-              "clock); GFLOP/s, %% of peak = median / (peak x threads); host share: median CPU "
-              "time / (threads x wall time), below ~95 %% the host was busy; per CPU-s: GFLOP per "
-              "second of the process's CPU time (all threads; spinning counts, sleeping not)\n",
-              static_cast<long long>(n), opt.rounds, opt.runs);
+  std::printf(
+      "single-core peak (register-resident FMA loop on this target's vectors): %.1f "
+      "GFLOP/s\n",
+      peak);
+  std::printf(
+      "%lld^3 float32, %d rounds x %d runs (1 thread: CPU time of the thread; 2: wall "
+      "clock); GFLOP/s, %% of peak = median / (peak x threads); host share: median CPU "
+      "time / (threads x wall time), below ~95 %% the host was busy; per CPU-s: GFLOP per "
+      "second of the process's CPU time (all threads; spinning counts, sleeping not)\n",
+      static_cast<long long>(n), opt.rounds, opt.runs);
   std::printf("  %-7s %-26s %9s %9s %11s %11s %11s\n", "threads", "variant", "median", "best",
               "of peak", "host share", "per CPU-s");
   for (int threads : {1, 2}) {
@@ -256,23 +259,29 @@ void summary(const Options& opt) {
     const Timer timer = threads == 1 ? Timer::kThreadCpu : Timer::kWall;
     for (int round = 0; round < opt.rounds; ++round) {
       run_in_pool(pool, [&] {
-        time_runs(opt.runs, timer, threads, [&] {
-          kiln::cpu::sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(),
-                           n);
-        }, unpacked);
-        time_runs(opt.runs, timer, threads, [&] {
-          kiln::cpu::sgemm_packed(false, n, a.data(), n, packed, c.data(), n);
-        }, prepacked);
+        time_runs(
+            opt.runs, timer, threads,
+            [&] {
+              kiln::cpu::sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
+                               c.data(), n);
+            },
+            unpacked);
+        time_runs(
+            opt.runs, timer, threads,
+            [&] { kiln::cpu::sgemm_packed(false, n, a.data(), n, packed, c.data(), n); },
+            prepacked);
       });
       if (kHaveYardstick && opt.yardstick) {
-        time_runs(opt.runs, timer, threads, [&] { yardstick_sgemm(threads, n, a.data(), b.data(), c.data()); },
-                  library);
+        time_runs(
+            opt.runs, timer, threads,
+            [&] { yardstick_sgemm(threads, n, a.data(), b.data(), c.data()); }, library);
       }
     }
     const std::string t = std::to_string(threads);
     print_row(t.c_str(), "kiln sgemm (B unpacked)", unpacked, flops, peak * threads);
     print_row(t.c_str(), "kiln sgemm_packed", prepacked, flops, peak * threads);
-    if (kHaveYardstick && opt.yardstick) print_row(t.c_str(), kYardstickName, library, flops, peak * threads);
+    if (kHaveYardstick && opt.yardstick)
+      print_row(t.c_str(), kYardstickName, library, flops, peak * threads);
   }
   if (!kHaveYardstick) std::printf("  (no yardstick: built without oneDNN)\n");
 }
@@ -331,9 +340,15 @@ void shapes(benchmark::internal::Benchmark* b, bool with_transposes) {
       {8, 512, 512},       // few rows
       {256, 8, 1024},      // few columns
       {3136, 64, 576},     // the ResNet convs in NHWC: M = H*W, N = Cout, weights as B
-      {784, 128, 1152},   {196, 256, 2304}, {196, 512, 4608},
+      {784, 128, 1152},
+      {196, 256, 2304},
+      {196, 512, 4608},
       // ResNet-50's 1x1 convolutions as conv_f32 calls them in NCHW (weights as A, in place)
-      {256, 3136, 64},     {64, 3136, 256},  {512, 784, 128},  {1024, 196, 256}, {2048, 49, 512},
+      {256, 3136, 64},
+      {64, 3136, 256},
+      {512, 784, 128},
+      {1024, 196, 256},
+      {2048, 49, 512},
   };
   for (const auto& s : list) {
     if (with_transposes) {

@@ -41,8 +41,8 @@ struct WorkerOptions {
   bool verify_shapes = false;
   // The GPU device of a GpuCompute or GpuPixel worker: its index in kiln::list_devices() or a
   // case-insensitive substring of its name; empty picks the best one (a discrete GPU before an
-  // integrated one before a CPU implementation). KILN_GPU_COMPUTE_DEVICE and KILN_GPU_PIXEL_DEVICE, when
-  // set, override it.
+  // integrated one before a CPU implementation). KILN_GPU_COMPUTE_DEVICE and KILN_GPU_PIXEL_DEVICE,
+  // when set, override it.
   std::string device;
   // Time every layer of every run (and, on a GPU backend, its device work and transfers), for
   // Worker::profile(). Off, it costs nothing measurable.

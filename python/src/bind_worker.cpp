@@ -51,12 +51,12 @@ struct PyWorker {
       : model(model) {
     const kiln::Backend b = kiln::parse_backend(backend);
     if (!(deadline >= 0)) throw kiln::Error("deadline must be a number of seconds >= 0");
-    kiln::WorkerOptions options{.num_threads = num_threads,
-                                .strict = strict,
-                                .verify_shapes = verify_shapes,
-                                .memory_limit = memory_limit,
-                                .deadline = std::chrono::nanoseconds(
-                                    static_cast<int64_t>(std::min(deadline, 1e9) * 1e9))};
+    kiln::WorkerOptions options{
+        .num_threads = num_threads,
+        .strict = strict,
+        .verify_shapes = verify_shapes,
+        .memory_limit = memory_limit,
+        .deadline = std::chrono::nanoseconds(static_cast<int64_t>(std::min(deadline, 1e9) * 1e9))};
     WithoutGil unlocked;  // compiling the graph and starting a GPU device take a while
     worker.emplace(model, b, options);
   }
@@ -184,8 +184,8 @@ Calls from several threads are serialized (each schedule and its outputs stay to
 several workers run at once.)")
       .def(py::init<const kiln::Model&, const std::string&, int, bool, bool, uint64_t, double>(),
            py::arg("model"), py::arg("backend") = "cpu", py::arg("num_threads") = 0,
-           py::arg("strict") = false, py::arg("verify_shapes") = false,
-           py::arg("memory_limit") = 0, py::arg("deadline") = 0.0,
+           py::arg("strict") = false, py::arg("verify_shapes") = false, py::arg("memory_limit") = 0,
+           py::arg("deadline") = 0.0,
            "memory_limit: bytes the worker's runs may hold (0: three quarters of the machine's "
            "memory); deadline: each run's time limit in seconds (0: none).")
       .def(

@@ -146,8 +146,8 @@ Tensor Tensor::wrap(void* data, DataType dtype, const Shape& shape,
   for (int64_t d : shape)
     check(d >= 0, "Tensor::wrap: negative dimension in shape " + shape.to_string());
   const int64_t count = shape.element_count();
-  check(data != nullptr || count == 0, "Tensor::wrap: null pointer for " +
-                                           std::to_string(count) + " elements");
+  check(data != nullptr || count == 0,
+        "Tensor::wrap: null pointer for " + std::to_string(count) + " elements");
   const size_t elem = dtype_size(dtype);
   check(reinterpret_cast<uintptr_t>(data) % elem == 0,
         "Tensor::wrap: the pointer is not aligned to the " + std::to_string(elem) +

@@ -40,8 +40,8 @@ struct AttentionGeometry {
 
 // Checks Q, K, V (and past_key / past_value when given) against each other and the
 // attributes; kiln::Error naming `node` for shapes the op rejects.
-AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& a,
-                                    const Shape& qs, const Shape& ks, const Shape& vs,
-                                    const Shape* past_key, const Shape* past_value);
+AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& a, const Shape& qs,
+                                    const Shape& ks, const Shape& vs, const Shape* past_key,
+                                    const Shape* past_value);
 
 }  // namespace kiln

@@ -41,9 +41,9 @@ AttentionAttrs parse_attention_attrs(const NodeInfo& info) {
   return a;
 }
 
-AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& a,
-                                    const Shape& qs, const Shape& ks, const Shape& vs,
-                                    const Shape* past_key, const Shape* past_value) {
+AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& a, const Shape& qs,
+                                    const Shape& ks, const Shape& vs, const Shape* past_key,
+                                    const Shape* past_value) {
   AttentionGeometry g;
   const size_t rank = qs.size();
   if ((rank != 3 && rank != 4) || ks.size() != rank || vs.size() != rank) {
@@ -59,8 +59,8 @@ AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& 
       fail_at(node, "3-D inputs need positive q_num_heads and kv_num_heads attributes");
     }
     if (qs[2] % g.q_heads != 0 || ks[2] % g.kv_heads != 0 || vs[2] % g.kv_heads != 0) {
-      fail_at(node, "hidden sizes Q " + std::to_string(qs[2]) + ", K " + std::to_string(ks[2]) + ", V " +
-               std::to_string(vs[2]) + " are not divisible by the head counts");
+      fail_at(node, "hidden sizes Q " + std::to_string(qs[2]) + ", K " + std::to_string(ks[2]) +
+                        ", V " + std::to_string(vs[2]) + " are not divisible by the head counts");
     }
     g.q_len = qs[1];
     g.new_kv_len = ks[1];
@@ -68,7 +68,7 @@ AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& 
     g.v_head_size = vs[2] / g.kv_heads;
     if (ks[2] / g.kv_heads != g.head_size) {
       fail_at(node, "K's head size " + std::to_string(ks[2] / g.kv_heads) + " differs from Q's " +
-               std::to_string(g.head_size));
+                        std::to_string(g.head_size));
     }
   } else {
     g.q_heads = qs[1];
@@ -79,15 +79,16 @@ AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& 
     g.v_head_size = vs[3];
     if (ks[3] != g.head_size) {
       fail_at(node, "K's head size " + std::to_string(ks[3]) + " differs from Q's " +
-               std::to_string(g.head_size));
+                        std::to_string(g.head_size));
     }
     if (vs[1] != g.kv_heads) fail_at(node, "K and V have different head counts");
   }
   if (ks[0] != g.batch || vs[0] != g.batch) fail_at(node, "Q, K and V have different batch sizes");
-  if (vs[rank == 3 ? 1 : 2] != g.new_kv_len) fail_at(node, "K and V have different sequence lengths");
+  if (vs[rank == 3 ? 1 : 2] != g.new_kv_len)
+    fail_at(node, "K and V have different sequence lengths");
   if (g.kv_heads == 0 ? g.q_heads != 0 : g.q_heads % g.kv_heads != 0) {
-    fail_at(node, "q_num_heads " + std::to_string(g.q_heads) + " is not a multiple of kv_num_heads " +
-             std::to_string(g.kv_heads));
+    fail_at(node, "q_num_heads " + std::to_string(g.q_heads) +
+                      " is not a multiple of kv_num_heads " + std::to_string(g.kv_heads));
   }
   if (past_key || past_value) {
     if (!past_key || !past_value) fail_at(node, "past_key and past_value must be given together");
@@ -100,7 +101,6 @@ AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& 
   }
   return g;
 }
-
 
 namespace {
 
@@ -138,9 +138,9 @@ std::vector<ValueInfo> attention_rule(const InferenceContext& ctx) {
   if (!k || !v || !qs || !ks || !vs || (given(4) && !past_key) || (given(5) && !past_value)) {
     return {dtype_only(q->dtype)};
   }
-  const AttentionGeometry g = resolve_attention(ctx.node(), a, *qs, *ks, *vs,
-                                                past_key ? &*past_key : nullptr,
-                                                past_value ? &*past_value : nullptr);
+  const AttentionGeometry g =
+      resolve_attention(ctx.node(), a, *qs, *ks, *vs, past_key ? &*past_key : nullptr,
+                        past_value ? &*past_value : nullptr);
   return {typed(q->dtype, g.y_shape()), typed(k->dtype, g.present_shape(g.head_size)),
           typed(v->dtype, g.present_shape(g.v_head_size)), typed(q->dtype, g.scores_shape())};
 }

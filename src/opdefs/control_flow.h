@@ -11,7 +11,7 @@ namespace kiln {
 class NodeInfo;
 
 struct ScanLayout {
-  bool batched = false;  // Scan-8: a batch axis first, and a sequence_lens input first
+  bool batched = false;    // Scan-8: a batch axis first, and a sequence_lens input first
   size_t first_value = 0;  // the node's first state input (1 for Scan-8)
   size_t states = 0, scan_inputs = 0, scan_outputs = 0;
   std::vector<int64_t> input_axes, input_reversed, output_axes, output_reversed;

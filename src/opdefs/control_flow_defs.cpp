@@ -70,7 +70,8 @@ std::optional<ValueInfo> merge(const ValueInfo& a, const ValueInfo& b) {
   if (a.dtype != b.dtype || a.dtype == DataType::Undefined) return std::nullopt;
   if (!a.has_shape || !b.has_shape || a.shape.size() != b.shape.size()) return dtype_only(a.dtype);
   std::vector<Dim> dims;
-  for (size_t d = 0; d < a.shape.size(); ++d) dims.push_back(a.shape[d] == b.shape[d] ? a.shape[d] : Dim{});
+  for (size_t d = 0; d < a.shape.size(); ++d)
+    dims.push_back(a.shape[d] == b.shape[d] ? a.shape[d] : Dim{});
   return tensor_type(a.dtype, dims);
 }
 
@@ -127,13 +128,15 @@ std::vector<ValueInfo> loop_rule(const InferenceContext& ctx) {
 std::vector<ValueInfo> scan_rule(const InferenceContext& ctx) {
   const ir::Graph* body = graph_attr(ctx, "body");
   if (!body) return {};
-  const ScanLayout layout = parse_scan_layout(ctx.info(), body->inputs.size(), body->outputs.size());
+  const ScanLayout layout =
+      parse_scan_layout(ctx.info(), body->inputs.size(), body->outputs.size());
   if (layout.batched) return {};
   Dim length;
   if (const std::vector<Dim>* first = ctx.shape(layout.states)) {
     const int64_t rank = static_cast<int64_t>(first->size());
     const int64_t axis = layout.input_axes[0];
-    if (axis >= -rank && axis < rank) length = (*first)[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
+    if (axis >= -rank && axis < rank)
+      length = (*first)[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
   }
   std::vector<ValueInfo> out;
   for (size_t i = 0; i < layout.states; ++i) {
@@ -210,7 +213,8 @@ void define_control_flow_ops(OpDefs& defs) {
   split.shape_inputs = {{11, {1}}};
   defs.define("SequenceConstruct").infer = sequence_of_input_rule;
   defs.define("SequenceEmpty").infer = sequence_empty_rule;
-  for (const char* op : {"SequenceInsert", "SequenceErase"}) defs.define(op).infer = same_sequence_rule;
+  for (const char* op : {"SequenceInsert", "SequenceErase"})
+    defs.define(op).infer = same_sequence_rule;
   for (const char* op : {"SequenceAt", "ConcatFromSequence"}) {
     defs.define(op).infer = sequence_element_rule;
   }

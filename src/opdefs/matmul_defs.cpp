@@ -1,5 +1,5 @@
-// Gemm, MatMul and the quantized MatMulInteger and QLinearMatMul (numpy matmul: 1-D operands are promoted and the promoted axis dropped again,
-// batch axes broadcast).
+// Gemm, MatMul and the quantized MatMulInteger and QLinearMatMul (numpy matmul: 1-D operands are
+// promoted and the promoted axis dropped again, batch axes broadcast).
 #include <algorithm>
 
 #include "opdefs/all_defs.h"

@@ -28,8 +28,8 @@ std::vector<ValueInfo> quantize_rule(const InferenceContext& ctx) {
   const bool has_zero_point = ctx.num_inputs() > 2 && !ctx.node().inputs[2].empty();
   if (has_zero_point && !ctx.input(2)) return {};
   const DataType attr = dtype_attr(ctx, "output_dtype");
-  const DataType t = has_zero_point ? ctx.input(2)->dtype
-                                    : (attr != DataType::Undefined ? attr : DataType::UInt8);
+  const DataType t =
+      has_zero_point ? ctx.input(2)->dtype : (attr != DataType::Undefined ? attr : DataType::UInt8);
   return like_x(ctx, t);
 }
 

@@ -224,7 +224,8 @@ std::vector<ValueInfo> recurrent_rule(const InferenceContext& ctx) {
   const ValueInfo* x = ctx.input(recurrent::kX);
   if (!x) return {};
   const recurrent::CellSpec spec = cell_spec_of(ctx.info());
-  const recurrent::RecurrentAttributes attrs = recurrent::parse_recurrent_attributes(ctx.info(), spec);
+  const recurrent::RecurrentAttributes attrs =
+      recurrent::parse_recurrent_attributes(ctx.info(), spec);
   const size_t outputs = spec.has_cell_state ? 3 : 2;
   const std::vector<Dim>* xs = ctx.shape(recurrent::kX);
   const std::vector<Dim>* rs = ctx.shape(recurrent::kR);

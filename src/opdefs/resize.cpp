@@ -440,8 +440,7 @@ std::vector<ValueInfo> resize_rule(const InferenceContext& ctx) {
     in.push_back(d.is_fixed() ? d.value : kStandIn);
     symbolic = symbolic || !d.is_fixed();
   }
-  const std::vector<ResizeAxis> axes =
-      resolve_resize(cfg, NodeInputs{ctx.node(), inputs}, in);
+  const std::vector<ResizeAxis> axes = resolve_resize(cfg, NodeInputs{ctx.node(), inputs}, in);
   // With keep_aspect_ratio_policy, one scale for every listed axis comes from all of them.
   const bool shared_scale = cfg.policy != AspectPolicy::Stretch && symbolic;
   const bool by_sizes = !is_upsample && cfg.opset >= 11 && inputs.size() > 3 &&

@@ -86,8 +86,8 @@ DftSizes resolve_dft(const ir::Node& node, const DftAttrs& attrs, const Shape& s
     s.out_length = attrs.onesided ? s.n / 2 + 1 : s.n;
   }
   if (s.n < 1 || s.n > max_length) {
-    fail_at(node, "the transform length must be in [1, " + std::to_string(max_length) +
-                      "], got " + std::to_string(s.n) + " for input shape " + shape.to_string());
+    fail_at(node, "the transform length must be in [1, " + std::to_string(max_length) + "], got " +
+                      std::to_string(s.n) + " for input shape " + shape.to_string());
   }
   s.out_shape = shape;
   s.out_shape[axis] = s.out_length;
@@ -121,8 +121,8 @@ std::vector<ValueInfo> dft_rule(const InferenceContext& ctx) {
   constexpr int64_t kStandIn = int64_t{1} << 40;
   Shape shape;
   for (const Dim& d : *xs) shape.push_back(d.is_fixed() ? d.value : kStandIn);
-  const DftSizes s = resolve_dft(ctx.node(), attrs, shape, length, axis,
-                                 std::numeric_limits<int64_t>::max());
+  const DftSizes s =
+      resolve_dft(ctx.node(), attrs, shape, length, axis, std::numeric_limits<int64_t>::max());
   const Dim& along = (*xs)[static_cast<size_t>(s.axis)];
   std::vector<Dim> out = *xs;
   out[static_cast<size_t>(s.axis)] = along.is_fixed() || length ? fixed_dim(s.out_length) : Dim{};

@@ -52,8 +52,7 @@ cpu::HeadView present(OpContext& ctx, const Geometry& g, const Tensor* past, con
   if (past == nullptr && !wanted) return cur_view;
 
   Tensor* out = nullptr;
-  if (wanted)
-    out = &ctx.allocate_output(out_index, current.dtype(), g.present_shape(size));
+  if (wanted) out = &ctx.allocate_output(out_index, current.dtype(), g.present_shape(size));
   const int64_t count = g.batch * g.kv_heads * total * size;
   float* dest = (out != nullptr && out->dtype() == DataType::Float32)
                     ? out->mutable_data<float>()
@@ -137,10 +136,9 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
   if (past_key && (past_key->dtype() != k.dtype() || past_value->dtype() != v.dtype())) {
     ctx.fail("past_key and past_value must have the element types of K and V");
   }
-  const Geometry g =
-      resolve_attention(ctx.node(), a, q.shape(), k.shape(), v.shape(),
-                        past_key ? &past_key->shape() : nullptr,
-                        past_value ? &past_value->shape() : nullptr);
+  const Geometry g = resolve_attention(ctx.node(), a, q.shape(), k.shape(), v.shape(),
+                                       past_key ? &past_key->shape() : nullptr,
+                                       past_value ? &past_value->shape() : nullptr);
   const int64_t total = g.total();
 
   cpu::AttentionParams params;

@@ -130,7 +130,8 @@ CpuKernel make_fused_conv(const NodeInfo& info) {
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     const Tensor* z = ctx.has_input(3) ? &ctx.input(3) : nullptr;
     if (x.dtype() != DataType::Float32) {
-      ctx.fail("element type " + std::string(dtype_name(x.dtype())) + " is not supported (float32)");
+      ctx.fail("element type " + std::string(dtype_name(x.dtype())) +
+               " is not supported (float32)");
     }
     const ConvProblem p = resolve_conv(ctx.node(), attrs.conv, x, w, b);
     Shape y_shape{p.batch, p.out_channels};

@@ -89,8 +89,7 @@ CpuKernel make_dft(const NodeInfo& info) {
     std::optional<int64_t> length, axis;
     if (ctx.has_input(1)) length = scalar_int_input(ctx, 1, "dft_length");
     if (attrs.axis_is_input && ctx.has_input(2)) axis = scalar_int_input(ctx, 2, "axis");
-    const DftSizes sizes =
-        resolve_dft(ctx.node(), attrs, shape, length, axis, cpu::kMaxFftLength);
+    const DftSizes sizes = resolve_dft(ctx.node(), attrs, shape, length, axis, cpu::kMaxFftLength);
     const int64_t rank = static_cast<int64_t>(shape.size());
 
     DftLines g;

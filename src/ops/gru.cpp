@@ -87,8 +87,8 @@ struct GruCell {
 CpuKernel make_gru(const NodeInfo& info) {
   GruCell cell;
   cell.linear_before_reset = info.attr_int("linear_before_reset", 0) != 0;
-  return recurrent::make_recurrent_kernel(
-      info, recurrent::gru_cell_spec(cell.linear_before_reset), cell);
+  return recurrent::make_recurrent_kernel(info, recurrent::gru_cell_spec(cell.linear_before_reset),
+                                          cell);
 }
 
 }  // namespace kiln

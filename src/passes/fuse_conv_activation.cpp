@@ -117,10 +117,9 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
     // When the other operand comes from a later Conv read only here, that Conv takes the Add:
     // the earlier branch (ResNet's downsampling conv) then runs beside the main path.
     auto other_producer = producer.find(other);
-    const bool later_conv_takes_it = other_producer != producer.end() &&
-                                     other_producer->second > conv_index &&
-                                     is_fusable_conv(graph, other_producer->second) &&
-                                     only_reader(readers, other) == next;
+    const bool later_conv_takes_it =
+        other_producer != producer.end() && other_producer->second > conv_index &&
+        is_fusable_conv(graph, other_producer->second) && only_reader(readers, other) == next;
     if (other != chain.output && !later_conv_takes_it && is_float32(graph, other) &&
         same_known_shape(graph, other, chain.output) &&
         same_known_shape(graph, add.outputs[0], chain.output)) {
@@ -167,9 +166,8 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
       if (!is_op(graph.nodes[sigmoid], "Sigmoid")) std::swap(sigmoid, mul);
       const ir::Node& s = graph.nodes[sigmoid];
       const ir::Node& m = graph.nodes[mul];
-      if (is_op(s, "Sigmoid") && s.outputs.size() == 1 && is_op(m, "Mul") &&
-          m.inputs.size() == 2 && m.outputs.size() == 1 &&
-          only_reader(readers, s.outputs[0]) == mul &&
+      if (is_op(s, "Sigmoid") && s.outputs.size() == 1 && is_op(m, "Mul") && m.inputs.size() == 2 &&
+          m.outputs.size() == 1 && only_reader(readers, s.outputs[0]) == mul &&
           ((m.inputs[0] == chain.output && m.inputs[1] == s.outputs[0]) ||
            (m.inputs[1] == chain.output && m.inputs[0] == s.outputs[0]))) {
         chain.activation = FusedActivation::kSilu;

@@ -29,12 +29,15 @@ std::vector<std::vector<uint64_t>> compute_ancestors(const CompiledGraph& g) {
 class WindowedAncestors {
  public:
   WindowedAncestors(const CompiledGraph& g, size_t window)
-      : window_(window), words_(window / 64), bits_(g.nodes.size() * (window / 64), 0),
+      : window_(window),
+        words_(window / 64),
+        bits_(g.nodes.size() * (window / 64), 0),
         prefix_(g.nodes.size(), 0) {
     const size_t n = g.nodes.size();
     std::vector<std::vector<int>> preds(n);
     for (size_t i = 0; i < n; ++i) {
-      for (int c : g.nodes[i].consumers) preds[static_cast<size_t>(c)].push_back(static_cast<int>(i));
+      for (int c : g.nodes[i].consumers)
+        preds[static_cast<size_t>(c)].push_back(static_cast<int>(i));
     }
     for (size_t p = 0; p < n; ++p) {
       uint64_t* mine = &bits_[p * words_];

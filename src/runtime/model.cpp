@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <new>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <sstream>
 
 #include "core/memory_budget.h"

@@ -361,8 +361,9 @@ std::string Worker::device_description() const {
 }
 
 Profile Worker::profile() const {
-  check(impl_->profile_, "Worker::profile: profiling is off; create the worker with "
-                         "WorkerOptions::profile = true");
+  check(impl_->profile_,
+        "Worker::profile: profiling is off; create the worker with "
+        "WorkerOptions::profile = true");
   check(impl_->current_ != nullptr, "Worker::profile: nothing has been scheduled yet");
   Execution& run = *impl_->current_;
   run.wait_idle();

@@ -1049,7 +1049,8 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
   gpu_compute::clear_validation_messages_of_all_devices();
   struct CheckValidation {
     ~CheckValidation() {
-      for (const std::string& m : gpu_compute::validation_messages_of_all_devices()) ADD_FAILURE() << m;
+      for (const std::string& m : gpu_compute::validation_messages_of_all_devices())
+        ADD_FAILURE() << m;
     }
   } check_validation;
 #endif

@@ -47,7 +47,8 @@ GraphBuilder conv_model(const ConvShape& s, const std::function<void(GraphBuilde
   GraphBuilder b(17);
   b.input("x", DataType::Float32, {1, s.in_channels, s.side, s.side});
   b.input("z", DataType::Float32, {1, s.out_channels, s.side, s.side});
-  b.initializer("w", random_tensor({s.out_channels, s.in_channels / s.group, s.kernel, s.kernel}, 1));
+  b.initializer("w",
+                random_tensor({s.out_channels, s.in_channels / s.group, s.kernel, s.kernel}, 1));
   b.initializer("b", random_tensor({s.out_channels}, 2));
   ir::Node& conv = b.node("Conv", {"x", "w", "b"}, {"c"});
   const int64_t pad = s.kernel / 2;
@@ -133,7 +134,10 @@ std::vector<Tail> tails() {
          b.node("Sigmoid", {"c"}, {"s"});
          b.node("Mul", {"c", "s"}, {"y"});
        }},
-      {"Add", [](GraphBuilder& b) { b.node("Add", {"z", "c"}, {"y"}); }},
+      {"Add",
+       [](GraphBuilder& b) {
+         b.node("Add", {"z", "c"}, {"y"});
+       }},
       {"Add + Relu",
        [](GraphBuilder& b) {
          b.node("Add", {"c", "z"}, {"r"});

@@ -474,13 +474,12 @@ TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
         cs.ep.clip_max = 2.0f;
         Operands unpacked(cs, seed), prepacked(cs, seed);
         ++seed;
-        sgemm(cs.trans_a, cs.trans_b, m, n, k, unpacked.a.data(), unpacked.lda,
-              unpacked.b.data(), unpacked.ldb, unpacked.c.data(), unpacked.ldc,
-              with_bias(cs.ep, unpacked));
+        sgemm(cs.trans_a, cs.trans_b, m, n, k, unpacked.a.data(), unpacked.lda, unpacked.b.data(),
+              unpacked.ldb, unpacked.c.data(), unpacked.ldc, with_bias(cs.ep, unpacked));
         expect_matches_reference(cs, unpacked);
         const PackedB packed = pack_b(cs.trans_b, k, n, prepacked.b.data(), prepacked.ldb);
-        sgemm_packed(cs.trans_a, m, prepacked.a.data(), prepacked.lda, packed,
-                     prepacked.c.data(), prepacked.ldc, with_bias(cs.ep, prepacked));
+        sgemm_packed(cs.trans_a, m, prepacked.a.data(), prepacked.lda, packed, prepacked.c.data(),
+                     prepacked.ldc, with_bias(cs.ep, prepacked));
         EXPECT_EQ(unpacked.c, prepacked.c) << describe(cs);
       }
     }

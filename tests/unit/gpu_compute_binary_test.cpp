@@ -13,9 +13,9 @@
 #include "backends/gpu_compute/buffer.h"
 #include "backends/gpu_compute/command.h"
 #include "backends/gpu_compute/descriptors.h"
+#include "gpu_compute_fixture.h"
 #include "opdefs/broadcast.h"
 #include "test_util.h"
-#include "gpu_compute_fixture.h"
 
 namespace kiln::gpu_compute {
 namespace {

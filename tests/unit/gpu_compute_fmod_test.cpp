@@ -8,9 +8,9 @@
 #include "backends/gpu_compute/command.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "fmod_cases.h"
-#include "opdefs/broadcast.h"
 #include "gpu_compute_fixture.h"
 #include "gpu_compute_tensor_util.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gpu_compute {
 namespace {

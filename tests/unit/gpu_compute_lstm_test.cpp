@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "test_util.h"
 #include "gpu_compute_fixture.h"
+#include "test_util.h"
 
 namespace kiln::gpu_compute {
 namespace {

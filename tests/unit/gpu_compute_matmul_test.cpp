@@ -10,9 +10,9 @@
 #include "backends/gpu_compute/command.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/matmul.h"
-#include "test_util.h"
 #include "gpu_compute_fixture.h"
 #include "gpu_compute_float_util.h"
+#include "test_util.h"
 
 namespace kiln::gpu_compute {
 namespace {

@@ -14,8 +14,8 @@
 #include "backends/gpu_compute/command.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/region_copy.h"
-#include "test_util.h"
 #include "gpu_compute_fixture.h"
+#include "test_util.h"
 
 namespace kiln::gpu_compute {
 namespace {

@@ -11,9 +11,9 @@
 #include "backends/gpu_compute/command.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/resize.h"
-#include "test_util.h"
 #include "gpu_compute_fixture.h"
 #include "gpu_compute_tensor_util.h"
+#include "test_util.h"
 
 namespace kiln::gpu_compute {
 namespace {

@@ -14,9 +14,9 @@
 #include "backends/gpu_compute/command.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/unary_elementwise.h"
+#include "gpu_compute_fixture.h"
 #include "gpu_unary_cases.h"
 #include "test_util.h"
-#include "gpu_compute_fixture.h"
 
 namespace kiln::gpu_compute {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "backends/gpu_compute/device_tensor.h"
 #include "device_worker_fixture.h"
-#include "graph_builder.h"
 #include "gpu_compute_fixture.h"
+#include "graph_builder.h"
 
 namespace kiln::gpu_compute {
 namespace {

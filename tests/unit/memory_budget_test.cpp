@@ -70,7 +70,8 @@ TEST(MemoryBudget, AnInitializerPastTheLoadLimitFailsNamingIt) {
     EXPECT_NE(message.find("initializer 'big_weight'"), std::string::npos) << message;
     EXPECT_NE(message.find("asks for 4194304 bytes"), std::string::npos) << message;
   }
-  EXPECT_NO_THROW(load_model_from_bytes(bytes.data(), bytes.size(), ".", {.memory_limit = 64 << 20}));
+  EXPECT_NO_THROW(
+      load_model_from_bytes(bytes.data(), bytes.size(), ".", {.memory_limit = 64 << 20}));
 }
 
 TEST(MemoryBudget, ATensorPastTheDefaultLimitIsAnErrorNotAnOutOfMemoryKill) {

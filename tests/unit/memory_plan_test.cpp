@@ -116,8 +116,8 @@ TEST(MemoryPlan, TheLinearPlannerForLargeGraphsIsSafeAndReuses) {
   // Branch a's values never share with branch c's (both branches may run at once).
   for (int i = 0; i < 1500; i += 7) {
     for (int k = 0; k < 1500; k += 11) {
-      ASSERT_FALSE(overlap(p, g.slot_of.at("a" + std::to_string(i)),
-                           g.slot_of.at("c" + std::to_string(k))))
+      ASSERT_FALSE(
+          overlap(p, g.slot_of.at("a" + std::to_string(i)), g.slot_of.at("c" + std::to_string(k))))
           << i << " " << k;
     }
   }

@@ -93,9 +93,7 @@ TEST(Nesting, FiftyNestedIfsLoadAndRun) {
             std::vector<float>{-1});
 }
 
-TEST(Nesting, TheLimitItselfLoads) {
-  EXPECT_EQ(load_error(nested_if_model(64)), "loaded");
-}
+TEST(Nesting, TheLimitItselfLoads) { EXPECT_EQ(load_error(nested_if_model(64)), "loaded"); }
 
 TEST(Nesting, DeeperThanTheLimitIsRefusedByName) {
   for (int depth : {65, 200, 5000}) {

@@ -4,8 +4,8 @@
 // a short run for CI.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -71,7 +71,8 @@ TEST(Soak, ResidentMemoryStaysFlatWithANewWidthEverySchedule) {
     const Tensor y = worker.peek_output("y").readback_and_clone();
     ASSERT_EQ(y.shape(), (Shape{16, width}));
     for (int64_t j : {int64_t{0}, width * 7 + 3, y.element_count() - 1})
-      ASSERT_NEAR(y.data<float>()[j], expected(p[static_cast<size_t>(j)]), 1e-5f) << "run " << i << " width " << width;
+      ASSERT_NEAR(y.data<float>()[j], expected(p[static_cast<size_t>(j)]), 1e-5f)
+          << "run " << i << " width " << width;
     const uint64_t resident = resident_bytes();
     if (i == 0) first = resident;
     if (i == warm_up) after_warm_up = resident;
@@ -82,9 +83,9 @@ TEST(Soak, ResidentMemoryStaysFlatWithANewWidthEverySchedule) {
   std::cout << "soak: " << runs << " schedules; resident memory first " << first / 1024
             << " KiB, after warm-up (" << warm_up << ") " << after_warm_up / 1024
             << " KiB, highest after " << highest / 1024 << " KiB, last " << last / 1024
-            << " KiB; worker: " << stats.cached_plans << " plans cached ("
-            << stats.plan_cache_bytes << " bytes), arena " << stats.arena_bytes
-            << " bytes, peak " << stats.peak_bytes << " bytes\n";
+            << " KiB; worker: " << stats.cached_plans << " plans cached (" << stats.plan_cache_bytes
+            << " bytes), arena " << stats.arena_bytes << " bytes, peak " << stats.peak_bytes
+            << " bytes\n";
   // Flat: within 5% (and 2 MiB for allocator noise) of the figure after warm-up.
   EXPECT_LE(highest, after_warm_up + after_warm_up / 20 + (uint64_t{2} << 20));
   // The arena serves every cached plan: no larger than the largest one needs (widths < 1000 +

@@ -11,8 +11,8 @@
 #include "command.h"
 #include "core/thread_pool.h"
 #include "inputs.h"
-#include "options.h"
 #include "kiln/kiln.h"
+#include "options.h"
 #include "profile_table.h"
 
 namespace kiln::cli {
@@ -136,8 +136,7 @@ int bench(const BenchOptions& o) {
                 "latency over %d runs (%d warm-up): min %.3f ms, median %.3f ms, mean %.3f ms, "
                 "p90 %.3f ms, max %.3f ms\n",
                 backend_text.c_str(), threads, simd.c_str(), load_ms, load_model_ms, peak_mb, runs,
-                warmup, sorted.front(),
-                median, mean, p90, sorted.back());
+                warmup, sorted.front(), median, mean, p90, sorted.back());
   std::cout << text;
   const MemoryStats memory = worker.memory_stats();
   auto mib = [](uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };

@@ -1,8 +1,8 @@
 #include "shape_coverage.h"
 
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "passes/passes.h"
 
@@ -48,7 +48,10 @@ void count(const ir::Graph& graph, ShapeCoverage& c) {
       const bool known =
           v && (v->kind == ValueInfo::Kind::Tensor ? v->dtype != DataType::Undefined && v->has_shape
                                                    : v->kind != ValueInfo::Kind::Unknown);
-      if (known) ++c.predicted; else if (getenv("SCDBG")) fprintf(stderr, "UNPRED %s\n", node.op_type.c_str());
+      if (known)
+        ++c.predicted;
+      else if (getenv("SCDBG"))
+        fprintf(stderr, "UNPRED %s\n", node.op_type.c_str());
     }
     for (const ir::Attribute& a : node.attributes) {
       if (a.g) count(*a.g, c);

@@ -166,7 +166,8 @@ Outcome run_test(const fs::path& dir, const Settings& settings) {
 // not measured).
 std::string encode(const Outcome& o) {
   std::string s = std::to_string(static_cast<int>(o.kind));
-  if (o.coverage) s += std::to_string(o.coverage->outputs) + "," + std::to_string(o.coverage->predicted);
+  if (o.coverage)
+    s += std::to_string(o.coverage->outputs) + "," + std::to_string(o.coverage->predicted);
   return s + ";" + o.message;
 }
 
@@ -175,7 +176,8 @@ Outcome decode(const std::string& msg) {
   const size_t semi = msg.find(';');
   const std::string counts = msg.substr(1, semi - 1);
   if (const size_t comma = counts.find(','); comma != std::string::npos) {
-    o.coverage = ShapeCoverage{std::stoul(counts.substr(0, comma)), std::stoul(counts.substr(comma + 1))};
+    o.coverage =
+        ShapeCoverage{std::stoul(counts.substr(0, comma)), std::stoul(counts.substr(comma + 1))};
   }
   o.message = msg.substr(semi + 1);
   return o;

@@ -78,7 +78,8 @@ void im2col_parallel(const WindowGeometry& g, int64_t channels, const float* ima
                      int64_t col_begin, int64_t col_end, float* cols) {
   const int64_t rows_per_channel = g.kernel_size();
   const int64_t width = col_end - col_begin;
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, rows_per_channel * width));
+  const int64_t grain =
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, rows_per_channel * width));
   parallel_for(channels, grain, [&](int64_t begin, int64_t end) {
     im2col(g, end - begin, image + begin * g.in_size(), col_begin, col_end,
            cols + begin * rows_per_channel * width);
@@ -144,7 +145,8 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
       sgemm_packed(true, out_size, a, out_size, packed.groups[static_cast<size_t>(grp)], yt, mg,
                    ep);
       float* yg = y + (n * p.out_channels + grp * mg) * out_size;
-      const float* zg = e.residual ? e.residual + (n * p.out_channels + grp * mg) * out_size : nullptr;
+      const float* zg =
+          e.residual ? e.residual + (n * p.out_channels + grp * mg) * out_size : nullptr;
       for (int64_t m = 0; m < mg; ++m) {
         float* row = yg + m * out_size;
         for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
@@ -202,7 +204,8 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
   }
   // The GEMM adds the residual as beta * C, so C starts as the residual.
   if (e.residual && e.residual != y) {
-    std::memcpy(y, e.residual, static_cast<size_t>(p.batch * p.out_channels * out_size) * sizeof(float));
+    std::memcpy(y, e.residual,
+                static_cast<size_t>(p.batch * p.out_channels * out_size) * sizeof(float));
   }
   const int64_t chunk = pointwise ? out_size : chunk_columns(k, out_size);
   float* cols =

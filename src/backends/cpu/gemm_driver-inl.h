@@ -39,7 +39,8 @@ namespace gemm {
 // from L2 fast enough, so a B panel need not fit L1 (measured on Zen 4: 512 beat 256 and 384
 // by 3-5 % on 1024^3). mc x kc floats of A (~300 KiB) stay in L2.
 inline constexpr int64_t kMaxKc = 512;
-inline constexpr int64_t kMaxMc = kMR * (HWY_MAX_BYTES >= 64 ? 12 : (HWY_MAX_BYTES == 32 ? 30 : 20));
+inline constexpr int64_t kMaxMc =
+    kMR * (HWY_MAX_BYTES >= 64 ? 12 : (HWY_MAX_BYTES == 32 ? 30 : 20));
 
 // A tile narrower than kNR goes through a buffer on the stack, so the kernel never touches C
 // (or the column bias) past column n_valid.

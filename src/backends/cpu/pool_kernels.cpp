@@ -169,7 +169,8 @@ void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
               if (i == r_lo && j == 0) {
                 for (int64_t c = inner_begin; c < inner_end; ++c) out[c] = tap[c * sw];
               } else {
-                for (int64_t c = inner_begin; c < inner_end; ++c) out[c] = max_tap(out[c], tap[c * sw]);
+                for (int64_t c = inner_begin; c < inner_end; ++c)
+                  out[c] = max_tap(out[c], tap[c * sw]);
               }
             }
           }

@@ -45,7 +45,8 @@ class GpuComputeBackend final : public DeviceBackend {
 
   bool record_timed(DeviceKernel& kernel, DeviceOpRun& run, uint32_t id) override {
     auto lock = context_->stream.lock();  // nothing else records between the timestamps
-    if (!timestamps_) timestamps_ = std::make_unique<Timestamps>(context_->device, context_->stream);
+    if (!timestamps_)
+      timestamps_ = std::make_unique<Timestamps>(context_->device, context_->stream);
     if (!timestamps_->supported()) return kernel.record(run);
     timestamps_->begin(id);
     bool recorded = false;

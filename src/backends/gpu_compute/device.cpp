@@ -285,7 +285,8 @@ void Device::create(const DeviceOptions& options) {
   std::vector<DeviceInfo> infos;
   for (VkPhysicalDevice d : physical) infos.push_back(describe(d));
 
-  const std::string selector = options.select.empty() ? env("KILN_GPU_COMPUTE_DEVICE") : options.select;
+  const std::string selector =
+      options.select.empty() ? env("KILN_GPU_COMPUTE_DEVICE") : options.select;
   const size_t index = select_device(infos, selector);
   physical_device_ = physical[index];
   info_ = infos[index];

@@ -1,8 +1,8 @@
 // A headless Vulkan instance and one compute-capable device: the root object of the GPU-compute
 // backend. Every other Vulkan object (buffers, pipelines, command buffers) borrows it.
 //
-//   kiln::gpu_compute::Device device;                      // best device, or KILN_GPU_COMPUTE_DEVICE
-//   std::cout << device.info().name << "\n";
+//   kiln::gpu_compute::Device device;                      // best device, or
+//   KILN_GPU_COMPUTE_DEVICE std::cout << device.info().name << "\n";
 //
 // Environment:
 //   KILN_GPU_COMPUTE_DEVICE=1 | =llvmpipe   pick a device by index or by a name substring

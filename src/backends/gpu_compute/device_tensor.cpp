@@ -84,7 +84,8 @@ void DeviceTensor::wait_download(TensorImpl& tensor) {
 
 void DeviceTensor::download_into(TensorImpl&, std::span<std::byte> out) {
   std::lock_guard lock(mutex_);
-  check(out.size() <= buffer_->size(), "Vulkan download: the destination is larger than the tensor");
+  check(out.size() <= buffer_->size(),
+        "Vulkan download: the destination is larger than the tensor");
   if (!host_) {
     request_locked();
     context_->stream.wait(ready_value_);

@@ -69,9 +69,10 @@ void Timestamps::collect() {
   for (size_t i = 0; i < ids_.size(); ++i) {
     if (ids_[i] < 0) continue;
     const uint64_t start = ticks[2 * i] & mask_, end = ticks[2 * i + 1] & mask_;
-    done_.push_back({static_cast<uint32_t>(ids_[i]),
-                     static_cast<uint64_t>(static_cast<double>(start) * period_ns_),
-                     static_cast<uint64_t>(static_cast<double>(end >= start ? end : start) * period_ns_)});
+    done_.push_back(
+        {static_cast<uint32_t>(ids_[i]),
+         static_cast<uint64_t>(static_cast<double>(start) * period_ns_),
+         static_cast<uint64_t>(static_cast<double>(end >= start ? end : start) * period_ns_)});
   }
   ids_.clear();
 }

@@ -38,8 +38,8 @@ class Timestamps {
   Device& device_;
   CommandStream& stream_;
   VkQueryPool pool_ = VK_NULL_HANDLE;
-  uint32_t capacity_ = 0;   // pairs
-  double period_ns_ = 1;    // nanoseconds per tick
+  uint32_t capacity_ = 0;  // pairs
+  double period_ns_ = 1;   // nanoseconds per tick
   uint64_t mask_ = ~uint64_t{0};
   std::vector<int64_t> ids_;  // per written pair: its id, or -1 when dropped
   std::vector<DeviceInterval> done_;

@@ -4,11 +4,11 @@
 
 #include "backends/gpu_pixel/devices.h"
 
+#include "backends/gpu_common/op_table_kernel.h"
 #include "backends/gpu_pixel/loop_budget.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/runtime.h"
 #include "backends/gpu_pixel/timer_queries.h"
-#include "backends/gpu_common/op_table_kernel.h"
 
 namespace kiln::gpu_pixel {
 namespace {

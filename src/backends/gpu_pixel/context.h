@@ -1,10 +1,11 @@
 // A headless OpenGL ES 3 context through EGL: the root object of the GPU-pixel backend. Tensors
 // (texture.h), programs (program.h) and draws all borrow it.
 //
-//   kiln::gpu_pixel::Context context;                       // kiln::Error "no OpenGL ES device" if none
-//   std::cout << context.info().renderer << "\n";
+//   kiln::gpu_pixel::Context context;                       // kiln::Error "no OpenGL ES device" if
+//   none std::cout << context.info().renderer << "\n";
 //   {
-//     kiln::gpu_pixel::Context::Scope scope(context);       // current on this thread until the scope ends
+//     kiln::gpu_pixel::Context::Scope scope(context);       // current on this thread until the
+//     scope ends
 //     ...GL calls...
 //   }
 //

@@ -4,13 +4,13 @@
 #include <string>
 #include <utility>
 
+#include "backends/gpu_common/shader_sources.h"
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/matmul.h"
 #include "backends/gpu_pixel/operand_checks.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/region_copy.h"
 #include "backends/gpu_pixel/shader_mains.h"
-#include "backends/gpu_common/shader_sources.h"
 #include "kiln/error.h"
 
 namespace kiln::gpu_pixel {
@@ -215,8 +215,9 @@ void Lstm::record(const LstmShape& shape, std::array<bool, 2> reversed,
         std::to_string(!!t.b) + std::to_string(!!t.p) + std::to_string(aligned);
     const std::string defines = define_if(t.b, "HAS_BIAS") + define_if(t.p, "HAS_PEEPHOLES") +
                                 define_if(aligned, "ALIGNED");
-    const Program& program = context_.programs().get(
-        "lstm_step", variant, defines, std::string(shader_math_glsl()) + kStepShader + kElementMain);
+    const Program& program =
+        context_.programs().get("lstm_step", variant, defines,
+                                std::string(shader_math_glsl()) + kStepShader + kElementMain);
     TextureTensor next(context_, state_elements);
     for (int64_t step = 0; step < shape.seq; ++step) {
       DrawInput inputs[5] = {{"state", &state}, {"projection", &projection}, {"recurrence", t.r}};

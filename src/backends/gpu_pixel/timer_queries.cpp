@@ -16,7 +16,8 @@ bool has_gl_extension(const char* name) {
   GLint count = 0;
   glGetIntegerv(GL_NUM_EXTENSIONS, &count);
   for (GLint i = 0; i < count; ++i) {
-    const auto* ext = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
+    const auto* ext =
+        reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
     if (ext && std::strcmp(ext, name) == 0) return true;
   }
   return false;

@@ -2,9 +2,9 @@
 
 #include <string>
 
+#include "backends/gpu_common/shader_sources.h"
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/program.h"
-#include "backends/gpu_common/shader_sources.h"
 #include "kiln/error.h"
 
 namespace kiln::gpu_pixel {

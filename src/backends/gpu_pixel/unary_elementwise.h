@@ -7,9 +7,9 @@
 //   kernel.record({UnaryOp::LeakyRelu, 0.1f}, x, y);
 #pragma once
 
+#include "backends/gpu_common/device_unary_op.h"
 #include "backends/gpu_pixel/context.h"
 #include "backends/gpu_pixel/texture.h"
-#include "backends/gpu_common/device_unary_op.h"
 
 namespace kiln::gpu_pixel {
 

@@ -2,13 +2,13 @@
 // Dropout) copy nothing: the output shares the input's texture. Transpose, Slice, Expand,
 // DepthToSpace and SpaceToDepth are one strided gather; Concat, Pad, Tile, Gather and
 // ConstantOfShape have draws of their own. Shape and index inputs are host values.
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/concat.h"
 #include "backends/gpu_pixel/fill.h"
 #include "backends/gpu_pixel/gather.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/pad_tile.h"
 #include "backends/gpu_pixel/region_copy.h"
-#include "backends/gpu_common/node_resolution.h"
 #include "core/element_storage.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/concat.h"

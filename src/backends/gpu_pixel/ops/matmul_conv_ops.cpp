@@ -1,9 +1,9 @@
-// MatMul, Gemm, Conv and ConvTranspose as draws (backends/gpu_pixel/matmul, conv). Conv problems are
-// resolved by the op's definition (opdefs/conv.h), so both backends accept the same nodes.
+// MatMul, Gemm, Conv and ConvTranspose as draws (backends/gpu_pixel/matmul, conv). Conv problems
+// are resolved by the op's definition (opdefs/conv.h), so both backends accept the same nodes.
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/conv.h"
 #include "backends/gpu_pixel/matmul.h"
 #include "backends/gpu_pixel/ops/op_table.h"
-#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/conv.h"
 
 namespace kiln::gpu_pixel {

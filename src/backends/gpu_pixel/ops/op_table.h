@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "backends/gpu_pixel/op_recorder.h"
 #include "backends/gpu_common/device_op_table.h"
+#include "backends/gpu_pixel/op_recorder.h"
 
 namespace kiln::gpu_pixel {
 

@@ -1,8 +1,8 @@
-// Pooling as draws (backends/gpu_pixel/pool): MaxPool, AveragePool and LpPool over 1 or 2 spatial axes
-// with windows resolved by the CPU op's code, and the global pools.
+// Pooling as draws (backends/gpu_pixel/pool): MaxPool, AveragePool and LpPool over 1 or 2 spatial
+// axes with windows resolved by the CPU op's code, and the global pools.
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/pool.h"
-#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/window.h"
 
 namespace kiln::gpu_pixel {

@@ -4,10 +4,10 @@
 // inputs the CPU op rejects (so that it reports them in its own words), per run.
 #include <array>
 
-#include "backends/gpu_pixel/lstm.h"
-#include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_common/device_lstm.h"
 #include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_pixel/lstm.h"
+#include "backends/gpu_pixel/ops/op_table.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/recurrent.h"
 

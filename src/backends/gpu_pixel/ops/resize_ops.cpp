@@ -1,8 +1,8 @@
 // Resize and Upsample as draws (backends/gpu_pixel/resize) over the last two axes; the per-axis
 // scales and coordinates come from the op's definition (backends/gpu_common/device_resize_axes.h).
+#include "backends/gpu_common/device_resize_axes.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/resize.h"
-#include "backends/gpu_common/device_resize_axes.h"
 
 namespace kiln::gpu_pixel {
 

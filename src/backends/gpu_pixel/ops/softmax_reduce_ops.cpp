@@ -1,15 +1,15 @@
-// Softmax, LogSoftmax, Hardmax and the Reduce family as draws (backends/gpu_pixel/softmax, reduce), on
-// the tensor folded to (outer, axis, inner) around the softmax axis or a contiguous run of
+// Softmax, LogSoftmax, Hardmax and the Reduce family as draws (backends/gpu_pixel/softmax, reduce),
+// on the tensor folded to (outer, axis, inner) around the softmax axis or a contiguous run of
 // reduced axes; reduced axes that kept ones interrupt are transposed to the end first.
 #include <algorithm>
 #include <optional>
 #include <vector>
 
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/reduce.h"
 #include "backends/gpu_pixel/region_copy.h"
 #include "backends/gpu_pixel/softmax.h"
-#include "backends/gpu_common/node_resolution.h"
 #include "opdefs/broadcast.h"
 
 namespace kiln::gpu_pixel {
