@@ -178,16 +178,21 @@ class WorkerImpl {
     if (current_ && !current_->idle() && current_->kernels_done()) current_->wait_idle();
     if (current_ && current_->idle()) return *current_;
     for (auto& e : executions_) {
-      if (e->idle()) return *(current_ = e.get());
+      if (e->idle()) return make_current(e.get());
     }
     auto e = std::make_unique<Execution>(graph_, pool_, profile_);
     e->set_memory(budget_, plan_cache_bytes_);
     {
-      std::lock_guard lock(executions_mutex_);  // memory_stats() reads the list
+      std::lock_guard lock(executions_mutex_);
       executions_.push_back(std::move(e));
     }
-    current_ = executions_.back().get();
-    return *current_;
+    return make_current(executions_.back().get());
+  }
+
+  Execution& make_current(Execution* e) {
+    std::lock_guard lock(executions_mutex_);
+    current_ = e;
+    return *e;
   }
 
   void arm_stop(Execution& e) {
@@ -244,6 +249,8 @@ class WorkerImpl {
   uint64_t plan_cache_bytes_ = 0;
   std::chrono::nanoseconds deadline_{0};
   std::atomic<uint64_t> cancel_count_{0};
+  // The scheduling thread changes the list and the current execution under this mutex, which
+  // memory_stats() takes from any thread; the scheduling thread reads them without it.
   mutable std::mutex executions_mutex_;
   std::vector<std::unique_ptr<Execution>> executions_;
   Execution* current_ = nullptr;

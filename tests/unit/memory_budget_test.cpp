@@ -3,6 +3,9 @@
 // what a worker holds; the plan cache stays within its bound.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "core/memory_budget.h"
 #include "graph_builder.h"
 #include "onnx/onnx.pb.h"
@@ -132,6 +135,28 @@ TEST(MemoryStats, PlansAreCachedWithinTheirBoundAndShareOneArena) {
     EXPECT_LE(stats.in_use_bytes, stats.peak_bytes);
     EXPECT_GT(stats.memory_limit, 0u);
   }
+}
+
+// memory_stats() may be called from any thread while the worker schedules (a monitoring thread
+// of a service): the thread sanitizer build runs this test to check it reads nothing unguarded.
+TEST(MemoryStats, CanBeReadFromAnotherThreadWhileRunsAreScheduled) {
+  Worker worker(relu_tanh_model(), Backend::Cpu, {.plan_cache_bytes = 4096});
+  std::atomic<bool> done{false};
+  std::thread monitor([&] {
+    while (!done.load()) {
+      const MemoryStats stats = worker.memory_stats();
+      EXPECT_LE(stats.in_use_bytes, stats.peak_bytes);
+      EXPECT_LE(stats.peak_bytes, stats.memory_limit);
+    }
+  });
+  for (int64_t width = 1; width <= 200; ++width) {
+    worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, width})}});
+    if (width % 3 == 0) worker.peek_output("y").readback_and_clone();
+  }
+  worker.peek_output("y").readback_and_clone();
+  done.store(true);
+  monitor.join();
+  EXPECT_GE(worker.memory_stats().cached_plans, 1u);
 }
 
 }  // namespace
