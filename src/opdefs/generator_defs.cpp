@@ -60,6 +60,7 @@ std::vector<ValueInfo> multinomial_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(generator);
 void define_generator_ops(OpDefs& defs) {
   OpDef& constant_of_shape = defs.define("ConstantOfShape");
   constant_of_shape.infer = constant_of_shape_rule;

@@ -133,6 +133,7 @@ std::vector<ValueInfo> one_hot_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(indexing);
 void define_indexing_ops(OpDefs& defs) {
   defs.define("Gather").infer = gather_rule;
   defs.define("GatherElements").infer = gather_elements_rule;

@@ -149,6 +149,7 @@ std::vector<ValueInfo> mel_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(signal);
 void define_signal_ops(OpDefs& defs) {
   OpDef& dft = defs.define("DFT");
   dft.infer = dft_rule;

@@ -23,6 +23,7 @@ void record_cast(OpRecorder& r, DataType to) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(cast);
 void register_cast_ops(OpTable& t) {
   t.add("Cast", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kCastable, reason)) return nullptr;

@@ -27,6 +27,7 @@ OpFactory softmax_factory(SoftmaxOp op) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(softmax);
 void register_softmax_ops(OpTable& t) {
   t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
   t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));

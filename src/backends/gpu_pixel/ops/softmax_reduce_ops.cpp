@@ -99,6 +99,7 @@ OpFactory reduce_factory(ReduceOp op) {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(softmax_reduce);
 void register_softmax_reduce_ops(OpTable& t) {
   t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
   t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));
