@@ -1,28 +1,19 @@
-// One definition function per op family; define_all_ops calls each.
+// The op definitions' families. Each family file (src/opdefs/*.cpp) declares itself with one line
+// at namespace scope and defines the function that line names:
+//   KILN_OP_DEFS(window);
+//   void define_window_ops(OpDefs& defs) { OpDef& conv = defs.define("Conv"); ... }
+// The build generates define_all_ops from those lines (cmake/op_families.cmake): a new family
+// file is defined without editing any list.
 #pragma once
 
 namespace kiln {
 
 class OpDefs;
 
-void define_all_ops(OpDefs& defs);
+// Declares define_<family>_ops, and marks the file for the generated define_all_ops.
+#define KILN_OP_DEFS(family) void define_##family##_ops(OpDefs& defs)
 
-void define_elementwise_ops(OpDefs& defs);    // unary, binary, comparison, Where, Cast, CumSum
-void define_normalization_ops(OpDefs& defs);  // BatchNorm, LayerNorm, LRN, ...
-void define_softmax_ops(OpDefs& defs);        // Softmax, LogSoftmax, Hardmax, the losses
-void define_window_ops(OpDefs& defs);         // Conv, pooling, MaxUnpool, Col2Im
-void define_matmul_ops(OpDefs& defs);         // Gemm, MatMul
-void define_reduce_ops(OpDefs& defs);         // Reduce*, ArgMax, ArgMin
-void define_concat_split_ops(OpDefs& defs);   // Split (Concat's rule is shape_defs)
-void define_shape_ops(OpDefs& defs);          // Reshape, Slice, Concat, Pad, Squeeze, ...
-void define_indexing_ops(OpDefs& defs);       // Gather, TopK, OneHot, Compress, NMS
-void define_generator_ops(OpDefs& defs);      // ConstantOfShape, Range, random ops
-void define_signal_ops(OpDefs& defs);         // DFT, STFT, window functions, MelWeightMatrix
-void define_resize_ops(OpDefs& defs);         // Resize, Upsample, AffineGrid
-void define_attention_ops(OpDefs& defs);      // Attention
-void define_recurrent_ops(OpDefs& defs);      // LSTM, GRU, RNN
-void define_quantization_ops(OpDefs& defs);   // QuantizeLinear, DequantizeLinear, ...
-void define_ml_ops(OpDefs& defs);             // the element-wise ai.onnx.ml ops
-void define_control_flow_ops(OpDefs& defs);   // If, Loop, SplitToSequence
+// Defines every family (generated).
+void define_all_ops(OpDefs& defs);
 
 }  // namespace kiln

@@ -147,6 +147,7 @@ std::vector<ValueInfo> attention_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(attention);
 void define_attention_ops(OpDefs& defs) {
   defs.define("Attention").infer = attention_rule;
   defs.define("RotaryEmbedding").infer = same_as_input0;

@@ -142,6 +142,7 @@ Shape resolve_split(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
   return split;
 }
 
+KILN_OP_DEFS(concat_split);
 void define_concat_split_ops(OpDefs& defs) {
   OpDef& split = defs.define("Split");
   split.infer = split_rule;

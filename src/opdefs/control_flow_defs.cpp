@@ -200,6 +200,7 @@ std::vector<ValueInfo> bool_scalar_rule(const InferenceContext&) {
 
 }  // namespace
 
+KILN_OP_DEFS(control_flow);
 void define_control_flow_ops(OpDefs& defs) {
   OpDef& if_def = defs.define("If");
   if_def.infer = if_rule;

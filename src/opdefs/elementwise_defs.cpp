@@ -58,6 +58,7 @@ std::vector<ValueInfo> regex_full_match_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(elementwise);
 void define_elementwise_ops(OpDefs& defs) {
   defs.define("RegexFullMatch").infer = regex_full_match_rule;
   for (const char* op : {"Relu",       "LeakyRelu",  "PRelu",       "Elu",       "Selu",

@@ -20,6 +20,14 @@ std::vector<ValueInfo> constant_of_shape_rule(const InferenceContext& ctx) {
   return {tensor_type(dtype, out)};
 }
 
+// Range(start, limit, delta): one dimension, of the inputs' type. Its length is left unknown:
+// it depends on the values, and a Range of constants is folded before inference needs it.
+std::vector<ValueInfo> range_rule(const InferenceContext& ctx) {
+  const ValueInfo* start = ctx.input(0);
+  if (!start) return {};
+  return {tensor_type(start->dtype, {Dim{}})};
+}
+
 // A dtype attribute; `otherwise` when absent.
 DataType dtype_attr(const InferenceContext& ctx, const char* name, DataType otherwise) {
   if (!ctx.info().has_attr(name)) return otherwise;
@@ -60,11 +68,14 @@ std::vector<ValueInfo> multinomial_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(generator);
 void define_generator_ops(OpDefs& defs) {
   OpDef& constant_of_shape = defs.define("ConstantOfShape");
   constant_of_shape.infer = constant_of_shape_rule;
   constant_of_shape.shape_inputs = {{9, {0}}};
-  defs.define("Range").shape_inputs = {{11, {0, 1, 2}}};
+  OpDef& range = defs.define("Range");
+  range.infer = range_rule;
+  range.shape_inputs = {{11, {0, 1, 2}}};
   // Random draws differ between runs: never folded into constants at load time.
   for (const char* op : {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike",
                          "Bernoulli", "Multinomial"}) {

@@ -1,4 +1,4 @@
-// Ops that pick elements by index: Gather, GatherElements, the scatters, TopK, OneHot,
+// Ops that pick elements by index: Gather, GatherElements, GatherND, the scatters, TopK, OneHot,
 // Compress, NonZero, Unique, NonMaxSuppression.
 #include <algorithm>
 
@@ -55,6 +55,27 @@ std::vector<ValueInfo> gather_elements_rule(const InferenceContext& ctx) {
   if (!x) return {};
   const std::vector<Dim>* indices = ctx.shape(1);
   return {indices ? tensor_type(x->dtype, *indices) : dtype_only(x->dtype)};
+}
+
+// GatherND(data [r], indices [q]): the indices' dims but the last (k, the length of an index
+// tuple), then data's dims after batch_dims + k, of the data's type. Bad ranks or k leave the
+// shape unknown for the kernel to report.
+std::vector<ValueInfo> gather_nd_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>*data = ctx.shape(0), *indices = ctx.shape(1);
+  if (!data || !indices || indices->empty() || !indices->back().is_fixed()) {
+    return {dtype_only(x->dtype)};
+  }
+  const int64_t batch_dims = ctx.opset() >= 12 ? ctx.info().attr_int("batch_dims", 0) : 0;
+  const auto r = static_cast<int64_t>(data->size()), q = static_cast<int64_t>(indices->size());
+  const int64_t k = indices->back().value;
+  if (batch_dims < 0 || batch_dims >= std::min(r, q) || k < 1 || k > r - batch_dims) {
+    return {dtype_only(x->dtype)};
+  }
+  std::vector<Dim> out(indices->begin(), indices->end() - 1);
+  out.insert(out.end(), data->begin() + batch_dims + k, data->end());
+  return {tensor_type(x->dtype, out)};
 }
 
 // NonZero(X): int64 [rank, count], the count known only at run time; a scalar counts as rank 1
@@ -133,9 +154,11 @@ std::vector<ValueInfo> one_hot_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(indexing);
 void define_indexing_ops(OpDefs& defs) {
   defs.define("Gather").infer = gather_rule;
   defs.define("GatherElements").infer = gather_elements_rule;
+  defs.define("GatherND").infer = gather_nd_rule;
   for (const char* op : {"ScatterElements", "Scatter", "ScatterND"}) {
     defs.define(op).infer = same_as_input0;
   }

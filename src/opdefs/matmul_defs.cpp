@@ -72,6 +72,7 @@ std::vector<ValueInfo> det_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(matmul);
 void define_matmul_ops(OpDefs& defs) {
   defs.define("Gemm").infer = gemm_rule;
   defs.define("MatMul").infer = matmul_rule;

@@ -31,6 +31,7 @@ std::vector<ValueInfo> category_mapper_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(ml);
 void define_ml_ops(OpDefs& defs) {
   for (const char* op : {"Binarizer", "Imputer"}) defs.define(kMl, op).infer = same_as_input0;
   for (const char* op : {"Normalizer", "Scaler"}) defs.define(kMl, op).infer = float_rule;

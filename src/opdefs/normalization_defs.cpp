@@ -4,6 +4,7 @@
 
 namespace kiln {
 
+KILN_OP_DEFS(normalization);
 void define_normalization_ops(OpDefs& defs) {
   for (const char* op :
        {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",

@@ -53,6 +53,7 @@ std::vector<ValueInfo> dynamic_quantize_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(quantization);
 void define_quantization_ops(OpDefs& defs) {
   defs.define("QuantizeLinear").infer = quantize_rule;
   defs.define("DequantizeLinear").infer = dequantize_rule;

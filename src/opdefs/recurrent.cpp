@@ -248,6 +248,7 @@ std::vector<ValueInfo> recurrent_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(recurrent);
 void define_recurrent_ops(OpDefs& defs) {
   for (const char* op : {"LSTM", "GRU", "RNN"}) defs.define(op).infer = recurrent_rule;
 }

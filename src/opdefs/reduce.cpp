@@ -114,6 +114,7 @@ ReducePlan resolve_reduce(const ReduceAttrs& attrs, const Shape& x,
   return plan;
 }
 
+KILN_OP_DEFS(reduce);
 void define_reduce_ops(OpDefs& defs) {
   for (const auto& [name, op] : kReduceOps) {
     OpDef& def = defs.define(name);

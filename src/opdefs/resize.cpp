@@ -465,6 +465,7 @@ std::vector<ValueInfo> resize_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(resize);
 void define_resize_ops(OpDefs& defs) {
   OpDef& resize = defs.define("Resize");
   resize.infer = resize_rule;

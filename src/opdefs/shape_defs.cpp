@@ -318,6 +318,7 @@ std::vector<ValueInfo> depth_space_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(shape);
 void define_shape_ops(OpDefs& defs) {
   for (const char* op : {"DepthToSpace", "SpaceToDepth"}) defs.define(op).infer = depth_space_rule;
   defs.define("ReverseSequence").infer = same_as_input0;

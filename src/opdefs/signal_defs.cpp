@@ -138,6 +138,17 @@ std::vector<ValueInfo> window_function_rule(const InferenceContext& ctx) {
   return {tensor_type(t, {size && *size >= 0 ? fixed_dim(*size) : Dim{}})};
 }
 
+// STFT(signal [batch, length, 1 or 2], frame_step, window, frame_length): [batch, frames, bins,
+// 2] of the signal's type. frames and bins are left unknown: they follow from the values of
+// frame_step and frame_length (or the window's length), which the kernel resolves.
+std::vector<ValueInfo> stft_rule(const InferenceContext& ctx) {
+  const ValueInfo* signal = ctx.input(0);
+  if (!signal) return {};
+  const std::vector<Dim>* s = ctx.shape(0);
+  const Dim batch = s && s->size() == 3 ? (*s)[0] : Dim{};
+  return {tensor_type(signal->dtype, {batch, Dim{}, Dim{}, fixed_dim(2)})};
+}
+
 // MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins] in output_datatype.
 std::vector<ValueInfo> mel_rule(const InferenceContext& ctx) {
   const DataType t = output_datatype_attr(ctx.info());
@@ -149,11 +160,14 @@ std::vector<ValueInfo> mel_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(signal);
 void define_signal_ops(OpDefs& defs) {
   OpDef& dft = defs.define("DFT");
   dft.infer = dft_rule;
   dft.shape_inputs = {{17, {1}}, {20, {1, 2}}};
-  defs.define("STFT").shape_inputs = {{17, {1, 3}}};
+  OpDef& stft = defs.define("STFT");
+  stft.infer = stft_rule;
+  stft.shape_inputs = {{17, {1, 3}}};
   for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
     OpDef& def = defs.define(op);
     def.infer = window_function_rule;

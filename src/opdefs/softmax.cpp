@@ -72,6 +72,7 @@ std::vector<ValueInfo> loss_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(softmax);
 void define_softmax_ops(OpDefs& defs) {
   for (const auto& [name, op] : kSoftmaxOps) defs.define(name).infer = same_as_input0;
   for (const char* op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {

@@ -220,6 +220,7 @@ std::vector<ValueInfo> global_pool_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
+KILN_OP_DEFS(window);
 void define_window_ops(OpDefs& defs) {
   for (const char* op : {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
                          "AveragePool", "LpPool"}) {

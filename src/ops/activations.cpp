@@ -331,6 +331,7 @@ CpuKernel where_kernel() {
 
 }  // namespace
 
+KILN_CPU_OPS(activation);
 void register_activation_ops(OpRegistry& registry) {
   add_simple_activations(registry);
   add_parameterised_activations(registry);

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -87,6 +87,9 @@ CpuKernel make_affine_grid(const NodeInfo& info) {
 
 }  // namespace
 
-void register_affine_grid(OpRegistry& registry) { registry.add("AffineGrid", make_affine_grid); }
+KILN_CPU_OPS(affine_grid);
+void register_affine_grid_ops(OpRegistry& registry) {
+  registry.add("AffineGrid", make_affine_grid);
+}
 
 }  // namespace kiln

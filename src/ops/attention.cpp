@@ -209,14 +209,7 @@ CpuKernel make_attention(const NodeInfo& info) {
 
 }  // namespace
 
-void register_attention_ops(OpRegistry& registry) {
-  registry.add("Attention", make_attention);
-  register_rotary_embedding_ops(registry);
-  register_linear_attention_ops(registry);
-  register_causal_conv_with_state_ops(registry);
-  register_swiglu_ops(registry);
-  register_flex_attention_ops(registry);
-  register_tensor_scatter_ops(registry);
-}
+KILN_CPU_OPS(attention);
+void register_attention_ops(OpRegistry& registry) { registry.add("Attention", make_attention); }
 
 }  // namespace kiln

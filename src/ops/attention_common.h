@@ -16,15 +16,6 @@ namespace kiln {
 
 class OpRegistry;
 
-// Each file of the family registers its ops through one of these, all called from
-// register_attention_ops (attention.cpp), so that the family keeps a single entry in all_ops.
-void register_rotary_embedding_ops(OpRegistry& registry);
-void register_linear_attention_ops(OpRegistry& registry);
-void register_causal_conv_with_state_ops(OpRegistry& registry);
-void register_swiglu_ops(OpRegistry& registry);
-void register_flex_attention_ops(OpRegistry& registry);
-void register_tensor_scatter_ops(OpRegistry& registry);
-
 namespace attn {
 
 // The element types of the family's float inputs: float16, bfloat16, float32 and float64.

@@ -346,6 +346,7 @@ CpuKernel make_bit_cast(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(cast);
 void register_cast_ops(OpRegistry& registry) {
   registry.add("Cast", make_cast);
   registry.add("CastLike", make_cast_like);

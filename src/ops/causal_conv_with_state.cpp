@@ -15,6 +15,7 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/attention_common.h"
 
 namespace kiln {
@@ -104,6 +105,7 @@ CpuKernel make_causal_conv_with_state(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(causal_conv_with_state);
 void register_causal_conv_with_state_ops(OpRegistry& registry) {
   registry.add("CausalConvWithState", make_causal_conv_with_state);
 }

@@ -9,10 +9,10 @@
 
 #include "backends/cpu/strided_copy.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/op_utils.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -81,7 +81,8 @@ CpuKernel make_center_crop_pad(const NodeInfo& info) {
 
 }  // namespace
 
-void register_center_crop_pad(OpRegistry& registry) {
+KILN_CPU_OPS(center_crop_pad);
+void register_center_crop_pad_ops(OpRegistry& registry) {
   registry.add("CenterCropPad", make_center_crop_pad);
 }
 

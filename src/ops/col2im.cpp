@@ -10,9 +10,9 @@
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -172,6 +172,7 @@ CpuKernel make_col2im(const NodeInfo& info) {
 
 }  // namespace
 
-void register_col2im(OpRegistry& registry) { registry.add("Col2Im", make_col2im); }
+KILN_CPU_OPS(col2im);
+void register_col2im_ops(OpRegistry& registry) { registry.add("Col2Im", make_col2im); }
 
 }  // namespace kiln

@@ -95,6 +95,7 @@ CpuKernel make_split(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(concat_split);
 void register_concat_split_ops(OpRegistry& registry) {
   registry.add("Concat", make_concat);
   registry.add("Split", make_split);

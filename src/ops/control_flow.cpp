@@ -191,6 +191,7 @@ CpuKernel make_scan(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(control_flow);
 void register_control_flow_ops(OpRegistry& registry) {
   registry.add("If", make_if);
   registry.add("Loop", make_loop);

@@ -167,6 +167,7 @@ CpuKernel make_conv_transpose(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(conv);
 void register_conv_ops(OpRegistry& registry) {
   registry.add("Conv", make_conv);
   registry.add("ConvTranspose", make_conv_transpose);

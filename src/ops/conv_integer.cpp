@@ -15,6 +15,7 @@
 #include "backends/cpu/conv_int.h"
 #include "kernels/op_registry.h"
 #include "opdefs/window.h"
+#include "ops/all_ops.h"
 #include "ops/quantization_common.h"
 
 namespace kiln {
@@ -199,6 +200,7 @@ CpuKernel make_qlinear_conv(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(conv_integer);
 void register_conv_integer_ops(OpRegistry& registry) {
   registry.add("ConvInteger", make_conv_integer);
   registry.add("QLinearConv", make_qlinear_conv);

@@ -12,8 +12,8 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -226,6 +226,9 @@ CpuKernel make_deform_conv(const NodeInfo& info) {
 
 }  // namespace
 
-void register_deform_conv(OpRegistry& registry) { registry.add("DeformConv", make_deform_conv); }
+KILN_CPU_OPS(deform_conv);
+void register_deform_conv_ops(OpRegistry& registry) {
+  registry.add("DeformConv", make_deform_conv);
+}
 
 }  // namespace kiln

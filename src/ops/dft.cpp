@@ -14,7 +14,7 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
-#include "ops/signal_ops.h"
+#include "ops/all_ops.h"
 #include "ops/signal_util.h"
 
 namespace kiln {
@@ -111,6 +111,7 @@ CpuKernel make_dft(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(dft);
 void register_dft_ops(OpRegistry& registry) { registry.add("DFT", make_dft); }
 
 }  // namespace kiln

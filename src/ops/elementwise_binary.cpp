@@ -463,6 +463,7 @@ struct XorOp {
 
 }  // namespace
 
+KILN_CPU_OPS(elementwise_binary);
 void register_elementwise_binary_ops(OpRegistry& registry) {
   registry.add("Add", fixed(same_type_kernel<AddOp, ArithTypes>("Add")));
   registry.add("Sub", fixed(same_type_kernel<SubOp, ArithTypes>("Sub")));

@@ -152,6 +152,7 @@ void add_predicate_and_logic_ops(OpRegistry& r) {
 
 }  // namespace
 
+KILN_CPU_OPS(elementwise_unary);
 void register_elementwise_unary_ops(OpRegistry& registry) {
   add_math_ops(registry);
   add_predicate_and_logic_ops(registry);

@@ -345,6 +345,7 @@ CpuKernel make_pad(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(expand_tile_pad);
 void register_expand_tile_pad_ops(OpRegistry& registry) {
   registry.add("Expand", make_expand);
   registry.add("Tile", make_tile);

@@ -13,6 +13,7 @@
 #include "backends/cpu/attention_kernel.h"
 #include "backends/cpu/softmax_kernel.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/attention_common.h"
 #include "ops/flex_attention_mods.h"
 
@@ -159,6 +160,7 @@ CpuKernel make_flex_attention(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(flex_attention);
 void register_flex_attention_ops(OpRegistry& registry) {
   registry.add("ai.onnx.preview", "FlexAttention", make_flex_attention);
 }

@@ -492,6 +492,7 @@ CpuKernel make_scatter_nd(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(gather_scatter);
 void register_gather_scatter_ops(OpRegistry& registry) {
   registry.add("Gather", make_gather);
   registry.add("GatherElements", make_gather_elements);

@@ -227,6 +227,7 @@ CpuKernel make_eye_like(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(generator);
 void register_generator_ops(OpRegistry& registry) {
   registry.add("Range", make_range);
   registry.add("OneHot", make_one_hot);

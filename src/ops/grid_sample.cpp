@@ -13,8 +13,8 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -262,6 +262,9 @@ CpuKernel make_grid_sample(const NodeInfo& info) {
 
 }  // namespace
 
-void register_grid_sample(OpRegistry& registry) { registry.add("GridSample", make_grid_sample); }
+KILN_CPU_OPS(grid_sample);
+void register_grid_sample_ops(OpRegistry& registry) {
+  registry.add("GridSample", make_grid_sample);
+}
 
 }  // namespace kiln

@@ -99,6 +99,7 @@ CpuKernel make_image_decoder(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(image_decoder);
 void register_image_decoder_ops(OpRegistry& registry) {
   registry.add("ImageDecoder", make_image_decoder);
 }

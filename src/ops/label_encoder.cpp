@@ -14,6 +14,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/ml_ops.h"
 
 namespace kiln {
@@ -216,6 +217,7 @@ CpuKernel make_label_encoder(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(label_encoder);
 void register_label_encoder_ops(OpRegistry& registry) {
   registry.add(kMlDomain, "LabelEncoder", make_label_encoder);
 }

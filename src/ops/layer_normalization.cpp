@@ -5,6 +5,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/norm_common.h"
 
 namespace kiln {
@@ -152,6 +153,7 @@ CpuKernel make_row_norm(const NodeInfo& info, bool rms) {
 
 }  // namespace
 
+KILN_CPU_OPS(layer_normalization);
 void register_layer_normalization_ops(OpRegistry& registry) {
   registry.add("LayerNormalization",
                [](const NodeInfo& info) { return make_row_norm(info, false); });

@@ -83,6 +83,7 @@ CpuKernel make_det(const NodeInfo&) {
 
 }  // namespace
 
+KILN_CPU_OPS(linear_algebra);
 void register_linear_algebra_ops(OpRegistry& registry) { registry.add("Det", make_det); }
 
 }  // namespace kiln

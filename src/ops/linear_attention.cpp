@@ -16,6 +16,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/attention_common.h"
 
 namespace kiln {
@@ -213,6 +214,7 @@ CpuKernel make_linear_attention(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(linear_attention);
 void register_linear_attention_ops(OpRegistry& registry) {
   registry.add("LinearAttention", make_linear_attention);
 }

@@ -7,6 +7,7 @@
 #include "backends/cpu/vector_math.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/norm_common.h"
 
 namespace kiln {
@@ -290,6 +291,7 @@ CpuKernel make_mvn(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(local_norm);
 void register_local_norm_ops(OpRegistry& registry) {
   registry.add("LRN", make_lrn);
   registry.add("LpNormalization", make_lp_norm);

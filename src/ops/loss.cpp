@@ -282,6 +282,7 @@ CpuKernel make_softmax_cross_entropy_loss(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(loss);
 void register_loss_ops(OpRegistry& registry) {
   registry.add("NegativeLogLikelihoodLoss", make_negative_log_likelihood_loss);
   registry.add("SoftmaxCrossEntropyLoss", make_softmax_cross_entropy_loss);

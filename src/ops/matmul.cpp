@@ -478,6 +478,7 @@ CpuKernel make_einsum(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(matmul);
 void register_matmul_ops(OpRegistry& registry) {
   registry.add("MatMul", make_matmul);
   registry.add("Gemm", make_gemm);

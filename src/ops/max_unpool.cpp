@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/op_utils.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -118,6 +118,7 @@ CpuKernel make_max_unpool(const NodeInfo& info) {
 
 }  // namespace
 
-void register_max_unpool(OpRegistry& registry) { registry.add("MaxUnpool", make_max_unpool); }
+KILN_CPU_OPS(max_unpool);
+void register_max_unpool_ops(OpRegistry& registry) { registry.add("MaxUnpool", make_max_unpool); }
 
 }  // namespace kiln

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
-#include "ops/signal_ops.h"
+#include "ops/all_ops.h"
 #include "ops/signal_util.h"
 
 namespace kiln {
@@ -78,6 +78,7 @@ CpuKernel make_mel_weight_matrix(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(mel_weight_matrix);
 void register_mel_weight_matrix_ops(OpRegistry& registry) {
   registry.add("MelWeightMatrix", make_mel_weight_matrix);
 }

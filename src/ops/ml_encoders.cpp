@@ -8,6 +8,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/ml_ops.h"
 
 namespace kiln {
@@ -127,6 +128,7 @@ CpuKernel make_category_mapper(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(ml_encoder);
 void register_ml_encoder_ops(OpRegistry& registry) {
   registry.add(kMlDomain, "OneHotEncoder", make_one_hot_encoder);
   registry.add(kMlDomain, "CategoryMapper", make_category_mapper);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
 
@@ -124,6 +125,7 @@ CpuKernel make_linear_classifier(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(ml_linear);
 void register_ml_linear_ops(OpRegistry& registry) {
   registry.add(kMlDomain, "LinearRegressor", make_linear_regressor);
   registry.add(kMlDomain, "LinearClassifier", make_linear_classifier);

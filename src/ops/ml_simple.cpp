@@ -8,6 +8,7 @@
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
 
@@ -241,6 +242,7 @@ CpuKernel make_feature_vectorizer(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(ml_simple);
 void register_ml_simple_ops(OpRegistry& registry) {
   registry.add(kMlDomain, "ArrayFeatureExtractor", make_array_feature_extractor);
   registry.add(kMlDomain, "Binarizer", make_binarizer);

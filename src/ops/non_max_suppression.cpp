@@ -10,8 +10,8 @@
 
 #include "core/element_storage.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -138,7 +138,8 @@ CpuKernel make_non_max_suppression(const NodeInfo& info) {
 
 }  // namespace
 
-void register_non_max_suppression(OpRegistry& registry) {
+KILN_CPU_OPS(non_max_suppression);
+void register_non_max_suppression_ops(OpRegistry& registry) {
   registry.add("NonMaxSuppression", make_non_max_suppression);
 }
 

@@ -19,12 +19,6 @@ namespace kiln {
 class OpRegistry;
 class OpContext;
 
-// The family's other files register through register_normalization_ops, so that the family keeps
-// a single entry in all_ops.
-void register_layer_normalization_ops(
-    OpRegistry& registry);                           // LayerNormalization, RMSNormalization
-void register_local_norm_ops(OpRegistry& registry);  // LRN, LpNormalization, MeanVarianceNorm...
-
 namespace norm {
 
 // Float16/BFloat16 and float compute in float; double stays double.

@@ -314,12 +314,11 @@ CpuKernel make_group_norm(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(normalization);
 void register_normalization_ops(OpRegistry& registry) {
   registry.add("BatchNormalization", make_batch_norm);
   registry.add("InstanceNormalization", make_instance_norm);
   registry.add("GroupNormalization", make_group_norm);
-  register_layer_normalization_ops(registry);
-  register_local_norm_ops(registry);
 }
 
 }  // namespace kiln

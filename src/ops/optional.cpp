@@ -51,6 +51,7 @@ CpuKernel make_optional_get_element(const NodeInfo&) {
 
 }  // namespace
 
+KILN_CPU_OPS(optional);
 void register_optional_ops(OpRegistry& registry) {
   registry.add("Optional", make_optional);
   registry.add("OptionalHasElement", make_optional_has_element);

@@ -112,6 +112,7 @@ CpuKernel make_global_pool(const NodeInfo& info, PoolOp kind) {
 
 }  // namespace
 
+KILN_CPU_OPS(pool);
 void register_pool_ops(OpRegistry& registry) {
   registry.add("MaxPool", [](const NodeInfo& info) { return make_pool(info, PoolOp::Max); });
   registry.add("AveragePool",

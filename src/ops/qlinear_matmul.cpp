@@ -12,6 +12,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/op_utils.h"
 #include "ops/quantization_common.h"
 
@@ -191,6 +192,7 @@ CpuKernel make_qlinear_matmul(const NodeInfo&) {
 
 }  // namespace
 
+KILN_CPU_OPS(qlinear_matmul);
 void register_qlinear_matmul_ops(OpRegistry& registry) {
   registry.add("QLinearMatMul", make_qlinear_matmul);
 }

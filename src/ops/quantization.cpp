@@ -53,11 +53,9 @@ CpuKernel make_dynamic_quantize_linear(const NodeInfo&) {
 
 }  // namespace
 
+KILN_CPU_OPS(quantization);
 void register_quantization_ops(OpRegistry& registry) {
   registry.add("DynamicQuantizeLinear", make_dynamic_quantize_linear);
-  register_quantize_linear_ops(registry);
-  register_qlinear_matmul_ops(registry);
-  register_conv_integer_ops(registry);
 }
 
 }  // namespace kiln

@@ -18,11 +18,6 @@ namespace kiln {
 
 class OpRegistry;
 
-// The registrations of the family's files (all called from register_quantization_ops).
-void register_quantize_linear_ops(OpRegistry& registry);
-void register_qlinear_matmul_ops(OpRegistry& registry);
-void register_conv_integer_ops(OpRegistry& registry);
-
 // How one parameter tensor (a scale or a zero point) covers a quantized tensor x seen as
 // [outer, extent, inner] around the quantization axis. The parameter of the element at
 // (o, a, i) is at o * outer_stride + (a / block) * axis_stride + i * inner_stride:

@@ -14,6 +14,7 @@
 #include "backends/cpu/cast_convert.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/quantization_common.h"
 
 namespace kiln {
@@ -233,6 +234,7 @@ CpuKernel make_dequantize_linear(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(quantize_linear);
 void register_quantize_linear_ops(OpRegistry& registry) {
   registry.add("QuantizeLinear", make_quantize_linear);
   registry.add("DequantizeLinear", make_dequantize_linear);

@@ -260,6 +260,7 @@ CpuKernel make_multinomial(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(random);
 void register_random_ops(OpRegistry& registry) {
   registry.add("RandomUniform",
                [](const NodeInfo& info) { return make_random(info, Distribution::kUniform); });

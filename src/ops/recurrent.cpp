@@ -6,6 +6,7 @@
 
 namespace kiln {
 
+KILN_CPU_OPS(recurrent);
 void register_recurrent_ops(OpRegistry& registry) {
   registry.add("RNN", make_rnn);
   registry.add("GRU", make_gru);

@@ -479,6 +479,7 @@ CpuKernel make_arg_reduce(const NodeInfo& info, ReduceOp op) {
 
 }  // namespace
 
+KILN_CPU_OPS(reduce);
 void register_reduce_ops(OpRegistry& registry) {
   for (ReduceOp op :
        {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::L1,

@@ -6,7 +6,7 @@
 #include <re2/re2.h>
 
 #include "kernels/op_registry.h"
-#include "ops/string_ops.h"
+#include "ops/all_ops.h"
 
 namespace kiln {
 namespace {
@@ -32,6 +32,7 @@ CpuKernel make_regex_full_match(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(regex_full_match);
 void register_regex_full_match_ops(OpRegistry& registry) {
   registry.add("RegexFullMatch", make_regex_full_match);
 }

@@ -40,6 +40,7 @@ CpuKernel make_resize_like(const NodeInfo& info, bool is_upsample) {
 
 }  // namespace
 
+KILN_CPU_OPS(resize);
 void register_resize_ops(OpRegistry& registry) {
   registry.add("Resize", [](const NodeInfo& info) { return make_resize_like(info, false); });
   registry.add("Upsample", [](const NodeInfo& info) { return make_resize_like(info, true); });

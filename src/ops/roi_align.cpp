@@ -9,8 +9,8 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/vision_common.h"
-#include "ops/vision_ops.h"
 
 namespace kiln {
 namespace {
@@ -212,6 +212,7 @@ CpuKernel make_roi_align(const NodeInfo& info) {
 
 }  // namespace
 
-void register_roi_align(OpRegistry& registry) { registry.add("RoiAlign", make_roi_align); }
+KILN_CPU_OPS(roi_align);
+void register_roi_align_ops(OpRegistry& registry) { registry.add("RoiAlign", make_roi_align); }
 
 }  // namespace kiln

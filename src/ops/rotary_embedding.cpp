@@ -13,6 +13,7 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/attention_common.h"
 
 namespace kiln {
@@ -149,6 +150,7 @@ CpuKernel make_rotary_embedding(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(rotary_embedding);
 void register_rotary_embedding_ops(OpRegistry& registry) {
   registry.add("RotaryEmbedding", make_rotary_embedding);
 }

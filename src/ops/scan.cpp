@@ -264,6 +264,7 @@ CpuKernel make_non_zero(const NodeInfo&) {
 
 }  // namespace
 
+KILN_CPU_OPS(scan);
 void register_scan_ops(OpRegistry& registry) {
   registry.add("CumSum", make_accumulation<Accumulation::kSum>);
   registry.add("CumProd", make_accumulation<Accumulation::kProduct>);

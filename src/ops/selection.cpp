@@ -261,6 +261,7 @@ CpuKernel make_reverse_sequence(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(selection);
 void register_selection_ops(OpRegistry& registry) {
   registry.add("Unique", make_unique);
   registry.add("Compress", make_compress);

@@ -201,6 +201,7 @@ CpuKernel make_sequence_map(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(sequence);
 void register_sequence_ops(OpRegistry& registry) {
   registry.add("SequenceEmpty", make_sequence_empty);
   registry.add("SequenceConstruct", make_sequence_construct);

@@ -357,6 +357,7 @@ CpuKernel make_dropout(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(shape);
 void register_shape_ops(OpRegistry& registry) {
   registry.add("Reshape", make_reshape);
   registry.add("Flatten", make_flatten);

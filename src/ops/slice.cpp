@@ -114,6 +114,7 @@ CpuKernel make_slice(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(slice);
 void register_slice_ops(OpRegistry& registry) { registry.add("Slice", make_slice); }
 
 }  // namespace kiln

@@ -89,6 +89,7 @@ CpuKernel make_softmax(const NodeInfo& info, SoftmaxOp kind) {
 
 }  // namespace
 
+KILN_CPU_OPS(softmax);
 void register_softmax_ops(OpRegistry& registry) {
   registry.add("Softmax",
                [](const NodeInfo& info) { return make_softmax(info, SoftmaxOp::Softmax); });

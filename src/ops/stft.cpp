@@ -10,7 +10,7 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
-#include "ops/signal_ops.h"
+#include "ops/all_ops.h"
 #include "ops/signal_util.h"
 
 namespace kiln {
@@ -109,6 +109,7 @@ CpuKernel make_stft(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(stft);
 void register_stft_ops(OpRegistry& registry) { registry.add("STFT", make_stft); }
 
 }  // namespace kiln

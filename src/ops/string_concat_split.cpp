@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/op_utils.h"
-#include "ops/string_ops.h"
 
 namespace kiln {
 namespace {
@@ -129,6 +129,7 @@ CpuKernel make_string_split(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(string_concat_split);
 void register_string_concat_split_ops(OpRegistry& registry) {
   registry.add("StringConcat", make_string_concat);
   registry.add("StringSplit", make_string_split);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
-#include "ops/string_ops.h"
+#include "ops/all_ops.h"
 #include "ops/utf8_case.h"
 
 namespace kiln {
@@ -83,6 +83,7 @@ CpuKernel make_string_normalizer(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(string_normalizer);
 void register_string_normalizer_ops(OpRegistry& registry) {
   registry.add("StringNormalizer", make_string_normalizer);
 }

@@ -1,12 +1,13 @@
-// kiln::SumToShape, the reverse of broadcasting (see training_ops.h).
+// kiln::SumToShape, the reverse of broadcasting (opdefs/training_defs.h).
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/training_defs.h"
+#include "ops/all_ops.h"
 #include "ops/op_utils.h"
-#include "ops/training_ops.h"
 
 namespace kiln {
 namespace {
@@ -61,7 +62,8 @@ void sum_to_shape(OpContext& ctx) {
 
 }  // namespace
 
-void register_sum_to_shape(OpRegistry& registry) {
+KILN_CPU_OPS(sum_to_shape);
+void register_sum_to_shape_ops(OpRegistry& registry) {
   registry.add(kKilnDomain, kSumToShapeOp, [](const NodeInfo& info) -> CpuKernel {
     if (info.num_inputs() != 2 || !info.has_input(0) || !info.has_input(1)) {
       info.fail("expects two inputs (G, shape)");

@@ -6,6 +6,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/attention_common.h"
 #include "ops/op_utils.h"
 
@@ -60,6 +61,7 @@ CpuKernel make_swiglu(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(swiglu);
 void register_swiglu_ops(OpRegistry& registry) { registry.add("SwiGLU", make_swiglu); }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 
 #include "core/element_storage.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/attention_common.h"
 #include "ops/op_utils.h"
 
@@ -87,6 +88,7 @@ CpuKernel make_tensor_scatter(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(tensor_scatter);
 void register_tensor_scatter_ops(OpRegistry& registry) {
   registry.add("TensorScatter", make_tensor_scatter);
 }

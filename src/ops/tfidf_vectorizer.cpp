@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
-#include "ops/string_ops.h"
+#include "ops/all_ops.h"
 
 namespace kiln {
 namespace {
@@ -235,6 +235,7 @@ CpuKernel make_tfidf_vectorizer(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(tfidf_vectorizer);
 void register_tfidf_vectorizer_ops(OpRegistry& registry) {
   registry.add("TfIdfVectorizer", make_tfidf_vectorizer);
 }

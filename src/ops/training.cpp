@@ -17,8 +17,8 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/training_defs.h"
 #include "ops/all_ops.h"
-#include "ops/training_ops.h"
 
 namespace kiln {
 namespace {
@@ -233,12 +233,12 @@ CpuKernel make_momentum(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(training);
 void register_training_ops(OpRegistry& registry) {
   constexpr const char* kDomain = "ai.onnx.preview.training";
   registry.add(kDomain, "Adagrad", make_adagrad);
   registry.add(kDomain, "Adam", make_adam);
   registry.add(kDomain, "Momentum", make_momentum);
-  register_sum_to_shape(registry);
 }
 
 }  // namespace kiln

@@ -123,6 +123,7 @@ CpuKernel make_space_to_depth(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(transpose);
 void register_transpose_ops(OpRegistry& registry) {
   registry.add("Transpose", make_transpose);
   registry.add("DepthToSpace", make_depth_to_space);

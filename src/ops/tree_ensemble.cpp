@@ -11,6 +11,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
 #include "ops/tree_ensemble.h"
@@ -181,6 +182,7 @@ CpuKernel make_tree_ensemble(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(tree_ensemble);
 void register_tree_ensemble_ops(OpRegistry& registry) {
   registry.add(kMlDomain, "TreeEnsemble", make_tree_ensemble);
 }

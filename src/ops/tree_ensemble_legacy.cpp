@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
+#include "ops/all_ops.h"
 #include "ops/ml_common.h"
 #include "ops/ml_ops.h"
 #include "ops/tree_ensemble.h"
@@ -284,6 +285,7 @@ CpuKernel make_tree_ensemble_classifier(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_CPU_OPS(tree_ensemble_legacy);
 void register_tree_ensemble_legacy_ops(OpRegistry& registry) {
   registry.add(kMlDomain, "TreeEnsembleRegressor", make_tree_ensemble_regressor);
   registry.add(kMlDomain, "TreeEnsembleClassifier", make_tree_ensemble_classifier);

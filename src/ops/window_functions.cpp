@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/op_registry.h"
-#include "ops/signal_ops.h"
+#include "ops/all_ops.h"
 #include "ops/signal_util.h"
 
 namespace kiln {
@@ -52,6 +52,7 @@ KernelFactory window_factory(CosineWindow coefficients) {
 
 }  // namespace
 
+KILN_CPU_OPS(window_function);
 void register_window_function_ops(OpRegistry& registry) {
   registry.add("HannWindow", window_factory(kHann));
   registry.add("HammingWindow", window_factory(kHamming));

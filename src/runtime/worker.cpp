@@ -330,7 +330,9 @@ MemoryStats Worker::memory_stats() const {
     }
   }
   stats.in_use_bytes = impl_->budget_->in_use();
-  stats.peak_bytes = impl_->budget_->peak();
+  // The budget raises its peak just after its use, so a reader on another thread may see the use
+  // first: the peak reported is never below the use reported with it.
+  stats.peak_bytes = std::max(impl_->budget_->peak(), stats.in_use_bytes);
   stats.memory_limit = impl_->budget_->limit();
   return stats;
 }

@@ -1,13 +1,35 @@
-#include "backends/gpu_compute/cast.h"
+// Cast and CastLike on the GPU (shaders/cast.comp): element type conversion between float32,
+// float16, bfloat16, int32, int64 and bool, matching the CPU's Cast exactly (truncation toward zero; NaN and
+// out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to bool). Needs no
+// shaderInt64. A cast to the input's own type is a view.
+//
+// The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
+// ONNX nodes on it. Nothing else uses the kernel, so it has no header.
+#include <vulkan/vulkan.h>
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
+#include "backends/gpu_compute/buffer.h"
+#include "backends/gpu_compute/descriptors.h"
+#include "backends/gpu_compute/device.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/pipeline.h"
 #include "backends/gpu_compute/shaders.h"
+#include "kiln/dtype.h"
 #include "kiln/error.h"
 
 namespace kiln::gpu_compute {
+namespace {
 
+// ---- The kernel ------------------------------------------------------------------------------
+
+// The shader's type codes; the order is part of the shader interface.
+enum class CastType : uint32_t { Float32, Int32, Int64, Bool, Float16, BFloat16 };
+
+// The code of `dtype`, or nullopt for a type the shader does not convert.
 std::optional<CastType> cast_type(DataType dtype) {
   switch (dtype) {
     case DataType::Float32:
@@ -27,31 +49,84 @@ std::optional<CastType> cast_type(DataType dtype) {
   }
 }
 
-Cast::Cast(Device& device, uint32_t workgroup_size)
-    : device_(device),
-      pipeline_(device,
-                PipelineDesc{shaders::cast(), 2, sizeof(CastPushConstants), workgroup_size}) {}
+struct CastPushConstants {
+  uint32_t count = 0;
+  uint32_t from = 0;
+  uint32_t to = 0;
+};
+static_assert(sizeof(CastPushConstants) <= kMaxPushConstantBytes);
 
-void Cast::record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, const Buffer& in,
-                  DataType to, const Buffer& out, uint64_t count) const {
-  const std::optional<CastType> f = cast_type(from), t = cast_type(to);
-  check(f && t, "Cast on the GPU: no kernel from " + std::string(dtype_name(from)) + " to " +
-                    std::string(dtype_name(to)));
-  if (count == 0) return;
-  // int64 elements are two words, and the shader indexes words in 32 bits.
-  check(count < (uint64_t{1} << 31),
-        "Cast on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
-  const CastPushConstants pc{static_cast<uint32_t>(count), static_cast<uint32_t>(*f),
-                             static_cast<uint32_t>(*t)};
-  // A bool output is written a word (4 elements) per invocation, a 16-bit float one 2.
-  const bool half = *t == CastType::Float16 || *t == CastType::BFloat16;
-  const uint64_t invocations =
-      *t == CastType::Bool ? (count + 3) / 4 : (half ? (count + 1) / 2 : count);
-  const Buffer* buffers[] = {&in, &out};
-  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-  const Buffer* written[] = {&out};
-  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, invocations), written);
+class Cast {
+ public:
+  explicit Cast(Device& device, uint32_t workgroup_size = 256)
+      : device_(device),
+        pipeline_(device,
+                  PipelineDesc{shaders::cast(), 2, sizeof(CastPushConstants), workgroup_size}) {}
+
+  // Records out = cast(in) over `count` elements, then a barrier on `out`. kiln::Error for a
+  // type without a code or a count beyond 32-bit word indexing; nothing for count 0.
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, const Buffer& in,
+              DataType to, const Buffer& out, uint64_t count) const {
+    const std::optional<CastType> f = cast_type(from), t = cast_type(to);
+    check(f && t, "Cast on the GPU: no kernel from " + std::string(dtype_name(from)) + " to " +
+                      std::string(dtype_name(to)));
+    if (count == 0) return;
+    // int64 elements are two words, and the shader indexes words in 32 bits.
+    check(count < (uint64_t{1} << 31),
+          "Cast on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
+    const CastPushConstants pc{static_cast<uint32_t>(count), static_cast<uint32_t>(*f),
+                               static_cast<uint32_t>(*t)};
+    // A bool output is written a word (4 elements) per invocation, a 16-bit float one 2.
+    const bool half = *t == CastType::Float16 || *t == CastType::BFloat16;
+    const uint64_t invocations =
+        *t == CastType::Bool ? (count + 3) / 4 : (half ? (count + 1) / 2 : count);
+    const Buffer* buffers[] = {&in, &out};
+    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+    const Buffer* written[] = {&out};
+    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                    groups_for(device_, pipeline_, invocations), written);
+  }
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
+};
+
+// ---- The adapter -----------------------------------------------------------------------------
+
+const std::initializer_list<DataType> kCastable = {DataType::Float32,  DataType::Float16,
+                                                   DataType::BFloat16, DataType::Int32,
+                                                   DataType::Int64,    DataType::Bool};
+
+void record_cast(OpRecorder& r, DataType to) {
+  const DataType from = r.dtype(0);
+  if (from == to) {
+    r.output_view(0, 0, r.shape(0));
+    return;
+  }
+  const Buffer& in = r.buffer(0);
+  const Buffer& out = r.output(0, to, r.shape(0));
+  r.kernel<Cast>().record(r.cmd(), r.arena(), from, in, to, out,
+                          static_cast<uint64_t>(r.shape(0).element_count()));
+}
+
+}  // namespace
+
+KILN_GPU_COMPUTE_OPS(cast);
+void register_cast_ops(OpTable& t) {
+  t.add("Cast", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kCastable, reason)) return nullptr;
+    const auto to = static_cast<DataType>(q.info.required_int("to"));
+    if (!cast_type(to)) {
+      reason = "no GPU kernel casting to " + std::string(dtype_name(to));
+      return nullptr;
+    }
+    return [to](OpRecorder& r) { record_cast(r, to); };
+  });
+  t.add("CastLike", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kCastable, reason)) return nullptr;
+    return [](OpRecorder& r) { record_cast(r, r.dtype(1)); };
+  });
 }
 
 }  // namespace kiln::gpu_compute

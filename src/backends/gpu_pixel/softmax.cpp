@@ -1,10 +1,16 @@
+// Softmax, LogSoftmax and Hardmax on the GPU-pixel backend: the kernel (softmax.h) and, at the
+// end, the adapter that places ONNX nodes on it, over the [outer, n, inner] lines their
+// definition (opdefs/softmax.h) resolves. The family in one file; the header is for the kernel's
+// own tests.
 #include "backends/gpu_pixel/softmax.h"
 
 #include <string>
 
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/folded_lines.h"
 #include "backends/gpu_pixel/operand_checks.h"
+#include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
 #include "kiln/error.h"
@@ -108,6 +114,32 @@ void Softmax::record(SoftmaxOp op, const SoftmaxShape& s, const TextureTensor& x
                               std::string(kLineIndexing) + kApplyShader + kElementMain);
   const DrawInput inputs[] = {{"x", &x}, {"stats", &stats}};
   draw(context_, program, y, inputs, [&] { set_line_uniforms(program, s); });
+}
+
+// ---- The adapter -----------------------------------------------------------------------------
+
+namespace {
+
+OpFactory softmax_factory(SoftmaxOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason)) return nullptr;
+    const SoftmaxAttrs attrs = parse_softmax_attrs(q.info, op);
+    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
+      const Shape& x = r.shape(0);
+      const SoftmaxLines v = resolve_softmax(attrs, x, *node.node);
+      const TextureTensor& xt = r.texture(0);
+      r.kernel<Softmax>().record(attrs.op, SoftmaxShape{v.outer, v.n, v.inner}, xt, r.output(0, x));
+    };
+  };
+}
+
+}  // namespace
+
+KILN_GPU_PIXEL_OPS(softmax);
+void register_softmax_ops(OpTable& t) {
+  t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
+  t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));
+  t.add("Hardmax", softmax_factory(SoftmaxOp::Hardmax));
 }
 
 }  // namespace kiln::gpu_pixel

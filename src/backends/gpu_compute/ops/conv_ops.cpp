@@ -48,6 +48,7 @@ OpFactory conv_factory(bool transpose) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(conv);
 void register_conv_ops(OpTable& t) {
   t.add("Conv", conv_factory(false));
   t.add("ConvTranspose", conv_factory(true));

@@ -179,6 +179,7 @@ bool index_inputs_on_cpu(const DevicePlacementQuery& q, size_t first, std::strin
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(data_movement);
 void register_data_movement_ops(OpTable& t) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
     t.add(op, view_factory());

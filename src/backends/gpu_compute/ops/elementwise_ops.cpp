@@ -210,6 +210,7 @@ OpFactory signed_unary(UnaryOp float_op, IntegerOp int_op) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(elementwise);
 void register_elementwise_ops(OpTable& t) {
   t.add("Add", binary_factory(BinaryOp::Add, IntegerOp::Add));
   t.add("Sub", binary_factory(BinaryOp::Sub, IntegerOp::Sub));

@@ -52,6 +52,7 @@ OpFactory gather_factory(PlanFn plan_of) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(indexing);
 void register_indexing_ops(OpTable& t) {
   t.add("Gather", gather_factory(gather_plan));
   t.add("GatherElements", gather_factory(gather_elements_plan));

@@ -52,6 +52,7 @@ OpFactory boolean(LogicalOp op, size_t inputs) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(logical);
 void register_logical_ops(OpTable& t) {
   t.add("Equal", comparison(LogicalOp::Equal));
   t.add("Less", comparison(LogicalOp::Less));

@@ -40,6 +40,7 @@ RecordFn gemm(bool trans_a, bool trans_b, float alpha, float beta) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(matmul);
 void register_matmul_ops(OpTable& t) {
   t.add("MatMul", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;

@@ -152,6 +152,7 @@ bool single_output(const DevicePlacementQuery& q, const char* what, std::string&
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(normalization);
 void register_normalization_ops(OpTable& t) {
   t.add("LayerNormalization", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;

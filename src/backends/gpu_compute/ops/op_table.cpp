@@ -5,21 +5,7 @@ namespace kiln::gpu_compute {
 const OpTable& op_table() {
   static const OpTable table = [] {
     OpTable t;
-    register_elementwise_ops(t);
-    register_data_movement_ops(t);
-    register_matmul_ops(t);
-    register_conv_ops(t);
-    register_pad_ops(t);
-    register_resize_ops(t);
-    register_pool_ops(t);
-    register_softmax_ops(t);
-    register_normalization_ops(t);
-    register_reduce_ops(t);
-    register_indexing_ops(t);
-    register_cast_ops(t);
-    register_logical_ops(t);
-    register_recurrent_ops(t);
-    register_split_ops(t);
+    register_all_ops(t);
     return t;
   }();
   return table;

@@ -15,25 +15,19 @@ using OpTable = DeviceOpTable<OpRecorder>;
 using RecordFn = OpTable::RecordFn;
 using OpFactory = OpTable::OpFactory;
 
-// The backend's ops, registered by the family files below.
+// The backend's ops, registered by the family files. Each family file declares itself with one
+// line at namespace scope and defines the function that line names:
+//   KILN_GPU_COMPUTE_OPS(softmax);
+//   void register_softmax_ops(OpTable& t) { t.add("Softmax", softmax_factory(...)); ... }
+// The build generates register_all_ops from those lines (cmake/op_families.cmake): a new family
+// file is registered without editing any list.
 const OpTable& op_table();
 
-// One per family file.
-void register_elementwise_ops(OpTable& table);
-void register_data_movement_ops(OpTable& table);
-void register_matmul_ops(OpTable& table);
-void register_conv_ops(OpTable& table);
-void register_pad_ops(OpTable& table);
-void register_resize_ops(OpTable& table);
-void register_pool_ops(OpTable& table);
-void register_softmax_ops(OpTable& table);
-void register_normalization_ops(OpTable& table);
-void register_reduce_ops(OpTable& table);
-void register_indexing_ops(OpTable& table);
-void register_cast_ops(OpTable& table);
-void register_logical_ops(OpTable& table);
-void register_recurrent_ops(OpTable& table);
-void register_split_ops(OpTable& table);
+// Declares register_<family>_ops, and marks the file for the generated register_all_ops.
+#define KILN_GPU_COMPUTE_OPS(family) void register_##family##_ops(OpTable& table)
+
+// Registers every family (generated).
+void register_all_ops(OpTable& table);
 
 // Shared load-time checks. Each returns false and sets `reason` when the node does not qualify.
 bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,

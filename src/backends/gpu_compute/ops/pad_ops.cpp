@@ -73,6 +73,7 @@ RecordFn pad(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(pad);
 void register_pad_ops(OpTable& t) {
   t.add("Pad", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))

@@ -97,6 +97,7 @@ OpFactory global_lp_pool_factory() {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(pool);
 void register_pool_ops(OpTable& t) {
   t.add("MaxPool", pool_factory(PoolOp::Max));
   t.add("AveragePool", pool_factory(PoolOp::Average));

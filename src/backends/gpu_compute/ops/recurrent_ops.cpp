@@ -103,6 +103,7 @@ RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(recurrent);
 void register_recurrent_ops(OpTable& t) {
   t.add("LSTM", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32}, reason, rc::kX, rc::kSequenceLens) ||

@@ -63,6 +63,7 @@ OpFactory arg_factory(ReduceOp op) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(reduce);
 void register_reduce_ops(OpTable& t) {
   for (ReduceOp op :
        {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::L1,

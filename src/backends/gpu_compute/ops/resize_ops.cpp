@@ -8,6 +8,7 @@
 
 namespace kiln::gpu_compute {
 
+KILN_GPU_COMPUTE_OPS(resize);
 void register_resize_ops(OpTable& t) {
   for (const char* op : {"Resize", "Upsample"}) {
     t.add(op, [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {

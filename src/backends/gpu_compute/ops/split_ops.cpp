@@ -36,6 +36,7 @@ RecordFn split(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_GPU_COMPUTE_OPS(split);
 void register_split_ops(OpTable& t) {
   t.add("Split", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))

@@ -17,7 +17,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer In { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint dst[]; };
 
-// Must match CastPushConstants in cast.h; the type codes match CastType.
+// Must match CastPushConstants and CastType in cast.cpp.
 layout(push_constant) uniform Params {
   uint count;  // elements
   uint from;

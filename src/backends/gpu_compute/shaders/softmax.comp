@@ -14,7 +14,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Y { float y[]; };
 // The largest workgroup the host creates this pipeline with.
 const uint kMaxWorkgroup = 256;
 
-// Must match SoftmaxPushConstants in softmax.h and kiln::SoftmaxOp (opdefs/softmax.h).
+// Must match SoftmaxPushConstants in softmax.cpp and kiln::SoftmaxOp (opdefs/softmax.h).
 layout(push_constant) uniform Params {
   uint lines, n, inner, kind, serial;
 } p;

@@ -177,6 +177,7 @@ RecordFn constant_of_shape(float value) {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(data_movement);
 void register_data_movement_ops(OpTable& t) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
     t.add(op, view_factory());

@@ -103,6 +103,7 @@ OpFactory unary_factory() {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(elementwise);
 void register_elementwise_ops(OpTable& t) {
   t.add("Add", binary_factory(BinaryOp::Add));
   t.add("Sub", binary_factory(BinaryOp::Sub));

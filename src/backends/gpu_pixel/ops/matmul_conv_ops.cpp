@@ -106,6 +106,7 @@ OpFactory conv_factory(bool transpose) {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(matmul_conv);
 void register_matmul_conv_ops(OpTable& t) {
   t.add("MatMul", matmul_factory());
   t.add("Gemm", gemm_factory());

@@ -135,6 +135,7 @@ OpFactory lp_norm() {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(normalization);
 void register_normalization_ops(OpTable& t) {
   t.add("BatchNormalization", batch_norm());
   t.add("InstanceNormalization", instance_norm());

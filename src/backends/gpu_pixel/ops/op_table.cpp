@@ -5,15 +5,7 @@ namespace kiln::gpu_pixel {
 const OpTable& op_table() {
   static const OpTable table = [] {
     OpTable t;
-    register_elementwise_ops(t);
-    register_data_movement_ops(t);
-    register_matmul_conv_ops(t);
-    register_pool_ops(t);
-    register_softmax_reduce_ops(t);
-    register_normalization_ops(t);
-    register_resize_ops(t);
-    register_recurrent_ops(t);
-    register_split_ops(t);
+    register_all_ops(t);
     return t;
   }();
   return table;

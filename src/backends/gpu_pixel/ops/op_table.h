@@ -15,18 +15,19 @@ using OpTable = DeviceOpTable<OpRecorder>;
 using RecordFn = OpTable::RecordFn;
 using OpFactory = OpTable::OpFactory;
 
-// The backend's ops, registered by the family files below.
+// The backend's ops, registered by the family files. Each family file declares itself with one
+// line at namespace scope and defines the function that line names:
+//   KILN_GPU_PIXEL_OPS(pool);
+//   void register_pool_ops(OpTable& t) { t.add("MaxPool", pool_factory(PoolOp::Max)); ... }
+// The build generates register_all_ops from those lines (cmake/op_families.cmake): a new family
+// file is registered without editing any list.
 const OpTable& op_table();
 
-void register_elementwise_ops(OpTable& table);
-void register_data_movement_ops(OpTable& table);
-void register_matmul_conv_ops(OpTable& table);
-void register_pool_ops(OpTable& table);
-void register_softmax_reduce_ops(OpTable& table);
-void register_normalization_ops(OpTable& table);
-void register_resize_ops(OpTable& table);
-void register_recurrent_ops(OpTable& table);
-void register_split_ops(OpTable& table);
+// Declares register_<family>_ops, and marks the file for the generated register_all_ops.
+#define KILN_GPU_PIXEL_OPS(family) void register_##family##_ops(OpTable& table)
+
+// Registers every family (generated).
+void register_all_ops(OpTable& table);
 
 // The float inputs [first, first + count) are float32 (or of unknown dtype, checked per run);
 // false with `reason` otherwise.

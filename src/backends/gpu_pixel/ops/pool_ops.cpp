@@ -67,6 +67,7 @@ OpFactory global_pool_factory(PoolOp op) {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(pool);
 void register_pool_ops(OpTable& t) {
   t.add("MaxPool", pool_factory(PoolOp::Max));
   t.add("AveragePool", pool_factory(PoolOp::Average));

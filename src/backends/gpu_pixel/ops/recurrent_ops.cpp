@@ -58,6 +58,7 @@ OpFactory lstm_factory() {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(recurrent);
 void register_recurrent_ops(OpTable& t) { t.add("LSTM", lstm_factory()); }
 
 }  // namespace kiln::gpu_pixel

@@ -6,6 +6,7 @@
 
 namespace kiln::gpu_pixel {
 
+KILN_GPU_PIXEL_OPS(resize);
 void register_resize_ops(OpTable& t) {
   for (const char* op : {"Resize", "Upsample"}) {
     t.add(op, [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {

@@ -36,6 +36,7 @@ RecordFn split(const NodeInfo& info) {
 
 }  // namespace
 
+KILN_GPU_PIXEL_OPS(split);
 void register_split_ops(OpTable& t) {
   t.add("Split", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;

@@ -1,6 +1,6 @@
-// Softmax, LogSoftmax, Hardmax and the Reduce family as draws (backends/gpu_pixel/softmax, reduce),
-// on the tensor folded to (outer, axis, inner) around the softmax axis or a contiguous run of
-// reduced axes; reduced axes that kept ones interrupt are transposed to the end first.
+// The Reduce family as draws (backends/gpu_pixel/reduce), on the tensor folded to (outer, axis,
+// inner) around a contiguous run of reduced axes; reduced axes that kept ones interrupt are
+// transposed to the end first.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -9,7 +9,6 @@
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/reduce.h"
 #include "backends/gpu_pixel/region_copy.h"
-#include "backends/gpu_pixel/softmax.h"
 #include "opdefs/broadcast.h"
 
 namespace kiln::gpu_pixel {
@@ -19,19 +18,6 @@ int64_t product(const Shape& s, size_t begin, size_t end) {
   int64_t n = 1;
   for (size_t d = begin; d < end; ++d) n *= s[d];
   return n;
-}
-
-OpFactory softmax_factory(SoftmaxOp op) {
-  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
-    const SoftmaxAttrs attrs = parse_softmax_attrs(q.info, op);
-    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
-      const Shape& x = r.shape(0);
-      const SoftmaxLines v = resolve_softmax(attrs, x, *node.node);
-      const TextureTensor& xt = r.texture(0);
-      r.kernel<Softmax>().record(attrs.op, SoftmaxShape{v.outer, v.n, v.inner}, xt, r.output(0, x));
-    };
-  };
 }
 
 // The (outer, reduced, inner) fold of `x` when its reduced axes longer than 1 form one run
@@ -99,10 +85,8 @@ OpFactory reduce_factory(ReduceOp op) {
 
 }  // namespace
 
-void register_softmax_reduce_ops(OpTable& t) {
-  t.add("Softmax", softmax_factory(SoftmaxOp::Softmax));
-  t.add("LogSoftmax", softmax_factory(SoftmaxOp::LogSoftmax));
-  t.add("Hardmax", softmax_factory(SoftmaxOp::Hardmax));
+KILN_GPU_PIXEL_OPS(reduce);
+void register_reduce_ops(OpTable& t) {
   for (ReduceOp op :
        {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::L1,
         ReduceOp::L2, ReduceOp::LogSum, ReduceOp::LogSumExp, ReduceOp::SumSquare}) {
