@@ -218,6 +218,32 @@ TEST(ConvOp, DepthwiseWideRows) {
   }
 }
 
+TEST(ConvOp, DepthwiseNarrowPlanes) {
+  // The padded 3x3 and 5x5 kernels on planes narrower than a vector and on widths that leave a
+  // partial last vector (7, 14 and 28 wide in MobileNet and EfficientNet), with asymmetric
+  // padding: the part-stored last vector must not spill into the next row or plane.
+  std::mt19937 rng(10);
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t width : {1, 2, 5, 7, 14, 17, 28, 33}) {
+        const int64_t pad = k / 2;
+        ConvCase t{.n = 2,
+                   .c = 3,
+                   .m = 3,
+                   .group = 3,
+                   .in = {std::max<int64_t>(k, width), width},
+                   .kernel = {k, k},
+                   .stride = {s, s},
+                   .dilation = {1, 1},
+                   .pad_begin = {pad, pad},
+                   .pad_end = {pad, width % 2 == 0 ? pad - 1 : pad}};
+        SCOPED_TRACE(::testing::Message() << "k " << k << " s " << s << " width " << width);
+        check_conv(t, rng);
+      }
+    }
+  }
+}
+
 TEST(ConvOp, AutoPad) {
   const Tensor x = Tensor::from_data<float>({1, 1, 5, 5}, std::vector<float>(25, 1.0f));
   const Tensor w = Tensor::from_data<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f));

@@ -104,8 +104,9 @@ void depthwise_plane(const WindowGeometry& g, const float* HWY_RESTRICT x,
   }
 }
 
-// The padded copy of a plane: rows and columns wide enough that every window lies inside,
-// plus a vector of slack so that the last output vector may read past the last window.
+// The padded copy of a plane: rows and columns wide enough that every window lies inside. Rows
+// are packed tightly; the slack after the last row lets the last output vector of any row read
+// a full vector (and, for stride 2, two) past its last window: those lanes are never stored.
 struct PaddedPlane {
   int64_t rows, cols;
 };
@@ -114,11 +115,14 @@ inline PaddedPlane padded_size(const WindowGeometry& g) {
       g.in[0] + g.pad[0], (g.out[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1);
   const int64_t cols = std::max(
       g.in[1] + g.pad[1], (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1);
-  return {rows, cols + 2 * static_cast<int64_t>(HWY_LANES(float)) + 64};
+  return {rows, cols};
 }
+constexpr int64_t kPlaneSlack = 2 * static_cast<int64_t>(HWY_MAX_BYTES / sizeof(float)) + 16;
 
 // Square kernel of kK x kK taps with stride kS over a padded plane: each output vector keeps
 // its accumulator in a register over all taps; the weights stay in registers for the plane.
+// The last vector of a row is computed whole and stored in part, so narrow planes (7 or 14
+// wide, common in mobile networks) stay vectorised.
 template <int64_t kK, int64_t kS>
 void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int64_t xp_cols,
                       const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
@@ -130,39 +134,38 @@ void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int
   V wv[kK * kK];
   for (int64_t i = 0; i < kK * kK; ++i) wv[i] = hn::Set(d, w[i]);
   const V vbias = hn::Set(d, bias);
+  auto window = [&](const float* const* rows, int64_t ow) HWY_ATTR {
+    V acc = vbias;
+    for (int64_t kh = 0; kh < kK; ++kh) {
+      const float* in = rows[kh] + ow * kS;
+      for (int64_t kw = 0; kw < kK; ++kw) {
+        V v;
+#if HWY_TARGET == HWY_SCALAR
+        v = hn::LoadU(d, in + kw * dw);  // one lane: in already points at ow * kS
+#else
+        if constexpr (kS == 1) {
+          v = hn::LoadU(d, in + kw * dw);
+        } else {
+          // Stride 2: the even lanes of two consecutive vectors.
+          v = hn::ConcatEven(d, hn::LoadU(d, in + kw * dw + lanes), hn::LoadU(d, in + kw * dw));
+        }
+#endif
+        acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
+      }
+    }
+    return acc;
+  };
   for (int64_t oh = 0; oh < oh_size; ++oh) {
     const float* rows[kK];
     for (int64_t kh = 0; kh < kK; ++kh) rows[kh] = xp + (oh * g.stride[0] + kh * dh) * xp_cols;
     float* out = y + oh * ow_size;
     int64_t ow = 0;
-    // Full vectors; the padded row has slack for the reads of the last one.
-    for (; ow + lanes <= ow_size; ow += lanes) {
-      V acc = vbias;
-      for (int64_t kh = 0; kh < kK; ++kh) {
-        const float* in = rows[kh] + ow * kS;
-        for (int64_t kw = 0; kw < kK; ++kw) {
-          V v;
-#if HWY_TARGET == HWY_SCALAR
-          v = hn::LoadU(d, in + kw * dw);  // one lane: in already points at ow * kS
-#else
-          if constexpr (kS == 1) {
-            v = hn::LoadU(d, in + kw * dw);
-          } else {
-            // Stride 2: the even lanes of two consecutive vectors.
-            v = hn::ConcatEven(d, hn::LoadU(d, in + kw * dw + lanes), hn::LoadU(d, in + kw * dw));
-          }
-#endif
-          acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
-        }
-      }
-      hn::StoreU(acc, d, out + ow);
-    }
-    for (; ow < ow_size; ++ow) {
-      float acc = bias;
-      for (int64_t kh = 0; kh < kK; ++kh) {
-        for (int64_t kw = 0; kw < kK; ++kw) acc += w[kh * kK + kw] * rows[kh][ow * kS + kw * dw];
-      }
-      out[ow] = acc;
+    for (; ow + lanes <= ow_size; ow += lanes) hn::StoreU(window(rows, ow), d, out + ow);
+    if (ow < ow_size) {
+      // A masked store (a scalar loop on targets without one): nothing past the row is written,
+      // which another thread may be writing.
+      hn::BlendedStore(window(rows, ow), hn::FirstN(d, static_cast<size_t>(ow_size - ow)), d,
+                       out + ow);
     }
   }
 }
@@ -191,6 +194,9 @@ void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
   const PaddedPlane pp = padded_size(g);
   const int64_t ph = g.pad[0], pw = g.pad[1];
   const int64_t ih_size = g.in[0], iw_size = g.in[1];
+  // Only the border is zeroed: the interior is overwritten by the copy. The pads are a few
+  // floats, where a loop beats a call to memset.
+  const int64_t right = pp.cols - pw - iw_size;
   for (int64_t r = 0; r < pp.rows; ++r) {
     float* dst = scratch + r * pp.cols;
     const int64_t ih = r - ph;
@@ -198,16 +204,19 @@ void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
       std::fill(dst, dst + pp.cols, 0.0f);
       continue;
     }
-    std::fill(dst, dst + pw, 0.0f);
+    for (int64_t i = 0; i < pw; ++i) dst[i] = 0.0f;
     std::copy(x + ih * iw_size, x + (ih + 1) * iw_size, dst + pw);
-    std::fill(dst + pw + iw_size, dst + pp.cols, 0.0f);
+    for (int64_t i = 0; i < right; ++i) dst[pw + iw_size + i] = 0.0f;
   }
+  // The slack is read (into lanes that are never stored) but must hold finite values so that
+  // no lane raises a floating-point exception or slows down on denormals.
+  std::fill(scratch + pp.rows * pp.cols, scratch + pp.rows * pp.cols + kPlaneSlack, 0.0f);
   kernel(g, scratch, pp.cols, w, bias, y);
 }
 
 size_t padded_floats(const WindowGeometry& g) {
   const PaddedPlane pp = padded_size(g);
-  return static_cast<size_t>(pp.rows * pp.cols);
+  return static_cast<size_t>(pp.rows * pp.cols + kPlaneSlack);
 }
 
 }  // namespace kiln::cpu::HWY_NAMESPACE
