@@ -74,7 +74,12 @@ HWY_INLINE V tanh_vec(D d, V x) {
 HWY_INLINE V exp_for_sigmoid(D d, V x) {
   const hn::RebindToSigned<D> di;
   x = hn::Min(hn::Max(x, hn::Set(d, -87.0f)), hn::Set(d, 89.0f));
-  const V n = hn::Round(hn::Mul(x, hn::Set(d, 1.44269504088896341f)));
+  // n = round(x / ln 2) by the shifter trick: adding 1.5 * 2^23 (+ the exponent bias 127)
+  // rounds to an integer that then sits in the low mantissa bits, from where it shifts into
+  // the exponent field of 2^n (cheaper than a round and a checked float-to-int conversion).
+  const V shifter = hn::Set(d, 12582912.0f + 127.0f);
+  const V biased = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), shifter);
+  const V n = hn::Sub(biased, shifter);
   V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
   r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
   V p = hn::Set(d, 1.9875691500e-4f);
@@ -85,7 +90,7 @@ HWY_INLINE V exp_for_sigmoid(D d, V x) {
   p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
   const V one = hn::Set(d, 1.0f);
   const V e = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), one);
-  const auto bits = hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127)));
+  const auto bits = hn::ShiftLeft<23>(hn::BitCast(di, biased));
   return hn::Mul(e, hn::BitCast(d, bits));
 }
 
