@@ -202,6 +202,14 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
     return;
   }
 
+  if (packed && winograd_applies(p)) {
+    WinogradWeights& ww = *packed->winograd;
+    std::call_once(ww.once, [&] {
+      ww.u = winograd_transform_weights(w, p.out_channels, p.in_channels);
+    });
+    conv_winograd_f32(p, x, ww.u.data(), bias, y, e);
+    return;
+  }
   const bool pointwise = is_pointwise(g);
   if (packed && out_size < kTransposedMaxPositions &&
       static_cast<int64_t>(packed->groups.size()) == p.group && packed->groups[0].k() == k &&
