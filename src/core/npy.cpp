@@ -1,4 +1,5 @@
 #include "core/npy.h"
+#include "core/element_count.h"
 
 #include <cstring>
 #include <map>
@@ -81,16 +82,15 @@ Tensor read_npy(const std::string& bytes, const std::string& where) {
   // The data must be there before the tensor is allocated: the header may declare any shape.
   const size_t data_start = header_start + header_len;
   const size_t data_bytes = bytes.size() - data_start;
-  size_t needed = dtype_size(it->second);
-  bool too_large = false;
-  for (int64_t d : shape) {
+  for (int64_t d : shape)
     check(d >= 0, where + ": negative dimension in .npy shape '" + dims + "'");
-    if (d != 0 && needed > data_bytes / static_cast<size_t>(d)) too_large = true;
-    needed *= static_cast<size_t>(d);
-  }
-  check(!too_large && needed == data_bytes,
+  const size_t item_size = dtype_size(it->second);
+  const std::optional<int64_t> elements =
+      element_count_within(shape, static_cast<int64_t>(data_bytes / item_size));
+  const size_t needed = elements ? static_cast<size_t>(*elements) * item_size : 0;
+  check(elements && needed == data_bytes,
         where + ": .npy data holds " + std::to_string(data_bytes) + " bytes, shape " +
-            shape.to_string() + " needs " + (too_large ? "more" : std::to_string(needed)));
+            shape.to_string() + " needs " + (elements ? std::to_string(needed) : "more"));
   Tensor t = Tensor::zeros(it->second, shape);
   if (t.byte_size()) std::memcpy(t.mutable_raw_data(), bytes.data() + data_start, t.byte_size());
   return t;

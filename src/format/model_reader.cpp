@@ -12,6 +12,7 @@
 #include "format/header.h"
 #include "format/kiln_file.h"
 #include "format/kiln_model_generated.h"
+#include "core/element_count.h"
 
 namespace kiln::format {
 namespace {
@@ -48,15 +49,10 @@ class Reader {
     const DataType type = dtype(t->dtype());
     if (type == DataType::Undefined) fail("a tensor of undefined element type");
     Shape shape;
-    uint64_t count = 1;
-    if (t->shape()) {
-      for (int64_t d : *t->shape()) {
-        if (d < 0 || (d > 0 && count > (uint64_t{1} << 40) / static_cast<uint64_t>(d)))
-          fail("a tensor dimension of " + std::to_string(d));
-        count *= static_cast<uint64_t>(d);
-        shape.push_back(d);
-      }
-    }
+    if (t->shape()) shape = Shape(t->shape()->begin(), t->shape()->end());
+    const std::optional<int64_t> elements = element_count_within(shape, kMaxTensorElements);
+    if (!elements) fail("a tensor of shape " + shape.to_string());
+    const auto count = static_cast<uint64_t>(*elements);
     if (type == DataType::String) {
       if (!t->strings() || t->strings()->size() != count) fail("a string tensor's element count");
       Tensor out = make_host_tensor(type, shape);

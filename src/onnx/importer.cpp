@@ -9,6 +9,7 @@
 #include "onnx/nesting_depth.h"
 #include "onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
+#include "core/element_count.h"
 
 namespace kiln::onnx_import {
 
@@ -59,20 +60,20 @@ ValueInfo convert_type(const std::string& name, const onnx::TypeProto& type) {
   if (tt.has_shape()) {
     info.has_shape = true;
     // The fixed dims may not multiply past what a tensor can hold (as initializers may not):
-    // shape rules do arithmetic on declared dims and must not overflow.
-    int64_t count = 1;
+    // shape rules do arithmetic on declared dims and must not overflow. Zero dims are left out
+    // of the product, as a rule may multiply the others.
+    std::vector<int64_t> nonzero_dims;
     for (const auto& d : tt.shape().dim()) {
       Dim dim;
       if (d.has_dim_value() && d.dim_value() >= 0) {
         dim.value = d.dim_value();
-        if (dim.value > 0 && count > (int64_t{1} << 40) / dim.value)
-          throw Error("value '" + name +
-                      "': declared shape has more elements than a tensor can hold");
-        count *= std::max<int64_t>(dim.value, 1);
+        nonzero_dims.push_back(std::max<int64_t>(dim.value, 1));
       }
       if (d.has_dim_param()) dim.symbol = d.dim_param();
       info.shape.push_back(dim);
     }
+    if (!element_count_within(nonzero_dims, kMaxTensorElements))
+      throw Error("value '" + name + "': declared shape has more elements than a tensor can hold");
   }
   return info;
 }

@@ -10,6 +10,7 @@
 #include "core/packed_bits.h"
 #include "core/tensor_impl.h"
 #include "onnx/onnx.pb.h"
+#include "core/element_count.h"
 
 namespace kiln::onnx_import {
 
@@ -182,12 +183,9 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
     shape.push_back(d);
   }
   // Guard the product against overflow; the memory budget limits what is allocated.
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    check(d == 0 || count <= (int64_t{1} << 62) / d,
-          where + ": tensor shape " + shape.to_string() + " is too large");
-    count *= d;
-  }
+  const std::optional<int64_t> elements = element_count_within(shape, kMaxTensorElements);
+  check(elements.has_value(), where + ": tensor shape " + shape.to_string() + " is too large");
+  const int64_t count = *elements;
   // The data must be there before the tensor is allocated: a file of a few bytes may declare
   // any shape.
   std::string external;

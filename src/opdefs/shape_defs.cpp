@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/element_count.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 #include "opdefs/training_defs.h"
@@ -14,6 +15,14 @@ namespace {
 std::vector<ValueInfo> dtype_of_input0(const InferenceContext& ctx) {
   const ValueInfo* x = ctx.input(0);
   return x ? std::vector<ValueInfo>{dtype_only(x->dtype)} : std::vector<ValueInfo>{};
+}
+
+// `product` times `d`: -1 (unknown) once either is unknown or negative, or when the product
+// would pass what a tensor can hold (the target shape is a value, and may be anything).
+int64_t times(int64_t product, const Dim& d) {
+  if (product < 0 || !d.is_fixed() || d.value < 0) return -1;
+  if (d.value > 0 && product > kMaxTensorElements / d.value) return -1;
+  return product * d.value;
 }
 
 std::vector<ValueInfo> reshape_rule(const InferenceContext& ctx) {
@@ -34,16 +43,15 @@ std::vector<ValueInfo> reshape_rule(const InferenceContext& ctx) {
     } else if (t == 0 && !allow_zero) {
       if (!in || i >= in->size()) return {dtype_only(x->dtype)};
       out.push_back((*in)[i]);
-      known_product =
-          out.back().is_fixed() && known_product >= 0 ? known_product * out.back().value : -1;
+      known_product = times(known_product, out.back());
     } else {
       out.push_back(fixed_dim(t));
-      if (known_product >= 0) known_product *= t;
+      known_product = times(known_product, fixed_dim(t));
     }
   }
   if (infer_at >= 0 && in && known_product > 0) {
     int64_t total = 1;
-    for (const Dim& d : *in) total = d.is_fixed() && total >= 0 ? total * d.value : -1;
+    for (const Dim& d : *in) total = times(total, d);
     if (total >= 0) out[static_cast<size_t>(infer_at)] = fixed_dim(total / known_product);
   }
   return {tensor_type(x->dtype, out)};

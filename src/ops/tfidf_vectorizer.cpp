@@ -134,9 +134,14 @@ void run_tfidf(const TfIdfSpec& spec, OpContext& ctx) {
   const int64_t rows = batched ? shape[0] : 1;
   const int64_t length = shape.empty() ? 1 : shape[shape.size() - 1];
   const int64_t columns = spec.output_size;
-  std::vector<int64_t> counts(static_cast<size_t>(rows * columns), 0);
+  // The output and the counts are sized by the node's attributes, not by its input: both go
+  // through the worker's memory budget, output first, so an oversized node is an error naming
+  // it before anything large is allocated.
+  const Shape out_shape = batched ? Shape{rows, columns} : Shape{columns};
+  float* out = ctx.allocate_output(0, DataType::Float32, out_shape).mutable_data<float>();
+  Tensor counts = Tensor::zeros(DataType::Int64, out_shape);
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t* row_counts = counts.data() + r * columns;
+    int64_t* row_counts = counts.mutable_data<int64_t>() + r * columns;
     const int64_t first = r * length;
     if (spec.string_pool) {
       if (x.dtype() != DataType::String) {
@@ -162,10 +167,9 @@ void run_tfidf(const TfIdfSpec& spec, OpContext& ctx) {
                std::string(dtype_name(x.dtype())));
     }
   }
-  const Shape out_shape = batched ? Shape{rows, columns} : Shape{columns};
-  float* out = ctx.allocate_output(0, DataType::Float32, out_shape).mutable_data<float>();
+  const int64_t* all_counts = counts.data<int64_t>();
   for (int64_t i = 0; i < rows * columns; ++i) {
-    const int64_t count = counts[i];
+    const int64_t count = all_counts[i];
     const float weight = spec.weights.empty() ? 1.0f : spec.weights[i % columns];
     switch (spec.weighting) {
       case Weighting::kTF:

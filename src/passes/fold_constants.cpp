@@ -70,7 +70,7 @@ void fold_graph(ir::Graph& graph, const ir::Model& model, const NodeEvaluator& e
 void fold_static_shapes(ir::Graph& graph) {
   for (auto& node : graph.nodes) {
     if (!node.domain.empty() || (node.op_type != "Shape" && node.op_type != "Size") ||
-        node.inputs.empty())
+        node.inputs.empty() || node.outputs.empty())
       continue;
     const ValueInfo* info = graph.find_value_info(node.inputs[0]);
     if (!info || !info->has_shape || is_graph_output(graph, node.outputs[0])) continue;

@@ -1,6 +1,7 @@
 #include "runtime/execution.h"
 
 #include "core/log.h"
+#include "core/element_count.h"
 
 #include <algorithm>
 #include <cstring>
@@ -291,16 +292,11 @@ void Execution::run_node_inline(size_t node) {
 Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Shape& shape) {
   // A kernel computes an output's shape from its inputs' values (ConstantOfShape, Expand, Tile,
   // Range...): whatever the values were, the shape must be one a tensor can have.
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d < 0)
-      throw Error(graph_->nodes[node].node->describe() + ": negative dimension in output shape " +
-                  shape.to_string());
-    if (d > 0 && count > std::numeric_limits<int64_t>::max() / d)
-      throw Error(graph_->nodes[node].node->describe() + ": output shape " + shape.to_string() +
-                  " has more elements than a tensor can hold");
-    count *= d;
-  }
+  const std::optional<int64_t> elements = element_count_within(shape, kMaxTensorElements);
+  if (!elements)
+    throw Error(graph_->nodes[node].node->describe() + ": output shape " + shape.to_string() +
+                " has a negative dimension or more elements than a tensor can hold");
+  const int64_t count = *elements;
   const int slot = graph_->nodes[node].outputs[output];
   if (slot < 0) return make_host_tensor(dtype, shape);  // an output nobody reads
   const auto s = static_cast<size_t>(slot);

@@ -84,6 +84,33 @@ TEST(MemoryBudget, ATensorPastTheDefaultLimitIsAnErrorNotAnOutOfMemoryKill) {
   }
 }
 
+// A node whose attributes size its output (one column per n-gram index) and its scratch
+// counts: the scratch is charged to the budget too. Here the output (40 MB) fits the limit and
+// the counts (80 MB more) do not; a huge index would otherwise allocate gigabytes unseen.
+TEST(MemoryBudget, AnOutputSizedByAttributesIsChargedWithItsScratch) {
+  GraphBuilder b(9);
+  b.input("x", DataType::Int64, {1, 4});
+  auto& tfidf = b.node("TfIdfVectorizer", {"x"}, {"y"});
+  tfidf.name = "the_vectorizer";
+  tfidf.attributes.push_back(int_attr("min_gram_length", 1));
+  tfidf.attributes.push_back(int_attr("max_gram_length", 1));
+  tfidf.attributes.push_back(int_attr("max_skip_count", 0));
+  tfidf.attributes.push_back(ints_attr("ngram_counts", {0}));
+  tfidf.attributes.push_back(ints_attr("ngram_indexes", {10'000'000}));
+  tfidf.attributes.push_back(ints_attr("pool_int64s", {7}));
+  ir::Attribute mode;
+  mode.name = "mode";
+  mode.type = ir::Attribute::Type::String;
+  mode.s = "TF";
+  tfidf.attributes.push_back(mode);
+  b.output("y");
+  Worker worker(b.build(), Backend::Cpu, {.memory_limit = 64 << 20});
+  worker.schedule({{"x", Tensor::from_data<int64_t>({1, 4}, {7, 1, 7, 2})}});
+  const std::string message = readback_error(worker.peek_output("y"));
+  EXPECT_NE(message.find("the_vectorizer"), std::string::npos) << message;
+  EXPECT_NE(message.find("past the memory limit"), std::string::npos) << message;
+}
+
 TEST(MemoryStats, PlansAreCachedWithinTheirBoundAndShareOneArena) {
   Worker worker(relu_tanh_model(), Backend::Cpu, {.plan_cache_bytes = 4096});
   EXPECT_EQ(worker.memory_stats().cached_plans, 0u);

@@ -978,6 +978,29 @@ TEST(InferShapes, OutOfRangeAxesLeaveTheShapeUnknown) {
   }
 }
 
+TEST(InferShapes, AReshapeTargetPastAnyTensorLeavesTheInferredDimUnknown) {
+  // The target is a value and may be anything: its product must not overflow on the way to
+  // the -1 dim (the kernel then refuses the node at run time).
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {2, 3});
+  b.initializer("target",
+                Tensor::from_data<int64_t>({3}, {int64_t{12884901960}, int64_t{2147483660}, -1}));
+  b.node("Reshape", {"x", "target"}, {"y"});
+  b.output("y");
+  passes::infer_shapes(b.ir());
+  expect_dims(b.ir(), "y", DataType::Float32, {fix(12884901960), fix(2147483660), Dim{}});
+}
+
+TEST(LoadPipeline, AShapeNodeWithoutOutputsIsNotFolded) {
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {2, 3});
+  b.node("Shape", {"x"}, {});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y");
+  const Tensor y = run_one(b.build(), {{"x", f32({2, 3}, {-1, 2, -3, 4, -5, 6})}}, "y");
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{0, 2, 0, 4, 0, 6}));
+}
+
 TEST(LoadPipeline, SplitWithAnUnreadOutputGivesTheSameResults) {
   auto make = [] {
     GraphBuilder b;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/element_count.h"
 #include "kiln/kiln.h"
 
 using namespace kiln;
@@ -50,6 +51,23 @@ TEST(TensorIo, AnNpyShapePastItsDataIsRefusedBeforeAllocating) {
         << e.what();
   }
   std::filesystem::remove(path);
+}
+
+TEST(ElementCount, IsRefusedForNegativeDimsAndProductsPastTheLimit) {
+  const std::vector<int64_t> ok{2, 3, 4};
+  EXPECT_EQ(element_count_within(ok, 24), 24);
+  EXPECT_EQ(element_count_within(ok, 23), std::nullopt);
+  const std::vector<int64_t> negative{2, -1};
+  EXPECT_EQ(element_count_within(negative, kMaxTensorElements), std::nullopt);
+  // Past int64 on the way: the check comes before each multiplication.
+  const std::vector<int64_t> huge{int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_EQ(element_count_within(huge, INT64_MAX), std::nullopt);
+  // A zero dim empties the tensor whatever follows it, but a negative dim is still refused.
+  const std::vector<int64_t> empty{0, int64_t{1} << 62, 4};
+  EXPECT_EQ(element_count_within(empty, kMaxTensorElements), 0);
+  const std::vector<int64_t> empty_negative{0, -2};
+  EXPECT_EQ(element_count_within(empty_negative, kMaxTensorElements), std::nullopt);
+  EXPECT_EQ(element_count_within({}, 1), 1);  // a scalar
 }
 
 TEST(TensorIo, AllCloseFollowsNumpy) {

@@ -1,0 +1,29 @@
+// How many elements a shape holds, computed without overflowing. Every shape that comes from
+// outside (a model or tensor file, a declared type, a shape a kernel computed from input values)
+// is checked here before anything is allocated or any arithmetic is done on it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+namespace kiln {
+
+// More elements than any tensor may hold (2^40: 4 TiB of float32). Products of the dims of an
+// accepted shape, and of a few such shapes, stay far from int64's limit.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// The product of `dims`, or nullopt when a dim is negative or the product passes `limit`.
+// A zero dim makes the product zero, whatever the dims after it.
+constexpr std::optional<int64_t> element_count_within(std::span<const int64_t> dims,
+                                                      int64_t limit) {
+  int64_t count = 1;
+  for (const int64_t d : dims) {
+    if (d < 0) return std::nullopt;
+    if (d > 0 && count > limit / d) return std::nullopt;
+    count *= d;
+  }
+  return count;
+}
+
+}  // namespace kiln
