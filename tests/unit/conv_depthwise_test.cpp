@@ -66,8 +66,8 @@ TEST(DepthwisePlane, EveryTargetMatchesTheDefinition) {
           for (int clamp_kind = 0; clamp_kind < 2; ++clamp_kind) {
             const int64_t pad = k / 2;
             // Asymmetric padding on odd widths, as TF-style "same" padding gives.
-            const WindowGeometry g = geometry(std::max<int64_t>(k, width % 9 + 2), width, k, s,
-                                              pad, pad, pad, width % 2 ? pad - 1 : pad);
+            const WindowGeometry g = geometry(std::max<int64_t>(k, width % 9 + 2), width, k, s, pad,
+                                              pad, pad, width % 2 ? pad - 1 : pad);
             std::vector<float> x(static_cast<size_t>(g.in_size()));
             std::vector<float> w(static_cast<size_t>(k * k));
             for (float& v : x) v = dist(rng);
@@ -110,8 +110,7 @@ TEST(DepthwisePlane, NaNStaysNaNWithoutAnActivation) {
     const std::vector<float> w(9, 1.0f);
     std::vector<float> y(81);
     std::vector<float> scratch(depthwise_scratch_floats(g));
-    depthwise_conv2d_plane(g, x.data(), w.data(), 0.0f, DepthwiseClamp{}, y.data(),
-                           scratch.data());
+    depthwise_conv2d_plane(g, x.data(), w.data(), 0.0f, DepthwiseClamp{}, y.data(), scratch.data());
     EXPECT_TRUE(std::isnan(y[40]));
     EXPECT_TRUE(std::isnan(y[30]));
     EXPECT_EQ(y[0], 4.0f);

@@ -81,8 +81,8 @@ TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
         }
         std::vector<float> y(y_size, std::nanf(""));
         conv_f32(p, x.data(), w.data(), bias.data(), y.data(), &packed, e);
-        SCOPED_TRACE(::testing::Message() << "case " << t.c << "x" << t.h << "x" << t.w
-                                          << " variant " << variant);
+        SCOPED_TRACE(::testing::Message()
+                     << "case " << t.c << "x" << t.h << "x" << t.w << " variant " << variant);
         for (size_t i = 0; i < y_size; ++i) {
           ASSERT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
               << "at " << i << ": " << y[i] << " against " << want[i];

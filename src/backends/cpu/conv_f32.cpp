@@ -204,9 +204,8 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
 
   if (packed && winograd_applies(p)) {
     WinogradWeights& ww = *packed->winograd;
-    std::call_once(ww.once, [&] {
-      ww.u = winograd_transform_weights(w, p.out_channels, p.in_channels);
-    });
+    std::call_once(ww.once,
+                   [&] { ww.u = winograd_transform_weights(w, p.out_channels, p.in_channels); });
     conv_winograd_f32(p, x, ww.u.data(), bias, y, e);
     return;
   }

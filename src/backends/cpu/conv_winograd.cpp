@@ -152,7 +152,8 @@ void transform_input(const WindowGeometry& g, const float* x, int64_t c_begin, i
       const int64_t pr = r + ph;
       if (pr >= l.in_rows) break;
       const int64_t n = std::min(iw, l.in_pitch - pw);
-      std::memcpy(plane + pr * l.in_pitch + pw, xc + r * iw, static_cast<size_t>(n) * sizeof(float));
+      std::memcpy(plane + pr * l.in_pitch + pw, xc + r * iw,
+                  static_cast<size_t>(n) * sizeof(float));
     }
     float* vc = v + c * l.tiles;
     for (int64_t ty = 0; ty < l.tiles_h; ++ty) {
@@ -178,8 +179,8 @@ void transform_output(const WindowGeometry& g, const float* mm, const float* bia
       for (int64_t tx = 0; tx < l.tiles_w; tx += l.lanes) {
         // A group past the row's last tile reads (and transforms) the next row's tiles or
         // whatever follows in M; its columns are beyond the output and not copied.
-        output_tiles(d, mc, out_channels * l.tiles, ty * l.tiles_w + tx, b, plane, l.out_pitch,
-                     ty, tx);
+        output_tiles(d, mc, out_channels * l.tiles, ty * l.tiles_w + tx, b, plane, l.out_pitch, ty,
+                     tx);
       }
     }
     float* ym = y + m * oh * ow;
@@ -211,8 +212,7 @@ bool winograd_applies(const ConvProblem& p) {
   // Few channels: the 36 GEMMs are too thin to run near the GEMM's speed. Few tiles: their
   // column panels are mostly padding (a tile row narrower than a vector is padded too).
   const int64_t tiles = ((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4);
-  return p.in_channels >= 32 && p.out_channels >= 32 && tiles >= 36 &&
-         (g.out[1] + 3) / 4 >= 6;
+  return p.in_channels >= 32 && p.out_channels >= 32 && tiles >= 36 && (g.out[1] + 3) / 4 >= 6;
 }
 
 std::vector<float> winograd_transform_weights(const float* w, int64_t out_channels,

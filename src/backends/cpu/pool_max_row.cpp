@@ -80,8 +80,8 @@ HWY_EXPORT(max_pool_row);
 void max_pool_row_f32(const float* const* rows, int64_t row_count, int64_t kernel_width,
                       int64_t dilation, int64_t stride, int64_t c_begin, int64_t c_end,
                       float* out) {
-  HWY_DYNAMIC_DISPATCH(max_pool_row)(rows, row_count, kernel_width, dilation, stride, c_begin,
-                                     c_end, out);
+  HWY_DYNAMIC_DISPATCH(max_pool_row)
+  (rows, row_count, kernel_width, dilation, stride, c_begin, c_end, out);
 }
 
 }  // namespace kiln::cpu

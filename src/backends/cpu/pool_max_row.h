@@ -12,7 +12,6 @@ namespace kiln::cpu {
 // order with the first one seeding the maximum and max(best, v) = v > best ? v : best, so a
 // NaN lands as in the scalar loops.
 void max_pool_row_f32(const float* const* rows, int64_t row_count, int64_t kernel_width,
-                      int64_t dilation, int64_t stride, int64_t c_begin, int64_t c_end,
-                      float* out);
+                      int64_t dilation, int64_t stride, int64_t c_begin, int64_t c_end, float* out);
 
 }  // namespace kiln::cpu
