@@ -50,6 +50,7 @@ TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
       {2, 40, 36, 26, 27, 1, 1, 1, 1},  // partial tiles at the bottom and right, two images
       {1, 32, 48, 30, 70, 0, 0, 0, 0},  // no padding; tile rows wider than a vector
       {1, 33, 32, 28, 28, 1, 0, 0, 1},  // asymmetric padding, an odd channel count
+      {1, 16, 64, 55, 55, 1, 1, 1, 1},  // few input channels (SqueezeNet's first expand)
   };
   std::mt19937 rng(77);
   for (const Case& t : cases) {

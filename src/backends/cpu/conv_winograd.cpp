@@ -212,7 +212,7 @@ bool winograd_applies(const ConvProblem& p) {
   // Few channels: the 36 GEMMs are too thin to run near the GEMM's speed. Few tiles: their
   // column panels are mostly padding (a tile row narrower than a vector is padded too).
   const int64_t tiles = ((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4);
-  return p.in_channels >= 32 && p.out_channels >= 32 && tiles >= 36 && (g.out[1] + 3) / 4 >= 6;
+  return p.in_channels >= 16 && p.out_channels >= 32 && tiles >= 36 && (g.out[1] + 3) / 4 >= 6;
 }
 
 std::vector<float> winograd_transform_weights(const float* w, int64_t out_channels,
