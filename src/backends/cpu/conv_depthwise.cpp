@@ -178,8 +178,6 @@ void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int
 // reads memory nor faults, so the window's lanes outside the row (the zero padding) are simply
 // not loaded. Rows of the window above or below the image are skipped. Vectors whose every
 // window lies inside the row take plain loads.
-constexpr bool kHasDirectKernel = true;
-
 template <int64_t kK, int64_t kS>
 void depthwise_direct(const WindowGeometry& g, const float* HWY_RESTRICT x,
                       const float* HWY_RESTRICT w, float bias, const DepthwiseClamp& clamp,
@@ -264,8 +262,6 @@ void depthwise_direct(const WindowGeometry& g, const float* HWY_RESTRICT x,
     }
   }
 }
-#else
-constexpr bool kHasDirectKernel = false;
 #endif
 
 using PaddedKernel = void (*)(const WindowGeometry&, const float*, int64_t, const float*, float,
@@ -287,6 +283,9 @@ using DirectKernel = void (*)(const WindowGeometry&, const float*, const float*,
 DirectKernel pick_direct_kernel(const WindowGeometry& g) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   if (g.kernel[0] != g.kernel[1] || g.stride[0] != g.stride[1]) return nullptr;
+  // The edge masks compare column indices in 32-bit lanes: far from their limit below these.
+  constexpr int64_t kLimit = int64_t{1} << 26;
+  if (g.in[1] >= kLimit || g.pad[1] >= kLimit || g.dilation[1] >= kLimit) return nullptr;
   const int64_t k = g.kernel[0], s = g.stride[0];
   if (k == 3 && s == 1) return depthwise_direct<3, 1>;
   if (k == 3 && s == 2) return depthwise_direct<3, 2>;
