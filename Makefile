@@ -10,7 +10,7 @@ KILN := build/release/kiln
 # Debian's python3: the interpreter its numpy, pybind11, pytest and Dask packages are for.
 PYTHON ?= /usr/bin/python3
 
-.PHONY: demo test test-unit test-python test-conformance test-asan test-shared deps build build-demo build-asan bench bench-ort bench-load-size docs clean python fuzz soak
+.PHONY: demo test test-unit test-python test-conformance test-asan test-tsan test-shared deps build build-demo build-asan build-tsan bench bench-ort bench-load-size docs clean python fuzz soak
 
 deps:
 	@scripts/install-deps.sh
@@ -69,6 +69,18 @@ test-asan: build-asan
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_VULKAN_TESTS)" \
 	  -E "^GpuPixel|gpu_op_harness"
 	@FUZZ_TIMEOUT=5 FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) scripts/fuzz.sh build/asan $(FUZZ_SMOKE_SECONDS) $(SHARED)
+
+# ThreadSanitizer over the job system, the runtime, the readbacks and both GPU backends, with
+# the tests that drive them from several threads (cmake/thread_sanitizer.cmake). The build uses
+# the release flags, so the layers it leaves uninstrumented come from the compiler cache that
+# `make build` filled. Suppressions (only for Mesa's drivers) in tests/sanitizers/tsan.supp.
+build-tsan: deps
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan -j $(JOBS) --target kiln_tests
+
+test-tsan: build-tsan
+	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/sanitizers/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --preset tsan -j $(JOBS)
 
 # The fuzzers (fuzz/, part of the sanitizer build), FUZZ_SECONDS each: CI runs the same
 # FUZZ_SMOKE_RUNS inputs each time (a fixed seed, at most FUZZ_SMOKE_SECONDS); a long run is

@@ -88,7 +88,8 @@ Tensor download_to_host(const Tensor& t) {
 }
 
 void Execution::wait_idle() const {
-  if (idle()) return;
+  // Through the lock even when already idle: the job that set idle may still be notifying
+  // under it, and a caller may destroy this execution as soon as this returns.
   std::unique_lock lock(idle_mutex_);
   idle_cv_.wait(lock, [&] { return idle(); });
 }
@@ -165,14 +166,19 @@ void Execution::use_plan(SignaturePlan& p) {
 
 void Execution::select_plan(std::span<const Tensor> inputs) {
   signature_.clear();
-  for (const Tensor& t : inputs) {
-    signature_.push_back(static_cast<int64_t>(t.dtype()));
-    signature_.push_back(static_cast<int64_t>(t.rank()));
-    for (int64_t d : t.shape()) signature_.push_back(d);
-  }
   plan_ = nullptr;
-  for (auto& p : plans_) {
-    if (p->signature == signature_) {
+  // A pending input (another worker's output) has no dtype or shape yet: its producer may be
+  // writing them now. Such a run has no signature; it runs unplanned and leaves no plan.
+  records_plan_ = std::none_of(inputs.begin(), inputs.end(),
+                               [](const Tensor& t) { return t.is_pending(); });
+  if (records_plan_) {
+    for (const Tensor& t : inputs) {
+      signature_.push_back(static_cast<int64_t>(t.dtype()));
+      signature_.push_back(static_cast<int64_t>(t.rank()));
+      for (int64_t d : t.shape()) signature_.push_back(d);
+    }
+    for (auto& p : plans_) {
+      if (p->signature != signature_) continue;
       use_plan(*p);  // may throw (memory budget): nothing of the run has started yet
       plan_ = p.get();
       plan_->last_used = ++use_clock_;
@@ -495,16 +501,16 @@ void Execution::node_finished(size_t index) {
 
 void Execution::finish_run() {
   if (graph_->device) graph_->device->flush();
-  if (!plan_) {
+  if (!plan_ && records_plan_) {
     auto p = std::make_unique<SignaturePlan>();
     p->signature = signature_;
     p->plan = plan_memory(*graph_, recorded_bytes_, alias_of_);
     add_plan(std::move(p));
   }
-  {
-    std::lock_guard lock(idle_mutex_);
-    idle_.store(true, std::memory_order_release);
-  }
+  // Notified under the lock, the last touch of this execution by this job: a waiter cannot
+  // return from wait_idle (and destroy the execution) before the lock is released.
+  std::lock_guard lock(idle_mutex_);
+  idle_.store(true, std::memory_order_release);
   idle_cv_.notify_all();
 }
 

@@ -124,6 +124,7 @@ class Execution {
   std::vector<int64_t> signature_;  // of the current run (capacity kept between runs)
   std::vector<std::unique_ptr<SignaturePlan>> plans_;
   SignaturePlan* plan_ = nullptr;  // null while recording
+  bool records_plan_ = true;       // false for a run with a pending input: no signature
   uint64_t use_clock_ = 0;
   std::shared_ptr<Storage> arena_;
   uint64_t arena_generation_ = 0;

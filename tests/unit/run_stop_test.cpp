@@ -65,6 +65,21 @@ TEST(RunStop, CancelStopsALongParallelKernel) {
   EXPECT_EQ(worker.peek_output("y").readback_and_clone().shape(), (Shape{2, 2048}));
 }
 
+TEST(RunStop, CancelStopsOnePlaneOfLargePoolingWindows) {
+  // One plane, 35,937 windows of 32,768 taps (over a billion): the windows of a single plane
+  // are split into chunks too, so the cancel is seen between them.
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {1, 1, 64, 64, 64});
+  b.node("AveragePool", {"x"}, {"y"})
+      .attributes.push_back(ints_attr("kernel_shape", {32, 32, 32}));
+  b.output("y");
+  Worker worker(b.build());
+  worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, 1, 64, 64, 64})}});
+  std::this_thread::sleep_for(30ms);
+  worker.cancel();
+  expect_fails_with(worker.peek_output("y"), "run cancelled");
+}
+
 TEST(RunStop, ScheduleIterableStopsToo) {
   Worker worker(endless_loop_model(), Backend::Cpu, {.deadline = 50ms});
   for (LayerStep step : worker.schedule_iterable(endless_loop_inputs(int64_t{1} << 60))) {

@@ -46,37 +46,47 @@ constexpr Acc<T> lowest() {
   }
 }
 
-// Calls body(plane, out_index, window) for every output position of every plane, planes
-// spread over the job system.
+// Calls body(plane, out_index, window) for every output position of every plane. The windows of
+// all planes are spread over the job system in chunks of about kTapsPerChunk taps, so that one
+// plane of large windows is split too (and a run's deadline is checked between its chunks).
 template <class Body>
 void for_each_window(const PoolShape& s, Body&& body) {
+  constexpr int64_t kTapsPerChunk = 32768;
   const WindowGeometry& g = s.geometry;
   const size_t rank = g.rank();
   const int64_t out_size = g.out_size();
-  const int64_t work = std::max<int64_t>(1, out_size * g.kernel_size());
-  const int64_t grain = std::max<int64_t>(1, 32768 / work);
-  parallel_for(s.planes, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t plane = begin; plane < end; ++plane) {
-      int64_t o[kMaxRank] = {};
-      for (int64_t j = 0; j < out_size; ++j) {
-        Window w;
-        w.empty = false;
-        for (size_t d = 0; d < rank; ++d) {
-          const int64_t base = o[d] * g.stride[d] - g.pad[d];
-          const int64_t dil = g.dilation[d];
-          int64_t lo = base >= 0 ? 0 : (-base + dil - 1) / dil;
-          int64_t hi = base >= g.in[d] ? 0 : (g.in[d] - 1 - base) / dil + 1;
-          hi = std::min(hi, g.kernel[d]);
-          w.base[d] = base;
-          w.lo[d] = lo;
-          w.hi[d] = hi;
-          if (lo >= hi) w.empty = true;
-        }
-        body(plane, j, w);
-        for (size_t d = rank; d-- > 0;) {
-          if (++o[d] < g.out[d]) break;
-          o[d] = 0;
-        }
+  if (out_size == 0) return;
+  const int64_t grain = std::max<int64_t>(1, kTapsPerChunk / std::max<int64_t>(1, g.kernel_size()));
+  parallel_for(s.planes * out_size, grain, [&](int64_t begin, int64_t end) {
+    int64_t plane = begin / out_size;
+    int64_t j = begin % out_size;
+    int64_t o[kMaxRank] = {};  // the multi-index of window j
+    for (int64_t d = static_cast<int64_t>(rank) - 1, rest = j; d >= 0; --d) {
+      o[d] = rest % g.out[d];
+      rest /= g.out[d];
+    }
+    for (int64_t i = begin; i < end; ++i) {
+      Window w;
+      w.empty = false;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t base = o[d] * g.stride[d] - g.pad[d];
+        const int64_t dil = g.dilation[d];
+        int64_t lo = base >= 0 ? 0 : (-base + dil - 1) / dil;
+        int64_t hi = base >= g.in[d] ? 0 : (g.in[d] - 1 - base) / dil + 1;
+        hi = std::min(hi, g.kernel[d]);
+        w.base[d] = base;
+        w.lo[d] = lo;
+        w.hi[d] = hi;
+        if (lo >= hi) w.empty = true;
+      }
+      body(plane, j, w);
+      if (++j == out_size) {  // the next plane starts at window 0
+        j = 0;
+        ++plane;
+      }
+      for (size_t d = rank; d-- > 0;) {
+        if (++o[d] < g.out[d]) break;
+        o[d] = 0;
       }
     }
   });
