@@ -133,9 +133,9 @@ inline float max_tap(float best, float v) { return v > best ? v : best; }
 constexpr int64_t kMaxRows = 16;
 
 // The common 2-D float case without an Indices output. Output columns whose window lies wholly
-// inside the image (all but a few at the edges) take a loop with no bounds checks that runs
-// over a whole output row per window tap, accumulating in the output row; the edge columns
-// keep the clamped loops.
+// inside the image (all but a few at the edges) take a vectorised loop with no bounds checks
+// (max_pool_row_f32: each output vector's taps in registers); the edge columns keep the
+// clamped loops.
 void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
   const WindowGeometry& g = s.geometry;
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
