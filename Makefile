@@ -63,7 +63,7 @@ build-asan: deps
 # allocation from vkCreateInstance in a module the loader unloads before exit, which LeakSanitizer
 # reports as a leak. Address and undefined-behaviour checks stay on for them. The command-line
 # test and the GPU example list every device, OpenGL ES ones included, so they run there too.
-ASAN_VULKAN_TESTS := ^GpuCompute|^cli$$|^cli_debug_tools$$|^example_gpu_placements$$
+ASAN_VULKAN_TESTS := ^GpuCompute|^cli$$|^cli_debug_tools$$|^cli_test_onnx$$|^example_gpu_placements$$
 test-asan: build-asan
 	@ctest --preset asan -j $(JOBS) -E "^GpuPixel|gpu_op_harness|$(ASAN_VULKAN_TESTS)"
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_VULKAN_TESTS)" \

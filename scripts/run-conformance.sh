@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs the ONNX backend test suites and the public models on a backend, each against its
 # known-failures list in tests/conformance/. Fails when a test not on a list fails, or when a
-# listed test passes (so the lists only shrink).
+# listed test passes (so the lists only shrink). On a GPU backend the node suite runs strict:
+# a test with any node on the CPU, or any run-time fallback, fails unless
+# cpu_only_<backend>.txt lists it, and a listed test that runs fully native fails too.
 #   scripts/run-conformance.sh KILN_BINARY SHARED_DIR [BACKEND]
+# Without SHARED_DIR/onnx-backend it skips, except under CI=true, where it fails: CI must not
+# go green without the conformance suites.
 set -uo pipefail
 kiln=$1
 shared=$2
@@ -11,6 +15,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 lists=$here/tests/conformance
 
 if [[ ! -d $shared/onnx-backend ]]; then
+  if [[ ${CI:-} == true ]]; then
+    echo "conformance: $shared/onnx-backend not found; CI=true needs the conformance suites" >&2
+    exit 1
+  fi
   echo "conformance: $shared/onnx-backend not found, skipping the conformance suites"
   exit 0
 fi
@@ -27,11 +35,16 @@ run_suite() {  # name dir [extra options]
   if ! "$kiln" test-onnx "$dir" "${opts[@]}" "$@" >"/tmp/kiln-conformance-$backend-$name.log" 2>&1; then
     status=1
   fi
-  grep -E "^FAIL .*[^)]: |known failures that passed|remove it from the list" "/tmp/kiln-conformance-$backend-$name.log" | grep -v "(known)" | head -50
+  grep -E "^FAIL .*[^)]: |known failures that passed|remove it from the" "/tmp/kiln-conformance-$backend-$name.log" | grep -v "(known)" | head -50
+  grep -E "^placement on " "/tmp/kiln-conformance-$backend-$name.log"
   tail -n 1 "/tmp/kiln-conformance-$backend-$name.log"
 }
 
-run_suite node "$shared/onnx-backend/node"
+node_opts=()
+if [[ $backend != cpu ]]; then
+  node_opts=(--strict --cpu-only "$lists/cpu_only_${backend}.txt")
+fi
+run_suite node "$shared/onnx-backend/node" "${node_opts[@]}"
 run_suite pytorch-converted "$shared/onnx-backend/pytorch-converted"
 run_suite pytorch-operator "$shared/onnx-backend/pytorch-operator"
 run_suite simple "$shared/onnx-backend/simple"

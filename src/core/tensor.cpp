@@ -369,8 +369,12 @@ bool all_close(const Tensor& actual, const Tensor& expected, double rtol, double
     const T* a = actual.data<T>();
     const T* e = expected.data<T>();
     for (int64_t i = 0; i < n && ok; ++i) {
-      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+      if constexpr (std::is_same_v<T, std::string> || std::is_integral_v<T>) {
+        // Integers are exact: a tolerance relative to a large index or bit pattern would let a
+        // wrong value pass.
         ok = a[i] == e[i];
+      } else if constexpr (is_small_int_v<T>) {
+        ok = to_double(a[i]) == to_double(e[i]);
       } else if constexpr (is_complex_v<T>) {
         ok = std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i]);
       } else {

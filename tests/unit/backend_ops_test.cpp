@@ -47,10 +47,14 @@ Tensor cast_source(DataType dt) {
   switch (dt) {
     case DataType::Float32:
       return Tensor::from_data<float>(
-          {23}, {0.0f,           -0.0f,          2.5f,  -2.5f,       0.99f,         -0.99f,
-                 1e-30f,         std::nanf(""),  inf,   -inf,        2147483520.0f, 2147483648.0f,
-                 -2147483648.0f, -2147483904.0f, 3e9f,  -3e9f,       9.2233715e18f, 9.223372e18f,
-                 -9.223372e18f,  -9.2233725e18f, 1e19f, 16777217.0f, 123456.75f});
+          {30},
+          {0.0f, -0.0f, 2.5f, -2.5f, 0.99f, -0.99f, 1e-30f, std::nanf(""), inf, -inf, 2147483520.0f,
+           2147483648.0f, -2147483648.0f, -2147483904.0f, 3e9f, -3e9f, 9.2233715e18f, 9.223372e18f,
+           -9.223372e18f, -9.2233725e18f, 1e19f, 16777217.0f, 123456.75f,
+           // float16's edges: the largest finite and the first that rounds to infinity,
+           // the smallest subnormal and the tie below it, a tie to even, a subnormal.
+           65519.0f, 65520.0f, 5.9604645e-8f, 2.9802322e-8f, 1.00048828125f, 3.0517578e-5f,
+           -1.00146484375f});
     case DataType::Int32:
       return Tensor::from_data<int32_t>(
           {11}, {0, 1, -1, 7, -7, 16777217, -16777219, 2147483647, -2147483647 - 1, 255, 256});
@@ -61,6 +65,20 @@ Tensor cast_source(DataType dt) {
            (int64_t{1} << 40) + (int64_t{1} << 16) + 1, (int64_t{1} << 24) + 1,
            std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 4294967296 + 5,
            -4294967291, (int64_t{1} << 62) + (int64_t{1} << 38) + 1});
+    case DataType::Float16:
+    case DataType::BFloat16: {
+      // Zeros, subnormals, the largest finite, infinities, NaNs (one with a payload), and
+      // values that are and are not integers.
+      const std::vector<uint16_t> bits =
+          dt == DataType::Float16
+              ? std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00,
+                                      0xfc00, 0x7e00, 0x7d01, 0x3e00, 0xc100, 0x5a40, 0x3555}
+              : std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x807f, 0x7f7f, 0xff7f, 0x7f80,
+                                      0xff80, 0x7fc0, 0x7fa1, 0x3fc0, 0xc020, 0x4f00, 0x3eab};
+      Tensor t = Tensor::zeros(dt, {static_cast<int64_t>(bits.size())});
+      std::memcpy(t.mutable_raw_data(), bits.data(), bits.size() * sizeof(uint16_t));
+      return t;
+    }
     default:
       return Tensor::from_data<bool>({7}, {true, false, false, true, true, true, false});
   }
@@ -389,6 +407,20 @@ std::vector<OpCase> make_cases() {
                        .input(data({2, 5, 4}, 15))
                        .attr("axis", int64_t{-2});
                  }});
+    c.push_back({"Split_variable" + suffix, [data] {
+                   return OpTest("Split", 18)
+                       .input(data({2, 7, 3}, 17))
+                       .input(i64({3}, {2, 0, 5}))
+                       .constant_input(1)
+                       .outputs(3)
+                       .attr("axis", int64_t{-2});
+                 }});
+    c.push_back({"Split_num_outputs" + suffix, [data] {
+                   return OpTest("Split", 18)
+                       .input(data({7, 2}, 18))
+                       .outputs(3)
+                       .attr("num_outputs", int64_t{3});
+                 }});
     c.push_back({"Expand" + suffix, [data] {
                    return OpTest("Expand")
                        .input(data({3, 1}, 16))
@@ -467,7 +499,8 @@ std::vector<OpCase> make_cases() {
                  }});
   }
   // Cast between every pair of device types, over each type's edge values.
-  const DataType castable[] = {DataType::Float32, DataType::Int32, DataType::Int64, DataType::Bool};
+  const DataType castable[] = {DataType::Float32, DataType::Float16, DataType::BFloat16,
+                               DataType::Int32,   DataType::Int64,   DataType::Bool};
   for (DataType from : castable) {
     for (DataType to : castable) {
       c.push_back(
@@ -482,6 +515,11 @@ std::vector<OpCase> make_cases() {
                  return OpTest("CastLike")
                      .input(cast_source(DataType::Float32))
                      .input(Tensor::from_data<int64_t>({1}, {0}));
+               }});
+  c.push_back({"CastLike_float16", [] {
+                 return OpTest("CastLike")
+                     .input(cast_source(DataType::Float32))
+                     .input(cast_source(DataType::Float16));
                }});
   // Integer arithmetic with broadcasting; divisors are never zero (the CPU rejects those).
   auto nonzero = [](Tensor t) {
@@ -1060,6 +1098,7 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
   try {
     placements = Worker(model, backend).placements();
   } catch (const Error& e) {
+    if (!is_no_device_error(e)) throw;  // a worker that fails to build is a failure, not a skip
     GTEST_SKIP() << backend_name(backend) << " is not available here: " << e.what();
   }
   for (const NodePlacement& p : placements) {
@@ -1077,12 +1116,8 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
     if (expected[k].dtype() == DataType::Float32) {
       const auto a = actual[k].to_vector<float>(), e = expected[k].to_vector<float>();
       for (size_t i = 0; i < e.size(); ++i) {
-        if (std::isnan(e[i])) {
-          EXPECT_TRUE(std::isnan(a[i])) << "element " << i;
-          continue;
-        }
-        if (a[i] == e[i]) continue;  // infinities, which ASSERT_NEAR cannot compare
-        ASSERT_NEAR(a[i], e[i], op.atol + op.rtol * std::abs(e[i])) << "element " << i;
+        ASSERT_TRUE(value_matches(a[i], e[i], op.atol, op.rtol))
+            << "element " << i << " is " << a[i] << ", expected " << e[i];
       }
     } else {
       ASSERT_EQ(0,

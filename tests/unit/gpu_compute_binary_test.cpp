@@ -75,9 +75,7 @@ void expect_matches(const Tensor& gpu, const Tensor& cpu, double rtol, const std
   const float* c = cpu.data<float>();
   int reported = 0;
   for (int64_t i = 0; i < cpu.element_count() && reported < 5; ++i) {
-    const bool same = (std::isnan(g[i]) && std::isnan(c[i])) || g[i] == c[i] ||
-                      std::fabs(double{g[i]} - c[i]) <= rtol * std::fabs(double{c[i]});
-    if (!same) {
+    if (!testing::value_matches(g[i], c[i], 0, rtol)) {
       ADD_FAILURE() << what << " at " << i << ": gpu " << g[i] << ", cpu " << c[i];
       ++reported;
     }

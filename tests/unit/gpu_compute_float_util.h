@@ -15,6 +15,7 @@
 #include "backends/gpu_compute/buffer.h"
 #include "backends/gpu_compute/matmul.h"
 #include "kiln/kiln.h"
+#include "test_util.h"
 
 namespace kiln::gpu_compute {
 
@@ -68,8 +69,7 @@ inline void expect_close(const Tensor& gpu, const Tensor& cpu, const std::string
   const float* c = cpu.data<float>();
   int reported = 0;
   for (int64_t i = 0; i < cpu.element_count() && reported < 5; ++i) {
-    const double diff = std::fabs(double{g[i]} - double{c[i]});
-    if (!(diff <= tol * (1.0 + std::fabs(double{c[i]})))) {
+    if (!testing::value_matches(g[i], c[i], tol, tol)) {
       ADD_FAILURE() << what << " at " << i << ": gpu " << g[i] << ", cpu " << c[i];
       ++reported;
     }

@@ -45,9 +45,7 @@ void expect_close(const Tensor& gpu, const Tensor& cpu, const Tensor& input, con
   const float* x = input.data<float>();
   int reported = 0;
   for (int64_t i = 0; i < cpu.element_count() && reported < 5; ++i) {
-    const bool same = (std::isnan(g[i]) && std::isnan(c[i])) || g[i] == c[i] ||
-                      std::fabs(double{g[i]} - c[i]) <= 1e-5 * std::fabs(double{c[i]}) + 1e-6;
-    if (!same) {
+    if (!testing::value_matches(g[i], c[i], 1e-6, 1e-5)) {
       ADD_FAILURE() << what << "(" << x[i] << "): gpu " << g[i] << ", cpu " << c[i];
       ++reported;
     }

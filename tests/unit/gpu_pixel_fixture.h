@@ -17,6 +17,7 @@
 #include "backends/gpu_pixel/texture.h"
 #include "kiln/error.h"
 #include "kiln/tensor.h"
+#include "test_util.h"
 
 namespace kiln::gpu_pixel {
 
@@ -87,7 +88,8 @@ inline Shape pad_ends(const std::vector<int64_t>& pads) {
   return Shape(pads.begin() + static_cast<std::ptrdiff_t>(pads.size() / 2), pads.end());
 }
 
-// Element-wise comparison: equal, both NaN, or within rtol relative (plus atol absolute).
+// Element-wise comparison: both NaN, the same infinity, or within rtol relative (plus atol
+// absolute); see testing::value_matches.
 inline void expect_matches(const Tensor& gpu, const Tensor& cpu, double rtol,
                            const std::string& what, double atol = 0) {
   ASSERT_EQ(gpu.shape(), cpu.shape()) << what;
@@ -95,9 +97,7 @@ inline void expect_matches(const Tensor& gpu, const Tensor& cpu, double rtol,
   const float* c = cpu.data<float>();
   int reported = 0;
   for (int64_t i = 0; i < cpu.element_count() && reported < 5; ++i) {
-    const bool same = (std::isnan(g[i]) && std::isnan(c[i])) || g[i] == c[i] ||
-                      std::fabs(double{g[i]} - c[i]) <= rtol * std::fabs(double{c[i]}) + atol;
-    if (!same) {
+    if (!kiln::testing::value_matches(g[i], c[i], atol, rtol)) {
       ADD_FAILURE() << what << " at " << i << ": gpu " << g[i] << ", cpu " << c[i];
       ++reported;
     }

@@ -78,6 +78,20 @@ TEST(TensorIo, AllCloseFollowsNumpy) {
   EXPECT_FALSE(all_close(a, Tensor::from_data<double>({3}, {1, NAN, 100})));  // dtype differs
 }
 
+// The tampered values of the issue: an int32 off by 1000 in a large bit pattern, an int64 off by
+// one, a bool flipped. A relative tolerance would let the first two pass.
+TEST(TensorIo, AllCloseComparesIntegersExactly) {
+  const Tensor bits = Tensor::from_data<int32_t>({2}, {1065353216, -7});
+  EXPECT_TRUE(all_close(bits, Tensor::from_data<int32_t>({2}, {1065353216, -7})));
+  EXPECT_FALSE(all_close(bits, Tensor::from_data<int32_t>({2}, {1065353216 + 1000, -7})));
+  const Tensor anded = Tensor::from_data<int64_t>({1}, {4096});
+  EXPECT_FALSE(all_close(anded, Tensor::from_data<int64_t>({1}, {4097})));
+  EXPECT_FALSE(all_close(Tensor::from_data<uint8_t>({1}, {200}),
+                         Tensor::from_data<uint8_t>({1}, {201}), 0.1, 1.0));
+  EXPECT_FALSE(
+      all_close(Tensor::from_data<bool>({1}, {true}), Tensor::from_data<bool>({1}, {false})));
+}
+
 TEST(TensorApi, FromDataChecksTheCount) {
   EXPECT_THROW(Tensor::from_data<float>({2, 2}, {1, 2, 3}), Error);
   Tensor t = Tensor::from_data<float>({2}, {1, 2});

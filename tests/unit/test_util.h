@@ -4,6 +4,7 @@
 //   EXPECT_TRUE(kiln::all_close(out[0], expected));
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,28 @@ class OpTest {
   int outputs_ = 1;
   std::vector<int> absent_outputs_;
 };
+
+// Whether a GPU result `actual` matches the reference `expected` within atol + rtol * |expected|.
+// NaN matches only NaN and an infinity only the same infinity: with an infinite expected value
+// the tolerance itself is infinite, so a plain |a - e| <= tol would let any finite or
+// wrong-signed value pass.
+inline bool value_matches(double actual, double expected, double atol, double rtol) {
+  if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
+  if (std::isinf(expected) || std::isinf(actual)) return actual == expected;
+  return std::abs(actual - expected) <= atol + rtol * std::abs(expected);
+}
+
+// Whether a worker could not be built because this machine has no device for the backend (or
+// the build has no such backend): the only reason a GPU test may skip. Any other kiln::Error
+// while building a worker is a failure.
+inline bool is_no_device_error(const Error& e) {
+  const std::string what = e.what();
+  for (const char* no_device :
+       {"no Vulkan device", "no OpenGL ES device", "is not available: this build of kiln has no"}) {
+    if (what.find(no_device) != std::string::npos) return true;
+  }
+  return false;
+}
 
 // Shorthands for building test tensors.
 inline Tensor f32(const Shape& shape, std::vector<float> values) {

@@ -1,6 +1,7 @@
 // kiln test-onnx: runs ONNX backend test folders (model.onnx + test_data_set_*/input_N.pb,
-// output_N.pb) and compares like the ONNX backend runner: same dtype and shape, values within
-// |actual - expected| <= atol + rtol * |expected|, NaN where NaN is expected.
+// output_N.pb) and compares like the ONNX backend runner: same dtype and shape, float values
+// within |actual - expected| <= atol + rtol * |expected|, NaN where NaN is expected, infinities
+// and integers exactly. On a GPU backend it also counts how many nodes ran natively.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "command.h"
 #include "core/dtype_dispatch.h"
 #include "kiln/kiln.h"
+#include "native_coverage.h"
 #include "options.h"
 #include "shape_coverage.h"
 
@@ -32,6 +34,7 @@ struct Outcome {
   enum Kind { Pass, Fail, Skip } kind = Fail;
   std::string message;
   std::optional<ShapeCoverage> coverage;  // with --verify-shapes, once the model loaded
+  std::optional<NativeCoverage> native;   // on a GPU backend, once a worker was built
 };
 
 ValueKind value_kind(const ValueInfo& info) {
@@ -72,8 +75,10 @@ std::string describe_mismatch(const Tensor& actual, const Tensor& expected, doub
     const T* e = expected.data<T>();
     for (int64_t i = 0; i < expected.element_count(); ++i) {
       bool ok;
-      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool> || is_complex_v<T>) {
+      if constexpr (std::is_same_v<T, std::string> || std::is_integral_v<T> || is_complex_v<T>) {
         ok = a[i] == e[i];
+      } else if constexpr (is_small_int_v<T>) {
+        ok = to_double(a[i]) == to_double(e[i]);
       } else {
         const double av = to_double(a[i]), ev = to_double(e[i]);
         ok = std::isnan(ev)
@@ -111,9 +116,9 @@ struct Settings {
   int timeout_s = 120;
 };
 
-Outcome run_data_sets(const Model& model, const fs::path& dir, const Settings& settings) {
+Outcome run_data_sets(const Model& model, Worker& worker, const fs::path& dir,
+                      const Settings& settings) {
   const double rtol = settings.rtol, atol = settings.atol;
-  Worker worker(model, settings.backend, settings.worker);
   std::vector<fs::path> data_sets;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -157,29 +162,45 @@ Outcome run_test(const fs::path& dir, const Settings& settings) {
   Model model = load_model((dir / "model.onnx").string(), settings.load);
   std::optional<ShapeCoverage> coverage;
   if (settings.worker.verify_shapes) coverage = shape_coverage(*model.ir());
-  Outcome o = run_data_sets(model, dir, settings);
+  Worker worker(model, settings.backend, settings.worker);
+  Outcome o;
+  try {
+    o = run_data_sets(model, worker, dir, settings);
+  } catch (const std::exception& e) {
+    o = {Outcome::Fail, e.what()};  // a run's error: the placements still count
+  }
   o.coverage = coverage;
+  if (settings.backend != Backend::Cpu) o.native = native_coverage(worker.placements());
   return o;
 }
 
-// The child's result on the pipe: "<kind><outputs>,<predicted>;<message>" (counts empty when
-// not measured).
+// The child's result on the pipe, one line each: the kind, the shape coverage ("outputs
+// predicted" or empty), the native coverage (or empty), then the message (which may span lines).
 std::string encode(const Outcome& o) {
-  std::string s = std::to_string(static_cast<int>(o.kind));
+  std::string s = std::to_string(static_cast<int>(o.kind)) + "\n";
   if (o.coverage)
-    s += std::to_string(o.coverage->outputs) + "," + std::to_string(o.coverage->predicted);
-  return s + ";" + o.message;
+    s += std::to_string(o.coverage->outputs) + " " + std::to_string(o.coverage->predicted);
+  s += "\n";
+  if (o.native) s += o.native->encode();
+  return s + "\n" + o.message;
 }
 
 Outcome decode(const std::string& msg) {
-  Outcome o{static_cast<Outcome::Kind>(msg[0] - '0'), "", std::nullopt};
-  const size_t semi = msg.find(';');
-  const std::string counts = msg.substr(1, semi - 1);
-  if (const size_t comma = counts.find(','); comma != std::string::npos) {
-    o.coverage =
-        ShapeCoverage{std::stoul(counts.substr(0, comma)), std::stoul(counts.substr(comma + 1))};
+  std::string lines[3];
+  size_t start = 0;
+  for (std::string& line : lines) {
+    const size_t end = std::min(msg.find('\n', start), msg.size());
+    line = msg.substr(start, end - start);
+    start = std::min(end + 1, msg.size());
   }
-  o.message = msg.substr(semi + 1);
+  const std::string &kind = lines[0], &counts = lines[1], &native = lines[2];
+  Outcome o{static_cast<Outcome::Kind>(kind.empty() ? Outcome::Fail : kind[0] - '0'), ""};
+  if (const size_t space = counts.find(' '); space != std::string::npos) {
+    o.coverage =
+        ShapeCoverage{std::stoul(counts.substr(0, space)), std::stoul(counts.substr(space + 1))};
+  }
+  if (!native.empty()) o.native = NativeCoverage::decode(native);
+  o.message = msg.substr(start);
   return o;
 }
 
@@ -196,7 +217,7 @@ Outcome run_isolated(const fs::path& dir, const Settings& settings) {
     try {
       o = run_test(dir, settings);
     } catch (const std::exception& e) {
-      o = {Outcome::Fail, e.what(), std::nullopt};
+      o = {Outcome::Fail, e.what()};
     }
     const std::string msg = encode(o);
     (void)!write(fds[1], msg.data(), msg.size());
@@ -222,19 +243,27 @@ Outcome run_isolated(const fs::path& dir, const Settings& settings) {
   return decode(msg);
 }
 
-std::map<std::string, std::string> read_known_failures(const std::string& path) {
-  std::map<std::string, std::string> known;
-  if (path.empty()) return known;
+// A list of test names, one per line ("name  # reason"); `what` names the list in errors. With
+// `reasons_required`, a name without a reason is an error.
+std::map<std::string, std::string> read_test_list(const std::string& path, const std::string& what,
+                                                  bool reasons_required) {
+  std::map<std::string, std::string> listed;
+  if (path.empty()) return listed;
   std::ifstream file(path);
-  check(file.good(), path + ": cannot open the known-failures file");
+  check(file.good(), path + ": cannot open the " + what + " file");
   std::string line;
-  while (std::getline(file, line)) {
+  for (int number = 1; std::getline(file, line); ++number) {
     const size_t hash = line.find('#');
     std::string name = line.substr(0, hash);
     name.erase(std::remove_if(name.begin(), name.end(), ::isspace), name.end());
-    if (!name.empty()) known[name] = hash == std::string::npos ? "" : line.substr(hash + 1);
+    if (name.empty()) continue;
+    std::string reason = hash == std::string::npos ? "" : line.substr(hash + 1);
+    const bool has_reason = reason.find_first_not_of(" \t") != std::string::npos;
+    check(has_reason || !reasons_required, path + ":" + std::to_string(number) + ": " + name +
+                                               " has no reason (\"name  # reason\")");
+    listed[name] = std::move(reason);
   }
-  return known;
+  return listed;
 }
 
 struct TestOnnxOptions {
@@ -244,6 +273,7 @@ struct TestOnnxOptions {
   std::string filter = ".*";
   double rtol = 1e-3, atol = 1e-7;
   std::string known_failures;
+  std::string cpu_only;
   int timeout_s = 120;
   bool verbose = false;
 };
@@ -252,6 +282,11 @@ int test_onnx(const TestOnnxOptions& o) {
   Settings settings;
   settings.backend = o.worker.backend_kind();
   settings.worker = o.worker.options();
+  // --strict is the suite's rule here, not the worker's: the worker falls back as usual, so that
+  // every test still runs and its placements are counted, and a test with CPU work then fails.
+  settings.worker.strict = false;
+  const bool gpu = settings.backend != Backend::Cpu;
+  const bool strict = o.worker.strict && gpu;
   settings.load = o.load.options();
   settings.rtol = o.rtol;
   settings.atol = o.atol;
@@ -259,7 +294,8 @@ int test_onnx(const TestOnnxOptions& o) {
   const std::regex filter(o.filter);
   const bool verbose = o.verbose;
   const std::string& known_path = o.known_failures;
-  const auto known = read_known_failures(known_path);
+  const auto known = read_test_list(known_path, "known-failures", false);
+  const auto cpu_only = read_test_list(o.cpu_only, "CPU-only", true);
 
   std::vector<fs::path> tests;
   for (const auto& arg : o.dirs) {
@@ -277,18 +313,33 @@ int test_onnx(const TestOnnxOptions& o) {
   std::sort(tests.begin(), tests.end());
 
   int passed = 0, failed = 0, skipped = 0, unexpected_failures = 0, unexpected_passes = 0;
+  int native_but_listed = 0;
   ShapeCoverage coverage;
   int measured = 0, complete = 0;
+  NativeTally tally;
   for (const auto& dir : tests) {
     const std::string name = dir.filename().string();
     if (!std::regex_search(name, filter)) continue;
-    const Outcome o = run_isolated(dir, settings);
+    Outcome o = run_isolated(dir, settings);
     const bool is_known = known.count(name) > 0;
     if (o.coverage) {
       ++measured;
       complete += o.coverage->complete() ? 1 : 0;
       coverage.outputs += o.coverage->outputs;
       coverage.predicted += o.coverage->predicted;
+    }
+    if (gpu) tally.add(o.native);
+    const bool listed_cpu_only = cpu_only.count(name) > 0;
+    if (o.native && !o.native->fully_native()) {
+      if (verbose) std::cout << "CPU " << name << ": " << o.native->cpu_work() << "\n";
+      if (strict && !listed_cpu_only && o.kind == Outcome::Pass) {
+        o = {Outcome::Fail, "--strict: " + o.native->cpu_work(), o.coverage, o.native};
+      }
+    } else if (o.native && listed_cpu_only) {
+      ++native_but_listed;
+      std::cout << "NATIVE " << name
+                << "  (listed as running on the CPU, now every node runs natively: remove it "
+                   "from the CPU-only list)\n";
     }
     switch (o.kind) {
       case Outcome::Pass:
@@ -317,12 +368,17 @@ int test_onnx(const TestOnnxOptions& o) {
     std::cout << "unexpected failures: " << unexpected_failures
               << ", known failures that passed: " << unexpected_passes << "\n";
   }
+  if (!o.cpu_only.empty()) {
+    std::cout << "CPU-only tests now native: " << native_but_listed << "\n";
+  }
+  if (gpu) std::cout << tally.summary(backend_name(settings.backend)) << "\n";
   if (measured > 0) {
     std::cout << "shape inference predicted " << coverage.predicted << " of " << coverage.outputs
               << " node outputs (dtype and rank); every output in " << complete << " of "
               << measured << " models\n";
   }
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  if (native_but_listed > 0) return 1;
   if (!known_path.empty()) return unexpected_failures == 0 && unexpected_passes == 0 ? 0 : 1;
   return failed == 0 ? 0 : 1;
 }
@@ -333,6 +389,11 @@ const Registration kCommand{
       cmd.footer(
           "DIR is a test folder (holding model.onnx and test_data_set_*) or a folder of them.\n"
           "Each test runs in a child process, so a crash or a hang fails that test only.\n"
+          "On a GPU backend it counts the tests whose nodes all, some or none ran natively, and\n"
+          "the run-time fallbacks (--verbose names the CPU work of each test); --strict fails a\n"
+          "test with any node on the CPU or any run-time fallback, except the tests listed in\n"
+          "--cpu-only (a listed test that runs fully native fails the run: the list only\n"
+          "shrinks).\n"
           "Closes with the line \"N passed, N failed, N skipped\".");
       auto o = std::make_shared<TestOnnxOptions>();
       cmd.add_option("dirs", o->dirs, "test folders, or folders of them")
@@ -351,11 +412,16 @@ const Registration kCommand{
                      "tests expected to fail, one per line (\"name  # reason\"); the exit status "
                      "is then 0 unless a test not listed fails or a listed one passes")
           ->type_name("FILE");
+      cmd.add_option("--cpu-only", o->cpu_only,
+                     "tests allowed to run partly or wholly on the CPU under --strict, one per "
+                     "line (\"name  # reason\", the reason required)")
+          ->type_name("FILE");
       cmd.add_option("--timeout", o->timeout_s,
                      "seconds per test before it counts as failed (default 120)")
           ->check(integer_in(1, 86400))
           ->type_name("S");
-      cmd.add_flag("--verbose,-v", o->verbose, "print passing tests too");
+      cmd.add_flag("--verbose,-v", o->verbose,
+                   "print passing tests too, and the CPU work of each test on a GPU backend");
       add_worker_flags(cmd, o->worker, {.verify_shapes = true});
       add_load_flags(cmd, o->load);
       return [o] { return test_onnx(*o); };

@@ -138,3 +138,83 @@ float gelu_(float v) {
   if (t > -2.0) return 0.5 * v * (1.0 + erf_(t));
   return t < -10.0 ? -0.0 : 0.5 * v * erfc_large(-t);
 }
+
+// The hyperbolic functions and their inverses, and the inverse trigonometric ones, from exp_,
+// expm1_, log_, log1p_ and a series for atan, so that they hold the same ~1e-7 relative as the
+// functions above on any device (the built-ins' precision is the driver's). Odd functions work
+// on |v| and put the sign back.
+float sinh_(float v) {
+  float a = abs(v);
+  float r;
+  if (a > 20.0) {
+    float e = exp_(0.5 * a);  // e^a / 2 without overflowing before the result does
+    r = (0.5 * e) * e;
+  } else {
+    float u = expm1_(a);  // (e^a - e^-a) / 2 with e^a - 1 kept exact for small a
+    r = 0.5 * (u + u / (u + 1.0));
+  }
+  return v < 0.0 ? -r : r;
+}
+
+float cosh_(float v) {
+  float a = abs(v);
+  if (a > 20.0) {
+    float e = exp_(0.5 * a);
+    return (0.5 * e) * e;
+  }
+  float e = exp_(a);
+  return 0.5 * (e + 1.0 / e);
+}
+
+// log(a + sqrt(a^2 + 1)) as log1p(a + a^2 / (1 + sqrt(a^2 + 1))), exact for small a.
+float asinh_(float v) {
+  float a = abs(v);
+  float r = a > 1e18 ? log_(a) + 0.69314718055994531
+                     : log1p_(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+  return v < 0.0 ? -r : r;
+}
+
+// log(v + sqrt(v^2 - 1)) as log1p(t + sqrt(t (v + 1))), t = v - 1, exact near 1.
+float acosh_(float v) {
+  if (v < 1.0) return nan_value();
+  if (v > 1e18) return log_(v) + 0.69314718055994531;
+  float t = v - 1.0;
+  return log1p_(t + sqrt(t * (v + 1.0)));
+}
+
+// 0.5 log1p(2a / (1 - a)) on a = |v|: 1 - a is exact for a >= 0.5.
+float atanh_(float v) {
+  float a = abs(v);
+  if (a > 1.0) return nan_value();
+  float r = 0.5 * log1p_(2.0 * a / (1.0 - a));
+  return v < 0.0 ? -r : r;
+}
+
+float tan_(float v) { return sin_cos(v, false) / sin_cos(v, true); }
+
+// atan on |v|: 1/a above 1, then pi/4 + atan((a - 1) / (a + 1)) above tan(pi/8), leaving
+// |t| <= 0.4143 for the odd Taylor series (its 12th term is below 1e-9).
+float atan_(float v) {
+  float a = abs(v);
+  bool inverted = a > 1.0;
+  if (inverted) a = 1.0 / a;
+  bool shifted = a > 0.41421356;
+  float t = shifted ? (a - 1.0) / (a + 1.0) : a;
+  float t2 = t * t;
+  float p = 1.0 / 23.0;
+  for (int k = 10; k >= 0; --k) p = 1.0 / float(2 * k + 1) - t2 * p;
+  float r = t * p;
+  if (shifted) r += 0.78539816339744831;
+  if (inverted) r = 1.57079632679489662 - r;
+  return v < 0.0 ? -r : r;
+}
+
+float asin_(float v) {
+  if (abs(v) > 1.0) return nan_value();
+  return atan_(v / sqrt((1.0 - v) * (1.0 + v)));  // +-1 gives +-inf, so +-pi/2
+}
+
+float acos_(float v) {
+  if (abs(v) > 1.0) return nan_value();
+  return 2.0 * atan_(sqrt((1.0 - v) / (1.0 + v)));  // -1 gives inf, so pi
+}

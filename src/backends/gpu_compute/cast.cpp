@@ -18,6 +18,10 @@ std::optional<CastType> cast_type(DataType dtype) {
       return CastType::Int64;
     case DataType::Bool:
       return CastType::Bool;
+    case DataType::Float16:
+      return CastType::Float16;
+    case DataType::BFloat16:
+      return CastType::BFloat16;
     default:
       return std::nullopt;
   }
@@ -39,8 +43,10 @@ void Cast::record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, co
         "Cast on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
   const CastPushConstants pc{static_cast<uint32_t>(count), static_cast<uint32_t>(*f),
                              static_cast<uint32_t>(*t)};
-  // A bool output is written a word (4 elements) per invocation.
-  const uint64_t invocations = *t == CastType::Bool ? (count + 3) / 4 : count;
+  // A bool output is written a word (4 elements) per invocation, a 16-bit float one 2.
+  const bool half = *t == CastType::Float16 || *t == CastType::BFloat16;
+  const uint64_t invocations =
+      *t == CastType::Bool ? (count + 3) / 4 : (half ? (count + 1) / 2 : count);
   const Buffer* buffers[] = {&in, &out};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&out};

@@ -1,6 +1,7 @@
-// Host side of shaders/cast.comp: element type conversion between float32, int32, int64 and
-// bool, matching the CPU's Cast exactly (truncation toward zero; NaN and out-of-range floats
-// become the integer type's minimum; integers wrap; "!= 0" to bool). Needs no shaderInt64.
+// Host side of shaders/cast.comp: element type conversion between float32, float16, bfloat16,
+// int32, int64 and bool, matching the CPU's Cast exactly (truncation toward zero; NaN and
+// out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to bool). Needs no
+// shaderInt64.
 //
 //   context.kernel<Cast>().record(cmd, arena, DataType::Float32, x, DataType::Int64, y, n);
 #pragma once
@@ -19,7 +20,7 @@
 namespace kiln::gpu_compute {
 
 // The shader's type codes; the order is part of the shader interface.
-enum class CastType : uint32_t { Float32, Int32, Int64, Bool };
+enum class CastType : uint32_t { Float32, Int32, Int64, Bool, Float16, BFloat16 };
 
 // The code of `dtype`, or nullopt for a type the shader does not convert.
 std::optional<CastType> cast_type(DataType dtype);

@@ -29,6 +29,7 @@ class OpRecorder {
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
   // Input k (float32) as a texture.
   const TextureTensor& texture(size_t k);
+  size_t num_outputs() const { return run_.outputs.size(); }
   // A new texture for float32 output k. RunOnCpu when it would not fit the device's textures.
   TextureTensor& output(size_t k, const Shape& shape);
   // A texture for intermediate values of this node, returned to the pool when it goes.

@@ -1,13 +1,14 @@
-// Type conversion on the GPU: Cast and CastLike between float32, int32, int64 and bool
-// (shaders/cast.comp). A cast to the input's own type is a view.
+// Type conversion on the GPU: Cast and CastLike between float32, float16, bfloat16, int32, int64
+// and bool (shaders/cast.comp). A cast to the input's own type is a view.
 #include "backends/gpu_compute/cast.h"
 #include "backends/gpu_compute/ops/op_table.h"
 
 namespace kiln::gpu_compute {
 namespace {
 
-const std::initializer_list<DataType> kCastable = {DataType::Float32, DataType::Int32,
-                                                   DataType::Int64, DataType::Bool};
+const std::initializer_list<DataType> kCastable = {DataType::Float32,  DataType::Float16,
+                                                   DataType::BFloat16, DataType::Int32,
+                                                   DataType::Int64,    DataType::Bool};
 
 void record_cast(OpRecorder& r, DataType to) {
   const DataType from = r.dtype(0);

@@ -19,6 +19,7 @@ const OpTable& op_table() {
     register_cast_ops(t);
     register_logical_ops(t);
     register_recurrent_ops(t);
+    register_split_ops(t);
     return t;
   }();
   return table;

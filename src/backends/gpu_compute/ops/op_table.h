@@ -33,6 +33,7 @@ void register_indexing_ops(OpTable& table);
 void register_cast_ops(OpTable& table);
 void register_logical_ops(OpTable& table);
 void register_recurrent_ops(OpTable& table);
+void register_split_ops(OpTable& table);
 
 // Shared load-time checks. Each returns false and sets `reason` when the node does not qualify.
 bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,

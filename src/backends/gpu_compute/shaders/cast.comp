@@ -1,12 +1,16 @@
 #version 450
-// Cast between float32, int32, int64 and bool, bit for bit as the CPU's Cast: float to integer
+// Cast between float32, float16, bfloat16, int32, int64 and bool, bit for bit as the CPU's Cast
+// (core/float_types.cpp for the 16-bit floats: round to nearest even, NaN kept quiet with the
+// top of its payload, float16 overflow to infinity): float to integer
 // truncates toward zero, and NaN or a value outside the target's range becomes the target's
 // minimum (as x86 conversions do); integer to integer wraps; anything to bool is "!= 0" (NaN is
 // true, -0.0 false).
 //
 // No 64-bit shader arithmetic: an int64 is two little-endian 32-bit words, converted with 32-bit
 // operations, so the kernel runs on devices without shaderInt64. A bool is one byte; when the
-// output is bool each invocation writes 4 of them (one whole word), so writes never race.
+// output is bool each invocation writes 4 of them (one whole word), and a 16-bit float output 2,
+// so writes never race. The 16-bit floats convert through their bits, never through a float
+// value, so that NaN payloads and subnormals survive whatever the device does with them.
 
 layout(local_size_x_id = 0) in;
 
@@ -20,7 +24,50 @@ layout(push_constant) uniform Params {
   uint to;
 } p;
 
-const uint F32 = 0, I32 = 1, I64 = 2, BOOL = 3;
+const uint F32 = 0, I32 = 1, I64 = 2, BOOL = 3, F16 = 4, BF16 = 5;
+
+uint half_at(uint k) { return (src[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu; }
+
+uint f16_to_f32_bits(uint h) {
+  const uint sign = (h & 0x8000u) << 16;
+  const uint e = (h >> 10) & 0x1fu;
+  const uint m = h & 0x3ffu;
+  if (e == 0x1fu) return sign | 0x7f800000u | (m << 13);  // infinity, or NaN with its payload
+  if (e == 0u) {
+    if (m == 0u) return sign;
+    const int lead = findMSB(m);  // a subnormal half is a normal float
+    return sign | (uint(lead - 24 + 127) << 23) | ((m ^ (1u << uint(lead))) << uint(23 - lead));
+  }
+  return sign | ((e + 112u) << 23) | (m << 13);
+}
+
+// Round to nearest even: `code` is the value truncated, `rest` the dropped bits, `tie` the
+// weight of the first dropped bit.
+uint rounded(uint code, uint rest, uint tie) {
+  return code + ((rest > tie || (rest == tie && (code & 1u) != 0u)) ? 1u : 0u);
+}
+
+uint f32_bits_to_f16(uint x) {
+  const uint sign = (x >> 16) & 0x8000u;
+  const uint a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return sign | 0x7e00u | ((a >> 13) & 0x3ffu);
+  if (a == 0x7f800000u) return sign | 0x7c00u;
+  const int e = int(a >> 23) - 127 + 15;
+  if (e >= 31) return sign | 0x7c00u;
+  if (e <= 0) {
+    if (e < -10) return sign;  // below half the smallest subnormal
+    const uint full = (a & 0x7fffffu) | 0x800000u;
+    const uint s = uint(14 - e);
+    return sign | rounded(full >> s, full & ((1u << s) - 1u), 1u << (s - 1u));
+  }
+  // A carry out of the mantissa moves to the exponent; past 65504 it lands on infinity.
+  return sign | rounded((uint(e) << 10) | ((a & 0x7fffffu) >> 13), a & 0x1fffu, 0x1000u);
+}
+
+uint f32_bits_to_bf16(uint x) {
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | 0x40u;
+  return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+}
 
 uvec2 i64_of_int(int v) { return uvec2(uint(v), v < 0 ? 0xffffffffu : 0u); }
 
@@ -78,8 +125,37 @@ bool truth(uint k) {
     case F32: return (src[k] & 0x7fffffffu) != 0u;
     case I32: return src[k] != 0u;
     case I64: return (src[2 * k] | src[2 * k + 1]) != 0u;
+    case F16:
+    case BF16: return (half_at(k) & 0x7fffu) != 0u;
     default: return byte_at(k) != 0u;
   }
+}
+
+// Element k of a float input (float32, float16 or bfloat16) as float32 bits.
+uint float_bits(uint k) {
+  switch (p.from) {
+    case F16: return f16_to_f32_bits(half_at(k));
+    case BF16: return half_at(k) << 16;
+    default: return src[k];
+  }
+}
+
+bool from_float() { return p.from == F32 || p.from == F16 || p.from == BF16; }
+
+// Element k as float32 bits, for a 16-bit float output.
+uint as_f32_bits(uint k) {
+  switch (p.from) {
+    case I32: return floatBitsToUint(float(int(src[k])));
+    case I64: return floatBitsToUint(i64_to_f32(uvec2(src[2 * k], src[2 * k + 1])));
+    case BOOL: return floatBitsToUint(float(byte_at(k)));
+    default: return float_bits(k);
+  }
+}
+
+uint to_half(uint k) {
+  const uint x = as_f32_bits(k);
+  if (p.to == F16) return p.from == F16 ? half_at(k) : f32_bits_to_f16(x);
+  return p.from == BF16 ? half_at(k) : f32_bits_to_bf16(x);
 }
 
 void main() {
@@ -97,33 +173,46 @@ void main() {
     dst[i] = word;
     return;
   }
+  if (p.to == F16 || p.to == BF16) {
+    // Invocation i owns 16-bit elements 2i and 2i+1.
+    if (2u * i >= p.count) return;
+    const uint hi = 2u * i + 1u < p.count ? to_half(2u * i + 1u) : 0u;
+    dst[i] = to_half(2u * i) | (hi << 16);
+    return;
+  }
   if (i >= p.count) return;
 
   if (p.to == F32) {
-    float f;
+    uint bits;
     switch (p.from) {
-      case F32: f = uintBitsToFloat(src[i]); break;
-      case I32: f = float(int(src[i])); break;
-      case I64: f = i64_to_f32(uvec2(src[2 * i], src[2 * i + 1])); break;
-      default: f = float(byte_at(i)); break;
+      case I32: bits = floatBitsToUint(float(int(src[i]))); break;
+      case I64: bits = floatBitsToUint(i64_to_f32(uvec2(src[2 * i], src[2 * i + 1]))); break;
+      case BOOL: bits = floatBitsToUint(float(byte_at(i))); break;
+      default: bits = float_bits(i); break;
     }
-    dst[i] = floatBitsToUint(f);
+    dst[i] = bits;
   } else if (p.to == I32) {
     uint v;
-    switch (p.from) {
-      case F32: v = uint(f32_to_i32(uintBitsToFloat(src[i]))); break;
-      case I32: v = src[i]; break;
-      case I64: v = src[2 * i]; break;  // wraps: the low word
-      default: v = byte_at(i); break;
+    if (from_float()) {
+      v = uint(f32_to_i32(uintBitsToFloat(float_bits(i))));
+    } else {
+      switch (p.from) {
+        case I32: v = src[i]; break;
+        case I64: v = src[2 * i]; break;  // wraps: the low word
+        default: v = byte_at(i); break;
+      }
     }
     dst[i] = v;
   } else {
     uvec2 v;
-    switch (p.from) {
-      case F32: v = f32_to_i64(uintBitsToFloat(src[i])); break;
-      case I32: v = i64_of_int(int(src[i])); break;
-      case I64: v = uvec2(src[2 * i], src[2 * i + 1]); break;
-      default: v = uvec2(byte_at(i), 0u); break;
+    if (from_float()) {
+      v = f32_to_i64(uintBitsToFloat(float_bits(i)));
+    } else {
+      switch (p.from) {
+        case I32: v = i64_of_int(int(src[i])); break;
+        case I64: v = uvec2(src[2 * i], src[2 * i + 1]); break;
+        default: v = uvec2(byte_at(i), 0u); break;
+      }
     }
     dst[2 * i] = v.x;
     dst[2 * i + 1] = v.y;

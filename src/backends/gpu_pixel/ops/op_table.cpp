@@ -13,6 +13,7 @@ const OpTable& op_table() {
     register_normalization_ops(t);
     register_resize_ops(t);
     register_recurrent_ops(t);
+    register_split_ops(t);
     return t;
   }();
   return table;

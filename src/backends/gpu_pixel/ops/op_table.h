@@ -26,6 +26,7 @@ void register_softmax_reduce_ops(OpTable& table);
 void register_normalization_ops(OpTable& table);
 void register_resize_ops(OpTable& table);
 void register_recurrent_ops(OpTable& table);
+void register_split_ops(OpTable& table);
 
 // The float inputs [first, first + count) are float32 (or of unknown dtype, checked per run);
 // false with `reason` otherwise.

@@ -1,0 +1,46 @@
+// Split as draws: each output is a region copy (one strided gather) of one part of the input
+// along the axis. The part sizes follow Split's one definition (opdefs/concat.h): from the
+// attribute, the host 'split' input, num_outputs or equal parts.
+#include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/region_copy.h"
+#include "core/element_storage.h"
+#include "opdefs/concat.h"
+#include "opdefs/node_info.h"
+
+namespace kiln::gpu_pixel {
+namespace {
+
+RecordFn split(const NodeInfo& info) {
+  const SplitAttrs attrs = parse_split_attrs(info);
+  // resolve_split names the node in its errors.
+  return [attrs, node = info.node()](OpRecorder& r) {
+    const Shape& in = r.shape(0);
+    Shape split_input;
+    const bool split_given = attrs.split_from_input && r.has_input(1);
+    if (split_given) read_int_list(r.input(1), split_input, "Split split");
+    int64_t axis = 0;
+    const Shape parts = resolve_split(attrs, in, static_cast<int64_t>(r.num_outputs()),
+                                      split_given ? &split_input : nullptr, node, &axis);
+    int64_t start = 0;
+    for (size_t k = 0; k < r.num_outputs(); ++k) {
+      const int64_t end = start + parts[k];
+      const int64_t starts[] = {start}, ends[] = {end}, axes[] = {axis};
+      const Region region = slice_region(in, starts, ends, axes, {});
+      const TextureTensor& src = r.texture(0);
+      TextureTensor& out = r.output(k, Shape(region.shape));
+      r.kernel<RegionCopy>().record(region, src, out);
+      start = end;
+    }
+  };
+}
+
+}  // namespace
+
+void register_split_ops(OpTable& t) {
+  t.add("Split", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
+    return split(q.info);
+  });
+}
+
+}  // namespace kiln::gpu_pixel
