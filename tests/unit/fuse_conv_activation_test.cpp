@@ -40,6 +40,7 @@ const ConvShape kShapes[] = {
     {"3x3 on a small map (transposed product)", 16, 24, 6, 3, 1},
     {"grouped 3x3", 8, 8, 10, 3, 2},
     {"depthwise 3x3", 12, 12, 10, 3, 12},
+    {"depthwise 5x5 on a map narrower than a vector", 12, 12, 7, 5, 12},
 };
 
 // x -> Conv(w, b) -> c, then `tail` adds the rest; `z` is a second input of Y's shape.

@@ -178,11 +178,13 @@ TEST(ConvOp, PointwiseIsPlainGemm) {
 }
 
 TEST(ConvOp, ManyIm2colChunks) {
-  // 64 channels x 3x3 taps with a 40x40 output spans several column chunks.
+  // 64 channels x 3x3 taps with a 40x40 output spans several column chunks. 24 output
+  // channels keep the constant weights off the Winograd path (32 or more; its own test,
+  // conv_winograd_test.cpp, holds it to a model's tolerance).
   std::mt19937 rng(8);
   ConvCase t{.n = 1,
              .c = 64,
-             .m = 32,
+             .m = 24,
              .group = 1,
              .in = {40, 40},
              .kernel = {3, 3},
@@ -215,6 +217,32 @@ TEST(ConvOp, DepthwiseWideRows) {
     t.dilation = {1, 2};
     t.in = {13, 71};
     check_conv(t, rng);
+  }
+}
+
+TEST(ConvOp, DepthwiseNarrowPlanes) {
+  // The padded 3x3 and 5x5 kernels on planes narrower than a vector and on widths that leave a
+  // partial last vector (7, 14 and 28 wide in MobileNet and EfficientNet), with asymmetric
+  // padding: the part-stored last vector must not spill into the next row or plane.
+  std::mt19937 rng(10);
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t width : {1, 2, 5, 7, 14, 17, 28, 33}) {
+        const int64_t pad = k / 2;
+        ConvCase t{.n = 2,
+                   .c = 3,
+                   .m = 3,
+                   .group = 3,
+                   .in = {std::max<int64_t>(k, width), width},
+                   .kernel = {k, k},
+                   .stride = {s, s},
+                   .dilation = {1, 1},
+                   .pad_begin = {pad, pad},
+                   .pad_end = {pad, width % 2 == 0 ? pad - 1 : pad}};
+        SCOPED_TRACE(::testing::Message() << "k " << k << " s " << s << " width " << width);
+        check_conv(t, rng);
+      }
+    }
   }
 }
 

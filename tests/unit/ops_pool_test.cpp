@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "hwy/targets.h"
 #include "test_util.h"
 
 namespace kiln {
@@ -165,6 +166,51 @@ TEST(PoolOps, RandomShapesMatchDefinition) {
       if (kind == Kind::kMax) EXPECT_EQ(out[1].to_vector<int64_t>(), eidx);
     }
   }
+}
+
+TEST(PoolOps, MaxPool2dWideRowsOnEveryTarget) {
+  // The 2-D float path without Indices vectorises the columns whose windows lie inside the
+  // row (strides 1 and 2): rows wider than a vector, on every SIMD target compiled in and
+  // supported here, with the edge columns, ceil mode and dilation around them.
+  std::mt19937 rng(43);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (int64_t stride : {1, 2, 3}) {
+      for (int64_t width : {5, 16, 17, 33, 55, 111}) {
+        for (int variant = 0; variant < 3; ++variant) {
+          PoolCase t;
+          t.c = 2;
+          t.kernel = {3, variant == 2 ? 2 : 3};
+          t.stride = {stride, stride};
+          t.dilation = {1, variant == 1 ? 2 : 1};
+          t.pad_begin = {variant == 0 ? 0 : 1, variant == 0 ? 0 : 1};
+          t.pad_end = {0, variant == 2 ? 1 : 0};
+          t.ceil_mode = variant != 1;
+          t.in = {7, width};
+          Shape x_shape{t.n, t.c, t.in[0], t.in[1]};
+          std::vector<float> xv(static_cast<size_t>(x_shape.element_count()));
+          for (float& f : xv) f = value(rng);
+          const Tensor x = Tensor::from_data<float>(x_shape, xv);
+          const Tensor y = OpTest("MaxPool")
+                               .input(x)
+                               .attr("kernel_shape", t.kernel)
+                               .attr("strides", t.stride)
+                               .attr("dilations", t.dilation)
+                               .attr("pads", concat(t.pad_begin, t.pad_end))
+                               .attr("ceil_mode", int64_t{t.ceil_mode})
+                               .run()[0];
+          const V out = pool_out_dims(t);
+          const auto [ey, eidx] = naive_pool(t, Kind::kMax, xv);
+          EXPECT_EQ(y.to_vector<float>(), ey)
+              << "stride " << stride << " width " << width << " variant " << variant;
+          EXPECT_EQ(y.shape(), (Shape{t.n, t.c, out[0], out[1]}));
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST(PoolOps, MaxPoolIndicesColumnMajor) {

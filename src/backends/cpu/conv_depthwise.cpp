@@ -104,8 +104,9 @@ void depthwise_plane(const WindowGeometry& g, const float* HWY_RESTRICT x,
   }
 }
 
-// The padded copy of a plane: rows and columns wide enough that every window lies inside,
-// plus a vector of slack so that the last output vector may read past the last window.
+// The padded copy of a plane: rows and columns wide enough that every window lies inside. Rows
+// are packed tightly; the slack after the last row lets the last output vector of any row read
+// a full vector (and, for stride 2, two) past its last window: those lanes are never stored.
 struct PaddedPlane {
   int64_t rows, cols;
 };
@@ -114,14 +115,18 @@ inline PaddedPlane padded_size(const WindowGeometry& g) {
       g.in[0] + g.pad[0], (g.out[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1);
   const int64_t cols = std::max(
       g.in[1] + g.pad[1], (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1);
-  return {rows, cols + 2 * static_cast<int64_t>(HWY_LANES(float)) + 64};
+  return {rows, cols};
 }
+constexpr int64_t kPlaneSlack = 2 * static_cast<int64_t>(HWY_MAX_BYTES / sizeof(float)) + 16;
 
 // Square kernel of kK x kK taps with stride kS over a padded plane: each output vector keeps
 // its accumulator in a register over all taps; the weights stay in registers for the plane.
+// The last vector of a row is computed whole and stored in part, so narrow planes (7 or 14
+// wide, common in mobile networks) stay vectorised.
 template <int64_t kK, int64_t kS>
 void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int64_t xp_cols,
-                      const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y) {
+                      const float* HWY_RESTRICT w, float bias, const DepthwiseClamp& clamp,
+                      float* HWY_RESTRICT y) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -130,45 +135,137 @@ void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int
   V wv[kK * kK];
   for (int64_t i = 0; i < kK * kK; ++i) wv[i] = hn::Set(d, w[i]);
   const V vbias = hn::Set(d, bias);
+  const V lo = hn::Set(d, clamp.lo), hi = hn::Set(d, clamp.hi);
+  const bool clamped = clamp.active();
+  auto window = [&](const float* const* rows, int64_t ow) HWY_ATTR {
+    V acc = vbias;
+    for (int64_t kh = 0; kh < kK; ++kh) {
+      const float* in = rows[kh] + ow * kS;
+      for (int64_t kw = 0; kw < kK; ++kw) {
+        V v;
+#if HWY_TARGET == HWY_SCALAR
+        v = hn::LoadU(d, in + kw * dw);  // one lane: in already points at ow * kS
+#else
+        if constexpr (kS == 1) {
+          v = hn::LoadU(d, in + kw * dw);
+        } else {
+          // Stride 2: the even lanes of two consecutive vectors.
+          v = hn::ConcatEven(d, hn::LoadU(d, in + kw * dw + lanes), hn::LoadU(d, in + kw * dw));
+        }
+#endif
+        acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
+      }
+    }
+    return clamped ? hn::Min(hn::Max(acc, lo), hi) : acc;
+  };
   for (int64_t oh = 0; oh < oh_size; ++oh) {
     const float* rows[kK];
     for (int64_t kh = 0; kh < kK; ++kh) rows[kh] = xp + (oh * g.stride[0] + kh * dh) * xp_cols;
     float* out = y + oh * ow_size;
     int64_t ow = 0;
-    // Full vectors; the padded row has slack for the reads of the last one.
-    for (; ow + lanes <= ow_size; ow += lanes) {
-      V acc = vbias;
-      for (int64_t kh = 0; kh < kK; ++kh) {
-        const float* in = rows[kh] + ow * kS;
-        for (int64_t kw = 0; kw < kK; ++kw) {
-          V v;
-#if HWY_TARGET == HWY_SCALAR
-          v = hn::LoadU(d, in + kw * dw);  // one lane: in already points at ow * kS
-#else
-          if constexpr (kS == 1) {
-            v = hn::LoadU(d, in + kw * dw);
-          } else {
-            // Stride 2: the even lanes of two consecutive vectors.
-            v = hn::ConcatEven(d, hn::LoadU(d, in + kw * dw + lanes), hn::LoadU(d, in + kw * dw));
-          }
-#endif
-          acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
-        }
-      }
-      hn::StoreU(acc, d, out + ow);
-    }
-    for (; ow < ow_size; ++ow) {
-      float acc = bias;
-      for (int64_t kh = 0; kh < kK; ++kh) {
-        for (int64_t kw = 0; kw < kK; ++kw) acc += w[kh * kK + kw] * rows[kh][ow * kS + kw * dw];
-      }
-      out[ow] = acc;
+    for (; ow + lanes <= ow_size; ow += lanes) hn::StoreU(window(rows, ow), d, out + ow);
+    if (ow < ow_size) {
+      // A masked store (a scalar loop on targets without one): nothing past the row is written,
+      // which another thread may be writing.
+      hn::BlendedStore(window(rows, ow), hn::FirstN(d, static_cast<size_t>(ow_size - ow)), d,
+                       out + ow);
     }
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// Without the padded copy: AVX2 and AVX-512 load with a mask, and a masked-off lane neither
+// reads memory nor faults, so the window's lanes outside the row (the zero padding) are simply
+// not loaded. Rows of the window above or below the image are skipped. Vectors whose every
+// window lies inside the row take plain loads.
+template <int64_t kK, int64_t kS>
+void depthwise_direct(const WindowGeometry& g, const float* HWY_RESTRICT x,
+                      const float* HWY_RESTRICT w, float bias, const DepthwiseClamp& clamp,
+                      float* HWY_RESTRICT y) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using V = hn::Vec<decltype(d)>;
+  using VI = hn::Vec<decltype(di)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t ih_size = g.in[0], iw_size = g.in[1];
+  const int64_t oh_size = g.out[0], ow_size = g.out[1];
+  const int64_t dh = g.dilation[0], dw = g.dilation[1];
+  const int64_t ph = g.pad[0], pw = g.pad[1];
+  V wv[kK * kK];
+  for (int64_t i = 0; i < kK * kK; ++i) wv[i] = hn::Set(d, w[i]);
+  const V vbias = hn::Set(d, bias);
+  const V lo = hn::Set(d, clamp.lo), hi = hn::Set(d, clamp.hi);
+  const bool clamped = clamp.active();
+  const VI iota = hn::Iota(di, 0);
+  const VI width = hn::Set(di, static_cast<int32_t>(iw_size));
+  // The lanes of a load that starts at column `first` of a row and lie inside it.
+  auto inside = [&](int64_t first) HWY_ATTR {
+    const VI col = hn::Add(iota, hn::Set(di, static_cast<int32_t>(first)));
+    return hn::RebindMask(d, hn::And(hn::Lt(col, width), hn::Not(hn::Lt(col, hn::Zero(di)))));
+  };
+  // Span of input columns one output vector reads: its first and one past its last.
+  const int64_t span = (lanes * kS - (kS - 1)) + (kK - 1) * dw;
+  // Column strips of one vector, each down the whole plane: an edge strip's masks depend on
+  // the column only, so they are made once per strip.
+  for (int64_t ow = 0; ow < ow_size; ow += lanes) {
+    const int64_t first = ow * kS - pw;
+    const bool interior = first >= 0 && first + span + (kS - 1) <= iw_size;
+    hn::Mask<decltype(d)> m0[kK], m1[kK];
+    if (!interior) {
+      for (int64_t kw = 0; kw < kK; ++kw) {
+        m0[kw] = inside(first + kw * dw);
+        if constexpr (kS == 2) m1[kw] = inside(first + kw * dw + lanes);
+      }
+    }
+    const size_t valid = static_cast<size_t>(std::min(lanes, ow_size - ow));
+    for (int64_t oh = 0; oh < oh_size; ++oh) {
+      const int64_t ih0 = oh * g.stride[0] - ph;
+      int64_t kh_lo = 0, kh_hi = kK;
+      while (kh_lo < kK && ih0 + kh_lo * dh < 0) ++kh_lo;
+      while (kh_hi > kh_lo && ih0 + (kh_hi - 1) * dh >= ih_size) --kh_hi;
+      V acc = vbias;
+      if (interior) {
+        for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+          const float* in = x + (ih0 + kh * dh) * iw_size + first;
+          for (int64_t kw = 0; kw < kK; ++kw) {
+            V v;
+            if constexpr (kS == 1) {
+              v = hn::LoadU(d, in + kw * dw);
+            } else {
+              v = hn::ConcatEven(d, hn::LoadU(d, in + kw * dw + lanes), hn::LoadU(d, in + kw * dw));
+            }
+            acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
+          }
+        }
+      } else {
+        for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+          const float* in = x + (ih0 + kh * dh) * iw_size + first;
+          for (int64_t kw = 0; kw < kK; ++kw) {
+            V v;
+            if constexpr (kS == 1) {
+              v = hn::MaskedLoad(m0[kw], d, in + kw * dw);
+            } else {
+              v = hn::ConcatEven(d, hn::MaskedLoad(m1[kw], d, in + kw * dw + lanes),
+                                 hn::MaskedLoad(m0[kw], d, in + kw * dw));
+            }
+            acc = hn::MulAdd(wv[kh * kK + kw], v, acc);
+          }
+        }
+      }
+      if (clamped) acc = hn::Min(hn::Max(acc, lo), hi);
+      float* out = y + oh * ow_size + ow;
+      if (valid == static_cast<size_t>(lanes)) {
+        hn::StoreU(acc, d, out);
+      } else {
+        hn::BlendedStore(acc, hn::FirstN(d, valid), d, out);
+      }
+    }
+  }
+}
+#endif
+
 using PaddedKernel = void (*)(const WindowGeometry&, const float*, int64_t, const float*, float,
-                              float*);
+                              const DepthwiseClamp&, float*);
 
 PaddedKernel pick_padded_kernel(const WindowGeometry& g) {
   if (g.kernel[0] != g.kernel[1] || g.stride[0] != g.stride[1]) return nullptr;
@@ -180,17 +277,48 @@ PaddedKernel pick_padded_kernel(const WindowGeometry& g) {
   return nullptr;
 }
 
+using DirectKernel = void (*)(const WindowGeometry&, const float*, const float*, float,
+                              const DepthwiseClamp&, float*);
+
+DirectKernel pick_direct_kernel(const WindowGeometry& g) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if (g.kernel[0] != g.kernel[1] || g.stride[0] != g.stride[1]) return nullptr;
+  // The edge masks compare column indices in 32-bit lanes: far from their limit below these.
+  constexpr int64_t kLimit = int64_t{1} << 26;
+  if (g.in[1] >= kLimit || g.pad[1] >= kLimit || g.dilation[1] >= kLimit) return nullptr;
+  const int64_t k = g.kernel[0], s = g.stride[0];
+  if (k == 3 && s == 1) return depthwise_direct<3, 1>;
+  if (k == 3 && s == 2) return depthwise_direct<3, 2>;
+  if (k == 5 && s == 1) return depthwise_direct<5, 1>;
+  if (k == 5 && s == 2) return depthwise_direct<5, 2>;
+#else
+  (void)g;
+#endif
+  return nullptr;
+}
+
 void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
-                         const float* HWY_RESTRICT w, float bias, float* HWY_RESTRICT y,
-                         float* HWY_RESTRICT scratch) {
+                         const float* HWY_RESTRICT w, float bias, const DepthwiseClamp& clamp,
+                         float* HWY_RESTRICT y, float* HWY_RESTRICT scratch) {
+  if (const DirectKernel direct = pick_direct_kernel(g)) {
+    direct(g, x, w, bias, clamp, y);
+    return;
+  }
   const PaddedKernel kernel = pick_padded_kernel(g);
   if (!kernel) {
     depthwise_plane(g, x, w, bias, y);
+    if (clamp.active()) {
+      const int64_t n = g.out[0] * g.out[1];
+      for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], clamp.lo), clamp.hi);
+    }
     return;
   }
   const PaddedPlane pp = padded_size(g);
   const int64_t ph = g.pad[0], pw = g.pad[1];
   const int64_t ih_size = g.in[0], iw_size = g.in[1];
+  // Only the border is zeroed: the interior is overwritten by the copy. The pads are a few
+  // floats, where a loop beats a call to memset.
+  const int64_t right = pp.cols - pw - iw_size;
   for (int64_t r = 0; r < pp.rows; ++r) {
     float* dst = scratch + r * pp.cols;
     const int64_t ih = r - ph;
@@ -198,16 +326,20 @@ void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
       std::fill(dst, dst + pp.cols, 0.0f);
       continue;
     }
-    std::fill(dst, dst + pw, 0.0f);
+    for (int64_t i = 0; i < pw; ++i) dst[i] = 0.0f;
     std::copy(x + ih * iw_size, x + (ih + 1) * iw_size, dst + pw);
-    std::fill(dst + pw + iw_size, dst + pp.cols, 0.0f);
+    for (int64_t i = 0; i < right; ++i) dst[pw + iw_size + i] = 0.0f;
   }
-  kernel(g, scratch, pp.cols, w, bias, y);
+  // The slack is read (into lanes that are never stored) but must hold finite values so that
+  // no lane raises a floating-point exception or slows down on denormals.
+  std::fill(scratch + pp.rows * pp.cols, scratch + pp.rows * pp.cols + kPlaneSlack, 0.0f);
+  kernel(g, scratch, pp.cols, w, bias, clamp, y);
 }
 
 size_t padded_floats(const WindowGeometry& g) {
+  if (pick_direct_kernel(g)) return 0;
   const PaddedPlane pp = padded_size(g);
-  return static_cast<size_t>(pp.rows * pp.cols);
+  return static_cast<size_t>(pp.rows * pp.cols + kPlaneSlack);
 }
 
 }  // namespace kiln::cpu::HWY_NAMESPACE
@@ -220,8 +352,8 @@ HWY_EXPORT(depthwise_plane_any);
 HWY_EXPORT(padded_floats);
 
 void depthwise_conv2d_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
-                            float* y, float* scratch) {
-  HWY_DYNAMIC_DISPATCH(depthwise_plane_any)(g, x, w, bias, y, scratch);
+                            const DepthwiseClamp& clamp, float* y, float* scratch) {
+  HWY_DYNAMIC_DISPATCH(depthwise_plane_any)(g, x, w, bias, clamp, y, scratch);
 }
 
 size_t depthwise_scratch_floats(const WindowGeometry& g) {

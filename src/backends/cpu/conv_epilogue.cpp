@@ -43,17 +43,10 @@ void activate_row(const ConvEpilogue& e, float* x, int64_t n) {
         x[i] = x[i] * (v < 0 ? 0.0f : (v > 1 ? 1.0f : v));
       }
       return;
-    case FusedActivation::kSilu: {
-      // Sigmoid in pieces through the vectorised kernel the Sigmoid op uses, then Mul.
-      constexpr int64_t kPiece = 512;
-      float s[kPiece];
-      for (int64_t i0 = 0; i0 < n; i0 += kPiece) {
-        const int64_t m = std::min(kPiece, n - i0);
-        sigmoid_f32(x + i0, s, m);
-        for (int64_t i = 0; i < m; ++i) x[i0 + i] *= s[i];
-      }
+    case FusedActivation::kSilu:
+      // x * sigmoid(x) through the vectorised kernel the Sigmoid op uses, in one pass.
+      silu_f32(x, x, n);
       return;
-    }
   }
 }
 

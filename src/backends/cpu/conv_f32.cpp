@@ -177,24 +177,38 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
     const WindowGeometry g2 = as_2d(g);
     const int64_t planes = p.batch * p.out_channels;
     const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(out_size * taps, 1));
+    // Relu and Clip are applied in the kernel, unless a residual must be added before them.
+    DepthwiseClamp clamp;
+    const bool clamp_in_kernel = e.residual == nullptr && e.activation_in_gemm();
+    if (clamp_in_kernel) {
+      clamp.lo = e.activation == FusedActivation::kRelu ? 0.0f : e.clip_min;
+      if (e.activation == FusedActivation::kClip) clamp.hi = e.clip_max;
+    }
     parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t n = plane / p.out_channels, m = plane % p.out_channels;
         const float* xp = x + (n * p.in_channels + m / mg) * in_size;
         float* scratch = conv_scratch(ConvScratch::kPlane, depthwise_scratch_floats(g2));
         float* yp = y + plane * out_size;
-        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, yp, scratch);
+        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, clamp, yp, scratch);
         // The plane is still in cache: the residual and activation cost no extra memory pass.
         if (e.residual) {
           const float* zp = e.residual + plane * out_size;
           for (int64_t j = 0; j < out_size; ++j) yp[j] += zp[j];
         }
-        apply_conv_activation(e, yp, 1, out_size, out_size, /*in_gemm=*/false);
+        apply_conv_activation(e, yp, 1, out_size, out_size, /*in_gemm=*/clamp_in_kernel);
       }
     });
     return;
   }
 
+  if (packed && winograd_applies(p)) {
+    WinogradWeights& ww = *packed->winograd;
+    std::call_once(ww.once,
+                   [&] { ww.u = winograd_transform_weights(w, p.out_channels, p.in_channels); });
+    conv_winograd_f32(p, x, ww.u.data(), bias, y, e);
+    return;
+  }
   const bool pointwise = is_pointwise(g);
   if (packed && out_size < kTransposedMaxPositions &&
       static_cast<int64_t>(packed->groups.size()) == p.group && packed->groups[0].k() == k &&

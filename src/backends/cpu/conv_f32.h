@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <memory>
 #include <vector>
 
 #include "backends/cpu/conv_epilogue.h"
+#include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/gemm.h"
 #include "opdefs/conv.h"
 
@@ -26,6 +28,9 @@ namespace kiln::cpu {
 // of reading long weight rows in place.
 struct PackedConvWeights {
   std::vector<PackedB> groups;
+  // The weights transformed for Winograd F(4x4, 3x3), made by the first run that takes that
+  // path (whether it does depends on the image size, known only then).
+  std::shared_ptr<WinogradWeights> winograd = std::make_shared<WinogradWeights>();
 };
 // Whether pack_conv_weights pays off for a conv with `group` groups and this many input
 // channels per group (depthwise convs never use it).
@@ -55,6 +60,9 @@ enum class ConvScratch : int {
   kOutput,
   kPlane,
   kTransposed,
+  kWinogradInput,
+  kWinogradOutput,
+  kWinogradPlane,
   kCount
 };
 float* conv_scratch(ConvScratch slot, size_t floats);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "backends/cpu/pool_max_row.h"
 #include "core/thread_pool.h"
 #include "kiln/float_types.h"
 
@@ -128,11 +129,13 @@ void for_each_tap(const WindowGeometry& g, const Window& w, F&& f) {
 // mispredictions cost more than the rest of the loop (SqueezeNet's pools were a third of its
 // run time).
 inline float max_tap(float best, float v) { return v > best ? v : best; }
+// Window rows the vectorised inner loop takes; taller windows keep the clamped loop.
+constexpr int64_t kMaxRows = 16;
 
 // The common 2-D float case without an Indices output. Output columns whose window lies wholly
-// inside the image (all but a few at the edges) take a loop with no bounds checks that runs
-// over a whole output row per window tap, accumulating in the output row; the edge columns
-// keep the clamped loops.
+// inside the image (all but a few at the edges) take a vectorised loop with no bounds checks
+// (max_pool_row_f32: each output vector's taps in registers); the edge columns keep the
+// clamped loops.
 void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
   const WindowGeometry& g = s.geometry;
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
@@ -169,21 +172,12 @@ void max_pool_2d_f32(const PoolShape& s, const float* x, float* y) {
           out[c] = best;
         };
         for (int64_t c = 0; c < inner_begin; ++c) clamped(c);
-        if (r_lo < r_hi) {
+        if (r_lo < r_hi && r_hi - r_lo <= kMaxRows) {
           // Taps in the same order as the clamped loop (rows, then columns), so a NaN lands the
           // same way.
-          for (int64_t i = r_lo; i < r_hi; ++i) {
-            const float* row = xp + (base_r + i * dh) * iw - pw;
-            for (int64_t j = 0; j < kw; ++j) {
-              const float* tap = row + j * dw;
-              if (i == r_lo && j == 0) {
-                for (int64_t c = inner_begin; c < inner_end; ++c) out[c] = tap[c * sw];
-              } else {
-                for (int64_t c = inner_begin; c < inner_end; ++c)
-                  out[c] = max_tap(out[c], tap[c * sw]);
-              }
-            }
-          }
+          const float* rows[kMaxRows];
+          for (int64_t i = r_lo; i < r_hi; ++i) rows[i - r_lo] = xp + (base_r + i * dh) * iw - pw;
+          max_pool_row_f32(rows, r_hi - r_lo, kw, dw, sw, inner_begin, inner_end, out);
         } else {
           for (int64_t c = inner_begin; c < inner_end; ++c) clamped(c);
         }

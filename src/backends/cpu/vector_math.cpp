@@ -65,9 +65,39 @@ HWY_INLINE V tanh_vec(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
+// exp for the logistic function: Cody-Waite range reduction and Cephes' degree-6 polynomial
+// (about 1 ulp), with the argument clamped so that 2^n needs no second scaling step. Half the
+// instructions of the general exp_vec, which must also get the ends of the range exact; here
+// exp(-x) only ends up in 1 / (1 + exp(-x)), where the clamp changes nothing beyond float
+// precision: below -87 the sum is 1, and above 88.7 2^n is 2^128, whose bits are +inf, so
+// that sigmoid(-inf) is 0 and SiLU(-inf) NaN, as with the exact formula.
+HWY_INLINE V exp_for_sigmoid(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  x = hn::Min(hn::Max(x, hn::Set(d, -87.0f)), hn::Set(d, 89.0f));
+  // n = round(x / ln 2) by the shifter trick: adding 1.5 * 2^23 (+ the exponent bias 127)
+  // rounds to an integer that then sits in the low mantissa bits, from where it shifts into
+  // the exponent field of 2^n (cheaper than a round and a checked float-to-int conversion).
+  const V shifter = hn::Set(d, 12582912.0f + 127.0f);
+  const V biased = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), shifter);
+  const V n = hn::Sub(biased, shifter);
+  V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
+  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
+  V p = hn::Set(d, 1.9875691500e-4f);
+  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
+  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
+  const V one = hn::Set(d, 1.0f);
+  const V e = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), one);
+  const auto bits = hn::ShiftLeft<23>(hn::BitCast(di, biased));
+  return hn::Mul(e, hn::BitCast(d, bits));
+}
+
 HWY_INLINE V sigmoid_vec(D d, V x) {
   const V one = hn::Set(d, 1.0f);
-  return hn::Div(one, hn::Add(one, exp_vec(d, hn::Neg(x))));
+  const V r = hn::Div(one, hn::Add(one, exp_for_sigmoid(d, hn::Neg(x))));
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
 void exp_f32(const float* in, float* out, int64_t n) {
@@ -82,6 +112,9 @@ void tanh_f32(const float* in, float* out, int64_t n) {
 void sigmoid_f32(const float* in, float* out, int64_t n) {
   map_f32(in, out, n, [](D d, V x) HWY_ATTR { return sigmoid_vec(d, x); });
 }
+void silu_f32(const float* in, float* out, int64_t n) {
+  map_f32(in, out, n, [](D d, V x) HWY_ATTR { return hn::Mul(x, sigmoid_vec(d, x)); });
+}
 
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -93,6 +126,7 @@ HWY_EXPORT(exp_f32);
 HWY_EXPORT(log_f32);
 HWY_EXPORT(tanh_f32);
 HWY_EXPORT(sigmoid_f32);
+HWY_EXPORT(silu_f32);
 
 void exp_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(exp_f32)(in, out, n); }
 void log_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(log_f32)(in, out, n); }
@@ -101,6 +135,9 @@ void tanh_f32(const float* in, float* out, int64_t n) {
 }
 void sigmoid_f32(const float* in, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(sigmoid_f32)(in, out, n);
+}
+void silu_f32(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(silu_f32)(in, out, n);
 }
 
 }  // namespace kiln::cpu

@@ -1,0 +1,117 @@
+// Winograd F(4x4, 3x3) against the direct convolution (the loop-nest reference, in double) on
+// every SIMD target compiled in and supported here: image sizes that are and are not multiples
+// of the 4x4 tile, tile rows narrower and wider than a vector, symmetric, asymmetric and no
+// padding, batches, and the fused bias, residual and activations. The tolerance is the one a
+// model's outputs must meet: |a - e| <= 1e-4 + 1e-3 |e|.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "backends/cpu/conv_f32.h"
+#include "backends/cpu/conv_reference.h"
+#include "backends/cpu/conv_winograd.h"
+#include "hwy/targets.h"
+
+namespace kiln::cpu {
+namespace {
+
+struct Case {
+  int64_t batch, c, m, h, w, pad_top, pad_left, pad_bottom, pad_right;
+};
+
+ConvProblem problem(const Case& t) {
+  ConvProblem p;
+  p.batch = t.batch;
+  p.in_channels = t.c;
+  p.out_channels = t.m;
+  WindowGeometry& g = p.geometry;
+  g.in = {t.h, t.w};
+  g.kernel = {3, 3};
+  g.stride = {1, 1};
+  g.dilation = {1, 1};
+  g.pad = {t.pad_top, t.pad_left};
+  g.out = {t.h + t.pad_top + t.pad_bottom - 2, t.w + t.pad_left + t.pad_right - 2};
+  return p;
+}
+
+std::vector<float> random_vector(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& f : v) f = dist(rng);
+  return v;
+}
+
+TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
+  const Case cases[] = {
+      {1, 32, 32, 24, 24, 1, 1, 1, 1},  // 6 x 6 tiles
+      {2, 40, 36, 26, 27, 1, 1, 1, 1},  // partial tiles at the bottom and right, two images
+      {1, 32, 48, 30, 70, 0, 0, 0, 0},  // no padding; tile rows wider than a vector
+      {1, 33, 32, 28, 28, 1, 0, 0, 1},  // asymmetric padding, an odd channel count
+      {1, 16, 64, 55, 55, 1, 1, 1, 1},  // few input channels (SqueezeNet's first expand)
+  };
+  std::mt19937 rng(77);
+  for (const Case& t : cases) {
+    const ConvProblem p = problem(t);
+    ASSERT_TRUE(winograd_applies(p)) << "the case must take the Winograd path";
+    const WindowGeometry& g = p.geometry;
+    const auto x = random_vector(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
+    const auto w = random_vector(static_cast<size_t>(t.m * t.c * 9), rng);
+    const auto bias = random_vector(static_cast<size_t>(t.m), rng);
+    const size_t y_size = static_cast<size_t>(t.batch * t.m * g.out_size());
+    const auto residual = random_vector(y_size, rng);
+    std::vector<float> expected(y_size);
+    conv_reference<float, double>(p, x.data(), w.data(), bias.data(), expected.data());
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      SCOPED_TRACE(hwy::TargetName(target));
+      // Packed per target: the GEMM's packed layout depends on it.
+      const PackedConvWeights packed = pack_conv_weights(w.data(), t.m, 1, t.c * 9);
+      for (int variant = 0; variant < 3; ++variant) {
+        ConvEpilogue e;
+        std::vector<float> want = expected;
+        if (variant >= 1) {
+          e.residual = residual.data();
+          for (size_t i = 0; i < y_size; ++i) want[i] += residual[i];
+        }
+        if (variant == 2) {
+          e.activation = FusedActivation::kRelu;
+          for (float& v : want) v = v < 0 ? 0.0f : v;
+        }
+        std::vector<float> y(y_size, std::nanf(""));
+        conv_f32(p, x.data(), w.data(), bias.data(), y.data(), &packed, e);
+        SCOPED_TRACE(::testing::Message()
+                     << "case " << t.c << "x" << t.h << "x" << t.w << " variant " << variant);
+        for (size_t i = 0; i < y_size; ++i) {
+          ASSERT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
+              << "at " << i << ": " << y[i] << " against " << want[i];
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(ConvWinograd, OnlyThreeByThreeStrideOneWithEnoughChannelsAndTiles) {
+  ConvProblem p = problem({1, 64, 64, 56, 56, 1, 1, 1, 1});
+  EXPECT_TRUE(winograd_applies(p));
+  ConvProblem q = p;
+  q.geometry.stride = {2, 2};
+  EXPECT_FALSE(winograd_applies(q));
+  q = p;
+  q.geometry.dilation = {2, 2};
+  EXPECT_FALSE(winograd_applies(q));
+  q = p;
+  q.group = 2;
+  EXPECT_FALSE(winograd_applies(q));
+  q = p;
+  q.in_channels = 8;
+  EXPECT_FALSE(winograd_applies(q));
+  // 7 x 7 maps (ResNet-50's last stage): 4 tiles, mostly padding.
+  EXPECT_FALSE(winograd_applies(problem({1, 512, 512, 7, 7, 1, 1, 1, 1})));
+}
+
+}  // namespace
+}  // namespace kiln::cpu
