@@ -3,9 +3,14 @@
 // is checked here before anything is allocated or any arithmetic is done on it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+
+#include "kiln/error.h"
+#include "kiln/shape.h"
 
 namespace kiln {
 
@@ -24,6 +29,13 @@ constexpr std::optional<int64_t> element_count_within(std::span<const int64_t> d
     count *= d;
   }
   return count;
+}
+
+// Throws kiln::Error("negative dimension in <what> [..]") when a dim of `shape` is negative. The
+// message is built only then: built for every dim, it made a check of a long shape quadratic.
+inline void check_no_negative_dim(const Shape& shape, const std::string& what) {
+  if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
+    throw Error("negative dimension in " + what + " " + shape.to_string());
 }
 
 }  // namespace kiln

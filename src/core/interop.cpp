@@ -1,13 +1,14 @@
 #include "kiln/interop.h"
 
 #include "core/tensor_impl.h"
+#include "core/element_count.h"
 
 namespace kiln {
 
 Tensor borrow_tensor(DataType dtype, const Shape& shape, void* data, std::shared_ptr<void> owner) {
   check(dtype != DataType::Undefined, "borrow_tensor: undefined dtype");
   check(dtype != DataType::String, "borrow_tensor: string tensors cannot borrow memory");
-  for (int64_t d : shape) check(d >= 0, "negative dimension in shape " + shape.to_string());
+  check_no_negative_dim(shape, "shape");
   const size_t bytes = static_cast<size_t>(shape.element_count()) * dtype_size(dtype);
   check(data != nullptr || bytes == 0, "borrow_tensor: null data for a non-empty tensor");
   return Tensor(

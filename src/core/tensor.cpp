@@ -6,6 +6,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/tensor_impl.h"
+#include "core/element_count.h"
 
 namespace kiln {
 
@@ -120,7 +121,7 @@ std::exception_ptr TensorImpl::error() const {
 thread_local bool KernelScope::active_ = false;
 
 Tensor make_host_tensor(DataType dtype, const Shape& shape) {
-  for (int64_t d : shape) check(d >= 0, "negative dimension in shape " + shape.to_string());
+  check_no_negative_dim(shape, "shape");
   return Tensor(
       std::make_shared<TensorImpl>(dtype, shape, Storage::allocate(dtype, shape.element_count())));
 }

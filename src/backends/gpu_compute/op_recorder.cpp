@@ -4,6 +4,7 @@
 
 #include "core/tensor_impl.h"
 #include "kernels/transfer_timing.h"
+#include "core/element_count.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -42,7 +43,7 @@ const Buffer& OpRecorder::buffer(size_t k) {
 }
 
 const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
-  for (int64_t d : shape) check(d >= 0, "negative dimension in output shape " + shape.to_string());
+  check_no_negative_dim(shape, "output shape");
   const size_t bytes = byte_size_of(dtype, shape);
   check_binding(bytes);
   work_ += static_cast<uint64_t>(shape.element_count());

@@ -3,11 +3,12 @@
 #include <span>
 
 #include "kernels/transfer_timing.h"
+#include "core/element_count.h"
 
 namespace kiln::gpu_pixel {
 
 std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape) {
-  for (int64_t d : shape) check(d >= 0, "negative dimension in output shape " + shape.to_string());
+  check_no_negative_dim(shape, "output shape");
   try {
     return std::make_shared<TextureData>(runtime_, shape.element_count());
   } catch (const Error& e) {
