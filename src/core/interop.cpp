@@ -1,7 +1,7 @@
 #include "kiln/interop.h"
 
-#include "core/tensor_impl.h"
 #include "core/element_count.h"
+#include "core/tensor_impl.h"
 
 namespace kiln {
 

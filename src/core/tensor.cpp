@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "core/dtype_dispatch.h"
-#include "core/tensor_impl.h"
 #include "core/element_count.h"
+#include "core/tensor_impl.h"
 
 namespace kiln {
 

@@ -8,11 +8,11 @@
 
 #include <cstring>
 
+#include "core/element_count.h"
 #include "core/tensor_impl.h"
 #include "format/header.h"
 #include "format/kiln_file.h"
 #include "format/kiln_model_generated.h"
-#include "core/element_count.h"
 
 namespace kiln::format {
 namespace {
@@ -20,7 +20,9 @@ namespace {
 class Reader {
  public:
   Reader(const char* weights, uint64_t weights_size, std::shared_ptr<void> owner, std::string name)
-      : weights_(weights), weights_size_(weights_size), owner_(std::move(owner)),
+      : weights_(weights),
+        weights_size_(weights_size),
+        owner_(std::move(owner)),
         name_(std::move(name)) {}
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -29,7 +31,8 @@ class Reader {
 
   static std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
-  std::vector<std::string> strings(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* v) {
+  std::vector<std::string> strings(
+      const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* v) {
     std::vector<std::string> out;
     if (v) {
       out.reserve(v->size());
@@ -86,7 +89,8 @@ class Reader {
     return out;
   }
 
-  std::vector<ValueInfo> value_infos(const flatbuffers::Vector<flatbuffers::Offset<fb::ValueInfo>>* v) {
+  std::vector<ValueInfo> value_infos(
+      const flatbuffers::Vector<flatbuffers::Offset<fb::ValueInfo>>* v) {
     std::vector<ValueInfo> out;
     if (v) {
       for (const auto* x : *v) out.push_back(value_info(x));
@@ -211,8 +215,9 @@ std::shared_ptr<ir::Model> read_model(const void* data, size_t size, std::shared
                          h.weights_size <= size && h.weights_offset <= size - h.weights_size;
   if (!layout_ok) throw Error(name + ": damaged .kiln file: its header's sections do not fit");
   if (file_checksum(h, bytes) != h.checksum) {
-    throw Error(name + ": damaged .kiln file: checksum mismatch (the file was modified or "
-                       "corrupted after it was written)");
+    throw Error(name +
+                ": damaged .kiln file: checksum mismatch (the file was modified or "
+                "corrupted after it was written)");
   }
   const auto* model_bytes = reinterpret_cast<const uint8_t*>(bytes + h.model_offset);
   flatbuffers::Verifier verifier(model_bytes, h.model_size, 128, 100'000'000);

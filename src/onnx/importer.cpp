@@ -6,10 +6,10 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include "core/element_count.h"
 #include "onnx/nesting_depth.h"
 #include "onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
-#include "core/element_count.h"
 
 namespace kiln::onnx_import {
 

@@ -6,11 +6,11 @@
 #include <fstream>
 
 #include "core/dtype_dispatch.h"
+#include "core/element_count.h"
 #include "core/memory_budget.h"
 #include "core/packed_bits.h"
 #include "core/tensor_impl.h"
 #include "onnx/onnx.pb.h"
-#include "core/element_count.h"
 
 namespace kiln::onnx_import {
 

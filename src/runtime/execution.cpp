@@ -1,7 +1,7 @@
 #include "runtime/execution.h"
 
-#include "core/log.h"
 #include "core/element_count.h"
+#include "core/log.h"
 
 #include <algorithm>
 #include <cstring>
@@ -169,8 +169,8 @@ void Execution::select_plan(std::span<const Tensor> inputs) {
   plan_ = nullptr;
   // A pending input (another worker's output) has no dtype or shape yet: its producer may be
   // writing them now. Such a run has no signature; it runs unplanned and leaves no plan.
-  records_plan_ = std::none_of(inputs.begin(), inputs.end(),
-                               [](const Tensor& t) { return t.is_pending(); });
+  records_plan_ =
+      std::none_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_pending(); });
   if (records_plan_) {
     for (const Tensor& t : inputs) {
       signature_.push_back(static_cast<int64_t>(t.dtype()));

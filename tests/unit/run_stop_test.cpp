@@ -70,8 +70,7 @@ TEST(RunStop, CancelStopsOnePlaneOfLargePoolingWindows) {
   // are split into chunks too, so the cancel is seen between them.
   GraphBuilder b;
   b.input("x", DataType::Float32, {1, 1, 64, 64, 64});
-  b.node("AveragePool", {"x"}, {"y"})
-      .attributes.push_back(ints_attr("kernel_shape", {32, 32, 32}));
+  b.node("AveragePool", {"x"}, {"y"}).attributes.push_back(ints_attr("kernel_shape", {32, 32, 32}));
   b.output("y");
   Worker worker(b.build());
   worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, 1, 64, 64, 64})}});

@@ -1,7 +1,7 @@
 // Cast and CastLike on the GPU (shaders/cast.comp): element type conversion between float32,
-// float16, bfloat16, int32, int64 and bool, matching the CPU's Cast exactly (truncation toward zero; NaN and
-// out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to bool). Needs no
-// shaderInt64. A cast to the input's own type is a view.
+// float16, bfloat16, int32, int64 and bool, matching the CPU's Cast exactly (truncation toward
+// zero; NaN and out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to
+// bool). Needs no shaderInt64. A cast to the input's own type is a view.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
 // ONNX nodes on it. Nothing else uses the kernel, so it has no header.

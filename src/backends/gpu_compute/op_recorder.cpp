@@ -2,9 +2,9 @@
 
 #include <string>
 
+#include "core/element_count.h"
 #include "core/tensor_impl.h"
 #include "kernels/transfer_timing.h"
-#include "core/element_count.h"
 
 namespace kiln::gpu_compute {
 namespace {

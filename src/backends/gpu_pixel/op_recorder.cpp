@@ -2,8 +2,8 @@
 
 #include <span>
 
-#include "kernels/transfer_timing.h"
 #include "core/element_count.h"
+#include "kernels/transfer_timing.h"
 
 namespace kiln::gpu_pixel {
 
