@@ -187,7 +187,7 @@ void Execution::select_plan(std::span<const Tensor> inputs) {
     }
   }
   // Record this run's sizes to plan the next one.
-  if (!plans_.empty()) {
+  if (records_plan_ && !plans_.empty()) {
     log_message(LogLevel::Info,
                 "new input shapes: this run records its sizes and the next "
                 "one gets a memory plan (" +
