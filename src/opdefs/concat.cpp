@@ -1,5 +1,6 @@
 #include "opdefs/concat.h"
 
+#include "core/element_storage.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/node_info.h"
 #include "opdefs/node_inputs.h"
@@ -147,6 +148,14 @@ void define_concat_split_ops(OpDefs& defs) {
   OpDef& split = defs.define("Split");
   split.infer = split_rule;
   split.shape_inputs = {{13, {1}}};
+}
+
+Shape resolve_split_from_host(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
+                              const Tensor* split_input, const ir::Node& node, int64_t* axis) {
+  Shape sizes;
+  const bool given = attrs.split_from_input && split_input;
+  if (given) read_int_list(*split_input, sizes, "Split split");
+  return resolve_split(attrs, in, outputs, given ? &sizes : nullptr, node, axis);
 }
 
 }  // namespace kiln

@@ -10,6 +10,7 @@
 #include "core/function_ref.h"
 #include "ir/graph.h"
 #include "kiln/shape.h"
+#include "kiln/tensor.h"
 
 namespace kiln {
 
@@ -50,5 +51,10 @@ SplitAttrs parse_split_attrs(const NodeInfo& info);
 // naming `node` for a scalar, an axis out of range, or sizes that do not add up.
 Shape resolve_split(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
                     const Shape* split_input, const ir::Node& node, int64_t* axis);
+
+// resolve_split for a kernel that holds the 'split' input as a host tensor (null when the node
+// has none): the GPU backends, which read its values on the host.
+Shape resolve_split_from_host(const SplitAttrs& attrs, const Shape& in, int64_t outputs,
+                              const Tensor* split_input, const ir::Node& node, int64_t* axis);
 
 }  // namespace kiln

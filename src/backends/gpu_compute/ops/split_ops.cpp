@@ -3,7 +3,6 @@
 // attribute, the CPU-resident 'split' input, num_outputs or equal parts.
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/region_copy.h"
-#include "core/element_storage.h"
 #include "opdefs/concat.h"
 #include "opdefs/node_info.h"
 
@@ -12,15 +11,13 @@ namespace {
 
 RecordFn split(const NodeInfo& info) {
   const SplitAttrs attrs = parse_split_attrs(info);
-  // resolve_split names the node in its errors.
+  // resolve_split_from_host names the node in its errors.
   return [attrs, node = info.node()](OpRecorder& r) {
     const Shape& in = r.shape(0);
-    Shape split_input;
-    const bool split_given = attrs.split_from_input && r.has_input(1);
-    if (split_given) read_int_list(r.input(1), split_input, "Split split");
     int64_t axis = 0;
-    const Shape parts = resolve_split(attrs, in, static_cast<int64_t>(r.num_outputs()),
-                                      split_given ? &split_input : nullptr, node, &axis);
+    const Shape parts =
+        resolve_split_from_host(attrs, in, static_cast<int64_t>(r.num_outputs()),
+                                r.has_input(1) ? &r.input(1) : nullptr, node, &axis);
     int64_t start = 0;
     for (size_t k = 0; k < r.num_outputs(); ++k) {
       const int64_t end = start + parts[k];
