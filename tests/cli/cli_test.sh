@@ -9,19 +9,7 @@ kiln=$1
 root=$2
 model=$root/demo/digits.onnx
 sample=$root/demo/samples/digits_8x8.npy
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect_match DESCRIPTION FILE REGEX: FILE must contain a line matching REGEX (grep -E).
-expect_match() {
-  grep -Eq -- "$3" "$2" || { fail "$1: no line matching '$3' in:"; cat "$2"; }
-}
+source "$(dirname "$0")/check_lib.sh"
 
 # expect_status DESCRIPTION STATUS OUT_FILE COMMAND...: COMMAND exits with STATUS.
 expect_status() {
@@ -207,8 +195,4 @@ if "$kiln" run "$model" --input "nope=$sample" >"$work/err.txt" 2>&1; then
 fi
 expect_match "unknown input name" "$work/err.txt" "no input named 'nope'"
 
-if ((failures)); then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "all CLI checks passed"
+finish "CLI"

@@ -8,18 +8,7 @@ kiln=$1
 root=$2
 model=$root/demo/digits.onnx
 sample=$root/demo/samples/digits_8x8.npy
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-expect_match() {
-  grep -Eq -- "$3" "$2" || { fail "$1: no line matching '$3' in:"; cat "$2"; }
-}
+source "$(dirname "$0")/check_lib.sh"
 
 for cmd in profile convert diff; do
   "$kiln" "$cmd" --help >"$work/help.txt" 2>&1 || fail "kiln $cmd --help exited with $?"
@@ -104,8 +93,4 @@ if "$kiln" run "$work/cut.kiln" --input "pixels=$sample" >"$work/err.txt" 2>&1; 
 fi
 expect_match "truncated .kiln" "$work/err.txt" "truncated .kiln file"
 
-if ((failures)); then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "all debug-tool CLI checks passed"
+finish "debug-tool CLI"

@@ -9,14 +9,7 @@ set -u
 kiln=$1
 root=$2
 python=${3:-python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "$0")/check_lib.sh"
 
 # expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits with STATUS and prints a line
 # matching REGEX (grep -E).
@@ -71,8 +64,4 @@ expect "conformance skips without data" 0 "skipping" \
 expect "conformance fails without data under CI" 1 "CI=true needs the conformance suites" \
   env CI=true "$root/scripts/run-conformance.sh" "$kiln" "$work/no-shared" cpu
 
-if ((failures)); then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "all test-onnx checks passed"
+finish "test-onnx"
