@@ -317,6 +317,23 @@ TEST_P(DeviceWorker, DeviceCountersCountOneRunsWork) {
   EXPECT_EQ(none.recording_time.count(), 0);
 }
 
+// Shape reads only its input's shape: a Shape on the CPU after a GPU node downloads nothing.
+TEST_P(DeviceWorker, AShapeOfADeviceValueDownloadsNothing) {
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {2, 3, 4});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Shape", {"r"}, {"s"});
+  b.output("s");
+  Worker worker(b.build(), backend());
+  worker.schedule({{"x", ramp({2, 3, 4})}});
+  worker.peek_output("s").readback_and_clone();
+  const DeviceCounters before = worker.device_counters();
+  worker.schedule({{"x", ramp({2, 3, 4}, 0.5f)}});
+  const Tensor s = worker.peek_output("s").readback_and_clone();
+  EXPECT_EQ(s.to_vector<int64_t>(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(worker.device_counters().bytes_downloaded - before.bytes_downloaded, 0u);
+}
+
 TEST_P(DeviceWorker, TwoRequestsOnOneTensorShareOneTransfer) {
   const Model model = gpu_only_model();
   Worker worker(model, backend());
