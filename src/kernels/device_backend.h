@@ -18,6 +18,7 @@
 #include "kernels/device_counters.h"
 #include "kernels/op_registry.h"
 #include "kiln/worker.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln {
 
@@ -185,6 +186,10 @@ class DeviceBackend {
   }
   // Waits for the work timed so far and hands its intervals over (each once).
   virtual DeviceTimings take_timings() { return {}; }
+
+  // The Conv chains its kernel for kiln::FusedConv computes (opdefs/fused_conv.h); nullopt: it
+  // has none, and the worker fuses nothing.
+  virtual std::optional<FusedConvCoverage> fused_conv_coverage() const { return std::nullopt; }
 
   // What this backend asked of its device so far (Worker::device_counters).
   virtual const DeviceWorkCounters& counters() const = 0;

@@ -11,7 +11,9 @@
 //     clip_min, clip_max: Clip's bounds (absent bound: no limit that side)
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "opdefs/conv.h"
 #include "opdefs/training_defs.h"
@@ -27,6 +29,22 @@ struct FusedConvAttrs {
   FusedActivation activation = FusedActivation::kNone;
   float clip_min = 0.0f;
   float clip_max = 0.0f;
+};
+
+// The chains a backend's kernel for kiln::FusedConv computes; the fusion pass forms no others.
+struct FusedConvCoverage {
+  bool residual = false;                   // the Add of a second operand Z
+  std::vector<FusedActivation> activations;  // besides kNone
+  bool covers(FusedActivation a) const {
+    return a == FusedActivation::kNone ||
+           std::find(activations.begin(), activations.end(), a) != activations.end();
+  }
+  // The CPU's kernel: every chain.
+  static FusedConvCoverage everything() {
+    return {true,
+            {FusedActivation::kRelu, FusedActivation::kClip, FusedActivation::kHardSwish,
+             FusedActivation::kSilu}};
+  }
 };
 
 // The attribute spelling of an activation, and back (kiln::Error naming the node for an unknown

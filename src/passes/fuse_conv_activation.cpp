@@ -7,7 +7,8 @@
 // results are unchanged. The fused node takes the place of the chain's last node, after every
 // value it reads.
 //
-// Only the CPU worker runs this: the GPU backends know the plain ops, not kiln::FusedConv.
+// Each worker runs it with what its backend's kernel covers: the CPU's every chain, the GPU
+// backends' the activations their convolution shaders apply (FusedConvCoverage).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -104,13 +105,14 @@ bool is_fusable_conv(const ir::Graph& graph, size_t index) {
 
 std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
                                  const std::map<std::string, size_t>& producer, int opset,
-                                 size_t conv_index) {
+                                 const FusedConvCoverage& coverage, size_t conv_index) {
   if (!is_fusable_conv(graph, conv_index)) return std::nullopt;
   Chain chain;
   chain.nodes.push_back(conv_index);
   chain.output = graph.nodes[conv_index].outputs[0];
   std::optional<size_t> next = only_reader(readers, chain.output);
-  if (next && is_op(graph.nodes[*next], "Add") && graph.nodes[*next].inputs.size() == 2 &&
+  if (coverage.residual && next && is_op(graph.nodes[*next], "Add") &&
+      graph.nodes[*next].inputs.size() == 2 &&
       graph.nodes[*next].outputs.size() == 1) {
     const ir::Node& add = graph.nodes[*next];
     const std::string& other = add.inputs[0] == chain.output ? add.inputs[1] : add.inputs[0];
@@ -153,6 +155,7 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
         chain.clip_max = *hi;
       }
     }
+    if (!coverage.covers(chain.activation)) chain.activation = FusedActivation::kNone;
     if (chain.activation != FusedActivation::kNone) {
       chain.nodes.push_back(*next);
       chain.output = act.outputs[0];
@@ -160,7 +163,8 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
   } else {
     // SiLU as exporters spell it: Mul(x, Sigmoid(x)), x read by exactly those two nodes.
     auto it = readers.find(chain.output);
-    if (it != readers.end() && it->second.size() == 2 && it->second[0] != kOutsideReader &&
+    if (coverage.covers(FusedActivation::kSilu) && it != readers.end() &&
+        it->second.size() == 2 && it->second[0] != kOutsideReader &&
         it->second[1] != kOutsideReader) {
       size_t sigmoid = it->second[0], mul = it->second[1];
       if (!is_op(graph.nodes[sigmoid], "Sigmoid")) std::swap(sigmoid, mul);
@@ -207,7 +211,7 @@ ir::Node fused_node(const ir::Node& conv, const Chain& chain) {
 
 }  // namespace
 
-void fuse_conv_activations(ir::Graph& graph, int opset) {
+void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage& coverage) {
   const Readers readers = find_readers(graph);
   std::map<std::string, size_t> producer;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -217,7 +221,7 @@ void fuse_conv_activations(ir::Graph& graph, int opset) {
   std::map<size_t, ir::Node> replacement;  // at the chain's last node
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     if (removed[i]) continue;
-    const std::optional<Chain> chain = match_chain(graph, readers, producer, opset, i);
+    const std::optional<Chain> chain = match_chain(graph, readers, producer, opset, coverage, i);
     if (!chain) continue;
     bool free = true;  // no node of the chain taken by an earlier chain
     for (size_t n : chain->nodes) free = free && !removed[n];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::passes {
 
@@ -33,9 +34,9 @@ void fold_constants(ir::Model& model, const NodeEvaluator& evaluate);
 // Folds inference-mode BatchNormalization into the Conv before it (constant float32 weights).
 void fold_batch_norm(ir::Graph& graph);
 // Fuses float32 Conv -> [residual Add] -> [Relu | Clip | HardSwish | SiLU] chains into
-// kiln::FusedConv nodes (opdefs/fused_conv.h), for the CPU backend only. `opset`: the graph's
-// ai.onnx opset (Clip's bounds are attributes before 11).
-void fuse_conv_activations(ir::Graph& graph, int opset);
+// kiln::FusedConv nodes (opdefs/fused_conv.h), as far as the backend's kernel covers them.
+// `opset`: the graph's ai.onnx opset (Clip's bounds are attributes before 11).
+void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage& coverage);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.
 void remove_dead_nodes(ir::Graph& graph);
 // Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.

@@ -53,15 +53,17 @@ class WorkerImpl {
       placement.cpu_resident = passes::cpu_resident_values(ir);
     }
     const ir::Graph* graph = &ir.graph;
-    if (backend == Backend::Cpu) {
-      // CPU-only fusions on a copy of the graph (the initializers' storage is shared): the
-      // model stays as loaded for GPU workers, which run the plain ops. Values the user can
-      // see (outputs, LoadOptions::extra_outputs) are never fused away.
+    const std::optional<FusedConvCoverage> fusion =
+        device_ ? device_->fused_conv_coverage() : FusedConvCoverage::everything();
+    if (fusion) {
+      // Fusions on a copy of the graph (the initializers' storage is shared), as far as the
+      // backend's kernel covers them: the model stays as loaded. Values the user can see
+      // (outputs, LoadOptions::extra_outputs) are never fused away.
       auto fused = std::make_shared<ir::Graph>(ir.graph);
-      passes::fuse_conv_activations(*fused, ir.opset_for(""));
+      passes::fuse_conv_activations(*fused, ir.opset_for(""), *fusion);
       if (fused->nodes.size() != ir.graph.nodes.size()) {
-        cpu_graph_ = std::move(fused);
-        graph = cpu_graph_.get();
+        fused_graph_ = std::move(fused);
+        graph = fused_graph_.get();
       }
     }
     graph_ = std::make_shared<const CompiledGraph>(compile_graph(*graph, ir.opsets, {}, placement));
@@ -237,9 +239,9 @@ class WorkerImpl {
   }
 
   Model model_;
-  // The CPU worker's fused copy of the model's graph, when fusing changed it; graph_ points
+  // The worker's fused copy of the model's graph, when fusing changed it; graph_ points
   // into it, so it is declared before graph_ (destroyed after it).
-  std::shared_ptr<const ir::Graph> cpu_graph_;
+  std::shared_ptr<const ir::Graph> fused_graph_;
   Backend backend_;
   bool profile_ = false;
   std::unique_ptr<DeviceBackend> device_;

@@ -57,7 +57,7 @@ done
 expect_match "inspect inputs" "$work/inspect.txt" "pixels: float32\[batch, 1, 8, 8\]"
 expect_match "inspect opsets" "$work/inspect.txt" "^opsets: ai.onnx [0-9]+"
 expect_match "inspect Conv node" "$work/inspect.txt" \
-  "^ +0 +Conv .*const float32\[16, 1, 3, 3\].* -> .*float32\[batch, 16, 8, 8\] +@ cpu$"
+  "^ +0 +Conv .*const float32\[16, 1, 3, 3\].* -> .*float32\[batch, 16, 8, 8\] +@ cpu \(in kiln::FusedConv\)$"
 expect_match "inspect Gemm output" "$work/inspect.txt" "Gemm .* -> logits: float32\[batch, 10\]"
 expect_match "inspect op counts" "$work/inspect.txt" "nodes per op: .*Conv 2"
 expect_match "inspect cpu placement" "$work/inspect.txt" "cpu: +[0-9]+/[0-9]+ nodes native \(100.0%\)"
@@ -69,7 +69,7 @@ expect_match "inspect cpu placement" "$work/inspect.txt" "cpu: +[0-9]+/[0-9]+ no
 # known and say that a run checks them.
 if grep -q "^device: " "$work/inspect_gpu.txt"; then
   expect_match "inspect gpu placement" "$work/inspect_gpu.txt" \
-    "Conv .*@ gpu-compute \(shapes checked per run\)$"
+    "Conv .*@ gpu-compute \(in kiln::FusedConv\) \(shapes checked per run\)$"
   expect_match "inspect gpu per-run count" "$work/inspect_gpu.txt" \
     "gpu-compute: +9/9 nodes native .*, 9 with shapes checked per run"
 else

@@ -317,6 +317,65 @@ TEST_P(DeviceWorker, DeviceCountersCountOneRunsWork) {
   EXPECT_EQ(none.recording_time.count(), 0);
 }
 
+// x[1,4,6,6] -> Conv(w, b, pads 1) -> c -> `activation` (Relu, or Clip to [0, 6]) -> y, plus
+// z -> Add(c, z) before the activation when `residual`. With `expose_conv`, c is a graph output
+// too, which keeps the chain unfused.
+Model conv_chain_model(const std::string& activation, bool residual, bool expose_conv) {
+  GraphBuilder b(17);
+  b.input("x", DataType::Float32, {1, 4, 6, 6});
+  b.input("z", DataType::Float32, {1, 8, 6, 6});
+  b.initializer("w", ramp({8, 4, 3, 3}, 0.37f));
+  b.initializer("b", ramp({8}, 0.9f));
+  b.initializer("lo", Tensor::from_data<float>({}, {0.0f}));
+  b.initializer("hi", Tensor::from_data<float>({}, {0.5f}));
+  b.node("Conv", {"x", "w", "b"}, {"c"}).attributes = {ints_attr("pads", {1, 1, 1, 1})};
+  std::string last = "c";
+  if (residual) {
+    b.node("Add", {"c", "z"}, {"s"});
+    last = "s";
+  }
+  if (activation == "Clip") {
+    b.node("Clip", {last, "lo", "hi"}, {"y"});
+  } else {
+    b.node(activation, {last}, {"y"});
+  }
+  b.output("y");
+  if (expose_conv) b.output("c");
+  return b.build();
+}
+
+std::vector<std::string> op_types(const Worker& worker, Backend backend) {
+  std::vector<std::string> ops;
+  for (const NodePlacement& p : worker.placements()) {
+    EXPECT_EQ(p.backend, backend) << p.op_type << ": " << p.fallback_reason;
+    ops.push_back(p.op_type);
+  }
+  return ops;
+}
+
+// A Conv and the Relu or Clip after it run as one kiln::FusedConv on the device (one dispatch or
+// draw series instead of two), with the unfused graph's result. A residual Add stays its own node
+// on the GPU backends, whose shaders add none.
+TEST_P(DeviceWorker, ConvActivationsFuseIntoOneDeviceNodeWithTheUnfusedResult) {
+  const Tensor x = ramp({1, 4, 6, 6}, 0.21f), z = ramp({1, 8, 6, 6}, 0.05f);
+  for (const std::string activation : {"Relu", "Clip"}) {
+    for (bool residual : {false, true}) {
+      SCOPED_TRACE(activation + (residual ? " after a residual Add" : ""));
+      Worker fused(conv_chain_model(activation, residual, false), backend());
+      Worker plain(conv_chain_model(activation, residual, true), backend());
+      const std::vector<std::string> expected =
+          residual ? std::vector<std::string>{"Conv", "Add", activation}
+                   : std::vector<std::string>{"FusedConv"};
+      EXPECT_EQ(op_types(fused, backend()), expected);
+      EXPECT_EQ(op_types(plain, backend()).size(), residual ? 3u : 2u);
+      fused.schedule({{"x", x}, {"z", z}});
+      plain.schedule({{"x", x}, {"z", z}});
+      expect_near(fused.peek_output("y").readback_and_clone(),
+                  plain.peek_output("y").readback_and_clone());
+    }
+  }
+}
+
 // Shape reads only its input's shape: a Shape on the CPU after a GPU node downloads nothing.
 TEST_P(DeviceWorker, AShapeOfADeviceValueDownloadsNothing) {
   GraphBuilder b;

@@ -61,7 +61,7 @@ GraphBuilder conv_model(const ConvShape& s, const std::function<void(GraphBuilde
 
 std::vector<std::string> fused_op_types(const Model& m) {
   ir::Graph g = m.ir()->graph;
-  passes::fuse_conv_activations(g, m.ir()->opset_for(""));
+  passes::fuse_conv_activations(g, m.ir()->opset_for(""), FusedConvCoverage::everything());
   std::vector<std::string> ops;
   for (const auto& n : g.nodes) ops.push_back(n.op_type);
   return ops;
@@ -70,7 +70,7 @@ std::vector<std::string> fused_op_types(const Model& m) {
 // The values the fused graph no longer has: exposing them as outputs keeps the chain unfused.
 std::vector<std::string> fused_away(const Model& m) {
   ir::Graph g = m.ir()->graph;
-  passes::fuse_conv_activations(g, m.ir()->opset_for(""));
+  passes::fuse_conv_activations(g, m.ir()->opset_for(""), FusedConvCoverage::everything());
   std::set<std::string> kept;
   for (const auto& n : g.nodes) kept.insert(n.outputs.begin(), n.outputs.end());
   std::vector<std::string> gone;
@@ -220,7 +220,7 @@ TEST(FuseConvActivation, TheSumOfTwoConvsFusesIntoTheLaterOne) {
   };
   const Model m = make().build(true);
   ir::Graph g = m.ir()->graph;
-  passes::fuse_conv_activations(g, 17);
+  passes::fuse_conv_activations(g, 17, FusedConvCoverage::everything());
   ASSERT_EQ(g.nodes.size(), 2u);
   EXPECT_EQ(g.nodes[0].op_type, "Conv");
   EXPECT_EQ(g.nodes[1].op_type, "FusedConv");

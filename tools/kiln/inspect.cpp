@@ -2,6 +2,7 @@
 // types, CPU-residency marks and where each node runs.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -53,27 +54,86 @@ size_t subgraph_node_count(const ir::Node& node) {
 // Where each node runs on `backend`, from a worker built for it; when no worker can be built
 // (no device, a backend missing from this build) every node falls back, for that reason.
 struct BackendPlacement {
-  std::vector<NodePlacement> nodes;
+  std::vector<NodePlacement> nodes;  // the worker's, for its own graph
+  std::vector<int> per_node;         // per node of the model's graph: an index into `nodes`
   std::string device;
   std::string unavailable;  // why no worker could be built
   // Native GPU nodes placed with some input shape or dtype unknown at load time.
+  // The model node's placement, or nullptr.
+  const NodePlacement* of(size_t node) const {
+    return node < per_node.size() && per_node[node] >= 0 ? &nodes[per_node[node]] : nullptr;
+  }
   size_t checked_per_run() const {
     size_t n = 0;
-    for (const auto& p : nodes) n += p.backend != Backend::Cpu && !p.decided_at_load ? 1 : 0;
+    for (size_t i = 0; i < per_node.size(); ++i) {
+      const NodePlacement* p = of(i);
+      n += p && p->backend != Backend::Cpu && !p->decided_at_load ? 1 : 0;
+    }
     return unavailable.empty() ? n : 0;
   }
   size_t native() const {
     size_t n = 0;
-    for (const auto& p : nodes) n += p.fallback_reason.empty() ? 1 : 0;
+    for (size_t i = 0; i < per_node.size(); ++i) n += of(i) && of(i)->fallback_reason.empty();
     return unavailable.empty() ? n : 0;
   }
 };
+
+// The worker's placement of each node of `graph`. A worker runs its own copy of the graph, where
+// a Conv and the residual Add and activation after it may be one kiln::FusedConv, named after
+// the Conv and placed at the chain's end: such nodes take the FusedConv's placement.
+// Each entry indexes `placed`, or is -1 for a node the worker does not run (none, normally).
+std::vector<int> placement_per_node(const ir::Graph& graph,
+                                    const std::vector<NodePlacement>& placed) {
+  std::map<std::pair<std::string, std::string>, std::vector<int>> by_node;
+  for (int k = static_cast<int>(placed.size()); k-- > 0;)
+    by_node[{placed[k].node_name, placed[k].op_type}].push_back(k);
+  auto take = [&](const std::string& name, const std::string& op) {
+    auto it = by_node.find({name, op});
+    if (it == by_node.end() || it->second.empty()) return -1;
+    const int k = it->second.back();
+    it->second.pop_back();
+    return k;
+  };
+  auto fused_conv = [&](const std::string& conv_name) {
+    for (size_t k = 0; k < placed.size(); ++k)
+      if (placed[k].op_type == kFusedConvOp && placed[k].node_name == conv_name)
+        return static_cast<int>(k);
+    return -1;
+  };
+  std::map<std::string, const ir::Node*> producer;
+  for (const ir::Node& node : graph.nodes)
+    for (const std::string& out : node.outputs) producer[out] = &node;
+  // The Conv a fused Add or activation hangs off, through at most one Add.
+  std::function<const ir::Node*(const ir::Node&, int)> chain_conv = [&](const ir::Node& node,
+                                                                       int depth) {
+    if (node.op_type == "Conv") return &node;
+    for (const std::string& in : node.inputs) {
+      auto it = producer.find(in);
+      if (it == producer.end() || depth == 0) continue;
+      const ir::Node* conv = chain_conv(*it->second, depth - 1);
+      if (conv && fused_conv(conv->name) >= 0) return conv;
+    }
+    return static_cast<const ir::Node*>(nullptr);
+  };
+  std::vector<int> per_node;
+  for (const ir::Node& node : graph.nodes) {
+    int k = take(node.name, node.op_type);
+    if (k < 0) {
+      // Sigmoid and Mul of a fused SiLU hang off the Conv through each other: three steps.
+      const ir::Node* conv = chain_conv(node, 3);
+      k = conv ? fused_conv(conv->name) : -1;
+    }
+    per_node.push_back(k);
+  }
+  return per_node;
+}
 
 BackendPlacement placement_on(const Model& model, Backend backend, const WorkerOptions& options) {
   BackendPlacement p;
   try {
     Worker worker(model, backend, options);
     p.nodes = worker.placements();
+    p.per_node = placement_per_node(model.ir()->graph, p.nodes);
     p.device = worker.device_description();
   } catch (const Error& e) {
     p.unavailable = e.what();
@@ -132,12 +192,11 @@ int inspect(const InspectOptions& o) {
     std::cout << "  @ ";
     if (!chosen.unavailable.empty()) {
       std::cout << "cpu (fallback: " << chosen.unavailable << ")\n";
-    } else if (backend == Backend::Cpu) {
-      // Every node runs natively on a CPU worker; its placements follow the worker's own graph,
-      // where Conv chains are fused, so they do not line up with the model's nodes.
-      std::cout << "cpu\n";
-    } else if (const NodePlacement& p = chosen.nodes[i]; p.fallback_reason.empty()) {
+    } else if (const NodePlacement* placed = chosen.of(i); !placed) {
+      std::cout << "(not among the worker's placements)\n";
+    } else if (const NodePlacement& p = *placed; p.fallback_reason.empty()) {
       std::cout << backend_name(p.backend);
+      if (p.op_type != node.op_type) std::cout << " (in kiln::" << p.op_type << ")";
       // A GPU node placed without every shape known: a run may still send it to the CPU.
       if (p.backend != Backend::Cpu && !p.decided_at_load) std::cout << " (shapes checked per run)";
       std::cout << "\n";
@@ -157,8 +216,7 @@ int inspect(const InspectOptions& o) {
   const size_t total = graph.nodes.size();
   for (Backend b : {Backend::Cpu, Backend::GpuCompute, Backend::GpuPixel}) {
     const BackendPlacement p = b == backend ? chosen : placement_on(model, b, {});
-    // A CPU worker runs every node natively (fused ones inside a kiln::FusedConv).
-    const size_t n = b == Backend::Cpu && p.unavailable.empty() ? total : p.native();
+    const size_t n = p.native();
     char line[160];
     std::snprintf(line, sizeof line, "  %-12s %zu/%zu nodes native (%.1f%%)",
                   (std::string(backend_name(b)) + ":").c_str(), n, total,

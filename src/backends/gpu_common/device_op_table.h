@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "kernels/device_backend.h"
 
@@ -21,14 +22,19 @@ class DeviceOpTable {
   // nullptr (with `reason` set) when the node must run on the CPU.
   using OpFactory = std::function<RecordFn(const DevicePlacementQuery&, std::string& reason)>;
 
-  void add(const std::string& op_type, OpFactory factory) { ops_[op_type] = std::move(factory); }
-  const OpFactory* find(const std::string& op_type) const {
-    auto it = ops_.find(op_type);
+  // An ONNX op, or one of another domain (kiln's own fused ops).
+  void add(const std::string& op_type, OpFactory factory) { add("", op_type, std::move(factory)); }
+  void add(const std::string& domain, const std::string& op_type, OpFactory factory) {
+    ops_[{domain, op_type}] = std::move(factory);
+  }
+  // `domain` "" or "ai.onnx" for ONNX ops.
+  const OpFactory* find(const std::string& domain, const std::string& op_type) const {
+    auto it = ops_.find({domain == "ai.onnx" ? std::string() : domain, op_type});
     return it == ops_.end() ? nullptr : &it->second;
   }
 
  private:
-  std::map<std::string, OpFactory> ops_;
+  std::map<std::pair<std::string, std::string>, OpFactory> ops_;
 };
 
 }  // namespace kiln

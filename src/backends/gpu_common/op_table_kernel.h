@@ -74,8 +74,8 @@ class OpTableKernel final : public DeviceKernel {
   RunTimeFallbackCount fallbacks_;  // guarded by mutex_
 };
 
-// The placement rules shared by every device backend, before its own: ONNX-domain nodes only,
-// and none whose output decides shapes. False with `reason` set otherwise.
+// The placement rule shared by every device backend, before its own: no node whose output
+// decides shapes. False with `reason` set otherwise.
 bool may_run_on_device(const DevicePlacementQuery& query, std::string& reason);
 
 // What compile() does on a table-driven backend: nullptr with `reason` set when the node stays
@@ -88,10 +88,11 @@ std::unique_ptr<DeviceKernel> compile_from_table(const DeviceOpTable<Recorder>& 
                                                  const BackendPlacementRule& backend_rule = {}) {
   if (!may_run_on_device(query, reason)) return nullptr;
   if (backend_rule && !backend_rule(query, reason)) return nullptr;
-  const std::string& op_type = query.info.node().op_type;
-  const auto* factory = table.find(op_type);
+  const ir::Node& node = query.info.node();
+  const auto* factory = table.find(node.domain, node.op_type);
   if (!factory) {
-    reason = "no GPU kernel for " + op_type;
+    const bool onnx = node.domain.empty() || node.domain == "ai.onnx";
+    reason = onnx ? "no GPU kernel for " + node.op_type : "no GPU kernel for domain " + node.domain;
     return nullptr;
   }
   typename DeviceOpTable<Recorder>::RecordFn record = (*factory)(query, reason);

@@ -34,6 +34,10 @@ class GpuComputeBackend final : public DeviceBackend {
     return info.name + " (" + to_string(info.type) + ", Vulkan " + info.api_version_string() + ")";
   }
 
+  std::optional<FusedConvCoverage> fused_conv_coverage() const override {
+    return gpu_compute::fused_conv_coverage();
+  }
+
   const DeviceWorkCounters& counters() const override { return context_->device.counters(); }
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,

@@ -66,6 +66,10 @@ class PixelBackend final : public DeviceBackend {
     DeviceWorkCounters::add(runtime_->context().counters().submissions);
   }
 
+  std::optional<FusedConvCoverage> fused_conv_coverage() const override {
+    return gpu_pixel::fused_conv_coverage();
+  }
+
   const DeviceWorkCounters& counters() const override { return runtime_->context().counters(); }
 
   bool record_timed(DeviceKernel& kernel, DeviceOpRun& run, uint32_t id) override {

@@ -1,15 +1,18 @@
-// Conv and ConvTranspose on the GPU (shaders/conv*.comp; 1x1 convolutions as matrix products).
-// The attributes are parsed and resolved against the operands by the op's definition
-// (opdefs/conv.h), so both backends accept the same nodes.
+// Conv, ConvTranspose and kiln::FusedConv on the GPU (shaders/conv*.comp; 1x1 convolutions as
+// matrix products). The attributes are parsed and resolved against the operands by the op's
+// definition (opdefs/conv.h, fused_conv.h), so both backends accept the same nodes. The shaders
+// apply Relu or Clip to their output; FusedConv chains with a residual or another activation are
+// not formed for this backend (fused_conv_coverage).
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/conv.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "opdefs/conv.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::gpu_compute {
 namespace {
 
-RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
+RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node, ActivationParams activation = {}) {
   return [=](OpRecorder& r) {
     const std::vector<Tensor> in = run_inputs(r);
     const Tensor* b = r.has_input(2) ? &r.input(2) : nullptr;
@@ -29,7 +32,7 @@ RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node) {
     if (transpose) {
       r.kernel<ConvTranspose>().record(r.cmd(), r.arena(), p, x, w, bias, y);
     } else {
-      r.kernel<Conv>().record(r.cmd(), r.arena(), p, x, w, bias, y);
+      r.kernel<Conv>().record(r.cmd(), r.arena(), p, x, w, bias, y, activation);
     }
   };
 }
@@ -46,12 +49,45 @@ OpFactory conv_factory(bool transpose) {
   };
 }
 
+OpFactory fused_conv_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    RecordFn plain = conv_factory(false)(q, reason);
+    if (!plain) return nullptr;
+    if (q.info.has_input(3)) {
+      reason = "the GPU convolution adds no residual";
+      return nullptr;
+    }
+    const FusedConvAttrs attrs = parse_fused_conv_attrs(q.info);
+    ActivationParams activation;
+    switch (attrs.activation) {
+      case FusedActivation::kNone:
+        break;
+      case FusedActivation::kRelu:
+        activation.kind = Activation::Relu;
+        break;
+      case FusedActivation::kClip:
+        activation = {Activation::Clip, attrs.clip_min, attrs.clip_max};
+        break;
+      default:
+        reason = std::string("the GPU convolution applies no ") +
+                 fused_activation_name(attrs.activation);
+        return nullptr;
+    }
+    return conv(attrs.conv, false, NodeRef(q.info), activation);
+  };
+}
+
 }  // namespace
+
+FusedConvCoverage fused_conv_coverage() {
+  return {false, {FusedActivation::kRelu, FusedActivation::kClip}};
+}
 
 KILN_GPU_COMPUTE_OPS(conv);
 void register_conv_ops(OpTable& t) {
   t.add("Conv", conv_factory(false));
   t.add("ConvTranspose", conv_factory(true));
+  t.add(kKilnDomain, kFusedConvOp, fused_conv_factory());
 }
 
 }  // namespace kiln::gpu_compute

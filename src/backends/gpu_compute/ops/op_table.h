@@ -7,6 +7,7 @@
 
 #include "backends/gpu_common/device_op_table.h"
 #include "backends/gpu_compute/op_recorder.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::gpu_compute {
 
@@ -28,6 +29,9 @@ const OpTable& op_table();
 
 // Registers every family (generated).
 void register_all_ops(OpTable& table);
+
+// The kiln::FusedConv chains the backend's convolution computes (ops/conv_ops.cpp).
+FusedConvCoverage fused_conv_coverage();
 
 // Shared load-time checks. Each returns false and sets `reason` when the node does not qualify.
 bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,

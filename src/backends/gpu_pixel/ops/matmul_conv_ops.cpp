@@ -5,6 +5,7 @@
 #include "backends/gpu_pixel/matmul.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "opdefs/conv.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -57,8 +58,9 @@ OpFactory gemm_factory() {
   };
 }
 
-OpFactory conv_factory(bool transpose) {
-  return [transpose](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+// `activation`: what a kiln::FusedConv applies to the output (Relu or Clip).
+OpFactory conv_factory(bool transpose, bool fused = false) {
+  return [transpose, fused](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
     // The draws take 1-D and 2-D windows; the weights' rank, known at load time when they are
     // a constant or their shape is fixed, tells.
@@ -70,6 +72,26 @@ OpFactory conv_factory(bool transpose) {
       return nullptr;
     }
     const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
+    ConvActivation activation = ConvActivation::None;
+    float clip_min = 0.0f, clip_max = 0.0f;
+    if (fused) {
+      if (q.info.has_input(3)) {
+        reason = "the GPU-pixel convolution adds no residual";
+        return nullptr;
+      }
+      const FusedConvAttrs f = parse_fused_conv_attrs(q.info);
+      if (f.activation == kiln::FusedActivation::kRelu) {
+        activation = ConvActivation::Relu;
+      } else if (f.activation == kiln::FusedActivation::kClip) {
+        activation = ConvActivation::Clip;
+        clip_min = f.clip_min;
+        clip_max = f.clip_max;
+      } else if (f.activation != kiln::FusedActivation::kNone) {
+        reason = std::string("the GPU-pixel convolution applies no ") +
+                 fused_activation_name(f.activation);
+        return nullptr;
+      }
+    }
     const NodeRef node(q.info);
     return [=](OpRecorder& r) {
       const std::vector<Tensor> in = run_inputs(r);
@@ -82,7 +104,8 @@ OpFactory conv_factory(bool transpose) {
       // A device limit known only per run: shaders index in 32 bits.
       if (!p.geometry.coordinates_fit_int32())
         throw RunOnCpu(RunTimeCause::DeviceLimit, "window coordinates beyond 32-bit indexing");
-      ConvParams params{p.geometry, p.batch, p.in_channels, p.out_channels, p.group};
+      ConvParams params{p.geometry,     p.batch,    p.in_channels, p.out_channels,
+                        p.group,        activation, clip_min,      clip_max};
       Shape y_shape{p.batch, p.out_channels};
       for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
       const TextureTensor& x = r.texture(0);
@@ -106,12 +129,17 @@ OpFactory conv_factory(bool transpose) {
 
 }  // namespace
 
+FusedConvCoverage fused_conv_coverage() {
+  return {false, {kiln::FusedActivation::kRelu, kiln::FusedActivation::kClip}};
+}
+
 KILN_GPU_PIXEL_OPS(matmul_conv);
 void register_matmul_conv_ops(OpTable& t) {
   t.add("MatMul", matmul_factory());
   t.add("Gemm", gemm_factory());
   t.add("Conv", conv_factory(false));
   t.add("ConvTranspose", conv_factory(true));
+  t.add(kKilnDomain, kFusedConvOp, conv_factory(false, /*fused=*/true));
 }
 
 }  // namespace kiln::gpu_pixel

@@ -7,6 +7,7 @@
 
 #include "backends/gpu_common/device_op_table.h"
 #include "backends/gpu_pixel/op_recorder.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::gpu_pixel {
 
@@ -28,6 +29,9 @@ const OpTable& op_table();
 
 // Registers every family (generated).
 void register_all_ops(OpTable& table);
+
+// The kiln::FusedConv chains the backend's convolution draws (ops/matmul_conv_ops.cpp).
+FusedConvCoverage fused_conv_coverage();
 
 // The float inputs [first, first + count) are float32 (or of unknown dtype, checked per run);
 // false with `reason` otherwise.
