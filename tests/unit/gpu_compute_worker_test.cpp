@@ -66,5 +66,44 @@ TEST_F(GpuComputeWorker, ATensorBeyondTheBindingRangeStillWorks) {
   for (int64_t i = 0; i < n; i += 9973) ASSERT_EQ(p[i], -static_cast<float>(i % 1000));
 }
 
+// Barriers only where data flows: four unary ops on one input are independent, and so are the
+// two products of their results. Run one layer per step (graph order), a run needs a barrier
+// after the upload, before the products, before the sum and before the download, plus one where
+// the memory plan gives a product the memory of an input the other product has just read: five
+// for seven dispatches, where a barrier after every dispatch would make eight. The result is the
+// CPU's and the validation layer's synchronization checks stay silent.
+TEST_F(GpuComputeWorker, IndependentDispatchesShareOneBarrier) {
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {4, 64});
+  b.node("Relu", {"x"}, {"a"});
+  b.node("Neg", {"x"}, {"b"});
+  b.node("Abs", {"x"}, {"c"});
+  b.node("Sigmoid", {"x"}, {"d"});
+  b.node("Mul", {"a", "b"}, {"ab"});
+  b.node("Mul", {"c", "d"}, {"cd"});
+  b.node("Add", {"ab", "cd"}, {"y"});
+  b.output("y");
+  const Model model = b.build();
+  std::vector<float> v(256);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 17) - 8.0f;
+  const Tensor x = Tensor::from_data<float>({4, 64}, v);
+  Worker worker(model, Backend::GpuCompute);
+  auto run_in_order = [&] {
+    for (LayerStep step : worker.schedule_iterable({{"x", x}})) (void)step;
+    return worker.peek_output("y").readback_and_clone();
+  };
+  run_in_order();  // uploads nothing else the second run needs, but plans the memory
+  const DeviceCounters before = worker.device_counters();
+  const Tensor y = run_in_order();
+  const DeviceCounters after = worker.device_counters();
+  EXPECT_EQ(after.dispatches - before.dispatches, 7u);
+  EXPECT_LE(after.barriers - before.barriers, 5u);
+  Worker cpu(model, Backend::Cpu);
+  cpu.schedule({{"x", x}});
+  const Tensor expected = cpu.peek_output("y").readback_and_clone();
+  const auto got = y.to_vector<float>(), want = expected.to_vector<float>();
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-6f) << i;
+}
+
 }  // namespace
 }  // namespace kiln::gpu_compute

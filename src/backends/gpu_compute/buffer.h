@@ -45,6 +45,7 @@ class Buffer {
   std::byte* mapped() const { return mapped_; }  // staging buffers only, else nullptr
   // The memory behind the buffer: buffers from one pool may share a block.
   VkDeviceMemory memory() const { return pool_ ? range_.memory : memory_; }
+  VkDeviceSize memory_offset() const { return pool_ ? range_.offset : 0; }
 
  private:
   void release() noexcept;

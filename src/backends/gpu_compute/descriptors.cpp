@@ -77,6 +77,7 @@ VkDescriptorSet DescriptorArena::bind(const ComputePipeline& pipeline,
   }
   vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0,
                          nullptr);
+  device_.hazards().note_set(set, buffers);
   return set;
 }
 

@@ -120,6 +120,15 @@ VkResult create_instance(std::span<const char* const> layers,
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
+  // With the validation layer, its synchronization checks too: a missing barrier between a
+  // dispatch and the one reading its output (hazard_tracker.h) is reported like any other error.
+  const VkValidationFeatureEnableEXT enables[] = {
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT features{};
+  features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = enables;
+  if (!layers.empty()) info.pNext = &features;
   return vkCreateInstance(&info, nullptr, instance);
 }
 
@@ -250,6 +259,7 @@ void Device::create(const DeviceOptions& options) {
     layers.push_back(kValidationLayer);
     // The validation layer implements debug utils itself, so no driver needs to offer it.
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
   }
 
   const VkResult created = create_instance(layers, extensions, &instance_);

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/gpu_compute/hazard_tracker.h"
 #include "backends/gpu_compute/pipeline_cache.h"
 #include "kernels/device_counters.h"
 
@@ -93,6 +94,10 @@ class Device {
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
                             VkMemoryPropertyFlags preferred = 0) const;
 
+  // What the dispatches recorded since the last barrier touch (hazard_tracker.h); used under
+  // the command stream's lock.
+  HazardTracker& hazards() { return hazards_; }
+
   // What was asked of this device (dispatches, barriers, submissions, transfers).
   DeviceWorkCounters& counters() { return counters_; }
   const DeviceWorkCounters& counters() const { return counters_; }
@@ -123,6 +128,7 @@ class Device {
   std::unique_ptr<PipelineCache> cache_;
   std::mutex submit_mutex_;
   DeviceWorkCounters counters_;
+  HazardTracker hazards_;
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;
 };

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "backends/gpu_compute/pipeline.h"
+
 namespace kiln::gpu_compute {
 namespace {
 
@@ -35,6 +37,8 @@ void DeviceTensor::record_upload(const void* bytes, size_t size) {
   auto staging = std::make_shared<Buffer>(context_->device, context_->staging, size);
   std::memcpy(staging->mapped(), bytes, size);
   const VkCommandBuffer cmd = context_->stream.cmd();
+  if (context_->device.hazards().before_transfer(*buffer_, true))
+    record_compute_barrier(context_->device, cmd);
   const VkBufferCopy region{0, 0, size};
   vkCmdCopyBuffer(cmd, staging->handle(), buffer_->handle(), 1, &region);
   DeviceWorkCounters::add(context_->device.counters().bytes_uploaded, size);
@@ -52,6 +56,8 @@ void DeviceTensor::request_locked() {
   downloads.fetch_add(1, std::memory_order_relaxed);
   if (buffer_->size() > 0) {
     const VkCommandBuffer cmd = context_->stream.cmd();
+    if (context_->device.hazards().before_transfer(*buffer_, false))
+      record_compute_barrier(context_->device, cmd);
     const VkBufferCopy region{0, 0, buffer_->size()};
     vkCmdCopyBuffer(cmd, buffer_->handle(), staging_->handle(), 1, &region);
     DeviceWorkCounters::add(context_->device.counters().bytes_downloaded, buffer_->size());

@@ -107,6 +107,8 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
         "dispatch: " + std::to_string(push_constants.size()) + " bytes of push constants for a " +
             std::to_string(pipeline.push_constant_bytes()) + "-byte range");
   if (groups.x == 0 || groups.y == 0 || groups.z == 0) return;
+  Device& device = pipeline.device();
+  if (device.hazards().before_dispatch(set, written)) record_compute_barrier(device, cmd);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0,
                           nullptr);
@@ -115,13 +117,12 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
                        static_cast<uint32_t>(push_constants.size()), push_constants.data());
   }
   vkCmdDispatch(cmd, groups.x, groups.y, groups.z);
-  DeviceWorkCounters& counters = pipeline.device().counters();
-  DeviceWorkCounters::add(counters.dispatches);
+  DeviceWorkCounters::add(device.counters().dispatches);
+}
 
-  if (written.empty()) return;
-  // A global barrier rather than one per written buffer: executor tensors share memory blocks,
-  // and a range freed by one tensor and reused by the next must be ordered too. Every later
-  // dispatch and transfer sees this dispatch's writes.
+void record_compute_barrier(Device& device, VkCommandBuffer cmd) {
+  // A global barrier rather than one per buffer: one call orders every conflicting access the
+  // tracker found, and drivers implement buffer barriers as global ones anyway.
   VkMemoryBarrier barrier{};
   barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
@@ -130,7 +131,7 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
                        &barrier, 0, nullptr, 0, nullptr);
-  DeviceWorkCounters::add(counters.barriers);
+  DeviceWorkCounters::add(device.counters().barriers);
 }
 
 }  // namespace kiln::gpu_compute

@@ -63,11 +63,16 @@ struct GroupCount {
 // and skip indices past the end. kiln::Error when even X * Y cannot cover it.
 GroupCount groups_for(const Device& device, const ComputePipeline& pipeline, uint64_t invocations);
 
-// Records bind pipeline + descriptor set + push constants + dispatch, then a global memory
-// barrier (when `written` is not empty) so later dispatches and transfers see the results.
-// An empty grid (any count 0) records nothing.
+// Records bind pipeline + descriptor set + push constants + dispatch, after a global memory
+// barrier where the device's hazard tracker says the dispatch touches memory that work since the
+// last barrier wrote, or writes memory it reads (`written`: the buffers the shader writes; every
+// buffer bound in `set` counts as read). An empty grid (any count 0) records nothing.
 void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDescriptorSet set,
                      std::span<const std::byte> push_constants, GroupCount groups,
                      std::span<const Buffer* const> written);
+
+// A global barrier making every earlier dispatch's writes visible to later dispatches and
+// transfers, and ordering those after it.
+void record_compute_barrier(Device& device, VkCommandBuffer cmd);
 
 }  // namespace kiln::gpu_compute
