@@ -1,0 +1,542 @@
+// Tests of ONNX Runtime's contrib operators (com.microsoft) on the CPU, against naive
+// double-precision references written here: Gelu, QuickGelu, FastGelu, BiasGelu, BiasAdd,
+// SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
+// LayerNormalization (both domains), RotaryEmbedding and FusedMatMul. The same ops are checked
+// against ONNX Runtime's own outputs by the tests/contrib suite (scripts/run-conformance.sh).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.h"
+#include "test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+constexpr const char* kMs = "com.microsoft";
+
+OpTest ms(const std::string& op) { return OpTest(op, 17, kMs); }
+
+std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+void expect_near_all(const Tensor& actual, const std::vector<double>& expected, double tol) {
+  ASSERT_EQ(actual.element_count(), static_cast<int64_t>(expected.size()));
+  std::vector<float> a;
+  if (actual.dtype() == DataType::Float16) {
+    for (int64_t i = 0; i < actual.element_count(); ++i)
+      a.push_back(static_cast<float>(actual.data<Float16>()[i]));
+  } else {
+    a = actual.to_vector<float>();
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_TRUE(value_matches(a[i], expected[i], tol, tol))
+        << "element " << i << ": " << a[i] << ", expected " << expected[i];
+  }
+}
+
+// The run fails with a kiln::Error whose message contains every one of `words`.
+void expect_error(const std::function<void()>& run, const std::vector<std::string>& words) {
+  try {
+    run();
+    ADD_FAILURE() << "no kiln::Error";
+  } catch (const Error& e) {
+    for (const auto& w : words) {
+      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
+          << "'" << w << "' not in: " << e.what();
+    }
+  }
+}
+
+double gelu_exact_ref(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
+double gelu_tanh_ref(double x) {
+  return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+std::vector<double> map_ref(const std::vector<float>& x, const std::function<double(double)>& f) {
+  std::vector<double> out;
+  for (float v : x) out.push_back(f(v));
+  return out;
+}
+
+// ---- domains -------------------------------------------------------------------------------
+
+TEST(ContribDomain, UnknownOpNamesDomainAndOp) {
+  expect_error([] { ms("NoSuchContribOp").input(f32({1}, {1})).run(); },
+               {"com.microsoft", "NoSuchContribOp", "not supported"});
+}
+
+TEST(ContribDomain, SameNameInTwoDomainsKeepsEachMeaning) {
+  // ai.onnx's Gelu takes approximate="tanh"; ONNX Runtime's Gelu is always the exact form.
+  const std::vector<float> xv = {-3, -1, -0.5f, 0, 0.5f, 1, 2, 3};
+  const Tensor x = f32({8}, xv);
+  auto onnx_tanh = OpTest("Gelu", 20).input(x).attr("approximate", "tanh").run();
+  auto contrib = ms("Gelu").input(x).run();
+  expect_near_all(onnx_tanh[0], map_ref(xv, gelu_tanh_ref), 1e-6);
+  expect_near_all(contrib[0], map_ref(xv, gelu_exact_ref), 1e-6);
+  // ai.onnx's RotaryEmbedding takes (X, cos, sin, position_ids); com.microsoft's takes
+  // (input, position_ids, cos, sin): the same rotation from the two orders.
+  const Tensor rx = f32({1, 1, 4}, {1, 2, 3, 4});
+  const Tensor cos = f32({2, 2}, {1, 1, 0, 0}), sin = f32({2, 2}, {0, 0, 1, 1});
+  const Tensor ids = i64({1, 1}, {1});
+  auto onnx_rot = OpTest("RotaryEmbedding", 23)
+                      .input(rx)
+                      .input(cos)
+                      .input(sin)
+                      .input(ids)
+                      .attr("num_heads", 1)
+                      .run();
+  auto ms_rot = ms("RotaryEmbedding").input(rx).input(ids).input(cos).input(sin).run();
+  expect_near_all(onnx_rot[0], {-3, -4, 1, 2}, 1e-6);
+  expect_near_all(ms_rot[0], {-3, -4, 1, 2}, 1e-6);
+}
+
+// ---- activations ---------------------------------------------------------------------------
+
+TEST(ContribActivations, GeluAndQuickGelu) {
+  const auto xv = random_values(24, 1, -5, 5);
+  const Tensor x = f32({2, 3, 4}, xv);
+  expect_near_all(ms("Gelu").input(x).run()[0], map_ref(xv, gelu_exact_ref), 1e-6);
+  auto quick = [](double alpha) {
+    return [alpha](double v) { return v / (1 + std::exp(-alpha * v)); };
+  };
+  expect_near_all(ms("QuickGelu").input(x).run()[0], map_ref(xv, quick(1.702)), 1e-6);
+  expect_near_all(ms("QuickGelu").input(x).attr("alpha", 0.75f).run()[0], map_ref(xv, quick(0.75)),
+                  1e-6);
+  // Double keeps double; an empty tensor stays empty; integers are refused.
+  auto d = ms("Gelu").input(Tensor::from_data<double>({2}, {-1.0, 2.0})).run();
+  EXPECT_EQ(d[0].dtype(), DataType::Float64);
+  EXPECT_NEAR(d[0].data<double>()[1], gelu_exact_ref(2.0), 1e-12);
+  EXPECT_EQ(ms("QuickGelu").input(f32({0, 3}, {})).run()[0].shape(), (Shape{0, 3}));
+  EXPECT_THROW(ms("Gelu").input(i64({2}, {1, 2})).run(), Error);
+}
+
+TEST(ContribActivations, FastGeluWithAndWithoutBias) {
+  const auto xv = random_values(12, 2, -3, 3);
+  const auto bv = random_values(4, 3);
+  expect_near_all(ms("FastGelu").input(f32({3, 4}, xv)).run()[0], map_ref(xv, gelu_tanh_ref), 1e-6);
+  std::vector<double> expected;
+  for (size_t i = 0; i < xv.size(); ++i) expected.push_back(gelu_tanh_ref(xv[i] + bv[i % 4]));
+  expect_near_all(ms("FastGelu").input(f32({3, 4}, xv)).input(f32({4}, bv)).run()[0], expected,
+                  1e-6);
+  // The far negative tail is tiny, not zero.
+  auto tail = ms("FastGelu").input(f32({2}, {-5.0f, -6.0f})).run();
+  expect_near_all(tail[0], {gelu_tanh_ref(-5.0), gelu_tanh_ref(-6.0)}, 2e-7);
+  // bias must be 1-D of the last dimension, of the input's type.
+  expect_error(
+      [&] {
+        ms("FastGelu").input(f32({3, 4}, xv)).input(f32({3}, {1, 2, 3})).run();
+      },
+      {"bias", "last dimension 4"});
+  expect_error(
+      [&] {
+        ms("FastGelu").input(f32({3, 4}, xv)).input(i64({4}, {1, 2, 3, 4})).run();
+      },
+      {"bias", "element type"});
+  EXPECT_THROW(ms("FastGelu").input(f32({}, {1.0f})).run(), Error);
+}
+
+TEST(ContribActivations, BiasGeluAndBiasAdd) {
+  const auto av = random_values(24, 4, -4, 4);
+  const auto bv = random_values(8, 5);
+  const auto sv = random_values(24, 6);
+  std::vector<double> gelu, add;
+  for (size_t i = 0; i < av.size(); ++i) {
+    gelu.push_back(gelu_exact_ref(av[i] + bv[i % 8]));
+    add.push_back(double(av[i]) + bv[i % 8] + sv[i]);
+  }
+  const Tensor a = f32({1, 3, 8}, av), b = f32({8}, bv), skip = f32({1, 3, 8}, sv);
+  expect_near_all(ms("BiasGelu").input(a).input(b).run()[0], gelu, 1e-6);
+  expect_near_all(ms("BiasAdd").input(a).input(b).input(skip).run()[0], add, 1e-6);
+  // Both operands are required; skip must have the input's shape.
+  EXPECT_THROW(ms("BiasGelu").input(a).run(), Error);
+  EXPECT_THROW(ms("BiasAdd").input(a).input(b).run(), Error);
+  expect_error(
+      [&] {
+        ms("BiasAdd").input(a).input(b).input(f32({3, 8}, sv)).run();
+      },
+      {"skip", "shape"});
+}
+
+// ---- normalizations ------------------------------------------------------------------------
+
+struct NormRef {
+  std::vector<double> y, mean, inv_std;
+};
+
+// Each row of `width` values of x normalized (centred unless rms), scaled and shifted.
+NormRef row_norm_ref(const std::vector<double>& x, int64_t width, const std::vector<float>& gamma,
+                     const std::vector<float>* beta, double eps, bool rms) {
+  NormRef r;
+  for (size_t row = 0; row * width < x.size(); ++row) {
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < width; ++i) mean += x[row * width + i];
+    mean = rms ? 0 : mean / width;
+    for (int64_t i = 0; i < width; ++i) var += std::pow(x[row * width + i] - mean, 2);
+    const double inv = 1 / std::sqrt(var / width + eps);
+    r.mean.push_back(mean);
+    r.inv_std.push_back(inv);
+    for (int64_t i = 0; i < width; ++i) {
+      r.y.push_back((x[row * width + i] - mean) * inv * gamma[i] + (beta ? (*beta)[i] : 0.0));
+    }
+  }
+  return r;
+}
+
+TEST(SkipLayerNormalization, EveryOutputWithBetaAndBias) {
+  const Shape shape{2, 3, 8};
+  const auto xv = random_values(48, 7, -3, 5), sv = random_values(48, 8);
+  const auto gv = random_values(8, 9), bev = random_values(8, 10), biv = random_values(8, 11);
+  std::vector<double> sum;
+  for (size_t i = 0; i < xv.size(); ++i) sum.push_back(double(xv[i]) + sv[i] + biv[i % 8]);
+  const NormRef ref = row_norm_ref(sum, 8, gv, &bev, 1e-4, false);
+  auto out = ms("SkipLayerNormalization")
+                 .input(f32(shape, xv))
+                 .input(f32(shape, sv))
+                 .input(f32({8}, gv))
+                 .input(f32({8}, bev))
+                 .input(f32({8}, biv))
+                 .outputs(4)
+                 .attr("epsilon", 1e-4f)
+                 .run();
+  expect_near_all(out[0], ref.y, 1e-5);
+  EXPECT_EQ(out[1].shape(), (Shape{2, 3, 1}));
+  EXPECT_EQ(out[1].dtype(), DataType::Float32);
+  expect_near_all(out[1], ref.mean, 1e-5);
+  expect_near_all(out[2], ref.inv_std, 1e-5);
+  expect_near_all(out[3], sum, 1e-6);
+}
+
+TEST(SkipLayerNormalization, BroadcastSkipDefaultEpsilonAndFloat16) {
+  const auto xv = random_values(24, 12), sv = random_values(8, 13), gv = random_values(8, 14);
+  std::vector<double> sum;
+  for (size_t i = 0; i < xv.size(); ++i) sum.push_back(double(xv[i]) + sv[i % 8]);
+  // skip [1, 8] (and [8]) is added to every row; epsilon defaults to 1e-12.
+  for (const Shape& skip_shape : {Shape{1, 8}, Shape{8}}) {
+    auto out = ms("SkipLayerNormalization")
+                   .input(f32({3, 8}, xv))
+                   .input(f32(skip_shape, sv))
+                   .input(f32({8}, gv))
+                   .run();
+    expect_near_all(out[0], row_norm_ref(sum, 8, gv, nullptr, 1e-12, false).y, 1e-5);
+  }
+  // A row with variance 1e-6: epsilon 1e-12 leaves it at unit variance, 1e-5 would not.
+  std::vector<float> flat(8);
+  for (int i = 0; i < 8; ++i) flat[i] = (i % 2 ? 1e-3f : -1e-3f);
+  auto tiny = ms("SkipLayerNormalization")
+                  .input(f32({1, 8}, flat))
+                  .input(f32({1, 8}, std::vector<float>(8, 0.0f)))
+                  .input(f32({8}, std::vector<float>(8, 1.0f)))
+                  .run();
+  EXPECT_NEAR(tiny[0].data<float>()[1], 1.0f, 1e-4f);
+  // float16: the sum is rounded only in input_skip_bias_sum.
+  std::vector<Float16> hx, hs, hg;
+  for (float v : xv) hx.push_back(Float16(v));
+  for (int i = 0; i < 24; ++i) hs.push_back(Float16(sv[i % 8]));
+  for (float v : gv) hg.push_back(Float16(v));
+  std::vector<double> hsum;
+  std::vector<float> hgf;
+  for (int i = 0; i < 24; ++i)
+    hsum.push_back(double(static_cast<float>(hx[i])) + static_cast<float>(hs[i]));
+  for (auto g : hg) hgf.push_back(static_cast<float>(g));
+  auto half = ms("SkipLayerNormalization")
+                  .input(Tensor::from_data<Float16>({3, 8}, hx))
+                  .input(Tensor::from_data<Float16>({3, 8}, hs))
+                  .input(Tensor::from_data<Float16>({8}, hg))
+                  .outputs(4)
+                  .absent_output(1)
+                  .absent_output(2)
+                  .run();
+  ASSERT_EQ(half[0].dtype(), DataType::Float16);
+  expect_near_all(half[0], row_norm_ref(hsum, 8, hgf, nullptr, 1e-12, false).y, 4e-3);
+  ASSERT_EQ(half.size(), 2u);  // the outputs the node names: output, input_skip_bias_sum
+  expect_near_all(half[1], hsum, 2e-3);
+}
+
+TEST(SkipLayerNormalization, BadInputs) {
+  const Tensor x = f32({2, 4}, random_values(8, 15)), g = f32({4}, {1, 1, 1, 1});
+  auto run = [&](const Tensor& skip, const Tensor& gamma, const Tensor& beta = Tensor()) {
+    ms("SkipLayerNormalization").input(x).input(skip).input(gamma).input(beta).run();
+  };
+  expect_error([&] { run(f32({4, 2}, random_values(8, 1)), g); }, {"skip", "shape"});
+  expect_error([&] { run(f32({3, 4}, random_values(12, 1)), g); }, {"skip"});
+  expect_error([&] { run(x, f32({2}, {1, 1})); }, {"gamma", "hidden size"});
+  expect_error([&] { run(x, g, f32({1, 4}, {1, 1, 1, 1})); }, {"beta"});
+  expect_error([&] { run(i64({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}), g); }, {"skip"});
+  expect_error([&] { ms("SkipLayerNormalization").input(x).input(x).run(); }, {"gamma"});
+  expect_error(
+      [&] { ms("SkipLayerNormalization").input(x).input(x).input(g).attr("epsilon", -1.0f).run(); },
+      {"epsilon"});
+}
+
+TEST(SkipSimplifiedLayerNormalization, RmsOfTheBiasedSum) {
+  const auto xv = random_values(24, 16), sv = random_values(24, 17);
+  const auto gv = random_values(8, 18), biv = random_values(8, 19);
+  std::vector<double> sum;
+  for (size_t i = 0; i < xv.size(); ++i) sum.push_back(double(xv[i]) + sv[i] + biv[i % 8]);
+  const NormRef ref = row_norm_ref(sum, 8, gv, nullptr, 1e-5, true);
+  auto out = ms("SkipSimplifiedLayerNormalization")
+                 .input(f32({3, 8}, xv))
+                 .input(f32({3, 8}, sv))
+                 .input(f32({8}, gv))
+                 .input(f32({8}, biv))
+                 .outputs(4)
+                 .absent_output(1)
+                 .attr("epsilon", 1e-5f)
+                 .run();
+  ASSERT_EQ(out.size(), 3u);  // output, inv_std_var, input_skip_bias_sum
+  expect_near_all(out[0], ref.y, 1e-5);
+  EXPECT_EQ(out[1].shape(), (Shape{3, 1}));
+  expect_near_all(out[1], ref.inv_std, 1e-5);
+  expect_near_all(out[2], sum, 1e-6);
+  // An RMS norm has no mean to give.
+  expect_error(
+      [&] {
+        ms("SkipSimplifiedLayerNormalization")
+            .input(f32({3, 8}, xv))
+            .input(f32({3, 8}, sv))
+            .input(f32({8}, gv))
+            .outputs(2)
+            .run();
+      },
+      {"mean"});
+}
+
+TEST(SimplifiedLayerNormalization, BothDomainsAxisAndInvStd) {
+  const auto xv = random_values(24, 20), sv = random_values(12, 21);
+  std::vector<double> x(xv.begin(), xv.end());
+  const NormRef ref = row_norm_ref(x, 12, sv, nullptr, 1e-5, true);
+  for (const char* domain : {"", kMs}) {
+    auto out = OpTest("SimplifiedLayerNormalization", 17, domain)
+                   .input(f32({2, 3, 4}, xv))
+                   .input(f32({3, 4}, sv))
+                   .outputs(2)
+                   .attr("axis", 1)
+                   .run();
+    SCOPED_TRACE(domain);
+    expect_near_all(out[0], ref.y, 1e-5);
+    EXPECT_EQ(out[1].shape(), (Shape{2, 1, 1}));
+    expect_near_all(out[1], ref.inv_std, 1e-5);
+  }
+  expect_error(
+      [&] {
+        OpTest("SimplifiedLayerNormalization", 17)
+            .input(f32({2, 3, 4}, xv))
+            .input(f32({3, 4}, sv))
+            .outputs(3)
+            .run();
+      },
+      {"at most 2 outputs"});
+}
+
+TEST(LayerNormalization, ContribDomainAndOpsetBefore17) {
+  const auto xv = random_values(24, 22), sv = random_values(8, 23), bv = random_values(8, 24);
+  std::vector<double> x(xv.begin(), xv.end());
+  const NormRef ref = row_norm_ref(x, 8, sv, &bv, 1e-5, false);
+  for (auto [opset, domain] : {std::pair{17, kMs}, std::pair{13, ""}}) {
+    auto out = OpTest("LayerNormalization", opset, domain)
+                   .input(f32({3, 8}, xv))
+                   .input(f32({8}, sv))
+                   .input(f32({8}, bv))
+                   .outputs(3)
+                   .run();
+    expect_near_all(out[0], ref.y, 1e-5);
+    expect_near_all(out[1], ref.mean, 1e-5);
+    expect_near_all(out[2], ref.inv_std, 1e-5);
+  }
+}
+
+// ---- RotaryEmbedding -----------------------------------------------------------------------
+
+// The rotation of one head of `x` at cache row `pos`.
+std::vector<double> rotate_ref(const std::vector<float>& head, const std::vector<float>& cos,
+                               const std::vector<float>& sin, int64_t pos, int64_t width,
+                               int64_t rotary_dim, bool interleaved) {
+  std::vector<double> out(head.begin(), head.end());
+  const int64_t half = rotary_dim / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    const int64_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + half;
+    const double c = cos[pos * width + i], s = sin[pos * width + i];
+    out[a] = head[a] * c - head[b] * s;
+    out[b] = head[a] * s + head[b] * c;
+  }
+  return out;
+}
+
+TEST(ContribRotaryEmbedding, PositionsOffsetsLayoutsAndPartialRotation) {
+  const int64_t batch = 2, seq = 3, heads = 2, head = 8, max_pos = 6;
+  const auto xv = random_values(batch * seq * heads * head, 25);
+  const auto angles = random_values(max_pos * 4, 26, -3, 3);
+  std::vector<float> cos, sin;
+  for (float a : angles) {
+    cos.push_back(std::cos(a));
+    sin.push_back(std::sin(a));
+  }
+  const std::vector<int64_t> ids = {5, 0, 2, 1, 4, 3};
+  for (bool interleaved : {false, true}) {
+    for (bool offset : {false, true}) {
+      // 3-D [batch, seq, heads * head]: heads from the caches' width.
+      std::vector<double> expected;
+      for (int64_t t = 0; t < batch * seq; ++t) {
+        for (int64_t h = 0; h < heads; ++h) {
+          const auto* p = xv.data() + (t * heads + h) * head;
+          const int64_t pos = offset ? 2 + t % seq : ids[t];
+          auto r = rotate_ref({p, p + head}, cos, sin, pos, 4, head, interleaved);
+          expected.insert(expected.end(), r.begin(), r.end());
+        }
+      }
+      auto out = ms("RotaryEmbedding")
+                     .input(f32({batch, seq, heads * head}, xv))
+                     .input(offset ? i64({1}, {2}) : i64({batch, seq}, ids))
+                     .input(f32({max_pos, 4}, cos))
+                     .input(f32({max_pos, 4}, sin))
+                     .attr("interleaved", interleaved ? 1 : 0)
+                     .run();
+      SCOPED_TRACE(std::string(interleaved ? "interleaved" : "halves") +
+                   (offset ? ", offset" : ", ids"));
+      expect_near_all(out[0], expected, 1e-5);
+    }
+  }
+  // 4-D [batch, heads, seq, head] and a partial rotation (rotary_embedding_dim 4 of 8).
+  std::vector<double> expected;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const auto* p = xv.data() + ((b * heads + h) * seq + s) * head;
+        auto r = rotate_ref({p, p + head}, cos, sin, ids[b * seq + s], 4, 4, false);
+        expected.insert(expected.end(), r.begin(), r.end());
+      }
+    }
+  }
+  auto out4 = ms("RotaryEmbedding")
+                  .input(f32({batch, heads, seq, head}, xv))
+                  .input(i64({batch, seq}, ids))
+                  .input(f32({max_pos, 4}, cos))
+                  .input(f32({max_pos, 4}, sin))
+                  .attr("num_heads", heads)
+                  .attr("rotary_embedding_dim", 4)
+                  .run();
+  expect_near_all(out4[0], expected, 1e-5);
+}
+
+TEST(ContribRotaryEmbedding, BadInputs) {
+  const Tensor x = f32({1, 2, 8}, random_values(16, 27));
+  const Tensor cache = f32({4, 4}, random_values(16, 28));
+  auto run = [&](const Tensor& input, const Tensor& ids, const Tensor& c) {
+    ms("RotaryEmbedding").input(input).input(ids).input(c).input(c).run();
+  };
+  expect_error([&] { run(x, i64({1, 2}, {0, 4}), cache); }, {"position 4", "4 rows"});
+  expect_error([&] { run(x, i64({1}, {3}), cache); }, {"position 4"});  // offset 3 + token 1
+  expect_error([&] { run(x, i64({2, 2}, {0, 1, 2, 3}), cache); }, {"position_ids"});
+  expect_error([&] { run(f32({2, 8}, random_values(16, 1)), i64({1}, {0}), cache); }, {"3-D"});
+  expect_error([&] { run(x, i64({1}, {0}), f32({16}, random_values(16, 1))); }, {"2-D"});
+  expect_error(
+      [&] {
+        run(f32({1, 2, 6}, random_values(12, 1)), i64({1}, {0}), cache);
+      },
+      {"hidden size 6"});
+  expect_error(
+      [&] {
+        ms("RotaryEmbedding")
+            .input(x)
+            .input(i64({1}, {0}))
+            .input(cache)
+            .input(cache)
+            .attr("rotary_embedding_dim", 4)
+            .run();
+      },
+      {"num_heads"});
+  expect_error(
+      [&] {
+        ms("RotaryEmbedding")
+            .input(x)
+            .input(i64({1}, {0}))
+            .input(cache)
+            .input(cache)
+            .attr("is_packed_batching", 1)
+            .run();
+      },
+      {"is_packed_batching"});
+}
+
+// ---- FusedMatMul ---------------------------------------------------------------------------
+
+TEST(FusedMatMul, TransposesAlphaAndBatches) {
+  // A stored [batch, K, M] (transA), B stored [N, K] (transB), broadcast over A's batch.
+  const int64_t batch = 3, M = 4, K = 5, N = 6;
+  const auto av = random_values(batch * K * M, 29), bv = random_values(N * K, 30);
+  std::vector<double> expected;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t n = 0; n < N; ++n) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += double(av[(b * K + k) * M + m]) * bv[n * K + k];
+        expected.push_back(0.25 * acc);
+      }
+    }
+  }
+  for (bool constant_b : {false, true}) {
+    OpTest t = ms("FusedMatMul");
+    t.input(f32({batch, K, M}, av))
+        .input(f32({N, K}, bv))
+        .attr("transA", 1)
+        .attr("transB", 1)
+        .attr("alpha", 0.25f);
+    if (constant_b) t.constant_input(1);
+    auto out = t.run();
+    EXPECT_EQ(out[0].shape(), (Shape{batch, M, N}));
+    expect_near_all(out[0], expected, 1e-5);
+  }
+  // transB only, with a constant (packed) B and A's batches stacked: alpha still applies.
+  const auto cv = random_values(batch * M * K, 31);
+  std::vector<double> plain;
+  for (int64_t r = 0; r < batch * M; ++r) {
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += double(cv[r * K + k]) * bv[n * K + k];
+      plain.push_back(2 * acc);
+    }
+  }
+  auto out = ms("FusedMatMul")
+                 .input(f32({batch, M, K}, cv))
+                 .input(f32({N, K}, bv))
+                 .constant_input(1)
+                 .attr("transB", 1)
+                 .attr("alpha", 2.0f)
+                 .run();
+  expect_near_all(out[0], plain, 1e-5);
+  // double takes the reference loop.
+  auto d = ms("FusedMatMul")
+               .input(Tensor::from_data<double>({2, 1}, {1.0, 2.0}))
+               .input(Tensor::from_data<double>({2, 1}, {3.0, 4.0}))
+               .attr("transA", 1)
+               .attr("alpha", 0.5f)
+               .run();
+  EXPECT_EQ(d[0].shape(), (Shape{1, 1}));
+  EXPECT_DOUBLE_EQ(d[0].data<double>()[0], 0.5 * (3.0 + 8.0));
+}
+
+TEST(FusedMatMul, BadInputs) {
+  const Tensor a = f32({2, 3}, random_values(6, 32));
+  expect_error([&] { ms("FusedMatMul").input(a).input(a).run(); }, {"inner dimensions"});
+  EXPECT_NO_THROW(ms("FusedMatMul").input(a).input(a).attr("transB", 1).run());
+  expect_error(
+      [&] {
+        ms("FusedMatMul").input(i64({1, 1}, {1})).input(i64({1, 1}, {2})).run();
+      },
+      {"int64"});
+  expect_error([&] { ms("FusedMatMul").input(a).input(a).attr("transBatchA", 1).run(); },
+               {"transBatchA"});
+}
+
+}  // namespace
+}  // namespace kiln::testing
