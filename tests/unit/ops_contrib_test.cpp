@@ -5,6 +5,7 @@
 // against ONNX Runtime's own outputs by the tests/contrib suite (scripts/run-conformance.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -536,6 +537,236 @@ TEST(FusedMatMul, BadInputs) {
       {"int64"});
   expect_error([&] { ms("FusedMatMul").input(a).input(a).attr("transBatchA", 1).run(); },
                {"transBatchA"});
+}
+
+}  // namespace
+}  // namespace kiln::testing
+
+// ---- MatMulNBits ---------------------------------------------------------------------------
+
+namespace kiln::testing {
+namespace {
+
+// A block-quantized weight built here: q[n][k] in [0, 2^bits), packed from the low bits up.
+struct NBitsCase {
+  int64_t K, N, bits, block;
+  std::vector<std::vector<int>> q, zp;  // zp[n][block]
+  std::vector<float> scales;            // [N * blocks]
+  std::vector<int32_t> g_idx;
+  int64_t blocks() const { return (K + block - 1) / block; }
+};
+
+NBitsCase make_nbits(int64_t K, int64_t N, int64_t bits, int64_t block, uint32_t seed) {
+  NBitsCase c{K, N, bits, block, {}, {}, {}, {}};
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> value(0, (1 << bits) - 1);
+  std::uniform_real_distribution<float> scale(0.01f, 0.1f);
+  c.q.assign(N, std::vector<int>(c.blocks() * block, 0));
+  c.zp.assign(N, std::vector<int>(c.blocks(), 0));
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t k = 0; k < K; ++k) c.q[n][k] = value(rng);
+    for (int64_t b = 0; b < c.blocks(); ++b) c.zp[n][b] = value(rng);
+  }
+  for (int64_t i = 0; i < N * c.blocks(); ++i) c.scales.push_back(scale(rng));
+  return c;
+}
+
+std::vector<uint8_t> pack(const std::vector<int>& values, int64_t bits) {
+  const int64_t per = 8 / bits;
+  std::vector<uint8_t> out((values.size() + per - 1) / per, 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    out[i / per] |= static_cast<uint8_t>(values[i] << ((i % per) * bits));
+  }
+  return out;
+}
+
+Tensor packed_b(const NBitsCase& c) {
+  std::vector<uint8_t> bytes;
+  for (const auto& row : c.q) {
+    auto p = pack(row, c.bits);
+    bytes.insert(bytes.end(), p.begin(), p.end());
+  }
+  return Tensor::from_data<uint8_t>({c.N, c.blocks(), c.block * c.bits / 8}, bytes);
+}
+
+Tensor packed_zero_points(const NBitsCase& c) {
+  std::vector<uint8_t> bytes;
+  for (const auto& row : c.zp) {
+    auto p = pack(row, c.bits);
+    bytes.insert(bytes.end(), p.begin(), p.end());
+  }
+  return Tensor::from_data<uint8_t>({static_cast<int64_t>(bytes.size())}, bytes);
+}
+
+enum class Zp { None, Packed, Float };
+
+std::vector<double> nbits_ref(const NBitsCase& c, const std::vector<float>& a, Zp zp,
+                              const std::vector<float>* bias) {
+  const int64_t M = static_cast<int64_t>(a.size()) / c.K;
+  std::vector<double> y;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < c.N; ++n) {
+      double acc = bias ? (*bias)[n] : 0.0;
+      for (int64_t k = 0; k < c.K; ++k) {
+        const int64_t b = c.g_idx.empty() ? k / c.block : c.g_idx[k];
+        const double z = zp == Zp::None ? double(1 << (c.bits - 1)) : c.zp[n][b];
+        acc += a[m * c.K + k] * (c.q[n][k] - z) * c.scales[n * c.blocks() + b];
+      }
+      y.push_back(acc);
+    }
+  }
+  return y;
+}
+
+// The node with its inputs; the attributes are the caller's.
+OpTest nbits_inputs(const NBitsCase& c, const std::vector<float>& a, const Shape& a_shape, Zp zp,
+                    const std::vector<float>* bias, bool constant_weights) {
+  OpTest t = OpTest("MatMulNBits", 17, "com.microsoft");
+  t.input(f32(a_shape, a)).input(packed_b(c)).input(f32({c.N * c.blocks()}, c.scales));
+  if (zp == Zp::Packed) {
+    t.input(packed_zero_points(c));
+  } else if (zp == Zp::Float) {
+    std::vector<float> z;
+    for (const auto& row : c.zp) z.insert(z.end(), row.begin(), row.end());
+    t.input(f32({c.N * c.blocks()}, z));
+  } else {
+    t.input(Tensor());
+  }
+  t.input(c.g_idx.empty() ? Tensor() : Tensor::from_data<int32_t>({c.K}, c.g_idx));
+  t.input(bias ? f32({c.N}, *bias) : Tensor());
+  if (constant_weights) {
+    for (size_t i = 1; i <= 4; ++i) t.constant_input(i);
+  }
+  return t;
+}
+
+OpTest nbits_test(const NBitsCase& c, const std::vector<float>& a, const Shape& a_shape, Zp zp,
+                  const std::vector<float>* bias, bool constant_weights) {
+  OpTest t = nbits_inputs(c, a, a_shape, zp, bias, constant_weights);
+  t.attr("K", c.K).attr("N", c.N).attr("bits", c.bits).attr("block_size", c.block);
+  return t;
+}
+
+TEST(MatMulNBits, BitsBlockSizesZeroPointsAndBias) {
+  uint32_t seed = 40;
+  for (int64_t bits : {2, 4, 8}) {
+    for (int64_t block : {16, 32, 64, 128, 256}) {
+      for (Zp zp : {Zp::None, Zp::Packed, Zp::Float}) {
+        // K not a multiple of the block for every size but the largest.
+        const int64_t K = block == 256 ? 256 : block * 2 + 8, N = 5;
+        const NBitsCase c = make_nbits(K, N, bits, block, ++seed);
+        const auto a = random_values(3 * K, ++seed);
+        const auto bias = random_values(N, ++seed);
+        const bool with_bias = seed % 2 == 0;
+        for (bool constant : {true, false}) {
+          auto out = nbits_test(c, a, {3, K}, zp, with_bias ? &bias : nullptr, constant).run();
+          SCOPED_TRACE("bits " + std::to_string(bits) + " block " + std::to_string(block) + " zp " +
+                       std::to_string(static_cast<int>(zp)) +
+                       (constant ? " constant" : " at run time"));
+          EXPECT_EQ(out[0].shape(), (Shape{3, N}));
+          expect_near_all(out[0], nbits_ref(c, a, zp, with_bias ? &bias : nullptr), 1e-4);
+        }
+      }
+    }
+  }
+}
+
+TEST(MatMulNBits, GroupIndexBatchesAndEmptyRows) {
+  NBitsCase c = make_nbits(64, 6, 4, 16, 60);
+  std::mt19937 rng(61);
+  for (int64_t k = 0; k < c.K; ++k) c.g_idx.push_back(static_cast<int32_t>(k / c.block));
+  std::shuffle(c.g_idx.begin(), c.g_idx.end(), rng);
+  const auto a = random_values(2 * 3 * 64, 62);
+  for (Zp zp : {Zp::Packed, Zp::Float, Zp::None}) {
+    auto out = nbits_test(c, a, {2, 3, 64}, zp, nullptr, true).run();
+    EXPECT_EQ(out[0].shape(), (Shape{2, 3, 6}));
+    expect_near_all(out[0], nbits_ref(c, a, zp, nullptr), 1e-4);
+  }
+  auto empty = nbits_test(c, {}, {0, 64}, Zp::None, nullptr, true).run();
+  EXPECT_EQ(empty[0].shape(), (Shape{0, 6}));
+}
+
+TEST(MatMulNBits, BadAttributesAndInputs) {
+  const NBitsCase c = make_nbits(32, 4, 4, 16, 70);
+  const auto a = random_values(32, 71);
+  // The node with every attribute but `changed`, which takes `value`.
+  auto with = [&](const std::string& changed, int64_t value) {
+    OpTest t = nbits_inputs(c, a, {1, 32}, Zp::Packed, nullptr, false);
+    for (auto [name, v] : {std::pair<std::string, int64_t>{"K", c.K},
+                           {"N", c.N},
+                           {"bits", c.bits},
+                           {"block_size", c.block}}) {
+      t.attr(name, name == changed ? value : v);
+    }
+    return t;
+  };
+  expect_error([&] { with("bits", 3).run(); }, {"bits must be 2, 4 or 8"});
+  expect_error([&] { with("block_size", 24).run(); }, {"block_size"});
+  expect_error([&] { with("block_size", 8).run(); }, {"block_size"});
+  expect_error([&] { with("K", 0).run(); }, {"K and N"});
+  expect_error(
+      [&] {
+        OpTest("MatMulNBits", 17, "com.microsoft")
+            .input(f32({1, 32}, a))
+            .input(packed_b(c))
+            .input(f32({8}, c.scales))
+            .attr("N", int64_t{4})
+            .attr("block_size", int64_t{16})
+            .run();
+      },
+      {"attribute K is required"});
+  // A's last dimension, B's shape, the scales' and zero points' counts, g_idx's values.
+  expect_error(
+      [&] {
+        nbits_test(c, random_values(16, 1), {1, 16}, Zp::None, nullptr, false).run();
+      },
+      {"last dimension must be K = 32"});
+  expect_error([&] { with("N", 5).run(); }, {"input B must be uint8"});
+  NBitsCase bad_g = c;
+  bad_g.g_idx.assign(32, 0);
+  bad_g.g_idx[7] = 2;
+  expect_error(
+      [&] {
+        nbits_test(bad_g, a, {1, 32}, Zp::None, nullptr, true).run();
+      },
+      {"g_idx[7] = 2"});
+  expect_error(
+      [&] {
+        OpTest("MatMulNBits", 17, "com.microsoft")
+            .input(f32({1, 32}, a))
+            .input(packed_b(c))
+            .input(f32({7}, std::vector<float>(7, 1.0f)))
+            .attr("K", int64_t{32})
+            .attr("N", int64_t{4})
+            .attr("block_size", int64_t{16})
+            .run();
+      },
+      {"scales"});
+  expect_error(
+      [&] {
+        OpTest("MatMulNBits", 17, "com.microsoft")
+            .input(f32({1, 32}, a))
+            .input(packed_b(c))
+            .input(f32({8}, c.scales))
+            .input(Tensor::from_data<uint8_t>({1}, {0}))
+            .attr("K", int64_t{32})
+            .attr("N", int64_t{4})
+            .attr("block_size", int64_t{16})
+            .run();
+      },
+      {"zero_points"});
+  expect_error(
+      [&] {
+        OpTest("MatMulNBits", 17, "com.microsoft")
+            .input(Tensor::from_data<double>({1, 32}, std::vector<double>(32, 1.0)))
+            .input(packed_b(c))
+            .input(f32({8}, c.scales))
+            .attr("K", int64_t{32})
+            .attr("N", int64_t{4})
+            .attr("block_size", int64_t{16})
+            .run();
+      },
+      {"float32"});
 }
 
 }  // namespace
