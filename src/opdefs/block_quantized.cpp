@@ -1,5 +1,6 @@
-// The definitions of ONNX Runtime's block-quantized ops (com.microsoft): MatMulNBits' attributes
-// and input checks (block_quantized.h), and the shape rules.
+// The definitions of ONNX Runtime's block-quantized ops (com.microsoft): MatMulNBits' and
+// GatherBlockQuantized's attributes, input checks and resolution (block_quantized.h), and their
+// shape rules.
 #include "opdefs/block_quantized.h"
 
 #include <string>
@@ -27,6 +28,21 @@ std::vector<ValueInfo> matmul_nbits_rule(const InferenceContext& ctx) {
   std::vector<Dim> out = *as;
   out.back() = fixed_dim(attrs.N);
   return {tensor_type(a->dtype, out)};
+}
+
+// GatherBlockQuantized: indices' shape in place of data's first axis, the last unpacked; the
+// scales' type.
+std::vector<ValueInfo> gather_block_quantized_rule(const InferenceContext& ctx) {
+  const ValueInfo* scales = ctx.input(2);
+  if (!scales) return {};
+  const GatherBlockQuantizedAttrs attrs = parse_gather_block_quantized_attrs(ctx.info());
+  const std::vector<Dim>*ds = ctx.shape(0), *is = ctx.shape(1);
+  if (!ds || !is || ds->size() < 2) return {dtype_only(scales->dtype)};
+  std::vector<Dim> out = *is;
+  out.insert(out.end(), ds->begin() + 1, ds->end());
+  const Dim& last = ds->back();
+  out.back() = last.is_fixed() ? fixed_dim(last.value * attrs.per_byte()) : Dim{};
+  return {tensor_type(scales->dtype, out)};
 }
 
 }  // namespace
@@ -106,9 +122,75 @@ void check_matmul_nbits_inputs(const ir::Node& node, const NBitsAttrs& attrs,
   }
 }
 
+GatherBlockQuantizedAttrs parse_gather_block_quantized_attrs(const NodeInfo& info) {
+  GatherBlockQuantizedAttrs a;
+  a.gather_axis = info.attr_int("gather_axis", 0);
+  a.quantize_axis = info.attr_int("quantize_axis", 1);
+  a.block_size = info.attr_int("block_size", 128);
+  a.bits = info.attr_int("bits", 4);
+  if (a.bits != 2 && a.bits != 4 && a.bits != 8) {
+    info.fail("bits must be 2, 4 or 8, got " + std::to_string(a.bits));
+  }
+  if (a.block_size < 16 || (a.block_size & (a.block_size - 1)) != 0) {
+    info.fail("block_size must be a power of two of at least 16, got " +
+              std::to_string(a.block_size));
+  }
+  return a;
+}
+
+GatherBlockQuantizedProblem resolve_gather_block_quantized(const ir::Node& node,
+                                                           const GatherBlockQuantizedAttrs& attrs,
+                                                           const Tensor& data, const Shape& indices,
+                                                           const Tensor& scales,
+                                                           const Tensor* zero_points) {
+  const Shape& ds = data.shape();
+  const int64_t rank = static_cast<int64_t>(ds.size());
+  if (data.dtype() != DataType::UInt8) {
+    fail(node, "input data must be uint8 (packed values), got " + data.to_string(0));
+  }
+  if (rank < 2) fail(node, "input data must have at least 2 dimensions, got " + dims(data));
+  const int64_t gather_axis = attrs.gather_axis < 0 ? attrs.gather_axis + rank : attrs.gather_axis;
+  const int64_t quantize_axis =
+      attrs.quantize_axis < 0 ? attrs.quantize_axis + rank : attrs.quantize_axis;
+  if (gather_axis != 0 || quantize_axis != rank - 1) {
+    fail(node, "with uint8 data, gather_axis must be 0 and quantize_axis the last axis (" +
+                   std::to_string(rank - 1) + "), got " + std::to_string(attrs.gather_axis) +
+                   " and " + std::to_string(attrs.quantize_axis));
+  }
+  GatherBlockQuantizedProblem p;
+  p.rows = ds[0];
+  p.packed_cols = ds.back();
+  for (int64_t d = 1; d + 1 < rank; ++d) p.inner *= ds[d];
+  p.cols = p.packed_cols * attrs.per_byte();
+  p.blocks = (p.cols + attrs.block_size - 1) / attrs.block_size;
+  p.zp_row_bytes = (p.blocks + attrs.per_byte() - 1) / attrs.per_byte();
+  Shape want_scales = ds;
+  want_scales.back() = p.blocks;
+  if (scales.dtype() != DataType::Float32 && scales.dtype() != DataType::Float16) {
+    fail(node, "input scales must be float32 or float16, got " + scales.to_string(0));
+  }
+  if (scales.shape() != want_scales) {
+    fail(node, "input scales must be " + want_scales.to_string() + " (data's shape with " +
+                   std::to_string(p.blocks) + " blocks in the last axis), got " + dims(scales));
+  }
+  if (zero_points) {
+    Shape want_zp = ds;
+    want_zp.back() = p.zp_row_bytes;
+    if (zero_points->dtype() != DataType::UInt8 || zero_points->shape() != want_zp) {
+      fail(node, "input zero_points must be uint8 " + want_zp.to_string() + ", got " +
+                     zero_points->to_string(0));
+    }
+  }
+  p.output = indices;
+  for (int64_t d = 1; d < rank; ++d) p.output.push_back(ds[d]);
+  p.output.back() = p.cols;
+  return p;
+}
+
 KILN_OP_DEFS(block_quantized);
 void define_block_quantized_ops(OpDefs& defs) {
   defs.define(ir::kMicrosoftDomain, "MatMulNBits").infer = matmul_nbits_rule;
+  defs.define(ir::kMicrosoftDomain, "GatherBlockQuantized").infer = gather_block_quantized_rule;
 }
 
 }  // namespace kiln

@@ -9,6 +9,13 @@
 // row packed from the low bits of each byte up; scales are [N * k_blocks]; zero points are either
 // packed like B (uint8, ceil(k_blocks * bits / 8) bytes a row) or A's float type
 // ([N * k_blocks]), and default to 2^(bits - 1).
+//
+// GatherBlockQuantized gathers rows of such a weight (an embedding table) along axis 0 and
+// dequantizes them: data is uint8 [rows, ..., packed columns] holding 8 / bits values a byte,
+// quantized in blocks along the last axis; scales (the output's float type) have data's shape
+// with ceil(columns / block_size) in the last axis; zero points are packed the same way, and
+// default to 2^(bits - 1) as for MatMulNBits. The output is data's shape with axis 0 replaced
+// by indices' shape and the last axis unpacked.
 #pragma once
 
 #include <cstdint>
@@ -45,5 +52,34 @@ struct NBitsInputs {
 // when A is given); throws a kiln::Error naming the node.
 void check_matmul_nbits_inputs(const ir::Node& node, const NBitsAttrs& attrs,
                                const NBitsInputs& in);
+
+struct GatherBlockQuantizedAttrs {
+  int64_t gather_axis = 0, quantize_axis = 1, block_size = 128, bits = 4;
+  int64_t per_byte() const { return 8 / bits; }
+  int64_t default_zero_point() const { return int64_t{1} << (bits - 1); }
+};
+
+// gather_axis, quantize_axis, block_size and bits, checked (uint8 data: gather_axis 0 and
+// quantize_axis the last; those two are checked against data's rank by the resolution below).
+GatherBlockQuantizedAttrs parse_gather_block_quantized_attrs(const NodeInfo& info);
+
+// What a kernel needs: the data's rows and unpacked columns, the output's shape, the blocks.
+struct GatherBlockQuantizedProblem {
+  int64_t rows = 0;          // data's first dimension (what indices index)
+  int64_t inner = 1;         // the dims between the first and the last (rank > 2)
+  int64_t packed_cols = 0;   // data's last dimension, in bytes
+  int64_t cols = 0;          // unpacked values per line
+  int64_t blocks = 0;        // blocks per line
+  int64_t zp_row_bytes = 0;  // packed zero-point bytes per line
+  Shape output;
+};
+
+// Checks data (uint8), scales and zero points against the attributes and resolves the shapes;
+// throws a kiln::Error naming the node. `indices` gives only its shape here.
+GatherBlockQuantizedProblem resolve_gather_block_quantized(const ir::Node& node,
+                                                           const GatherBlockQuantizedAttrs& attrs,
+                                                           const Tensor& data, const Shape& indices,
+                                                           const Tensor& scales,
+                                                           const Tensor* zero_points);
 
 }  // namespace kiln

@@ -255,6 +255,7 @@ def define_cases():
     fused_matmul("ms_fused_matmul_broadcast", (2, 1, 4, 3), (3, 4, 5), transA=1)
 
     define_block_quantized_cases()
+    define_gather_cases()
 
 
 def pack_bits(values, bits):
@@ -314,6 +315,39 @@ def define_block_quantized_cases():
     nbits("ms_matmul_nbits_2bit", (3,), 64, 6, 2, 32)
     nbits("ms_matmul_nbits_2bit_zp", (2,), 80, 5, 2, 16, zp="packed")
     nbits("ms_matmul_nbits_accuracy1", (2,), 64, 4, 4, 32, zp="packed", accuracy_level=1)
+
+
+
+def define_gather_cases():
+    # GatherBlockQuantized: rows of a uint8 table of `bits`-bit values (quantized along the last
+    # axis), gathered along axis 0 by int64 or int32 indices (negative ones count from the end).
+    def gather(name, rows, inner, cols, bits, block, indices, zp=False, scale_type=np.float32,
+               **attrs):
+        r = rng_for(name)
+        per = 8 // bits
+        shape = (rows,) + inner
+        lines = int(np.prod(shape))
+        blocks = -(-cols // block)
+        q = r.integers(0, 2**bits, (lines, cols), dtype=np.uint8)
+        data = pack_bits(q, bits).reshape(shape + (cols // per,))
+        scales = r.uniform(0.01, 0.1, (lines, blocks)).astype(scale_type).reshape(shape + (blocks,))
+        inputs = [("data", data), ("indices", indices), ("scales", scales)]
+        if zp:
+            z = r.integers(0, 2**bits, (lines, blocks), dtype=np.uint8)
+            inputs.append(("zero_points", pack_bits(z, bits).reshape(shape + (-(-blocks // per),))))
+        case(name, "GatherBlockQuantized", inputs, ["Y"], output_dtypes={0: scale_type},
+             constants=("data", "scales", "zero_points"), bits=bits, block_size=block, **attrs)
+
+    ids = np.array([[3, 0, 5], [5, -1, 2]], np.int64)
+    gather("ms_gather_block_quantized_4bit", 6, (), 64, 4, 32, ids)
+    gather("ms_gather_block_quantized_4bit_zp", 6, (), 48, 4, 16, ids, zp=True)
+    gather("ms_gather_block_quantized_8bit_zp_int32", 5, (), 40, 8, 16,
+           np.array([4, 1, 1], np.int32), zp=True)
+    gather("ms_gather_block_quantized_2bit", 4, (), 64, 2, 32, np.array([3, 2], np.int64))
+    gather("ms_gather_block_quantized_rank3", 4, (2,), 32, 4, 16, np.array([[1], [3]], np.int64),
+           zp=True, quantize_axis=2)
+    gather("ms_gather_block_quantized_block128_float16", 3, (), 256, 4, 128,
+           np.array([2, 0], np.int64), zp=True, scale_type=np.float16)
 
 
 define_cases()

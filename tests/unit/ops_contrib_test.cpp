@@ -769,5 +769,98 @@ TEST(MatMulNBits, BadAttributesAndInputs) {
       {"float32"});
 }
 
+// ---- GatherBlockQuantized -----------------------------------------------------------------
+
+TEST(GatherBlockQuantized, RowsBitsZeroPointsAndNegativeIndices) {
+  for (int64_t bits : {2, 4, 8}) {
+    for (bool with_zp : {false, true}) {
+      // 5 rows of 40 values in blocks of 16 (the last block short).
+      const int64_t rows = 5, cols = 48, block = 16, blocks = 3, per = 8 / bits;
+      NBitsCase c = make_nbits(cols, rows, bits, block, static_cast<uint32_t>(80 + bits));
+      std::vector<uint8_t> data;
+      for (const auto& row : c.q) {
+        auto p = pack(row, bits);
+        data.insert(data.end(), p.begin(), p.end());
+      }
+      std::vector<uint8_t> zp;
+      for (const auto& row : c.zp) {
+        auto p = pack(row, bits);
+        zp.insert(zp.end(), p.begin(), p.end());
+      }
+      const std::vector<int64_t> idx = {4, -1, 0, 2};
+      std::vector<double> expected;
+      for (int64_t i : idx) {
+        const int64_t r = i < 0 ? i + rows : i;
+        for (int64_t k = 0; k < cols; ++k) {
+          const double z = with_zp ? c.zp[r][k / block] : double(1 << (bits - 1));
+          expected.push_back((c.q[r][k] - z) * c.scales[r * blocks + k / block]);
+        }
+      }
+      OpTest t = OpTest("GatherBlockQuantized", 17, kMs);
+      t.input(Tensor::from_data<uint8_t>({rows, cols / per}, data))
+          .input(i64({2, 2}, idx))
+          .input(f32({rows, blocks}, c.scales))
+          .input(with_zp ? Tensor::from_data<uint8_t>(
+                               {rows, static_cast<int64_t>(zp.size()) / rows}, zp)
+                         : Tensor())
+          .attr("bits", bits)
+          .attr("block_size", block)
+          .constant_input(0);
+      auto out = t.run();
+      SCOPED_TRACE("bits " + std::to_string(bits) + (with_zp ? " with" : " without") +
+                   " zero points");
+      EXPECT_EQ(out[0].shape(), (Shape{2, 2, cols}));
+      expect_near_all(out[0], expected, 1e-6);
+    }
+  }
+}
+
+TEST(GatherBlockQuantized, BadInputs) {
+  const Tensor data = Tensor::from_data<uint8_t>({3, 8}, std::vector<uint8_t>(24, 0x21));
+  const Tensor scales = f32({3, 1}, {1, 2, 3});
+  auto run = [&](const Tensor& d, const Tensor& idx, const Tensor& s, const Tensor& zp,
+                 int64_t gather_axis = 0) {
+    OpTest("GatherBlockQuantized", 17, kMs)
+        .input(d)
+        .input(idx)
+        .input(s)
+        .input(zp)
+        .attr("block_size", int64_t{16})
+        .attr("gather_axis", gather_axis)
+        .run();
+  };
+  const Tensor one = i64({1}, {1});
+  EXPECT_NO_THROW(run(data, one, scales, Tensor()));
+  expect_error([&] { run(data, i64({1}, {3}), scales, Tensor()); }, {"index 3", "3 rows"});
+  expect_error([&] { run(data, i64({1}, {-4}), scales, Tensor()); }, {"index -4"});
+  expect_error([&] { run(data, one, scales, Tensor(), 1); }, {"gather_axis must be 0"});
+  expect_error(
+      [&] {
+        run(data, one, f32({3, 2}, {1, 2, 3, 4, 5, 6}), Tensor());
+      },
+      {"scales must be [3, 1]"});
+  expect_error(
+      [&] {
+        run(data, one, scales, Tensor::from_data<uint8_t>({3, 2}, {0, 0, 0, 0, 0, 0}));
+      },
+      {"zero_points"});
+  expect_error(
+      [&] {
+        run(f32({3, 8}, std::vector<float>(24, 0)), one, scales, Tensor());
+      },
+      {"uint8"});
+  expect_error([&] { run(data, f32({1}, {1}), scales, Tensor()); }, {"indices"});
+  expect_error(
+      [&] {
+        OpTest("GatherBlockQuantized", 17, kMs)
+            .input(data)
+            .input(one)
+            .input(scales)
+            .attr("bits", int64_t{3})
+            .run();
+      },
+      {"bits must be 2, 4 or 8"});
+}
+
 }  // namespace
 }  // namespace kiln::testing
