@@ -9,7 +9,8 @@
 //   SkipLayerNormalization (com.microsoft)             input, skip, gamma, beta?, bias?
 //       -> output, mean?, inv_std_var?, input_skip_bias_sum?
 //   SkipSimplifiedLayerNormalization (com.microsoft)   input, skip, gamma, bias?
-//       -> output, (mean: not defined), inv_std_var?, input_skip_bias_sum?
+//       -> output, mean? (zeros: an RMS norm does not centre, as ONNX Runtime gives it),
+//          inv_std_var?, input_skip_bias_sum?
 //
 // The Skip forms normalize input + skip (+ bias) over the last axis; skip may also be broadcast
 // over the leading (batch) dimensions, as ONNX Runtime allows. Their statistics are float32.
@@ -214,9 +215,6 @@ CpuKernel make_row_norm(const NodeInfo& info, RowNormSpec spec) {
   if (info.num_outputs() > static_cast<size_t>(last_output) + 1) {
     info.fail("has at most " + std::to_string(last_output + 1) + " outputs, got " +
               std::to_string(info.num_outputs()));
-  }
-  if (spec.skip && spec.rms && info.num_outputs() > 1 && !info.node().outputs[1].empty()) {
-    info.fail("output 1 (mean) is not defined for the simplified (RMS) normalization");
   }
 
   return [spec](OpContext& ctx) {

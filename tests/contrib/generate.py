@@ -193,7 +193,8 @@ def define_cases():
          ["Y", "", "", "sum"], epsilon=1e-5)
     for name, bias, outs in [
             ("ms_skip_simplified_layer_norm", False, ["Y"]),
-            ("ms_skip_simplified_layer_norm_bias", True, ["Y", "", "inv_std", "sum"])]:
+            ("ms_skip_simplified_layer_norm_bias", True, ["Y", "", "inv_std", "sum"]),
+            ("ms_skip_simplified_layer_norm_all_outputs", True, ["Y", "mean", "inv_std", "sum"])]:
         r = rng_for(name)
         ins = [("input", f32(r, 2, 3, 16)), ("skip", f32(r, 2, 3, 16)), ("gamma", f32(r, 16))]
         if bias:
