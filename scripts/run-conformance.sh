@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs the ONNX backend test suites and the public models on a backend, each against its
-# known-failures list in tests/conformance/. Fails when a test not on a list fails, or when a
-# listed test passes (so the lists only shrink). On a GPU backend the node suite runs strict:
-# a test with any node on the CPU, or any run-time fallback, fails unless
-# cpu_only_<backend>.txt lists it, and a listed test that runs fully native fails too.
+# known-failures list in tests/conformance/, and the repository's own suite of ONNX Runtime's
+# contrib operators (tests/contrib: references from ONNX Runtime; they run on the CPU under
+# every backend). Fails when a test not on a list fails, or when a listed test passes (so the
+# lists only shrink). On a GPU backend the node suite runs strict: a test with any node on the
+# CPU, or any run-time fallback, fails unless cpu_only_<backend>.txt lists it, and a listed test
+# that runs fully native fails too.
 #   scripts/run-conformance.sh KILN_BINARY SHARED_DIR [BACKEND]
-# Without SHARED_DIR/onnx-backend it skips, except under CI=true, where it fails: CI must not
+# Without SHARED_DIR/onnx-backend it skips all but the contrib suite, except under CI=true, where it fails: CI must not
 # go green without the conformance suites.
 set -uo pipefail
 kiln=$1
@@ -13,15 +15,6 @@ shared=$2
 backend=${3:-cpu}
 here=$(cd "$(dirname "$0")/.." && pwd)
 lists=$here/tests/conformance
-
-if [[ ! -d $shared/onnx-backend ]]; then
-  if [[ ${CI:-} == true ]]; then
-    echo "conformance: $shared/onnx-backend not found; CI=true needs the conformance suites" >&2
-    exit 1
-  fi
-  echo "conformance: $shared/onnx-backend not found, skipping the conformance suites"
-  exit 0
-fi
 
 status=0
 run_suite() {  # name dir [extra options]
@@ -39,6 +32,18 @@ run_suite() {  # name dir [extra options]
   grep -E "^placement on " "/tmp/kiln-conformance-$backend-$name.log"
   tail -n 1 "/tmp/kiln-conformance-$backend-$name.log"
 }
+
+# In the repository, so it runs without SHARED_DIR.
+run_suite contrib "$here/tests/contrib"
+
+if [[ ! -d $shared/onnx-backend ]]; then
+  if [[ ${CI:-} == true ]]; then
+    echo "conformance: $shared/onnx-backend not found; CI=true needs the conformance suites" >&2
+    exit 1
+  fi
+  echo "conformance: $shared/onnx-backend not found, skipping the shared conformance suites"
+  exit $status
+fi
 
 node_opts=()
 if [[ $backend != cpu ]]; then

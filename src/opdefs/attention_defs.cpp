@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "ir/domains.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/node_info.h"
 #include "opdefs/node_inputs.h"
@@ -151,6 +152,7 @@ KILN_OP_DEFS(attention);
 void define_attention_ops(OpDefs& defs) {
   defs.define("Attention").infer = attention_rule;
   defs.define("RotaryEmbedding").infer = same_as_input0;
+  defs.define(ir::kMicrosoftDomain, "RotaryEmbedding").infer = same_as_input0;
   defs.define("TensorScatter").infer = same_as_input0;  // the updated cache
 }
 

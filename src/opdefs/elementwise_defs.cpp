@@ -1,5 +1,6 @@
 // Element-wise ops: unary ops keep their input's type; binary and variadic ops broadcast
 // (numpy rules); comparisons and the logical ops give bool.
+#include "ir/domains.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 
@@ -84,6 +85,10 @@ void define_elementwise_ops(OpDefs& defs) {
   defs.define("Where").infer = where_rule;
   defs.define("Cast").infer = cast_rule;
   defs.define("CastLike").infer = cast_rule;
+  // ONNX Runtime's element-wise contrib ops (bias and skip added first have the input's shape).
+  for (const char* op : {"Gelu", "QuickGelu", "FastGelu", "BiasGelu", "BiasAdd"}) {
+    defs.define(ir::kMicrosoftDomain, op).infer = same_as_input0;
+  }
   // Dropout's first output is its input (scaled in training); the mask is not inferred.
   defs.define("Dropout").infer = same_as_input0;
 

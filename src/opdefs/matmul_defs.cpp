@@ -1,7 +1,9 @@
-// Gemm, MatMul and the quantized MatMulInteger and QLinearMatMul (numpy matmul: 1-D operands are
-// promoted and the promoted axis dropped again, batch axes broadcast).
+// Gemm, MatMul (and ONNX Runtime's FusedMatMul) and the quantized MatMulInteger and QLinearMatMul
+// (numpy matmul: 1-D operands are promoted and the promoted axis dropped again, batch axes
+// broadcast).
 #include <algorithm>
 
+#include "ir/domains.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 
@@ -18,12 +20,15 @@ std::vector<ValueInfo> gemm_rule(const InferenceContext& ctx) {
   return {tensor_type(a->dtype, {m, n})};
 }
 
-// numpy matmul of inputs `ia` and `ib` as a tensor of `dtype`.
-std::vector<ValueInfo> matmul_of(const InferenceContext& ctx, size_t ia, size_t ib,
-                                 DataType dtype) {
+// numpy matmul of inputs `ia` and `ib` as a tensor of `dtype`, with the last two dimensions of
+// either operand transposed first when asked (never those of a 1-D operand).
+std::vector<ValueInfo> matmul_of(const InferenceContext& ctx, size_t ia, size_t ib, DataType dtype,
+                                 bool trans_a = false, bool trans_b = false) {
   const std::vector<Dim>*pa = ctx.shape(ia), *pb = ctx.shape(ib);
   if (!pa || !pb || pa->empty() || pb->empty()) return {dtype_only(dtype)};
   std::vector<Dim> sa = *pa, sb = *pb;
+  if (trans_a && sa.size() >= 2) std::swap(sa[sa.size() - 1], sa[sa.size() - 2]);
+  if (trans_b && sb.size() >= 2) std::swap(sb[sb.size() - 1], sb[sb.size() - 2]);
   const bool a_vec = sa.size() == 1, b_vec = sb.size() == 1;
   if (a_vec) sa.insert(sa.begin(), fixed_dim(1));
   if (b_vec) sb.push_back(fixed_dim(1));
@@ -43,6 +48,14 @@ std::vector<ValueInfo> matmul_rule(const InferenceContext& ctx) {
   const ValueInfo* a = ctx.input(0);
   if (!a || !ctx.input(1)) return {};
   return matmul_of(ctx, 0, 1, a->dtype);
+}
+
+// FusedMatMul (com.microsoft): alpha * op(A) * op(B).
+std::vector<ValueInfo> fused_matmul_rule(const InferenceContext& ctx) {
+  const ValueInfo* a = ctx.input(0);
+  if (!a || !ctx.input(1)) return {};
+  return matmul_of(ctx, 0, 1, a->dtype, ctx.info().attr_int("transA", 0) != 0,
+                   ctx.info().attr_int("transB", 0) != 0);
 }
 
 // The integer product: int32 whatever the 8-bit operands.
@@ -76,6 +89,7 @@ KILN_OP_DEFS(matmul);
 void define_matmul_ops(OpDefs& defs) {
   defs.define("Gemm").infer = gemm_rule;
   defs.define("MatMul").infer = matmul_rule;
+  defs.define(ir::kMicrosoftDomain, "FusedMatMul").infer = fused_matmul_rule;
   defs.define("MatMulInteger").infer = matmul_integer_rule;
   defs.define("Det").infer = det_rule;
   defs.define("QLinearMatMul").infer = qlinear_matmul_rule;

@@ -1,12 +1,13 @@
 // The element-wise ai.onnx.ml ops: each output element comes from the input element at the
 // same place, so the output has the input's shape.
+#include "ir/domains.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
 namespace {
 
-constexpr const char* kMl = "ai.onnx.ml";
+constexpr const char* kMl = ir::kOnnxMlDomain;
 
 // The input's shape in `dtype`.
 std::vector<ValueInfo> input_shape_as(const InferenceContext& ctx, DataType dtype) {

@@ -1,5 +1,7 @@
 // Activations: Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Gelu, HardSigmoid, HardSwish, Mish,
-// Softplus, Softsign, Sigmoid, Tanh, ThresholdedRelu, Shrink, Swish; and Clip and Where.
+// Softplus, Softsign, Sigmoid, Tanh, ThresholdedRelu, Shrink, Swish; and Clip and Where. Also
+// ONNX Runtime's element-wise Gelu and QuickGelu (com.microsoft); the ones that add a bias first
+// are bias_activations.cpp.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -9,8 +11,10 @@
 #include "backends/cpu/elementwise_map.h"
 #include "backends/cpu/unary_kernel.h"
 #include "backends/cpu/vector_math.h"
+#include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/gelu.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -127,26 +131,29 @@ void add_parameterised_activations(OpRegistry& r) {
         };
       },
       kCheapGrain);
-  add_unary_with_attrs<Accepts::Floats>(r, "Swish", [](const NodeInfo& info) {
-    const float alpha = info.attr_float("alpha", 1.0f);
-    return [alpha](auto x) { return x * sigmoid(decltype(x)(alpha) * x); };
+  // x * sigmoid(alpha * x): ai.onnx's Swish, and ONNX Runtime's QuickGelu with its default alpha.
+  auto swish = [](float default_alpha) {
+    return [default_alpha](const NodeInfo& info) -> CpuKernel {
+      const float alpha = info.attr_float("alpha", default_alpha);
+      return unary_kernel<Accepts::Floats>(
+          [alpha](auto x) { return x * sigmoid(decltype(x)(alpha) * x); });
+    };
+  };
+  r.add("Swish", swish(1.0f));
+  r.add(ir::kMicrosoftDomain, "QuickGelu", swish(1.702f));
+  // ONNX Runtime's Gelu is the exact form (it has no approximate attribute).
+  r.add(ir::kMicrosoftDomain, "Gelu", [](const NodeInfo&) -> CpuKernel {
+    return unary_kernel<Accepts::Floats>([](auto x) { return gelu_exact(x); });
   });
   r.add("Gelu", [](const NodeInfo& info) -> CpuKernel {
     const std::string approximate = info.attr_string("approximate", "none");
     if (approximate == "tanh") {
-      return unary_kernel<Accepts::Floats>([](auto x) {
-        using C = decltype(x);
-        const C k = C(0.7978845608028654);  // sqrt(2 / pi)
-        return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
-      });
+      return unary_kernel<Accepts::Floats>([](auto x) { return gelu_tanh(x); });
     }
     if (approximate != "none") {
       info.fail("approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
     }
-    return unary_kernel<Accepts::Floats>([](auto x) {
-      using C = decltype(x);
-      return C(0.5) * x * (C(1) + std::erf(x * C(0.7071067811865476)));  // x / sqrt(2)
-    });
+    return unary_kernel<Accepts::Floats>([](auto x) { return gelu_exact(x); });
   });
 }
 

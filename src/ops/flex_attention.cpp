@@ -12,6 +12,7 @@
 
 #include "backends/cpu/attention_kernel.h"
 #include "backends/cpu/softmax_kernel.h"
+#include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
@@ -162,7 +163,7 @@ CpuKernel make_flex_attention(const NodeInfo& info) {
 
 KILN_CPU_OPS(flex_attention);
 void register_flex_attention_ops(OpRegistry& registry) {
-  registry.add("ai.onnx.preview", "FlexAttention", make_flex_attention);
+  registry.add(ir::kOnnxPreviewDomain, "FlexAttention", make_flex_attention);
 }
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// MatMul, Gemm, MatMulInteger and Einsum.
+// MatMul, Gemm, MatMulInteger and Einsum; and ONNX Runtime's FusedMatMul (com.microsoft).
 //
 // Float32 products go through kiln's GEMM (weights known at load time are packed once there);
 // the other element types use a plain reference loop that accumulates in float for the 16-bit
@@ -14,6 +14,7 @@
 #include "backends/cpu/gemm.h"
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
+#include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
@@ -79,6 +80,10 @@ void reference_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
 
 bool is_supported_matmul_dtype(DataType t) {
   return visit_dtype(t, [&]<class T>() { return is_matmul_type_v<T>; });
+}
+
+bool is_float_type(DataType t) {
+  return visit_dtype(t, [&]<class T>() { return is_float_like_v<T>; });
 }
 
 // --- MatMul -------------------------------------------------------------------------------
@@ -147,31 +152,48 @@ struct PackedWeights {
   Shape shape;
 };
 
-CpuKernel make_matmul(const NodeInfo& info) {
+// MatMul is the plain product; ONNX Runtime's FusedMatMul (com.microsoft) adds alpha and the
+// transposition of either operand's last two dimensions (an operand of rank 1 is never
+// transposed).
+struct MatMulAttrs {
+  bool trans_a = false, trans_b = false;
+  float alpha = 1.0f;
+  bool floats_only = false;  // FusedMatMul is defined for float types only
+};
+
+CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
   std::shared_ptr<const PackedWeights> weights;
   const Tensor* b_const = info.constant_input(1);
   if (b_const && b_const->dtype() == DataType::Float32 && b_const->rank() >= 1 &&
       b_const->rank() <= 2 && b_const->element_count() > 0) {
     auto w = std::make_shared<PackedWeights>();
     w->shape = b_const->shape();
-    const int64_t K = w->shape[0];
-    const int64_t N = b_const->rank() == 1 ? 1 : w->shape[1];
-    cpu::pack_b(false, K, N, b_const->data<float>(), N, w->packed);
+    const bool tb = attrs.trans_b && b_const->rank() == 2;
+    const int64_t rows = w->shape[0];
+    const int64_t cols = b_const->rank() == 1 ? 1 : w->shape[1];
+    // op(B) is K x N: B itself, or B transposed.
+    cpu::pack_b(tb, tb ? cols : rows, tb ? rows : cols, b_const->data<float>(), cols, w->packed);
     weights = std::move(w);
   }
-  return [weights](OpContext& ctx) {
+  return [weights, attrs](OpContext& ctx) {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype()) {
       ctx.fail("operands have different types: " + std::string(dtype_name(a.dtype())) + " and " +
                std::string(dtype_name(b.dtype())));
     }
-    if (!is_supported_matmul_dtype(a.dtype())) {
+    if (!is_supported_matmul_dtype(a.dtype()) || (attrs.floats_only && !is_float_type(a.dtype()))) {
       ctx.fail("does not support " + std::string(dtype_name(a.dtype())) + " operands");
     }
-    const MatMulGeometry g = matmul_geometry(ctx, a.shape(), b.shape());
+    // The geometry of op(A) * op(B); the operands keep their stored layout.
+    Shape as = a.shape(), bs = b.shape();
+    const bool ta = attrs.trans_a && as.size() >= 2, tb = attrs.trans_b && bs.size() >= 2;
+    if (ta) std::swap(as[as.size() - 1], as[as.size() - 2]);
+    if (tb) std::swap(bs[bs.size() - 1], bs[bs.size() - 2]);
+    const MatMulGeometry g = matmul_geometry(ctx, as, bs);
     Tensor& y = ctx.allocate_output(0, a.dtype(), g.out);
     const int64_t M = g.M, N = g.N, K = g.K;
+    const int64_t lda = ta ? M : K, ldb = tb ? K : N;
     if (y.element_count() == 0) return;
     const int64_t batches = g.batch.element_count();
 
@@ -179,19 +201,22 @@ CpuKernel make_matmul(const NodeInfo& info) {
       const float* pa = a.data<float>();
       const float* pb = b.data<float>();
       float* py = y.mutable_data<float>();
-      if (!g.b_has_batch) {
+      if (!g.b_has_batch && !ta) {
         // One B for every batch: A's batches (contiguous, as only A has batch dimensions)
         // stack into one tall matrix and the output is one [batches * M, N] block.
         if (weights && weights->shape == b.shape()) {
-          cpu::sgemm_packed(false, batches * M, pa, K, weights->packed, py, N);
+          cpu::GemmEpilogue epilogue;
+          epilogue.alpha = attrs.alpha;
+          cpu::sgemm_packed(false, batches * M, pa, K, weights->packed, py, N, epilogue);
         } else {
-          cpu::sgemm(false, false, batches * M, N, K, 1.0f, pa, K, pb, N, 0.0f, py, N);
+          cpu::sgemm(false, tb, batches * M, N, K, attrs.alpha, pa, K, pb, ldb, 0.0f, py, N);
         }
         return;
       }
       auto product = [&](int64_t i) {
         const Offsets o = batch_offsets(g, i);
-        cpu::sgemm(false, false, M, N, K, 1.0f, pa + o.a, K, pb + o.b, N, 0.0f, py + i * M * N, N);
+        cpu::sgemm(ta, tb, M, N, K, attrs.alpha, pa + o.a, lda, pb + o.b, ldb, 0.0f, py + i * M * N,
+                   N);
       };
       if (M * N * K < 64 * 64 * 64) {
         // Many small products: one whole GEMM per task beats splitting each one.
@@ -210,12 +235,28 @@ CpuKernel make_matmul(const NodeInfo& info) {
         T* py = y.mutable_data<T>();
         for (int64_t i = 0; i < batches; ++i) {
           const Offsets o = batch_offsets(g, i);
-          reference_gemm<T>(false, false, M, N, K, Acc<T>(1), pa + o.a, K, pb + o.b, N, Acc<T>(0),
-                            py + i * M * N, N);
+          reference_gemm<T>(ta, tb, M, N, K, static_cast<Acc<T>>(attrs.alpha), pa + o.a, lda,
+                            pb + o.b, ldb, Acc<T>(0), py + i * M * N, N);
         }
       }
     });
   };
+}
+
+CpuKernel make_matmul(const NodeInfo& info) { return make_matmul_with(info, {}); }
+
+CpuKernel make_fused_matmul(const NodeInfo& info) {
+  MatMulAttrs attrs;
+  attrs.floats_only = true;
+  attrs.trans_a = info.attr_int("transA", 0) != 0;
+  attrs.trans_b = info.attr_int("transB", 0) != 0;
+  attrs.alpha = info.attr_float("alpha", 1.0f);
+  for (const char* batch_attr : {"transBatchA", "transBatchB"}) {
+    if (info.attr_int(batch_attr, 0) != 0) {
+      info.fail(std::string(batch_attr) + "=1 (moving the batch dimensions) is not supported");
+    }
+  }
+  return make_matmul_with(info, attrs);
 }
 
 // --- Gemm ---------------------------------------------------------------------------------
@@ -481,6 +522,7 @@ CpuKernel make_einsum(const NodeInfo& info) {
 KILN_CPU_OPS(matmul);
 void register_matmul_ops(OpRegistry& registry) {
   registry.add("MatMul", make_matmul);
+  registry.add(ir::kMicrosoftDomain, "FusedMatMul", make_fused_matmul);
   registry.add("Gemm", make_gemm);
   registry.add("MatMulInteger", make_matmul_integer);
   registry.add("Einsum", make_einsum);

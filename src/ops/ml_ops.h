@@ -2,10 +2,12 @@
 // each. Every op here lives in the "ai.onnx.ml" domain.
 #pragma once
 
+#include "ir/domains.h"
+
 namespace kiln {
 
 class OpRegistry;
 
-inline constexpr const char* kMlDomain = "ai.onnx.ml";
+inline constexpr const char* kMlDomain = ir::kOnnxMlDomain;
 
 }  // namespace kiln

@@ -7,11 +7,18 @@
 // The caches are indexed by position_ids ([batch, seq] into [max_position, dim/2]) or, without
 // position_ids, already hold one row per token ([batch, seq, dim/2]). Input is 4-D
 // [batch, heads, seq, head_size] or 3-D [batch, seq, heads * head_size] (num_heads given).
+//
+// ONNX Runtime's RotaryEmbedding (com.microsoft) is the same rotation with its inputs in another
+// order, (input, position_ids, cos_cache, sin_cache): position_ids is always given, either
+// [batch, seq] or one start offset (token s of every sequence at offset + s), and the caches
+// are [max_position, >= rotary_dim / 2]. On a 3-D input without num_heads the head size is
+// twice the caches' width.
 #include <string>
 #include <type_traits>
 
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
+#include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
@@ -138,6 +145,98 @@ void run_rotary(OpContext& ctx, const RotaryAttrs& a) {
   });
 }
 
+// com.microsoft's form: the geometry from the input and the caches' width.
+RotaryGeometry ms_geometry(const OpContext& ctx, const RotaryAttrs& a, const Shape& s,
+                           int64_t cache_width) {
+  RotaryGeometry g;
+  if (s.size() == 4) {
+    g = {false, s[0], s[1], s[2], s[3], 0};
+  } else if (s.size() == 3) {
+    const int64_t hidden = s[2];
+    const int64_t head_size = a.num_heads > 0 ? hidden / a.num_heads : 2 * cache_width;
+    if (head_size <= 0 || hidden % head_size != 0 ||
+        (a.num_heads > 0 && hidden % a.num_heads != 0)) {
+      ctx.fail("hidden size " + std::to_string(hidden) + " does not split into heads of " +
+               (a.num_heads > 0 ? std::to_string(a.num_heads) + " heads"
+                                : "twice the caches' width " + std::to_string(cache_width)));
+    }
+    g = {true, s[0], hidden / head_size, s[1], head_size, 0};
+  } else {
+    ctx.fail("input must be 3-D or 4-D, got shape " + s.to_string());
+  }
+  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
+  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
+    ctx.fail("rotary_embedding_dim " + std::to_string(g.rotary_dim) +
+             " must be even and at most the head size " + std::to_string(g.head_size));
+  }
+  if (cache_width < g.rotary_dim / 2) {
+    ctx.fail("the caches' width " + std::to_string(cache_width) +
+             " is less than half the rotary "
+             "dimension " +
+             std::to_string(g.rotary_dim));
+  }
+  return g;
+}
+
+void run_ms_rotary(OpContext& ctx, const RotaryAttrs& a) {
+  const Tensor &x = ctx.input(0), &ids = ctx.input(1), &cos_cache = ctx.input(2),
+               &sin_cache = ctx.input(3);
+  attn::require_float(ctx, x, "input");
+  if (cos_cache.dtype() != x.dtype() || sin_cache.dtype() != x.dtype()) {
+    ctx.fail("cos_cache and sin_cache must have the input's element type");
+  }
+  const Shape& cs = cos_cache.shape();
+  if (cs.size() != 2 || sin_cache.shape() != cs) {
+    ctx.fail("cos_cache and sin_cache must be 2-D [max_position, width] of one shape, got " +
+             cs.to_string() + " and " + sin_cache.shape().to_string());
+  }
+  const RotaryGeometry g = ms_geometry(ctx, a, x.shape(), cs[1]);
+  Shape values;
+  if (!copy_int_list(ids, values) || ids.dtype() != DataType::Int64) {
+    ctx.fail("position_ids must be an int64 tensor, got " + ids.to_string(0));
+  }
+  const bool offset = ids.rank() <= 1 && ids.element_count() == 1;
+  if (!offset && ids.shape() != Shape{g.batch, g.seq}) {
+    ctx.fail("position_ids must be [" + std::to_string(g.batch) + ", " + std::to_string(g.seq) +
+             "] or a single start offset, got shape " + ids.shape().to_string());
+  }
+  const int64_t tokens = g.batch * g.seq;
+  int64_t* cache_row = attn::scratch<int64_t, CacheRowTag>(tokens);
+  for (int64_t t = 0; t < tokens; ++t) {
+    const int64_t row = offset ? values[0] + t % g.seq : values[t];
+    if (row < 0 || row >= cs[0]) {
+      ctx.fail("position " + std::to_string(row) + " is outside the caches' " +
+               std::to_string(cs[0]) + " rows");
+    }
+    cache_row[t] = row;
+  }
+  Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+  if (x.element_count() == 0) return;
+  visit_dtype(x.dtype(), [&]<class T>() {
+    if constexpr (is_float_like_v<T>) {
+      rotate<T>(g, a.interleaved, x.data<T>(), cos_cache.data<T>(), sin_cache.data<T>(), cache_row,
+                cs[1], y.mutable_data<T>());
+    }
+  });
+}
+
+CpuKernel make_ms_rotary_embedding(const NodeInfo& info) {
+  RotaryAttrs a;
+  a.interleaved = info.attr_int("interleaved", 0) != 0;
+  a.num_heads = info.attr_int("num_heads", 0);
+  a.rotary_dim = info.attr_int("rotary_embedding_dim", 0);
+  if (a.num_heads < 0) info.fail("num_heads must not be negative");
+  if (a.rotary_dim < 0) info.fail("rotary_embedding_dim must not be negative");
+  if (a.rotary_dim > 0 && a.num_heads == 0) {
+    info.fail("rotary_embedding_dim needs num_heads (the head size is then hidden / num_heads)");
+  }
+  if (info.attr_int("is_packed_batching", 0) != 0) {
+    info.fail("is_packed_batching=1 (packed variable-length batches) is not supported");
+  }
+  if (info.num_inputs() < 4) info.fail("expects input, position_ids, cos_cache and sin_cache");
+  return [=](OpContext& ctx) { run_ms_rotary(ctx, a); };
+}
+
 CpuKernel make_rotary_embedding(const NodeInfo& info) {
   RotaryAttrs a;
   a.interleaved = info.attr_int("interleaved", 0) != 0;
@@ -153,6 +252,7 @@ CpuKernel make_rotary_embedding(const NodeInfo& info) {
 KILN_CPU_OPS(rotary_embedding);
 void register_rotary_embedding_ops(OpRegistry& registry) {
   registry.add("RotaryEmbedding", make_rotary_embedding);
+  registry.add(ir::kMicrosoftDomain, "RotaryEmbedding", make_ms_rotary_embedding);
 }
 
 }  // namespace kiln

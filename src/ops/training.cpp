@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "opdefs/training_defs.h"
 #include "ops/all_ops.h"
@@ -235,10 +236,9 @@ CpuKernel make_momentum(const NodeInfo& info) {
 
 KILN_CPU_OPS(training);
 void register_training_ops(OpRegistry& registry) {
-  constexpr const char* kDomain = "ai.onnx.preview.training";
-  registry.add(kDomain, "Adagrad", make_adagrad);
-  registry.add(kDomain, "Adam", make_adam);
-  registry.add(kDomain, "Momentum", make_momentum);
+  registry.add(ir::kOnnxTrainingDomain, "Adagrad", make_adagrad);
+  registry.add(ir::kOnnxTrainingDomain, "Adam", make_adam);
+  registry.add(ir::kOnnxTrainingDomain, "Momentum", make_momentum);
 }
 
 }  // namespace kiln

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/domains.h"
 #include "passes/expand_gradient.h"
 #include "passes/gradient_rules.h"
 #include "passes/passes.h"
@@ -23,10 +24,8 @@ namespace kiln::passes {
 
 namespace {
 
-constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
-
 bool is_gradient_node(const ir::Node& node) {
-  return node.domain == kTrainingDomain && node.op_type == "Gradient";
+  return node.domain == ir::kOnnxTrainingDomain && node.op_type == "Gradient";
 }
 
 // The attributes of a Gradient node, checked against its inputs and outputs.
