@@ -208,6 +208,22 @@ several workers run at once.)")
           },
           "The worker's host memory: planned_bytes, arena_bytes, cached_plans, "
           "plan_cache_bytes, in_use_bytes, peak_bytes, memory_limit.")
+      .def(
+          "device_counters",
+          [](const PyWorker& w) {
+            const kiln::DeviceCounters c = w.worker->device_counters();
+            py::dict d;
+            d["dispatches"] = c.dispatches;
+            d["barriers"] = c.barriers;
+            d["submissions"] = c.submissions;
+            d["bytes_uploaded"] = c.bytes_uploaded;
+            d["bytes_downloaded"] = c.bytes_downloaded;
+            d["recording_seconds"] = std::chrono::duration<double>(c.recording_time).count();
+            return d;
+          },
+          "What a GPU worker asked of its device so far (all zero on the cpu backend): "
+          "dispatches (draws on gpu-pixel), barriers, submissions, bytes_uploaded, "
+          "bytes_downloaded, recording_seconds (CPU time spent recording).")
       .def("schedule", &PyWorker::schedule, py::arg("feeds"),
            R"(Queues every layer of one run and returns without waiting.
 

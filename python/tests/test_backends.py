@@ -45,6 +45,25 @@ def test_a_public_model_matches_onnxruntime_on_each_backend(backend):
                                rtol=1e-3, atol=1e-4)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_device_counters_count_a_runs_transfers(backend, digits, digit_samples):
+    need_backend(backend)
+    x, _ = digit_samples
+    worker = kiln.Worker(digits, backend=backend)
+    worker.run({"pixels": x})
+    before = worker.device_counters()
+    worker.run({"pixels": x})
+    after = worker.device_counters()
+    if backend == "cpu":
+        assert all(v == 0 for v in after.values())
+        return
+    # the input goes up, the logits come down, and every layer asked the device for work
+    assert after["bytes_uploaded"] - before["bytes_uploaded"] == x.nbytes
+    assert after["bytes_downloaded"] - before["bytes_downloaded"] == x.shape[0] * 10 * 4
+    assert after["dispatches"] > before["dispatches"]
+    assert after["recording_seconds"] > before["recording_seconds"]
+
+
 @pytest.mark.parametrize("backend", ["gpu-compute", "gpu-pixel"])
 def test_strict_mode_refuses_what_the_gpu_backend_lacks(backend):
     need_backend(backend)
