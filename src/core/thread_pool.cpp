@@ -13,6 +13,15 @@ namespace kiln {
 namespace {
 thread_local ThreadPool* current_pool = nullptr;
 thread_local int current_worker = -1;
+// How many parallel_for bodies the calling thread is inside (ranges of a split loop).
+thread_local int parallel_depth = 0;
+
+struct ParallelBodyScope {
+  ParallelBodyScope() { ++parallel_depth; }
+  ~ParallelBodyScope() { --parallel_depth; }
+  ParallelBodyScope(const ParallelBodyScope&) = delete;
+  ParallelBodyScope& operator=(const ParallelBodyScope&) = delete;
+};
 
 // How long an idle worker polls for a job before it sleeps: about one small layer's time, so
 // that the next layer or parallel loop finds it awake, while a pool with nothing to do stops
@@ -57,6 +66,7 @@ class ThreadPool::ParallelForTask : public Runnable {
   // the run must stop, takes the chunks nobody has claimed, so a long kernel ends early; it
   // rethrows the stop once the helpers are done (stop_requested()).
   void run_chunks(const RunStop* stop = nullptr) {
+    ParallelBodyScope in_body;
     for (;;) {
       if (stop && stop->reason() != RunStop::Reason::None) {
         stopped_ = true;
@@ -158,6 +168,7 @@ ThreadPool& ThreadPool::shared(int num_threads) {
 }
 
 ThreadPool* ThreadPool::current() { return current_pool; }
+bool ThreadPool::in_parallel_body() { return parallel_depth > 0; }
 int ThreadPool::current_worker_index() { return current_worker; }
 
 void ThreadPool::submit(Runnable* job) {
@@ -219,7 +230,7 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
   if (count <= 0) return;
   grain = std::max<int64_t>(1, grain);
   const int64_t max_chunks = (count + grain - 1) / grain;
-  const int workers = num_threads();
+  const int workers = parallel_depth > 0 ? 1 : num_threads();
   if (workers == 1 || max_chunks == 1) {
     const RunStop* stop = RunStop::current();
     if (!stop || max_chunks == 1) {

@@ -65,9 +65,13 @@ class ThreadPool {
 
   // Runs body(begin, end) over disjoint ranges covering [0, count), each at least `grain`
   // long (except the last), on this pool's workers and the calling thread; returns when all
-  // ranges are done. Safe to call from inside a job. Runs inline when the pool has one thread
-  // or the work is a single range.
+  // ranges are done. Safe to call from inside a job. Runs inline when the pool has one thread,
+  // the work is a single range, or the caller is itself inside a parallel_for's body (the
+  // outer loop already keeps the threads busy; see in_parallel_body).
   void parallel_for(int64_t count, int64_t grain, FunctionRef<void(int64_t, int64_t)> body);
+
+  // Whether the calling thread is running a range of a parallel_for split over threads.
+  static bool in_parallel_body();
 
  private:
   class ParallelForTask;
