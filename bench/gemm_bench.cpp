@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/simd_target.h"
 #include "core/thread_pool.h"
 
 #ifdef KILN_BENCH_DNNL
@@ -381,29 +382,12 @@ void configure(benchmark::internal::Benchmark* b, bool with_transposes) {
 BENCHMARK(BM_sgemm)->Apply([](auto* b) { configure(b, true); });
 BENCHMARK(BM_sgemm_packed)->Apply([](auto* b) { configure(b, false); });
 
-// Restricts Highway's dispatch to the named target and those below it (as a machine without
-// the better ones would run). Returns false for a name this machine cannot run.
-bool select_target(const std::string& name) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    if (name == hwy::TargetName(target)) {
-      // Targets are bits, better ones lower: keep this one and every bit above it.
-      hwy::SetSupportedTargetsForTest(hwy::SupportedTargets() & ~(target - 1));
-      return true;
-    }
-  }
-  return false;
-}
-
 int usage(const char* arg) {
   std::fprintf(stderr,
                "gemm_bench: unknown argument '%s'\nusage: gemm_bench [--target=NAME] [--size=N] "
                "[--rounds=R] [--runs=N] [--threads=1|2] [--no-yardstick] [--shapes [benchmark "
-               "flags]]\ntargets here:",
-               arg);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    std::fprintf(stderr, " %s", hwy::TargetName(target));
-  }
-  std::fprintf(stderr, "\n");
+               "flags]]\ntargets here: %s\n",
+               arg, kiln::cpu::available_simd_targets().c_str());
   return 2;
 }
 
@@ -431,7 +415,7 @@ int main(int argc, char** argv) {
       ++i;
       break;
     } else if (starts("--target=")) {
-      if (!select_target(arg.substr(9))) return usage(argv[i]);
+      if (!kiln::cpu::limit_simd_target(arg.substr(9))) return usage(argv[i]);
       restrict_yardstick(arg.substr(9));
     } else if (starts("--threads=") && parse_positive(argv[i] + 10, value) && value <= 2) {
       opt.only_threads = static_cast<int>(value);

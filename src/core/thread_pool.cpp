@@ -3,6 +3,7 @@
 #include "core/run_stop.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -12,6 +13,30 @@ namespace kiln {
 namespace {
 thread_local ThreadPool* current_pool = nullptr;
 thread_local int current_worker = -1;
+// How many parallel_for bodies the calling thread is inside (ranges of a split loop).
+thread_local int parallel_depth = 0;
+
+struct ParallelBodyScope {
+  ParallelBodyScope() { ++parallel_depth; }
+  ~ParallelBodyScope() { --parallel_depth; }
+  ParallelBodyScope(const ParallelBodyScope&) = delete;
+  ParallelBodyScope& operator=(const ParallelBodyScope&) = delete;
+};
+
+// How long an idle worker polls for a job before it sleeps: about one small layer's time, so
+// that the next layer or parallel loop finds it awake, while a pool with nothing to do stops
+// using the processor within a fraction of a millisecond.
+constexpr auto kIdleSpin = std::chrono::microseconds(100);
+
+// Tells the processor this thread is in a polling loop (frees the core's shared resources for
+// its sibling hyper-thread, saves power).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 int default_thread_count() {
   if (const char* env = std::getenv("KILN_NUM_THREADS")) {
@@ -41,6 +66,7 @@ class ThreadPool::ParallelForTask : public Runnable {
   // the run must stop, takes the chunks nobody has claimed, so a long kernel ends early; it
   // rethrows the stop once the helpers are done (stop_requested()).
   void run_chunks(const RunStop* stop = nullptr) {
+    ParallelBodyScope in_body;
     for (;;) {
       if (stop && stop->reason() != RunStop::Reason::None) {
         stopped_ = true;
@@ -125,7 +151,7 @@ ThreadPool::ThreadPool(int num_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
   }
   wake_.notify_all();
   for (auto& t : threads_) t.join();
@@ -142,14 +168,46 @@ ThreadPool& ThreadPool::shared(int num_threads) {
 }
 
 ThreadPool* ThreadPool::current() { return current_pool; }
+bool ThreadPool::in_parallel_body() { return parallel_depth > 0; }
 int ThreadPool::current_worker_index() { return current_worker; }
 
 void ThreadPool::submit(Runnable* job) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(job);
+  std::lock_guard lock(mutex_);
+  queue_.push_back(job);
+  queued_.fetch_add(1, std::memory_order_release);
+  wake_sleepers(1);
+}
+
+void ThreadPool::wake_sleepers(int jobs) {
+  // A polling worker sees the job by itself; notifying costs a system call, so only sleepers
+  // are woken. Notified under the lock: a worker counts itself a sleeper under it, too.
+  for (int i = 0; i < std::min(jobs, sleepers_); ++i) wake_.notify_one();
+}
+
+void ThreadPool::wait_for_work(std::unique_lock<std::mutex>& lock) {
+  if (!queue_.empty() || stopping_.load(std::memory_order_relaxed)) return;
+  const auto give_up = std::chrono::steady_clock::now() + kIdleSpin;
+  bool spinning = true;
+  while (spinning) {
+    lock.unlock();
+    for (int polls = 1;; ++polls) {
+      if (queued_.load(std::memory_order_acquire) > 0 ||
+          stopping_.load(std::memory_order_relaxed))
+        break;
+      cpu_relax();
+      // The clock is read now and then: a read costs more than a poll.
+      if (polls % 64 == 0 && std::chrono::steady_clock::now() >= give_up) {
+        spinning = false;
+        break;
+      }
+    }
+    lock.lock();
+    if (!queue_.empty() || stopping_.load(std::memory_order_relaxed)) return;
+    // Another worker took the job first: poll on while the time lasts.
   }
-  wake_.notify_one();
+  ++sleepers_;
+  wake_.wait(lock, [&] { return stopping_.load(std::memory_order_relaxed) || !queue_.empty(); });
+  --sleepers_;
 }
 
 void ThreadPool::worker_loop() {
@@ -158,9 +216,10 @@ void ThreadPool::worker_loop() {
     Runnable* job;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      wait_for_work(lock);
       if (queue_.empty()) return;  // stopping and drained
       job = queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     job->run();
   }
@@ -171,7 +230,7 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
   if (count <= 0) return;
   grain = std::max<int64_t>(1, grain);
   const int64_t max_chunks = (count + grain - 1) / grain;
-  const int workers = num_threads();
+  const int workers = parallel_depth > 0 ? 1 : num_threads();
   if (workers == 1 || max_chunks == 1) {
     const RunStop* stop = RunStop::current();
     if (!stop || max_chunks == 1) {
@@ -196,14 +255,16 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain,
     std::lock_guard lock(mutex_);
     // Helpers go to the front: a parallel loop is on some job's critical path already.
     for (int i = 0; i < helpers; ++i) queue_.push_front(&task);
+    queued_.fetch_add(helpers, std::memory_order_release);
+    wake_sleepers(helpers);
   }
-  for (int i = 0; i < helpers; ++i) wake_.notify_one();
   const RunStop* stop = RunStop::current();
   task.run_chunks(stop);
   int withdrawn;
   {
     std::lock_guard lock(mutex_);
     withdrawn = queue_.remove(&task);
+    queued_.fetch_sub(withdrawn, std::memory_order_relaxed);
   }
   task.remove_unstarted_helpers(withdrawn);
   task.wait_for_helpers();

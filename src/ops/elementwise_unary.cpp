@@ -105,14 +105,17 @@ void add_math_ops(OpRegistry& r) {
   add_unary<Accepts::Floats>(r, "Acosh", [](auto x) { return std::acosh(x); });
   add_unary<Accepts::Floats>(r, "Atanh", [](auto x) { return std::atanh(x); });
   // Erf is defined on integers too (opset 9+): computed in double, truncated back.
-  add_unary<Accepts::FloatsAndInts>(r, "Erf", [](auto x) {
-    using C = decltype(x);
-    if constexpr (std::is_integral_v<C>) {
-      return static_cast<C>(std::erf(static_cast<double>(x)));
-    } else {
-      return std::erf(x);
-    }
-  });
+  add_unary<Accepts::FloatsAndInts>(
+      r, "Erf",
+      [](auto x) {
+        using C = decltype(x);
+        if constexpr (std::is_integral_v<C>) {
+          return static_cast<C>(std::erf(static_cast<double>(x)));
+        } else {
+          return std::erf(x);
+        }
+      },
+      kCostlyGrain, &cpu::erf_f32);
 }
 
 void add_predicate_and_logic_ops(OpRegistry& r) {

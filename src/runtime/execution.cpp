@@ -21,8 +21,12 @@ class Execution::NodeJob : public Runnable, public OutputAllocator {
     }
   }
   void run() override {
-    owner_.execute(index_);
-    owner_.node_finished(index_);
+    // A layer whose inputs this one completed runs next on this thread, where they are still in
+    // its cache; any others become ready for the other workers.
+    for (NodeJob* job = this; job != nullptr;) {
+      owner_.execute(job->index_);
+      job = owner_.node_finished(job->index_, /*keep_one=*/true);
+    }
   }
   Tensor allocate(size_t output, DataType dtype, const Shape& shape) override {
     return owner_.allocate(index_, output, dtype, shape);
@@ -292,7 +296,7 @@ void Execution::run_node_inline(size_t node) {
   execute(node);
   // One layer per step: the device starts on it now rather than at the end of the run.
   if (graph_->device) graph_->device->flush();
-  node_finished(node);
+  node_finished(node, /*keep_one=*/false);
 }
 
 Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Shape& shape) {
@@ -491,13 +495,20 @@ void Execution::run_on_cpu(const CompiledNode& cn, NodeJob& job) {
   cn.kernel(ctx);
 }
 
-void Execution::node_finished(size_t index) {
+Execution::NodeJob* Execution::node_finished(size_t index, bool keep_one) {
+  NodeJob* kept = nullptr;
   for (int c : graph_->nodes[index].consumers) {
     NodeJob& job = *jobs_[static_cast<size_t>(c)];
-    if (job.pending.fetch_sub(1, std::memory_order_acq_rel) == 1 && !inline_mode_)
+    if (job.pending.fetch_sub(1, std::memory_order_acq_rel) != 1 || inline_mode_) continue;
+    if (keep_one && kept == nullptr) {
+      kept = &job;
+    } else {
       pool_.submit(&job);
+    }
   }
+  // A kept job is not finished, so this cannot be the run's last node then.
   if (nodes_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) finish_run();
+  return kept;
 }
 
 void Execution::finish_run() {

@@ -80,7 +80,9 @@ class Execution {
   void bind(std::span<const Tensor> inputs);
   void execute(size_t node);  // execute_node, timed when profiling
   void execute_node(size_t node);
-  void node_finished(size_t node);
+  // Marks `node` done and hands its consumers that became ready to the pool; with keep_one the
+  // first of them is returned instead, for the calling job to run next.
+  NodeJob* node_finished(size_t node, bool keep_one);
   void finish_run();
   Tensor allocate(size_t node, size_t output, DataType dtype, const Shape& shape);
   Tensor view(size_t node, size_t output, const Tensor& source, const Shape& shape);

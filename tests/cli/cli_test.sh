@@ -158,6 +158,23 @@ expect_match "bench line" "$work/bench.txt" \
 expect_match "bench inputs" "$work/bench.txt" "pixels float32\[4, 1, 8, 8\]"
 expect_match "bench progress" "$work/bench_err.txt" "run 20/20"
 
+# KILN_SIMD_TARGET holds the kernels to a target: the one this machine dispatches to by default
+# (always available) is reported back; an unknown name fails, listing the available ones.
+default_simd=$(sed -nE 's/^bench: .* simd=([A-Z0-9_]+) .*/\1/p' "$work/bench.txt")
+KILN_SIMD_TARGET=$default_simd "$kiln" bench "$model" --runs 2 --warmup 0 --threads 1 \
+  >"$work/bench_simd.txt" 2>&1 || fail "bench with KILN_SIMD_TARGET=$default_simd exited with $?"
+expect_match "KILN_SIMD_TARGET kept" "$work/bench_simd.txt" "^bench: .* simd=$default_simd "
+if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+  KILN_SIMD_TARGET=AVX2 "$kiln" bench "$model" --runs 2 --warmup 0 --threads 1 \
+    >"$work/bench_avx2.txt" 2>&1 || fail "bench with KILN_SIMD_TARGET=AVX2 exited with $?"
+  expect_match "KILN_SIMD_TARGET=AVX2" "$work/bench_avx2.txt" "^bench: .* simd=AVX2 "
+fi
+if KILN_SIMD_TARGET=NO_SUCH "$kiln" bench "$model" --runs 2 >"$work/err.txt" 2>&1; then
+  fail "bench with an unknown KILN_SIMD_TARGET succeeded"
+fi
+expect_match "unknown KILN_SIMD_TARGET" "$work/err.txt" \
+  "KILN_SIMD_TARGET=NO_SUCH: not a SIMD target .*available: .*$default_simd"
+
 # Errors: non-zero exit and a message naming the problem.
 if "$kiln" run "$work/no_such_model.onnx" >"$work/err.txt" 2>&1; then
   fail "run on a missing model succeeded"

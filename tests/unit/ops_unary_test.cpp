@@ -110,6 +110,31 @@ TEST(UnaryOpsTest, ExpMatchesLibmIncludingSpecialValues) {
   }
 }
 
+TEST(UnaryOpsTest, ErfMatchesLibmIncludingSpecialValues) {
+  // float32 takes the vectorised path: both of its ranges (below and above |x| = 0.5), the
+  // saturation beyond 4, and the special values.
+  std::vector<float> v = sweep(-7.0f, 7.0f, 140001);
+  const std::vector<float> specials = {0.0f, -0.0f, kInf, -kInf, kNaN, 1e-8f, -1e-30f, 0.5f, 4.0f};
+  for (size_t i = 0; i < specials.size(); ++i) {
+    v[i] = specials[i];
+    v[v.size() - 1 - i] = specials[i];
+  }
+  Tensor y = run1("Erf", f32({static_cast<int64_t>(v.size())}, v), 13);
+  const float* p = y.data<float>();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double expected = std::erf(static_cast<double>(v[i]));
+    if (std::isnan(expected)) {
+      ASSERT_TRUE(std::isnan(p[i])) << "erf(" << v[i] << ")";
+    } else if (std::fabs(v[i]) < 0.5f) {
+      // Small arguments keep their relative precision (erf(1e-8) is not rounded to 0).
+      ASSERT_NEAR(p[i], expected, 3e-7 * std::fabs(expected)) << "erf(" << v[i] << ")";
+      ASSERT_EQ(std::signbit(p[i]), std::signbit(v[i])) << "erf(" << v[i] << ")";
+    } else {
+      ASSERT_NEAR(p[i], expected, 2e-7) << "erf(" << v[i] << ")";
+    }
+  }
+}
+
 TEST(UnaryOpsTest, LogMatchesLibmIncludingSpecialValues) {
   std::vector<float> v = sweep(-1.0f, 1e6f, 70001);
   const std::vector<float> specials = {0.0f,

@@ -7,6 +7,8 @@
 namespace kiln::cpu::gemm_detail {
 
 int available_threads() {
+  // Inside a split loop the other threads have their own ranges: a nested split runs inline.
+  if (ThreadPool::in_parallel_body()) return 1;
   ThreadPool* pool = ThreadPool::current();
   return (pool ? *pool : ThreadPool::shared()).num_threads();
 }

@@ -6,15 +6,16 @@
 
 namespace kiln::cpu::gemm_detail {
 
-// Threads a parallel_for issued from the calling thread would use.
+// Threads a parallel_for issued from the calling thread would use (1 inside a parallel_for's
+// body, where it runs inline).
 int available_threads();
 
-// Waking a sleeping worker takes tens of microseconds (about 60 on a virtual machine), so a
-// split only pays when each thread gets well over that: compute-bound work of at least this
-// many FLOPs (~150 us on one core)...
-inline constexpr double kMinParallelFlops = 3e7;
-// ...or memory-bound work (GEMV, packing) touching at least this many floats (16 MiB).
-inline constexpr int64_t kMinParallelFloats = int64_t{1} << 22;
+// Idle workers poll the job queue for a while before they sleep (core/thread_pool.h), so
+// between layers a split costs a few microseconds, not a wake-up: it pays for compute-bound
+// work of at least this many FLOPs (~25 us on one core)...
+inline constexpr double kMinParallelFlops = 4e6;
+// ...or memory-bound work (GEMV, packing) touching at least this many floats (2 MiB).
+inline constexpr int64_t kMinParallelFloats = int64_t{1} << 19;
 
 // C is cut into a grid of row_parts x col_parts parts, each run as one parallel_for item.
 struct PartGrid {

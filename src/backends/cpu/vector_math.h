@@ -13,5 +13,7 @@ void tanh_f32(const float* in, float* out, int64_t n);
 void sigmoid_f32(const float* in, float* out, int64_t n);
 // x * sigmoid(x) (SiLU, Swish) in one pass: the same value as sigmoid_f32 followed by a multiply.
 void silu_f32(const float* in, float* out, int64_t n);
+// erf to a few ulp (small arguments to full relative precision).
+void erf_f32(const float* in, float* out, int64_t n);
 
 }  // namespace kiln::cpu
