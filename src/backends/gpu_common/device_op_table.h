@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/device_backend.h"
+#include "opdefs/op_families.h"
 
 namespace kiln {
 
@@ -21,7 +22,13 @@ class DeviceOpTable {
   // nullptr (with `reason` set) when the node must run on the CPU.
   using OpFactory = std::function<RecordFn(const DevicePlacementQuery&, std::string& reason)>;
 
-  void add(const std::string& op_type, OpFactory factory) { ops_[op_type] = std::move(factory); }
+  // The family whose registrations follow (called by the generated register_all_ops).
+  void begin_family(std::string family) { families_.begin_family(std::move(family)); }
+  // kiln::Error when the op is registered already (by this family or another).
+  void add(const std::string& op_type, OpFactory factory) {
+    families_.claim("GPU op table", op_type);
+    ops_[op_type] = std::move(factory);
+  }
   const OpFactory* find(const std::string& op_type) const {
     auto it = ops_.find(op_type);
     return it == ops_.end() ? nullptr : &it->second;
@@ -29,6 +36,7 @@ class DeviceOpTable {
 
  private:
   std::map<std::string, OpFactory> ops_;
+  OpFamilies families_;
 };
 
 }  // namespace kiln
