@@ -77,6 +77,19 @@ struct MemoryStats {
   uint64_t memory_limit = 0;      // WorkerOptions::memory_limit, or its default
 };
 
+// What a GPU worker asked of its device since the worker was made (Worker::device_counters),
+// counted as the work is recorded; all zero on the CPU backend. Subtract two readings to get one
+// run's figures.
+struct DeviceCounters {
+  uint64_t dispatches = 0;   // compute dispatches (gpu-compute) or draws (gpu-pixel)
+  uint64_t barriers = 0;     // pipeline barriers (gpu-compute; OpenGL ES orders draws itself)
+  uint64_t submissions = 0;  // queue submissions (gpu-compute) or flushes (gpu-pixel)
+  uint64_t bytes_uploaded = 0;
+  uint64_t bytes_downloaded = 0;
+  // CPU time spent recording the nodes' device work (uploads of host inputs included).
+  std::chrono::nanoseconds recording_time{0};
+};
+
 struct NamedTensor {
   std::string_view name;
   Tensor tensor;
@@ -158,6 +171,9 @@ class KILN_API Worker {
   void set_deadline(std::chrono::nanoseconds deadline);
   // The worker's host memory now. Safe to call while a run is in flight.
   MemoryStats memory_stats() const;
+  // What the worker's GPU backend asked of its device so far. Safe to call while a run is in
+  // flight.
+  DeviceCounters device_counters() const;
 
   // Where the latest run's time went (WorkerOptions::profile must be on). Waits for the run to
   // finish and for its device timings.

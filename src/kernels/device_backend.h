@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/device_counters.h"
 #include "kernels/op_registry.h"
 #include "kiln/worker.h"
 
@@ -184,6 +185,9 @@ class DeviceBackend {
   }
   // Waits for the work timed so far and hands its intervals over (each once).
   virtual DeviceTimings take_timings() { return {}; }
+
+  // What this backend asked of its device so far (Worker::device_counters).
+  virtual const DeviceWorkCounters& counters() const = 0;
 };
 
 // Called from a job: a host tensor with the contents of device tensor `t`. Submits pending

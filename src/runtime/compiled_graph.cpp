@@ -1,5 +1,6 @@
 #include "runtime/compiled_graph.h"
 #include "core/log.h"
+#include "opdefs/op_def.h"
 #include "runtime/placement_check.h"
 #include "runtime/shape_check.h"
 #include "runtime/subgraph_program.h"
@@ -140,6 +141,8 @@ CompiledGraph compile_graph(const ir::Graph& graph, const std::map<std::string, 
     CompiledNode cn;
     cn.node = &node;
     cn.opset = opset_of(opsets, node.domain);
+    const OpDef* def = OpDefs::global().find(node);
+    cn.reads_only_shapes = def && def->ends_shape_walk;
     std::vector<const Tensor*> constant_inputs;
     for (const auto& in : node.inputs) {
       if (in.empty()) {

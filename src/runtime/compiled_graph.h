@@ -24,6 +24,9 @@ struct CompiledNode {
   // A device node whose placement knew every input's shape and dtype and every shape-deciding
   // value at load time: only a device limit can move it to the CPU at run time.
   bool decided_at_load = false;
+  // The node reads only its inputs' shapes (Shape, Size): on the CPU it needs no download of a
+  // device input.
+  bool reads_only_shapes = false;
   std::vector<int> inputs;     // slot per input, -1 for an absent optional input
   std::vector<int> outputs;    // slot per output, -1 for an unused optional output
   std::vector<int> consumers;  // nodes that read an output of this one (each once)

@@ -477,8 +477,9 @@ bool Execution::record_on_device(const CompiledNode& cn, NodeJob& job) {
 
 void Execution::run_on_cpu(const CompiledNode& cn, NodeJob& job) {
   // Values a device node produced come to the host first; this job waits for the device, the
-  // caller of schedule never does.
-  for (size_t k = 0; k < job.inputs.size(); ++k) {
+  // caller of schedule never does. A node that reads only shapes takes the device tensors as
+  // they are.
+  for (size_t k = 0; k < job.inputs.size() && !cn.reads_only_shapes; ++k) {
     Tensor& in = job.inputs[k];
     if (!in.defined() || !in.impl()->device) continue;
     TimedTransfer timed(false, in.byte_size(), static_cast<int>(k));

@@ -337,6 +337,10 @@ MemoryStats Worker::memory_stats() const {
   return stats;
 }
 
+DeviceCounters Worker::device_counters() const {
+  return impl_->device_ ? impl_->device_->counters().snapshot() : DeviceCounters{};
+}
+
 const Model& Worker::model() const { return impl_->model_; }
 Backend Worker::backend() const { return impl_->backend_; }
 std::vector<std::string> Worker::output_names() const {

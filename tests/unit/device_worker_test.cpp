@@ -287,6 +287,53 @@ TEST_P(DeviceWorker, ScheduleAndReadbackRequestNeverWaitEvenWithAFallback) {
   gate_opened = {};
 }
 
+// Worker::device_counters tells what one run asked of the device: the input's bytes up, the
+// output's bytes down, at least one dispatch or draw per computing node, and CPU time recording.
+TEST_P(DeviceWorker, DeviceCountersCountOneRunsWork) {
+  const Model model = gpu_only_model();
+  Worker worker(model, backend());
+  worker.schedule({{"x", ramp({2, 3, 4})}});
+  worker.peek_output("y").readback_and_clone();  // the first run also uploads the constants
+  const DeviceCounters before = worker.device_counters();
+  worker.schedule({{"x", ramp({2, 3, 4}, 0.5f)}});
+  worker.peek_output("y").readback_and_clone();
+  const DeviceCounters after = worker.device_counters();
+  const uint64_t tensor_bytes = 2 * 3 * 4 * sizeof(float);
+  EXPECT_EQ(after.bytes_uploaded - before.bytes_uploaded, tensor_bytes);
+  EXPECT_EQ(after.bytes_downloaded - before.bytes_downloaded, tensor_bytes);
+  // Transpose, Add, Relu and Sigmoid compute; the Reshape may be a view.
+  EXPECT_GE(after.dispatches - before.dispatches, 4u);
+  EXPECT_GE(after.submissions - before.submissions, 1u);
+  EXPECT_GT(after.recording_time, before.recording_time);
+  EXPECT_GE(after.barriers, before.barriers);
+
+  Worker cpu(model, Backend::Cpu);
+  cpu.schedule({{"x", ramp({2, 3, 4})}});
+  cpu.peek_output("y").readback_and_clone();
+  const DeviceCounters none = cpu.device_counters();
+  EXPECT_EQ(none.dispatches + none.barriers + none.submissions + none.bytes_uploaded +
+                none.bytes_downloaded,
+            0u);
+  EXPECT_EQ(none.recording_time.count(), 0);
+}
+
+// Shape reads only its input's shape: a Shape on the CPU after a GPU node downloads nothing.
+TEST_P(DeviceWorker, AShapeOfADeviceValueDownloadsNothing) {
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {2, 3, 4});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Shape", {"r"}, {"s"});
+  b.output("s");
+  Worker worker(b.build(), backend());
+  worker.schedule({{"x", ramp({2, 3, 4})}});
+  worker.peek_output("s").readback_and_clone();
+  const DeviceCounters before = worker.device_counters();
+  worker.schedule({{"x", ramp({2, 3, 4}, 0.5f)}});
+  const Tensor s = worker.peek_output("s").readback_and_clone();
+  EXPECT_EQ(s.to_vector<int64_t>(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(worker.device_counters().bytes_downloaded - before.bytes_downloaded, 0u);
+}
+
 TEST_P(DeviceWorker, TwoRequestsOnOneTensorShareOneTransfer) {
   const Model model = gpu_only_model();
   Worker worker(model, backend());

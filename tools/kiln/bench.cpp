@@ -61,6 +61,23 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
+// A GPU worker's device counters (Worker::device_counters) averaged over the timed runs.
+struct DeviceWorkPerRun {
+  double dispatches, barriers, submissions, uploaded_mb, downloaded_mb, recording_ms;
+};
+
+DeviceWorkPerRun per_run(const DeviceCounters& before, const DeviceCounters& after, double runs) {
+  auto each = [&](uint64_t a, uint64_t b) { return static_cast<double>(b - a) / runs; };
+  return {each(before.dispatches, after.dispatches),
+          each(before.barriers, after.barriers),
+          each(before.submissions, after.submissions),
+          each(before.bytes_uploaded, after.bytes_uploaded) / 1e6,
+          each(before.bytes_downloaded, after.bytes_downloaded) / 1e6,
+          std::chrono::duration<double, std::milli>(after.recording_time - before.recording_time)
+                  .count() /
+              runs};
+}
+
 struct BenchOptions {
   std::string model;
   WorkerFlags worker;
@@ -108,6 +125,7 @@ int bench(const BenchOptions& o) {
     progress.update("warmup", i, warmup, i == 0);
     run_once();
   }
+  const DeviceCounters device_before = worker.device_counters();
   std::vector<double> samples;
   samples.reserve(static_cast<size_t>(runs));
   for (int i = 0; i < runs; ++i) {
@@ -118,6 +136,8 @@ int bench(const BenchOptions& o) {
   }
   progress.update("run", runs, runs, true);
   progress.finish();
+  const DeviceWorkPerRun device_work =
+      per_run(device_before, worker.device_counters(), static_cast<double>(runs));
 
   std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
@@ -148,6 +168,17 @@ int bench(const BenchOptions& o) {
                 static_cast<double>(memory.plan_cache_bytes) / 1024, mib(memory.in_use_bytes),
                 mib(memory.peak_bytes), mib(memory.memory_limit));
   std::cout << text;
+  const bool on_gpu = backend != Backend::Cpu;
+  if (on_gpu) {
+    std::cout << "device: " << worker.device_description() << "\n";
+    std::snprintf(text, sizeof text,
+                  "device work per run: %.1f %s, %.1f barriers, %.1f submissions, %.3f MB "
+                  "uploaded, %.3f MB downloaded, %.3f ms of CPU time recording\n",
+                  device_work.dispatches, backend == Backend::GpuPixel ? "draws" : "dispatches",
+                  device_work.barriers, device_work.submissions, device_work.uploaded_mb,
+                  device_work.downloaded_mb, device_work.recording_ms);
+    std::cout << text;
+  }
   if (!o.trace.empty()) {
     // A worker of its own, so profiling never touches the timed runs; its first run builds
     // the memory plan, the second is the one traced.
@@ -165,12 +196,21 @@ int bench(const BenchOptions& o) {
   std::snprintf(text, sizeof text,
                 " backend=%s threads=%d simd=%s load_model_ms=%.3f load_ms=%.3f min_ms=%.4f "
                 "median_ms=%.4f mean_ms=%.4f p90_ms=%.4f max_ms=%.4f peak_rss_mb=%.1f "
-                "arena_bytes=%llu peak_bytes=%llu\n",
+                "arena_bytes=%llu peak_bytes=%llu",
                 backend_text.c_str(), threads, simd.c_str(), load_model_ms, load_ms, sorted.front(),
                 median, mean, p90, sorted.back(), peak_mb,
                 static_cast<unsigned long long>(memory.arena_bytes),
                 static_cast<unsigned long long>(memory.peak_bytes));
   std::cout << "bench: model=" << path << text;
+  if (on_gpu) {
+    std::snprintf(text, sizeof text,
+                  " dispatches=%.1f barriers=%.1f submissions=%.1f upload_mb=%.4f "
+                  "download_mb=%.4f record_ms=%.4f",
+                  device_work.dispatches, device_work.barriers, device_work.submissions,
+                  device_work.uploaded_mb, device_work.downloaded_mb, device_work.recording_ms);
+    std::cout << text;
+  }
+  std::cout << "\n";
   return 0;
 }
 
@@ -184,10 +224,13 @@ const Registration kCommand{
           "dtype and shape. Progress goes to stderr; the last line of stdout is\n"
           "machine-readable:\n"
           "  bench: model=M backend=B threads=N simd=T load_model_ms=X load_ms=X min_ms=X\n"
-          "         median_ms=X mean_ms=X p90_ms=X max_ms=X peak_rss_mb=X\n"
+          "         median_ms=X mean_ms=X p90_ms=X max_ms=X peak_rss_mb=X arena_bytes=N\n"
+          "         peak_bytes=N [dispatches=X barriers=X submissions=X upload_mb=X\n"
+          "         download_mb=X record_ms=X]\n"
           "(simd: the SIMD target the CPU kernels dispatched to; load_model_ms: load_model alone;\n"
           "load_ms: with the Worker; peak_rss_mb: the process's peak resident memory after the\n"
-          "timed runs.)");
+          "timed runs. The bracketed fields come on GPU backends: what one run asked of the\n"
+          "device on average, and the CPU time it spent recording that work.)");
       auto o = std::make_shared<BenchOptions>();
       add_model_argument(cmd, o->model);
       cmd.add_option("--runs", o->runs, "timed runs (default 100)")

@@ -14,6 +14,7 @@ namespace {
 RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context) {
   return [context](DeviceOpRun& run, const RecordFn& record) {
     auto lock = context->stream.lock();
+    RecordingTimer timer(context->device.counters());
     OpRecorder recorder(context, run);
     record(recorder);
     // Its work counts toward splitting the stream into submissions.
@@ -32,6 +33,8 @@ class GpuComputeBackend final : public DeviceBackend {
     const DeviceInfo& info = context_->device.info();
     return info.name + " (" + to_string(info.type) + ", Vulkan " + info.api_version_string() + ")";
   }
+
+  const DeviceWorkCounters& counters() const override { return context_->device.counters(); }
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
                                         std::string& reason) override {

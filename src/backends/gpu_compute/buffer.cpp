@@ -146,6 +146,8 @@ void upload(Device& device, const Buffer& dst, std::span<const std::byte> bytes,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
                          0, nullptr, 1, &b, 0, nullptr);
   });
+  DeviceWorkCounters::add(device.counters().barriers);
+  DeviceWorkCounters::add(device.counters().bytes_uploaded, bytes.size());
 }
 
 void download(Device& device, const Buffer& src, std::span<std::byte> bytes, size_t offset) {
@@ -161,6 +163,8 @@ void download(Device& device, const Buffer& src, std::span<std::byte> bytes, siz
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
                          nullptr, 1, &b, 0, nullptr);
   });
+  DeviceWorkCounters::add(device.counters().barriers);
+  DeviceWorkCounters::add(device.counters().bytes_downloaded, bytes.size());
   std::memcpy(bytes.data(), staging.mapped(), bytes.size());
 }
 

@@ -57,6 +57,7 @@ void submit_and_wait(Device& device, const std::function<void(VkCommandBuffer)>&
     std::lock_guard lock(device.submit_mutex());
     vk_check(vkQueueSubmit(device.queue(), 1, &submit, shot.fence), "vkQueueSubmit");
   }
+  DeviceWorkCounters::add(device.counters().submissions);
   // Waiting (not polling) leaves the cores to lavapipe's worker threads.
   vk_check(vkWaitForFences(device.handle(), 1, &shot.fence, VK_TRUE, kFenceTimeoutNs),
            "vkWaitForFences");

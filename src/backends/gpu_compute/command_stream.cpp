@@ -126,6 +126,7 @@ uint64_t CommandStream::submit() {
     std::lock_guard lock(device_.submit_mutex());
     vk_check(vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
   }
+  DeviceWorkCounters::add(device_.counters().submissions);
   submitted_value_ = next_value_++;
   in_flight_.push_back(std::move(current_));
   return submitted_value_;

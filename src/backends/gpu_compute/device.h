@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backends/gpu_compute/pipeline_cache.h"
+#include "kernels/device_counters.h"
 
 namespace kiln::gpu_compute {
 
@@ -92,6 +93,10 @@ class Device {
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
                             VkMemoryPropertyFlags preferred = 0) const;
 
+  // What was asked of this device (dispatches, barriers, submissions, transfers).
+  DeviceWorkCounters& counters() { return counters_; }
+  const DeviceWorkCounters& counters() const { return counters_; }
+
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
   // Warnings and errors reported by the validation layer so far ("[error] ..." / "[warning] ...").
   std::vector<std::string> validation_messages() const;
@@ -117,6 +122,7 @@ class Device {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   std::unique_ptr<PipelineCache> cache_;
   std::mutex submit_mutex_;
+  DeviceWorkCounters counters_;
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;
 };

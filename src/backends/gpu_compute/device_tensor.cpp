@@ -8,8 +8,9 @@ namespace {
 
 std::atomic<uint64_t> downloads{0};
 
-void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
-             VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
+void barrier(Device& device, VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
+             VkAccessFlags src, VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
+  DeviceWorkCounters::add(device.counters().barriers);
   VkMemoryBarrier b{};
   b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   b.srcAccessMask = src;
@@ -36,7 +37,8 @@ void DeviceTensor::record_upload(const void* bytes, size_t size) {
   const VkCommandBuffer cmd = context_->stream.cmd();
   const VkBufferCopy region{0, 0, size};
   vkCmdCopyBuffer(cmd, staging->handle(), buffer_->handle(), 1, &region);
-  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+  DeviceWorkCounters::add(context_->device.counters().bytes_uploaded, size);
+  barrier(context_->device, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
               VK_ACCESS_TRANSFER_WRITE_BIT);
@@ -52,8 +54,9 @@ void DeviceTensor::request_locked() {
     const VkCommandBuffer cmd = context_->stream.cmd();
     const VkBufferCopy region{0, 0, buffer_->size()};
     vkCmdCopyBuffer(cmd, buffer_->handle(), staging_->handle(), 1, &region);
+    DeviceWorkCounters::add(context_->device.counters().bytes_downloaded, buffer_->size());
     // The timeline alone does not make device writes visible to the host; this barrier does.
-    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+    barrier(context_->device, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   }
   ready_value_ = context_->stream.submit();

@@ -115,6 +115,8 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
                        static_cast<uint32_t>(push_constants.size()), push_constants.data());
   }
   vkCmdDispatch(cmd, groups.x, groups.y, groups.z);
+  DeviceWorkCounters& counters = pipeline.device().counters();
+  DeviceWorkCounters::add(counters.dispatches);
 
   if (written.empty()) return;
   // A global barrier rather than one per written buffer: executor tensors share memory blocks,
@@ -128,6 +130,7 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
                        &barrier, 0, nullptr, 0, nullptr);
+  DeviceWorkCounters::add(counters.barriers);
 }
 
 }  // namespace kiln::gpu_compute

@@ -39,6 +39,7 @@ class ComputePipeline {
   uint32_t storage_buffers() const { return storage_buffers_; }
   uint32_t push_constant_bytes() const { return push_constant_bytes_; }
   uint32_t workgroup_size_x() const { return workgroup_size_x_; }
+  Device& device() const { return device_; }
 
  private:
   void destroy() noexcept;

@@ -29,6 +29,7 @@ RecordSession<OpRecorder> draw_session(std::shared_ptr<Runtime> runtime) {
   return [runtime](DeviceOpRun& run, const RecordFn& record) {
     // The context is current on one thread at a time: this job's, while it draws.
     Context::Scope scope(runtime->context());
+    RecordingTimer timer(runtime->context().counters());
     OpRecorder recorder(runtime, run);
     record(recorder);
   };
@@ -62,7 +63,10 @@ class PixelBackend final : public DeviceBackend {
   void flush() override {
     Context::Scope scope(runtime_->context());
     glFlush();
+    DeviceWorkCounters::add(runtime_->context().counters().submissions);
   }
+
+  const DeviceWorkCounters& counters() const override { return runtime_->context().counters(); }
 
   bool record_timed(DeviceKernel& kernel, DeviceOpRun& run, uint32_t id) override {
     Context::Scope scope(runtime_->context());  // nothing else draws between the queries

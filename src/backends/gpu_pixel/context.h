@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/device_counters.h"
+
 namespace kiln::gpu_pixel {
 
 class TexturePool;
@@ -97,6 +99,9 @@ class Context {
   // vertex array the full-screen triangle draws with (it has no vertex buffers).
   GLuint framebuffer() const { return framebuffer_; }
   GLuint vertex_array() const { return vertex_array_; }
+  // What was asked of the GPU through this context (draws, flushes, transfers).
+  DeviceWorkCounters& counters() { return counters_; }
+  const DeviceWorkCounters& counters() const { return counters_; }
 
  private:
   void create(const ContextOptions& options);
@@ -108,6 +113,7 @@ class Context {
   EGLContext context_ = EGL_NO_CONTEXT;
   EGLSurface surface_ = EGL_NO_SURFACE;  // a 1x1 pbuffer where surfaceless is unsupported
   std::recursive_mutex mutex_;
+  DeviceWorkCounters counters_;
   int scope_depth_ = 0;  // guarded by mutex_
   GLuint framebuffer_ = 0;
   GLuint vertex_array_ = 0;

@@ -48,6 +48,7 @@ void draw(Context& context, const Program& program, TextureTensor& output,
   if (set_uniforms) set_uniforms();
   glBindVertexArray(context.vertex_array());
   glDrawArrays(GL_TRIANGLES, 0, 3);
+  DeviceWorkCounters::add(context.counters().dispatches);
   glBindVertexArray(0);
   for (size_t unit = inputs.size(); unit-- > 0;) {
     glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));

@@ -73,6 +73,8 @@ void upload(TextureTensor& dst, std::span<const float> values) {
             std::to_string(l.elements) + " elements");
   if (l.elements == 0) return;
   Context::Scope scope(*dst.context());
+  DeviceWorkCounters::add(dst.context()->counters().bytes_uploaded,
+                          static_cast<uint64_t>(l.elements) * sizeof(float));
   glBindTexture(GL_TEXTURE_2D, dst.texture());
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   // Rows made only of complete texels come straight from `values`; the rest (less than one row)
@@ -102,6 +104,8 @@ void download(const TextureTensor& src, std::span<float> values) {
   if (l.elements == 0) return;
   Context& context = *src.context();
   Context::Scope scope(context);
+  DeviceWorkCounters::add(context.counters().bytes_downloaded,
+                          static_cast<uint64_t>(l.elements) * sizeof(float));
   bind_as_render_target(context, src);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   const int64_t full_rows = (l.elements / 4) / l.width;
@@ -143,6 +147,9 @@ PendingDownload download_async(const TextureTensor& src) {
   pending.fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   // Without a flush the fence might never reach the GPU, and polling would never see it.
   glFlush();
+  DeviceWorkCounters::add(context.counters().submissions);
+  DeviceWorkCounters::add(context.counters().bytes_downloaded,
+                          static_cast<uint64_t>(pending.elements_) * sizeof(float));
   check_gl("OpenGL ES asynchronous download");
   return pending;
 }

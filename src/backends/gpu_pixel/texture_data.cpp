@@ -17,6 +17,7 @@ void Runtime::drew() {
   if (++draws_since_flush_ < kFlushEvery) return;
   draws_since_flush_ = 0;
   glFlush();
+  DeviceWorkCounters::add(context_.counters().submissions);
 }
 
 TextureData::TextureData(std::shared_ptr<Runtime> runtime, int64_t elements)
@@ -32,9 +33,8 @@ TextureData::~TextureData() {
 void TextureData::request_locked() {
   if (pending_ || host_) return;
   Context::Scope scope(runtime_->context());
-  pending_ = download_async(texture_);
+  pending_ = download_async(texture_);  // flushes, so the read does not wait for one
   downloads.fetch_add(1, std::memory_order_relaxed);
-  glFlush();  // the read must not wait behind a flush nobody issues
 }
 
 void TextureData::request_download(TensorImpl&) {
