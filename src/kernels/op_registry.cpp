@@ -47,6 +47,7 @@ void OpContext::fail(const std::string& message) const {
 
 void OpRegistry::add(const std::string& domain, const std::string& op_type, KernelFactory factory) {
   const std::string d = ir::canonical_domain(domain);
+  families_.claim("CPU kernels", d.empty() ? op_type : d + "::" + op_type);
   ops_[{d, op_type}] = OpSchema{d, op_type, std::move(factory)};
 }
 

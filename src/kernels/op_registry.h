@@ -15,6 +15,7 @@
 #include "kernels/op_context.h"
 #include "kiln/tensor.h"
 #include "opdefs/node_info.h"
+#include "opdefs/op_families.h"
 
 namespace kiln {
 
@@ -34,6 +35,9 @@ class OpRegistry {
  public:
   static OpRegistry& global();  // every built-in op, registered on first use
 
+  // The family whose registrations follow (called by the generated register_all_ops).
+  void begin_family(std::string family) { families_.begin_family(std::move(family)); }
+  // kiln::Error when the op is registered already (by this family or another).
   void add(const std::string& op_type, KernelFactory factory) {
     add("", op_type, std::move(factory));
   }
@@ -43,6 +47,7 @@ class OpRegistry {
 
  private:
   std::map<std::pair<std::string, std::string>, OpSchema> ops_;
+  OpFamilies families_;
 };
 
 }  // namespace kiln

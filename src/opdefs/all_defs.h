@@ -6,9 +6,9 @@
 // file is defined without editing any list.
 #pragma once
 
-namespace kiln {
+#include "opdefs/op_def.h"  // the generated calls name each family to OpDefs
 
-class OpDefs;
+namespace kiln {
 
 // Declares define_<family>_ops, and marks the file for the generated define_all_ops.
 #define KILN_OP_DEFS(family) void define_##family##_ops(OpDefs& defs)

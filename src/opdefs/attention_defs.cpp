@@ -1,4 +1,6 @@
-// Attention's definition: attributes, geometry and the shape rule.
+// The attention family's definitions: Attention's attributes, geometry and shape rule, and the
+// shape rules of the other sequence-model ops (LinearAttention, FlexAttention,
+// CausalConvWithState, RotaryEmbedding, TensorScatter).
 #include "opdefs/attention.h"
 
 #include <optional>
@@ -146,6 +148,63 @@ std::vector<ValueInfo> attention_rule(const InferenceContext& ctx) {
           typed(v->dtype, g.present_shape(g.v_head_size)), typed(q->dtype, g.scores_shape())};
 }
 
+// Dim `d` of input `i`, unknown when its rank is not known (or too small).
+Dim dim_of(const InferenceContext& ctx, size_t i, size_t d) {
+  const std::vector<Dim>* s = ctx.shape(i);
+  return s && d < s->size() ? (*s)[d] : Dim{};
+}
+
+// `d` / `by`, when `d` is fixed and divisible.
+Dim divided(const Dim& d, int64_t by) {
+  return d.is_fixed() && by > 0 && d.value % by == 0 ? fixed_dim(d.value / by) : Dim{};
+}
+
+// `d` * `by`, when `d` is fixed.
+Dim times(const Dim& d, int64_t by) { return d.is_fixed() ? fixed_dim(d.value * by) : Dim{}; }
+
+// LinearAttention(query [B, S, Hq * dk], key [B, S, Hkv * dk], value [B, S, Hkv * dv], ...):
+// output [B, S, Hq * dv] and present_state [B, Hkv, dk, dv], of the query's type.
+std::vector<ValueInfo> linear_attention_rule(const InferenceContext& ctx) {
+  const ValueInfo* q = ctx.input(0);
+  if (!q) return {};
+  const int64_t q_heads = ctx.info().required_int("q_num_heads");
+  const int64_t kv_heads = ctx.info().required_int("kv_num_heads");
+  if (q_heads <= 0 || kv_heads <= 0 || q_heads % kv_heads != 0) return {};
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<Dim>* s = ctx.shape(i);
+    if (s && s->size() != 3) return {dtype_only(q->dtype), dtype_only(q->dtype)};
+  }
+  const Dim batch = dim_of(ctx, 0, 0), seq = dim_of(ctx, 0, 1);
+  const Dim key_size = divided(dim_of(ctx, 0, 2), q_heads);
+  const Dim value_size = divided(dim_of(ctx, 2, 2), kv_heads);
+  return {tensor_type(q->dtype, {batch, seq, times(value_size, q_heads)}),
+          tensor_type(q->dtype, {batch, fixed_dim(kv_heads), key_size, value_size})};
+}
+
+// FlexAttention(Q [B, Hq, Sq, dk], K [B, Hkv, Skv, dk], V [B, Hkv, Skv, dv]): [B, Hq, Sq, dv].
+std::vector<ValueInfo> flex_attention_rule(const InferenceContext& ctx) {
+  const ValueInfo* q = ctx.input(0);
+  if (!q) return {};
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<Dim>* s = ctx.shape(i);
+    if (s && s->size() != 4) return {dtype_only(q->dtype)};
+  }
+  return {tensor_type(
+      q->dtype, {dim_of(ctx, 0, 0), dim_of(ctx, 0, 1), dim_of(ctx, 0, 2), dim_of(ctx, 2, 3)})};
+}
+
+// CausalConvWithState(input [B, C, L], weight [C, 1, K], bias, past_state): output of the
+// input's shape, present_state [B, C, K - 1].
+std::vector<ValueInfo> causal_conv_rule(const InferenceContext& ctx) {
+  const ValueInfo* x = ctx.input(0);
+  if (!x) return {};
+  const std::vector<Dim>* xs = ctx.shape(0);
+  if (!xs || xs->size() != 3) return {dtype_only(x->dtype), dtype_only(x->dtype)};
+  const Dim kernel = dim_of(ctx, 1, 2);
+  const Dim carry = kernel.is_fixed() && kernel.value >= 1 ? fixed_dim(kernel.value - 1) : Dim{};
+  return {tensor_type(x->dtype, *xs), tensor_type(x->dtype, {(*xs)[0], (*xs)[1], carry})};
+}
+
 }  // namespace
 
 KILN_OP_DEFS(attention);
@@ -154,6 +213,9 @@ void define_attention_ops(OpDefs& defs) {
   defs.define("RotaryEmbedding").infer = same_as_input0;
   defs.define(ir::kMicrosoftDomain, "RotaryEmbedding").infer = same_as_input0;
   defs.define("TensorScatter").infer = same_as_input0;  // the updated cache
+  defs.define("LinearAttention").infer = linear_attention_rule;
+  defs.define("ai.onnx.preview", "FlexAttention").infer = flex_attention_rule;
+  defs.define("CausalConvWithState").infer = causal_conv_rule;
 }
 
 }  // namespace kiln

@@ -190,6 +190,51 @@ std::vector<ValueInfo> sequence_element_rule(const InferenceContext& ctx) {
   return {dtype_only(t)};
 }
 
+// SequenceMap(input_sequence, additional_inputs...): one sequence per body output, of that
+// output's type.
+std::vector<ValueInfo> sequence_map_rule(const InferenceContext& ctx) {
+  const ir::Graph* body = graph_attr(ctx, "body");
+  if (!body) return {};
+  std::vector<ValueInfo> out;
+  for (const ValueInfo& v : body->outputs) {
+    const bool typed = v.kind == ValueInfo::Kind::Tensor && v.dtype != DataType::Undefined;
+    out.push_back(typed ? sequence_of(v.dtype) : unknown());
+  }
+  return out;
+}
+
+// Optional(input) wraps a tensor or a sequence; without an input, the `type` attribute says
+// what the empty optional would hold.
+std::vector<ValueInfo> optional_rule(const InferenceContext& ctx) {
+  ValueInfo element;
+  if (ctx.info().has_input(0)) {
+    if (!ctx.input(0)) return {};
+    element = *ctx.input(0);
+  } else if (const ir::Attribute* type = ctx.info().attr("type")) {
+    element = type->type_proto;
+  } else {
+    return {};  // the kernel reports it
+  }
+  if (element.kind != ValueInfo::Kind::Tensor && element.kind != ValueInfo::Kind::Sequence)
+    return {};
+  ValueInfo v = element;
+  v.name.clear();
+  v.kind = ValueInfo::Kind::Optional;
+  v.element_kind = element.kind;
+  return {v};
+}
+
+// OptionalGetElement: the optional's element; a plain tensor or sequence (opset 18) as it is.
+std::vector<ValueInfo> optional_get_element_rule(const InferenceContext& ctx) {
+  const ValueInfo* in = ctx.input(0);
+  if (!in) return {};
+  if (in->kind != ValueInfo::Kind::Optional) return {*in};
+  if (in->element_kind == ValueInfo::Kind::Sequence) return {sequence_of(in->dtype)};
+  ValueInfo v = *in;
+  v.kind = ValueInfo::Kind::Tensor;
+  return {v};
+}
+
 std::vector<ValueInfo> int64_scalar_rule(const InferenceContext&) {
   return {tensor_type(DataType::Int64, {})};
 }
@@ -220,7 +265,10 @@ void define_control_flow_ops(OpDefs& defs) {
     defs.define(op).infer = sequence_element_rule;
   }
   defs.define("SequenceLength").infer = int64_scalar_rule;
+  defs.define("SequenceMap").infer = sequence_map_rule;
+  defs.define("Optional").infer = optional_rule;
   defs.define("OptionalHasElement").infer = bool_scalar_rule;
+  defs.define("OptionalGetElement").infer = optional_get_element_rule;
 }
 
 }  // namespace kiln

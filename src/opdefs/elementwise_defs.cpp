@@ -49,19 +49,8 @@ std::vector<ValueInfo> cast_rule(const InferenceContext& ctx) {
 
 }  // namespace
 
-namespace {
-
-// RegexFullMatch: one bool per string.
-std::vector<ValueInfo> regex_full_match_rule(const InferenceContext& ctx) {
-  const std::vector<Dim>* xs = ctx.shape(0);
-  return {xs ? tensor_type(DataType::Bool, *xs) : dtype_only(DataType::Bool)};
-}
-
-}  // namespace
-
 KILN_OP_DEFS(elementwise);
 void define_elementwise_ops(OpDefs& defs) {
-  defs.define("RegexFullMatch").infer = regex_full_match_rule;
   for (const char* op : {"Relu",       "LeakyRelu",  "PRelu",       "Elu",       "Selu",
                          "Celu",       "Gelu",       "HardSigmoid", "HardSwish", "Mish",
                          "Softplus",   "Softsign",   "Sigmoid",     "Tanh",      "ThresholdedRelu",
@@ -85,6 +74,9 @@ void define_elementwise_ops(OpDefs& defs) {
   defs.define("Where").infer = where_rule;
   defs.define("Cast").infer = cast_rule;
   defs.define("CastLike").infer = cast_rule;
+  defs.define("BitCast").infer = cast_rule;  // the same bits read as `to`: same shape
+  // SwiGLU(a, b): a's type, a and b broadcast.
+  defs.define("SwiGLU").infer = same_dtype_broadcast;
   // ONNX Runtime's element-wise contrib ops (bias and skip added first have the input's shape).
   for (const char* op : {"Gelu", "QuickGelu", "FastGelu", "BiasGelu", "BiasAdd"}) {
     defs.define(ir::kMicrosoftDomain, op).infer = same_as_input0;

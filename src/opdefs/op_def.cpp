@@ -40,6 +40,7 @@ const OpDefs& OpDefs::global() {
 
 OpDef& OpDefs::define(const std::string& domain, const std::string& op_type) {
   const std::string d = ir::canonical_domain(domain);
+  families_.claim("op definitions", d.empty() ? op_type : d + "::" + op_type, /*may_repeat=*/true);
   OpDef& def = defs_[{d, op_type}];
   def.domain = d;
   def.op_type = op_type;

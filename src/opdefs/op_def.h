@@ -19,6 +19,7 @@
 
 #include "kiln/model.h"
 #include "opdefs/node_info.h"
+#include "opdefs/op_families.h"
 
 namespace kiln {
 
@@ -72,7 +73,10 @@ class OpDefs {
  public:
   static const OpDefs& global();  // every built-in definition
 
-  // Adds or extends the definition of (domain, op_type); returns it for chaining.
+  // The family whose definitions follow (called by the generated define_all_ops).
+  void begin_family(std::string family) { families_.begin_family(std::move(family)); }
+  // Adds or extends the definition of (domain, op_type); returns it for chaining. A family may
+  // extend its own definitions; kiln::Error when another family defined the op.
   OpDef& define(const std::string& domain, const std::string& op_type);
   OpDef& define(const std::string& op_type) { return define("", op_type); }
   const OpDef* find(const std::string& domain, const std::string& op_type) const;
@@ -80,6 +84,7 @@ class OpDefs {
 
  private:
   std::map<std::pair<std::string, std::string>, OpDef> defs_;
+  OpFamilies families_;
 };
 
 // ---- helpers for shape rules ---------------------------------------------------------------

@@ -473,7 +473,6 @@ void define_resize_ops(OpDefs& defs) {
   OpDef& upsample = defs.define("Upsample");
   upsample.infer = resize_rule;
   upsample.shape_inputs = {{9, {1}}};
-  defs.define("AffineGrid").shape_inputs = {{20, {1}}};
 }
 
 }  // namespace kiln

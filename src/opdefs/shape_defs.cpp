@@ -6,7 +6,6 @@
 #include "core/element_count.h"
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
-#include "opdefs/training_defs.h"
 
 namespace kiln {
 namespace {
@@ -352,8 +351,6 @@ void define_shape_ops(OpDefs& defs) {
   OpDef& pad = defs.define("Pad");
   pad.infer = pad_rule;
   pad.shape_inputs = {{11, {1}}, {18, {1, 3}}};
-  defs.define("CenterCropPad").shape_inputs = {{18, {1}}};
-  defs.define(kKilnDomain, kSumToShapeOp).shape_inputs = {{0, {1}}};
 }
 
 }  // namespace kiln

@@ -230,8 +230,6 @@ void define_window_ops(OpDefs& defs) {
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
     defs.define(op).infer = global_pool_rule;
   }
-  defs.define("MaxUnpool").shape_inputs = {{9, {2}}};
-  defs.define("Col2Im").shape_inputs = {{18, {1, 2}}};
 }
 
 }  // namespace kiln

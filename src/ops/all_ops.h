@@ -6,9 +6,9 @@
 // file is registered without editing any list.
 #pragma once
 
-namespace kiln {
+#include "kernels/op_registry.h"  // the generated calls name each family to OpRegistry
 
-class OpRegistry;
+namespace kiln {
 
 // Declares register_<family>_ops, and marks the file for the generated register_all_ops.
 #define KILN_CPU_OPS(family) void register_##family##_ops(OpRegistry& registry)

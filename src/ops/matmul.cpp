@@ -2,8 +2,8 @@
 //
 // Float32 products go through kiln's GEMM (weights known at load time are packed once there);
 // the other element types use a plain reference loop that accumulates in float for the 16-bit
-// floats and in the element type otherwise. Einsum's parsing and contraction live in
-// backends/cpu/einsum.h.
+// floats and in the element type otherwise. Einsum's parsing is its definition's
+// (opdefs/einsum.h), its contraction backends/cpu/einsum.h's.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -487,10 +487,10 @@ CpuKernel make_matmul_integer(const NodeInfo&) {
 // --- Einsum -------------------------------------------------------------------------------
 
 CpuKernel make_einsum(const NodeInfo& info) {
-  std::shared_ptr<const cpu::EinsumEquation> eq;
+  std::shared_ptr<const EinsumEquation> eq;
   try {
-    eq = std::make_shared<const cpu::EinsumEquation>(
-        cpu::parse_einsum(info.attr_string("equation", ""), info.num_inputs()));
+    eq = std::make_shared<const EinsumEquation>(
+        parse_einsum(info.attr_string("equation", ""), info.num_inputs()));
   } catch (const Error& e) {
     info.fail(e.what());
   }

@@ -1,7 +1,5 @@
 #include "shape_coverage.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 #include "passes/passes.h"
@@ -48,10 +46,7 @@ void count(const ir::Graph& graph, ShapeCoverage& c) {
       const bool known =
           v && (v->kind == ValueInfo::Kind::Tensor ? v->dtype != DataType::Undefined && v->has_shape
                                                    : v->kind != ValueInfo::Kind::Unknown);
-      if (known)
-        ++c.predicted;
-      else if (getenv("SCDBG"))
-        fprintf(stderr, "UNPRED %s\n", node.op_type.c_str());
+      if (known) ++c.predicted;
     }
     for (const ir::Attribute& a : node.attributes) {
       if (a.g) count(*a.g, c);

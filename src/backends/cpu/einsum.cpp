@@ -12,36 +12,6 @@
 namespace kiln::cpu {
 namespace {
 
-int label_of(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return 26 + (c - 'a');
-  return -2;
-}
-
-std::vector<int> parse_term(std::string_view term, std::string_view equation) {
-  std::vector<int> labels;
-  bool seen_ellipsis = false;
-  for (size_t i = 0; i < term.size(); ++i) {
-    if (term[i] == '.') {
-      if (term.substr(i, 3) != "..." || seen_ellipsis) {
-        throw Error("Einsum equation '" + std::string(equation) +
-                    "': '.' must appear only as one '...' per term");
-      }
-      seen_ellipsis = true;
-      labels.push_back(kEllipsis);
-      i += 2;
-      continue;
-    }
-    const int l = label_of(term[i]);
-    if (l < 0) {
-      throw Error("Einsum equation '" + std::string(equation) + "': unexpected character '" +
-                  std::string(1, term[i]) + "'");
-    }
-    labels.push_back(l);
-  }
-  return labels;
-}
-
 // --- resolving an equation against concrete shapes ------------------------------------------
 
 // Everything a run needs, in dense label numbering: output labels first (in output order),
@@ -438,61 +408,6 @@ bool contract_gemm(const EinsumEquation& eq, const Resolved& r, const float* a, 
 }
 
 }  // namespace
-
-EinsumEquation parse_einsum(std::string_view equation, size_t num_inputs) {
-  std::string eq;
-  for (char c : equation) {
-    if (c != ' ') eq.push_back(c);
-  }
-  EinsumEquation result;
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = lhs.find(',', start);
-    result.terms.push_back(
-        parse_term(std::string_view(lhs).substr(start, comma - start), equation));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (result.terms.size() != num_inputs) {
-    throw Error("Einsum equation '" + std::string(equation) + "' has " +
-                std::to_string(result.terms.size()) + " operands but the node has " +
-                std::to_string(num_inputs) + " inputs");
-  }
-  int count[kEinsumLetters] = {};
-  bool any_ellipsis = false;
-  for (const auto& term : result.terms) {
-    for (int l : term) {
-      if (l == kEllipsis) {
-        any_ellipsis = true;
-      } else {
-        ++count[l];
-      }
-    }
-  }
-  if (arrow != std::string::npos) {
-    result.explicit_output = true;
-    result.output = parse_term(std::string_view(eq).substr(arrow + 2), equation);
-    bool seen[kEinsumLetters] = {};
-    for (int l : result.output) {
-      if (l == kEllipsis) continue;
-      if (seen[l] || count[l] == 0) {
-        throw Error("Einsum equation '" + std::string(equation) +
-                    "': output labels must be distinct and appear in an operand");
-      }
-      seen[l] = true;
-    }
-  } else {
-    // numpy's implicit mode: broadcast dimensions first, then the labels used exactly once, in
-    // alphabetical (ASCII) order.
-    if (any_ellipsis) result.output.push_back(kEllipsis);
-    for (int l = 0; l < kEinsumLetters; ++l) {
-      if (count[l] == 1) result.output.push_back(l);
-    }
-  }
-  return result;
-}
 
 Shape einsum_output_shape(const EinsumEquation& eq, std::span<const Tensor* const> inputs) {
   return resolve(eq, inputs).out_shape;

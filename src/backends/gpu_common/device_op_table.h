@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "kernels/device_backend.h"
+#include "opdefs/op_families.h"
 
 namespace kiln {
 
@@ -22,9 +23,13 @@ class DeviceOpTable {
   // nullptr (with `reason` set) when the node must run on the CPU.
   using OpFactory = std::function<RecordFn(const DevicePlacementQuery&, std::string& reason)>;
 
-  // An ONNX op, or one of another domain (kiln's own fused ops).
+  // The family whose registrations follow (called by the generated register_all_ops).
+  void begin_family(std::string family) { families_.begin_family(std::move(family)); }
+  // An ONNX op, or one of another domain (kiln's own fused ops). kiln::Error when the op is
+  // registered already (by this family or another).
   void add(const std::string& op_type, OpFactory factory) { add("", op_type, std::move(factory)); }
   void add(const std::string& domain, const std::string& op_type, OpFactory factory) {
+    families_.claim("GPU op table", domain.empty() ? op_type : domain + "::" + op_type);
     ops_[{domain, op_type}] = std::move(factory);
   }
   // `domain` "" or "ai.onnx" for ONNX ops.
@@ -35,6 +40,7 @@ class DeviceOpTable {
 
  private:
   std::map<std::pair<std::string, std::string>, OpFactory> ops_;
+  OpFamilies families_;
 };
 
 }  // namespace kiln
