@@ -123,8 +123,8 @@ void check_case(Device& device, const Kernel& kernel, const ConvCase& c, bool tr
                    c.w.to_string() + " group " + std::to_string(c.group));
 }
 
-const ActivationParams kRelu{Activation::Relu};
-const ActivationParams kClip{Activation::Clip, -0.25f, 0.5f};
+const ActivationParams kRelu{Activation::kRelu};
+const ActivationParams kClip{Activation::kClip, -0.25f, 0.5f};
 
 TEST_F(GpuCompute, ConvMatchesCpu) {
   const std::vector<ConvCase> cases = {

@@ -54,8 +54,8 @@ inline Tensor apply_activation(const Tensor& t, ActivationParams act) {
   Tensor out = t.clone();
   float* v = out.mutable_data<float>();
   for (int64_t i = 0; i < out.element_count(); ++i) {
-    if (act.kind == Activation::Relu) v[i] = std::max(v[i], 0.0f);
-    if (act.kind == Activation::Clip) v[i] = std::clamp(v[i], act.min, act.max);
+    if (act.kind == Activation::kRelu) v[i] = std::max(v[i], 0.0f);
+    if (act.kind == Activation::kClip) v[i] = std::clamp(v[i], act.min, act.max);
   }
   return out;
 }

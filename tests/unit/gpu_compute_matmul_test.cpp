@@ -147,8 +147,8 @@ TEST_F(GpuCompute, MatMulFusesAddAndActivations) {
   const Tensor sum = OpTest("Add").input(cpu_matmul(a, b)).input(c).run()[0];
   expect_close(run_matmul(device(), kernel, p, a, b, c), sum, "MatMul+Add");
 
-  const ActivationParams relu{Activation::Relu};
-  const ActivationParams clip{Activation::Clip, -0.5f, 0.75f};
+  const ActivationParams relu{Activation::kRelu};
+  const ActivationParams clip{Activation::kClip, -0.5f, 0.75f};
   expect_close(run_matmul(device(), kernel, p, a, b, c, 1.0f, relu), apply_activation(sum, relu),
                "MatMul+Add+Relu");
   expect_close(run_matmul(device(), kernel, p, a, b, Tensor(), 1.0f, clip),

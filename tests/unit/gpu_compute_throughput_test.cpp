@@ -89,7 +89,7 @@ TEST_F(GpuCompute, DISABLED_ThroughputConv) {
     Buffer gb = to_gpu(device(), random_floats({c.w[0]}, 3));
     Buffer gy = gpu_floats(device(), c.w[0] * out * out);
     const Timing t = best_of(device(), [&](VkCommandBuffer cmd, DescriptorArena& arena) {
-      kernel.record(cmd, arena, p, gx, gw, &gb, gy, {Activation::Relu});
+      kernel.record(cmd, arena, p, gx, gw, &gb, gy, {Activation::kRelu});
     });
     report(c.name, 2.0 * c.w[0] * out * out * c.w[1] * c.w[2] * c.w[3], t);
   }

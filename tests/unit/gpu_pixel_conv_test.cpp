@@ -52,8 +52,8 @@ Tensor cpu_reference(Direction d, const Case& c, const Tensor& x, const Tensor& 
       .attr("group", c.group);
   if (!c.output_padding.empty()) op.attr("output_padding", c.output_padding);
   Tensor want = op.run()[0];
-  if (act == ConvActivation::Relu) want = testing::OpTest("Relu").input(want).run()[0];
-  if (act == ConvActivation::Clip) {
+  if (act == ConvActivation::kRelu) want = testing::OpTest("Relu").input(want).run()[0];
+  if (act == ConvActivation::kClip) {
     want = testing::OpTest("Clip")
                .input(want)
                .input(Tensor::scalar(kClipMin))
@@ -65,7 +65,7 @@ Tensor cpu_reference(Direction d, const Case& c, const Tensor& x, const Tensor& 
 
 class GpuPixelConv : public GpuPixel {
  protected:
-  void check(Direction d, const Case& c, ConvActivation act = ConvActivation::None) {
+  void check(Direction d, const Case& c, ConvActivation act = ConvActivation::kNone) {
     const unsigned seed = d == Direction::Conv ? 1 : 4;
     const Tensor x = random_tensor(c.x, -1, 1, seed);
     const Tensor w = random_tensor(weight_shape(d, c), -1, 1, seed + 1);
@@ -129,8 +129,8 @@ TEST_F(GpuPixelConv, MatchesCpuOverGeometries) {
 
 TEST_F(GpuPixelConv, FusedReluAndClip) {
   const Case c{"fused", {1, 3, 6, 6}, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
-  check(Direction::Conv, c, ConvActivation::Relu);
-  check(Direction::Conv, c, ConvActivation::Clip);
+  check(Direction::Conv, c, ConvActivation::kRelu);
+  check(Direction::Conv, c, ConvActivation::kClip);
 }
 
 TEST_F(GpuPixelConv, ResNetSizedLayerDrawnInBands) {

@@ -110,7 +110,7 @@ TEST_F(GpuPixelMatmul, GemmWithoutCAndOddN) {
 }
 
 TEST_F(GpuPixelMatmul, FusedReluAndClip) {
-  for (const MatmulActivation act : {MatmulActivation::Relu, MatmulActivation::Clip}) {
+  for (const MatmulActivation act : {MatmulActivation::kRelu, MatmulActivation::kClip}) {
     for (const int n : {8, 7}) {  // texel and scalar paths
       const Shape as{4, 16}, bs{16, n}, cs{n};
       const Tensor a = random_tensor(as, -1, 1, 20 + n);
@@ -118,7 +118,7 @@ TEST_F(GpuPixelMatmul, FusedReluAndClip) {
       const Tensor c = random_tensor(cs, -1, 1, 40 + n);
       const Tensor gemm = testing::OpTest("Gemm").input(a).input(b).input(c).run()[0];
       Tensor want;
-      if (act == MatmulActivation::Relu) {
+      if (act == MatmulActivation::kRelu) {
         want = testing::OpTest("Relu").input(gemm).run()[0];
       } else {
         want = testing::OpTest("Clip")
@@ -133,7 +133,7 @@ TEST_F(GpuPixelMatmul, FusedReluAndClip) {
       p.clip_max = 0.25f;
       expect_matches(
           run(p, a, b, &c, want.shape()), want, 1e-4,
-          std::string(act == MatmulActivation::Relu ? "Relu" : "Clip") + " n=" + std::to_string(n),
+          std::string(act == MatmulActivation::kRelu ? "Relu" : "Clip") + " n=" + std::to_string(n),
           1e-5);
     }
   }

@@ -9,7 +9,7 @@
 //
 //   Conv conv(device);
 //   submit_and_wait(device, [&](VkCommandBuffer cmd) {
-//     conv.record(cmd, arena, problem, x, w, &bias, y, {Activation::Relu});
+//     conv.record(cmd, arena, problem, x, w, &bias, y, {Activation::kRelu});
 //   });
 //
 // Conv picks one of three paths: a 1x1 stride-1 unpadded conv is a batched GEMM on X itself

@@ -33,15 +33,18 @@
 #include "backends/gpu_compute/device.h"
 #include "backends/gpu_compute/pipeline.h"
 #include "kiln/shape.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::gpu_compute {
 
 // An activation applied to each result before it is stored (fused Relu / Clip). The order is
 // part of the shader interface of matmul.comp and conv*.comp.
-enum class Activation : uint32_t { None, Relu, Clip };
+// The fused activations' one enum (opdefs/fused_conv.h); the shaders take None, Relu and Clip,
+// whose values are the codes of shaders/activation.glsl.
+using Activation = FusedActivation;
 
 struct ActivationParams {
-  Activation kind = Activation::None;
+  Activation kind = Activation::kNone;
   float min = -std::numeric_limits<float>::infinity();  // Clip only
   float max = std::numeric_limits<float>::infinity();   // Clip only
 };

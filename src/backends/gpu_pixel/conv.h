@@ -34,7 +34,7 @@ struct ConvParams {
   int64_t in_channels = 0;   // X's channels
   int64_t out_channels = 0;  // Y's channels
   int64_t group = 1;
-  ConvActivation activation = ConvActivation::None;
+  ConvActivation activation = ConvActivation::kNone;
   float clip_min = 0.0f, clip_max = 0.0f;
 };
 

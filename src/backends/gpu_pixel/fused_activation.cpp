@@ -3,8 +3,8 @@
 namespace kiln::gpu_pixel {
 
 void add_activation(ProgramVariant& variant, FusedActivation activation) {
-  variant.add(activation == FusedActivation::Relu, "ACT_RELU");
-  variant.add(activation == FusedActivation::Clip, "ACT_CLIP");
+  variant.add(activation == FusedActivation::kRelu, "ACT_RELU");
+  variant.add(activation == FusedActivation::kClip, "ACT_CLIP");
 }
 
 void set_activation_uniforms(const Program& program, float clip_min, float clip_max) {

@@ -8,10 +8,9 @@
 #pragma once
 
 #include "backends/gpu_pixel/program.h"
+#include "opdefs/fused_conv.h"
 
 namespace kiln::gpu_pixel {
-
-enum class FusedActivation { None, Relu, Clip };
 
 // `float activate(float v)`: v itself, or ReLU or Clip when ACT_RELU or ACT_CLIP is defined.
 // Comparisons rather than max and clamp, which GLSL leaves undefined for NaN; NaN must pass.

@@ -39,7 +39,7 @@ struct MatmulParams {
   // C, when given: beta * c[m * c_stride_m + n * c_stride_n] is added (strides 0 broadcast).
   float beta = 1.0f;
   int c_stride_m = 0, c_stride_n = 0;
-  MatmulActivation activation = MatmulActivation::None;
+  MatmulActivation activation = MatmulActivation::kNone;
   float clip_min = 0.0f, clip_max = 0.0f;
 
   int64_t batch_count() const;

@@ -58,21 +58,12 @@ OpFactory fused_conv_factory() {
       return nullptr;
     }
     const FusedConvAttrs attrs = parse_fused_conv_attrs(q.info);
-    ActivationParams activation;
-    switch (attrs.activation) {
-      case FusedActivation::kNone:
-        break;
-      case FusedActivation::kRelu:
-        activation.kind = Activation::Relu;
-        break;
-      case FusedActivation::kClip:
-        activation = {Activation::Clip, attrs.clip_min, attrs.clip_max};
-        break;
-      default:
-        reason = std::string("the GPU convolution applies no ") +
-                 fused_activation_name(attrs.activation);
-        return nullptr;
+    if (!fused_conv_coverage().covers(attrs.activation)) {
+      reason = std::string("the GPU convolution applies no ") +
+               fused_activation_name(attrs.activation);
+      return nullptr;
     }
+    const ActivationParams activation{attrs.activation, attrs.clip_min, attrs.clip_max};
     return conv(attrs.conv, false, NodeRef(q.info), activation);
   };
 }

@@ -1,4 +1,4 @@
-// The fused activation of matmul.comp and conv*.comp; codes match gpu_compute::Activation.
+// The fused activation of matmul.comp and conv*.comp; codes match kiln::FusedActivation.
 // Comparisons rather than max/min, so NaN passes through as it does on the CPU.
 const uint ACT_NONE = 0, ACT_RELU = 1, ACT_CLIP = 2;
 

@@ -58,7 +58,7 @@ OpFactory gemm_factory() {
   };
 }
 
-// `activation`: what a kiln::FusedConv applies to the output (Relu or Clip).
+// `fused`: a kiln::FusedConv, which applies Relu or Clip to the output.
 OpFactory conv_factory(bool transpose, bool fused = false) {
   return [transpose, fused](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
@@ -72,7 +72,7 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
       return nullptr;
     }
     const ConvAttrs attrs = parse_conv_attrs(q.info, transpose);
-    ConvActivation activation = ConvActivation::None;
+    ConvActivation activation = ConvActivation::kNone;
     float clip_min = 0.0f, clip_max = 0.0f;
     if (fused) {
       if (q.info.has_input(3)) {
@@ -80,17 +80,14 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
         return nullptr;
       }
       const FusedConvAttrs f = parse_fused_conv_attrs(q.info);
-      if (f.activation == kiln::FusedActivation::kRelu) {
-        activation = ConvActivation::Relu;
-      } else if (f.activation == kiln::FusedActivation::kClip) {
-        activation = ConvActivation::Clip;
-        clip_min = f.clip_min;
-        clip_max = f.clip_max;
-      } else if (f.activation != kiln::FusedActivation::kNone) {
+      if (!fused_conv_coverage().covers(f.activation)) {
         reason = std::string("the GPU-pixel convolution applies no ") +
                  fused_activation_name(f.activation);
         return nullptr;
       }
+      activation = f.activation;
+      clip_min = f.clip_min;
+      clip_max = f.clip_max;
     }
     const NodeRef node(q.info);
     return [=](OpRecorder& r) {
@@ -130,7 +127,7 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
 }  // namespace
 
 FusedConvCoverage fused_conv_coverage() {
-  return {false, {kiln::FusedActivation::kRelu, kiln::FusedActivation::kClip}};
+  return {false, {FusedActivation::kRelu, FusedActivation::kClip}};
 }
 
 KILN_GPU_PIXEL_OPS(matmul_conv);
