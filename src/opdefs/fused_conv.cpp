@@ -40,4 +40,20 @@ FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info) {
   return a;
 }
 
+std::optional<FusedConvAttrs> parse_covered_fused_conv(const NodeInfo& info,
+                                                       const FusedConvCoverage& coverage,
+                                                       const std::string& kernel,
+                                                       std::string& reason) {
+  if (info.has_input(3) && !coverage.residual) {
+    reason = kernel + " adds no residual";
+    return std::nullopt;
+  }
+  FusedConvAttrs attrs = parse_fused_conv_attrs(info);
+  if (!coverage.covers(attrs.activation)) {
+    reason = kernel + " applies no " + fused_activation_name(attrs.activation);
+    return std::nullopt;
+  }
+  return attrs;
+}
+
 }  // namespace kiln

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,12 @@ struct FusedConvCoverage {
 // one).
 const char* fused_activation_name(FusedActivation a);
 FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info);
+// The attributes of a kiln::FusedConv whose residual and activation `coverage` covers; otherwise
+// nullopt, with `reason` naming what `kernel` ("the GPU convolution") lacks.
+std::optional<FusedConvAttrs> parse_covered_fused_conv(const NodeInfo& info,
+                                                       const FusedConvCoverage& coverage,
+                                                       const std::string& kernel,
+                                                       std::string& reason);
 
 inline bool is_fused_conv(const ir::Node& node) {
   return node.domain == kKilnDomain && node.op_type == kFusedConvOp;

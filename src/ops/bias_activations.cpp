@@ -100,9 +100,11 @@ CpuKernel make_biased(const NodeInfo& info, BiasedOp op) {
 
 KILN_CPU_OPS(bias_activations);
 void register_bias_activations_ops(OpRegistry& registry) {
-  for (auto [name, op] :
+  for (auto [name, biased] :
        {std::pair{"FastGelu", BiasedOp::FastGelu}, std::pair{"BiasGelu", BiasedOp::BiasGelu},
         std::pair{"BiasAdd", BiasedOp::BiasAdd}}) {
+    // A copy to capture: clang rejects capturing a structured binding before C++20's P1091.
+    const BiasedOp op = biased;
     registry.add(ir::kMicrosoftDomain, name,
                  [op](const NodeInfo& info) { return make_biased(info, op); });
   }

@@ -76,6 +76,15 @@ void rotate(const RotaryGeometry& g, bool interleaved, const T* x, const T* cos_
                });
 }
 
+// The rotated part of each head: the attribute's width, or the whole head when it is 0.
+void set_rotary_dim(const OpContext& ctx, const RotaryAttrs& a, RotaryGeometry& g) {
+  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
+  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
+    ctx.fail("rotary_embedding_dim " + std::to_string(g.rotary_dim) +
+             " must be even and at most the head size " + std::to_string(g.head_size));
+  }
+}
+
 RotaryGeometry geometry(const OpContext& ctx, const RotaryAttrs& a, const Shape& s) {
   RotaryGeometry g;
   if (s.size() == 4) {
@@ -90,11 +99,7 @@ RotaryGeometry geometry(const OpContext& ctx, const RotaryAttrs& a, const Shape&
   } else {
     ctx.fail("input must be 3-D or 4-D, got shape " + s.to_string());
   }
-  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
-  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
-    ctx.fail("rotary_embedding_dim " + std::to_string(g.rotary_dim) +
-             " must be even and at most the head size " + std::to_string(g.head_size));
-  }
+  set_rotary_dim(ctx, a, g);
   return g;
 }
 
@@ -164,11 +169,7 @@ RotaryGeometry ms_geometry(const OpContext& ctx, const RotaryAttrs& a, const Sha
   } else {
     ctx.fail("input must be 3-D or 4-D, got shape " + s.to_string());
   }
-  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
-  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
-    ctx.fail("rotary_embedding_dim " + std::to_string(g.rotary_dim) +
-             " must be even and at most the head size " + std::to_string(g.head_size));
-  }
+  set_rotary_dim(ctx, a, g);
   if (cache_width < g.rotary_dim / 2) {
     ctx.fail("the caches' width " + std::to_string(cache_width) +
              " is less than half the rotary "

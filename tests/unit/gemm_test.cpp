@@ -23,6 +23,7 @@
 #include "core/thread_pool.h"
 #include "hwy/targets.h"
 #include "kiln/error.h"
+#include "run_as_job.h"
 
 namespace kiln::cpu {
 namespace {
@@ -374,20 +375,8 @@ TEST(Gemm, Multithreaded) {
 // Runs `fn` as a job on a one-thread pool, where parallel_for runs everything inline.
 template <class Fn>
 void run_single_threaded(Fn fn) {
-  struct Job : Runnable {
-    Fn fn;
-    std::promise<void> done;
-    explicit Job(Fn f) : fn(std::move(f)) {}
-    void run() override {
-      fn();
-      done.set_value();
-    }
-  };
   ThreadPool pool(1);
-  Job job(std::move(fn));
-  std::future<void> finished = job.done.get_future();
-  pool.submit(&job);
-  finished.wait();
+  kiln::testing::run_as_job(pool, std::move(fn));
 }
 
 // The summation order of every C element depends on K blocking and the register tile only,

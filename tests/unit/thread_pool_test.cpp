@@ -10,32 +10,17 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "run_as_job.h"
 
 namespace kiln {
 namespace {
 
-// Runs `fn` as a job on `pool` and waits for it.
-template <class Fn>
-void run_in(ThreadPool& pool, Fn fn) {
-  struct Job : Runnable {
-    Fn fn;
-    std::promise<void> done;
-    explicit Job(Fn f) : fn(std::move(f)) {}
-    void run() override {
-      fn();
-      done.set_value();
-    }
-  };
-  Job job(std::move(fn));
-  std::future<void> finished = job.done.get_future();
-  pool.submit(&job);
-  finished.wait();
-}
+using testing::run_as_job;
 
 TEST(ThreadPool, EveryIndexOnce) {
   ThreadPool pool(2);
   std::vector<std::atomic<int>> hits(10007);
-  run_in(pool, [&] {
+  run_as_job(pool, [&] {
     pool.parallel_for(static_cast<int64_t>(hits.size()), 16, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
     });
@@ -48,7 +33,7 @@ TEST(ThreadPool, NestedLoopRunsInlineAndCoversItsRange) {
   constexpr int64_t kOuter = 8, kInner = 1000;
   std::vector<std::atomic<int>> hits(kOuter * kInner);
   std::atomic<int> split_inner{0};
-  run_in(pool, [&] {
+  run_as_job(pool, [&] {
     EXPECT_FALSE(ThreadPool::in_parallel_body());
     pool.parallel_for(kOuter, 1, [&](int64_t begin, int64_t end) {
       EXPECT_TRUE(ThreadPool::in_parallel_body());
@@ -72,7 +57,7 @@ TEST(ThreadPool, RunsWorkSubmittedAfterWorkersSleep) {
     // Well past the time an idle worker polls before it sleeps.
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::atomic<int64_t> sum{0};
-    run_in(pool, [&] {
+    run_as_job(pool, [&] {
       pool.parallel_for(64, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) sum.fetch_add(i);
       });

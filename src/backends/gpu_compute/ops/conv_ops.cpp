@@ -53,18 +53,11 @@ OpFactory fused_conv_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     RecordFn plain = conv_factory(false)(q, reason);
     if (!plain) return nullptr;
-    if (q.info.has_input(3)) {
-      reason = "the GPU convolution adds no residual";
-      return nullptr;
-    }
-    const FusedConvAttrs attrs = parse_fused_conv_attrs(q.info);
-    if (!fused_conv_coverage().covers(attrs.activation)) {
-      reason = std::string("the GPU convolution applies no ") +
-               fused_activation_name(attrs.activation);
-      return nullptr;
-    }
-    const ActivationParams activation{attrs.activation, attrs.clip_min, attrs.clip_max};
-    return conv(attrs.conv, false, NodeRef(q.info), activation);
+    const std::optional<FusedConvAttrs> attrs =
+        parse_covered_fused_conv(q.info, fused_conv_coverage(), "the GPU convolution", reason);
+    if (!attrs) return nullptr;
+    const ActivationParams activation{attrs->activation, attrs->clip_min, attrs->clip_max};
+    return conv(attrs->conv, false, NodeRef(q.info), activation);
   };
 }
 

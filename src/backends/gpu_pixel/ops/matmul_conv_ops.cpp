@@ -75,19 +75,12 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
     ConvActivation activation = ConvActivation::kNone;
     float clip_min = 0.0f, clip_max = 0.0f;
     if (fused) {
-      if (q.info.has_input(3)) {
-        reason = "the GPU-pixel convolution adds no residual";
-        return nullptr;
-      }
-      const FusedConvAttrs f = parse_fused_conv_attrs(q.info);
-      if (!fused_conv_coverage().covers(f.activation)) {
-        reason = std::string("the GPU-pixel convolution applies no ") +
-                 fused_activation_name(f.activation);
-        return nullptr;
-      }
-      activation = f.activation;
-      clip_min = f.clip_min;
-      clip_max = f.clip_max;
+      const std::optional<FusedConvAttrs> f = parse_covered_fused_conv(
+          q.info, fused_conv_coverage(), "the GPU-pixel convolution", reason);
+      if (!f) return nullptr;
+      activation = f->activation;
+      clip_min = f->clip_min;
+      clip_max = f->clip_max;
     }
     const NodeRef node(q.info);
     return [=](OpRecorder& r) {
