@@ -221,13 +221,19 @@ void run_ms_rotary(OpContext& ctx, const RotaryAttrs& a) {
   });
 }
 
-CpuKernel make_ms_rotary_embedding(const NodeInfo& info) {
+// The attributes both domains' RotaryEmbedding share.
+RotaryAttrs parse_rotary_attrs(const NodeInfo& info) {
   RotaryAttrs a;
   a.interleaved = info.attr_int("interleaved", 0) != 0;
   a.num_heads = info.attr_int("num_heads", 0);
   a.rotary_dim = info.attr_int("rotary_embedding_dim", 0);
   if (a.num_heads < 0) info.fail("num_heads must not be negative");
   if (a.rotary_dim < 0) info.fail("rotary_embedding_dim must not be negative");
+  return a;
+}
+
+CpuKernel make_ms_rotary_embedding(const NodeInfo& info) {
+  const RotaryAttrs a = parse_rotary_attrs(info);
   if (a.rotary_dim > 0 && a.num_heads == 0) {
     info.fail("rotary_embedding_dim needs num_heads (the head size is then hidden / num_heads)");
   }
@@ -239,12 +245,7 @@ CpuKernel make_ms_rotary_embedding(const NodeInfo& info) {
 }
 
 CpuKernel make_rotary_embedding(const NodeInfo& info) {
-  RotaryAttrs a;
-  a.interleaved = info.attr_int("interleaved", 0) != 0;
-  a.num_heads = info.attr_int("num_heads", 0);
-  a.rotary_dim = info.attr_int("rotary_embedding_dim", 0);
-  if (a.num_heads < 0) info.fail("num_heads must not be negative");
-  if (a.rotary_dim < 0) info.fail("rotary_embedding_dim must not be negative");
+  const RotaryAttrs a = parse_rotary_attrs(info);
   return [=](OpContext& ctx) { run_rotary(ctx, a); };
 }
 
