@@ -191,8 +191,7 @@ void ThreadPool::wait_for_work(std::unique_lock<std::mutex>& lock) {
   while (spinning) {
     lock.unlock();
     for (int polls = 1;; ++polls) {
-      if (queued_.load(std::memory_order_acquire) > 0 ||
-          stopping_.load(std::memory_order_relaxed))
+      if (queued_.load(std::memory_order_acquire) > 0 || stopping_.load(std::memory_order_relaxed))
         break;
       cpu_relax();
       // The clock is read now and then: a read costs more than a poll.

@@ -34,7 +34,7 @@ struct FusedConvAttrs {
 
 // The chains a backend's kernel for kiln::FusedConv computes; the fusion pass forms no others.
 struct FusedConvCoverage {
-  bool residual = false;                   // the Add of a second operand Z
+  bool residual = false;                     // the Add of a second operand Z
   std::vector<FusedActivation> activations;  // besides kNone
   bool covers(FusedActivation a) const {
     return a == FusedActivation::kNone ||

@@ -112,8 +112,7 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
   chain.output = graph.nodes[conv_index].outputs[0];
   std::optional<size_t> next = only_reader(readers, chain.output);
   if (coverage.residual && next && is_op(graph.nodes[*next], "Add") &&
-      graph.nodes[*next].inputs.size() == 2 &&
-      graph.nodes[*next].outputs.size() == 1) {
+      graph.nodes[*next].inputs.size() == 2 && graph.nodes[*next].outputs.size() == 1) {
     const ir::Node& add = graph.nodes[*next];
     const std::string& other = add.inputs[0] == chain.output ? add.inputs[1] : add.inputs[0];
     // When the other operand comes from a later Conv read only here, that Conv takes the Add:
@@ -163,9 +162,8 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
   } else {
     // SiLU as exporters spell it: Mul(x, Sigmoid(x)), x read by exactly those two nodes.
     auto it = readers.find(chain.output);
-    if (coverage.covers(FusedActivation::kSilu) && it != readers.end() &&
-        it->second.size() == 2 && it->second[0] != kOutsideReader &&
-        it->second[1] != kOutsideReader) {
+    if (coverage.covers(FusedActivation::kSilu) && it != readers.end() && it->second.size() == 2 &&
+        it->second[0] != kOutsideReader && it->second[1] != kOutsideReader) {
       size_t sigmoid = it->second[0], mul = it->second[1];
       if (!is_op(graph.nodes[sigmoid], "Sigmoid")) std::swap(sigmoid, mul);
       const ir::Node& s = graph.nodes[sigmoid];

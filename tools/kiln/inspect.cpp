@@ -105,7 +105,7 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     for (const std::string& out : node.outputs) producer[out] = &node;
   // The Conv a fused Add or activation hangs off, through at most one Add.
   std::function<const ir::Node*(const ir::Node&, int)> chain_conv = [&](const ir::Node& node,
-                                                                       int depth) {
+                                                                        int depth) {
     if (node.op_type == "Conv") return &node;
     for (const std::string& in : node.inputs) {
       auto it = producer.find(in);

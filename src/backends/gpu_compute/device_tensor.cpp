@@ -10,8 +10,8 @@ namespace {
 
 std::atomic<uint64_t> downloads{0};
 
-void barrier(Device& device, VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
-             VkAccessFlags src, VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
+void barrier(Device& device, VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
+             VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
   DeviceWorkCounters::add(device.counters().barriers);
   VkMemoryBarrier b{};
   b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;

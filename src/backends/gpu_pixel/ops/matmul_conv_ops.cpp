@@ -94,8 +94,8 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
       // A device limit known only per run: shaders index in 32 bits.
       if (!p.geometry.coordinates_fit_int32())
         throw RunOnCpu(RunTimeCause::DeviceLimit, "window coordinates beyond 32-bit indexing");
-      ConvParams params{p.geometry,     p.batch,    p.in_channels, p.out_channels,
-                        p.group,        activation, clip_min,      clip_max};
+      ConvParams params{p.geometry, p.batch,    p.in_channels, p.out_channels,
+                        p.group,    activation, clip_min,      clip_max};
       Shape y_shape{p.batch, p.out_channels};
       for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
       const TextureTensor& x = r.texture(0);
