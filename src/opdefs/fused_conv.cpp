@@ -1,6 +1,8 @@
 #include "opdefs/fused_conv.h"
 
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "opdefs/node_info.h"
 
@@ -18,6 +20,14 @@ const char* fused_activation_name(FusedActivation a) {
       return "HardSwish";
     case FusedActivation::kSilu:
       return "SiLU";
+    case FusedActivation::kSigmoid:
+      return "Sigmoid";
+    case FusedActivation::kTanh:
+      return "Tanh";
+    case FusedActivation::kLeakyRelu:
+      return "LeakyRelu";
+    case FusedActivation::kHardSigmoid:
+      return "HardSigmoid";
   }
   return "";
 }
@@ -37,6 +47,47 @@ FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info) {
   if (!known) info.fail("unknown activation '" + name + "'");
   a.clip_min = info.attr_float("clip_min", -std::numeric_limits<float>::infinity());
   a.clip_max = info.attr_float("clip_max", std::numeric_limits<float>::infinity());
+  return a;
+}
+
+FusedConvAttrs parse_ms_fused_conv_attrs(const NodeInfo& info) {
+  FusedConvAttrs a;
+  a.conv = parse_conv_attrs(info, false);
+  if (!info.has_attr("activation")) return a;
+  const std::string name = info.attr_string("activation", "");
+  struct Spelling {
+    const char* name;
+    FusedActivation activation;
+    size_t params;
+  };
+  static constexpr Spelling kSpellings[] = {
+      {"Relu", FusedActivation::kRelu, 0}, {"Sigmoid", FusedActivation::kSigmoid, 0},
+      {"Tanh", FusedActivation::kTanh, 0}, {"LeakyRelu", FusedActivation::kLeakyRelu, 1},
+      {"Clip", FusedActivation::kClip, 2}, {"HardSigmoid", FusedActivation::kHardSigmoid, 2},
+  };
+  const Spelling* found = nullptr;
+  for (const Spelling& s : kSpellings) {
+    if (name == s.name) found = &s;
+  }
+  if (!found) {
+    info.fail("unknown activation '" + name +
+              "' (Relu, Sigmoid, Tanh, LeakyRelu, Clip or HardSigmoid)");
+  }
+  a.activation = found->activation;
+  const std::vector<float> params = info.attr_floats("activation_params", {});
+  if (params.size() != found->params) {
+    info.fail("activation " + name + " takes " + std::to_string(found->params) +
+              " activation_params, got " + std::to_string(params.size()));
+  }
+  if (a.activation == FusedActivation::kLeakyRelu) a.alpha = params[0];
+  if (a.activation == FusedActivation::kClip) {
+    a.clip_min = params[0];
+    a.clip_max = params[1];
+  }
+  if (a.activation == FusedActivation::kHardSigmoid) {
+    a.alpha = params[0];
+    a.beta = params[1];
+  }
   return a;
 }
 

@@ -9,6 +9,12 @@
 //   attributes: Conv's (auto_pad, dilations, group, kernel_shape, pads, strides), and
 //     activation: "" (none), "Relu", "Clip", "HardSwish" or "SiLU" (x * sigmoid(x))
 //     clip_min, clip_max: Clip's bounds (absent bound: no limit that side)
+//
+// ONNX Runtime's com.microsoft FusedConv is the same op with its own spelling of the activation:
+//   inputs X, W, B?, Z? as above;
+//   activation: "Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip" or "HardSigmoid" (absent: none),
+//   activation_params: LeakyRelu's alpha, Clip's min and max, HardSigmoid's alpha and beta
+//     (required for those three, in that order).
 #pragma once
 
 #include <algorithm>
@@ -16,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/domains.h"
 #include "opdefs/conv.h"
 #include "opdefs/training_defs.h"
 
@@ -23,13 +30,28 @@ namespace kiln {
 
 inline constexpr const char* kFusedConvOp = "FusedConv";
 
-enum class FusedActivation { kNone, kRelu, kClip, kHardSwish, kSilu };
+inline constexpr const char* kMsFusedConvOp = "FusedConv";  // in ir::kMicrosoftDomain
+
+// kSigmoid, kTanh, kLeakyRelu and kHardSigmoid come only from com.microsoft FusedConv nodes.
+enum class FusedActivation {
+  kNone,
+  kRelu,
+  kClip,
+  kHardSwish,
+  kSilu,
+  kSigmoid,
+  kTanh,
+  kLeakyRelu,
+  kHardSigmoid
+};
 
 struct FusedConvAttrs {
   ConvAttrs conv;
   FusedActivation activation = FusedActivation::kNone;
   float clip_min = 0.0f;
   float clip_max = 0.0f;
+  float alpha = 0.0f;  // LeakyRelu's slope, HardSigmoid's alpha
+  float beta = 0.0f;   // HardSigmoid's beta
 };
 
 // The chains a backend's kernel for kiln::FusedConv computes; the fusion pass forms no others.
@@ -52,6 +74,9 @@ struct FusedConvCoverage {
 // one).
 const char* fused_activation_name(FusedActivation a);
 FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info);
+// A com.microsoft FusedConv's attributes (kiln::Error naming the node for an unknown activation
+// or a wrong number of activation_params).
+FusedConvAttrs parse_ms_fused_conv_attrs(const NodeInfo& info);
 // The attributes of a kiln::FusedConv whose residual and activation `coverage` covers; otherwise
 // nullopt, with `reason` naming what `kernel` ("the GPU convolution") lacks.
 std::optional<FusedConvAttrs> parse_covered_fused_conv(const NodeInfo& info,
@@ -61,6 +86,9 @@ std::optional<FusedConvAttrs> parse_covered_fused_conv(const NodeInfo& info,
 
 inline bool is_fused_conv(const ir::Node& node) {
   return node.domain == kKilnDomain && node.op_type == kFusedConvOp;
+}
+inline bool is_ms_fused_conv(const ir::Node& node) {
+  return node.domain == ir::kMicrosoftDomain && node.op_type == kMsFusedConvOp;
 }
 
 }  // namespace kiln

@@ -64,6 +64,13 @@ std::vector<ValueInfo> matmul_integer_rule(const InferenceContext& ctx) {
   return matmul_of(ctx, 0, 1, DataType::Int32);
 }
 
+// MatMulIntegerToFloat(A, B, ...) and DynamicQuantizeMatMul(A, B, ...) (com.microsoft): the
+// product of A and B, in float32.
+std::vector<ValueInfo> matmul_to_float_rule(const InferenceContext& ctx) {
+  if (!ctx.input(0) || !ctx.input(1)) return {};
+  return matmul_of(ctx, 0, 1, DataType::Float32);
+}
+
 // QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
 // y has y_zero_point's type, a's when it is absent.
 std::vector<ValueInfo> qlinear_matmul_rule(const InferenceContext& ctx) {
@@ -91,6 +98,8 @@ void define_matmul_ops(OpDefs& defs) {
   defs.define("MatMul").infer = matmul_rule;
   defs.define(ir::kMicrosoftDomain, "FusedMatMul").infer = fused_matmul_rule;
   defs.define("MatMulInteger").infer = matmul_integer_rule;
+  defs.define(ir::kMicrosoftDomain, "MatMulIntegerToFloat").infer = matmul_to_float_rule;
+  defs.define(ir::kMicrosoftDomain, "DynamicQuantizeMatMul").infer = matmul_to_float_rule;
   defs.define("Det").infer = det_rule;
   defs.define("QLinearMatMul").infer = qlinear_matmul_rule;
 }

@@ -145,7 +145,8 @@ struct ConvOperands {
 
 std::optional<ConvOperands> conv_operands(const InferenceContext& ctx) {
   const std::string& op = ctx.node().op_type;
-  if (op == "Conv" || op == "ConvTranspose" || is_fused_conv(ctx.node()))
+  if (op == "Conv" || op == "ConvTranspose" || is_fused_conv(ctx.node()) ||
+      is_ms_fused_conv(ctx.node()))
     return ConvOperands{1, DataType::Undefined};
   if (op == "ConvInteger") return ConvOperands{1, DataType::Int32};
   if (op == "QLinearConv") {
@@ -227,6 +228,7 @@ void define_window_ops(OpDefs& defs) {
     defs.define(op).infer = window_rule;
   }
   defs.define(kKilnDomain, kFusedConvOp).infer = window_rule;  // Y has Conv's shape
+  defs.define(ir::kMicrosoftDomain, kMsFusedConvOp).infer = window_rule;
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
     defs.define(op).infer = global_pool_rule;
   }

@@ -6,6 +6,7 @@
 #include "backends/cpu/conv_f32.h"
 #include "backends/cpu/conv_reference.h"
 #include "core/dtype_dispatch.h"
+#include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "opdefs/conv.h"
 #include "opdefs/fused_conv.h"
@@ -120,9 +121,9 @@ CpuKernel make_conv(const NodeInfo& info) {
   };
 }
 
-// kiln::FusedConv (opdefs/fused_conv.h): float32 only, as the fusion pass emits it.
-CpuKernel make_fused_conv(const NodeInfo& info) {
-  const FusedConvAttrs attrs = parse_fused_conv_attrs(info);
+// kiln::FusedConv and com.microsoft FusedConv (opdefs/fused_conv.h): float32 only, as the
+// fusion pass emits it and ONNX Runtime implements it.
+CpuKernel fused_conv_kernel(const NodeInfo& info, const FusedConvAttrs& attrs) {
   std::shared_ptr<const cpu::PackedConvWeights> packed = pack_constant_weights(info, attrs.conv);
   return [attrs, packed](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
@@ -146,9 +147,19 @@ CpuKernel make_fused_conv(const NodeInfo& info) {
     epilogue.activation = attrs.activation;
     epilogue.clip_min = attrs.clip_min;
     epilogue.clip_max = attrs.clip_max;
+    epilogue.alpha = attrs.alpha;
+    epilogue.beta = attrs.beta;
     cpu::conv_f32(p, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
                   y.mutable_data<float>(), packed.get(), epilogue);
   };
+}
+
+CpuKernel make_fused_conv(const NodeInfo& info) {
+  return fused_conv_kernel(info, parse_fused_conv_attrs(info));
+}
+
+CpuKernel make_ms_fused_conv(const NodeInfo& info) {
+  return fused_conv_kernel(info, parse_ms_fused_conv_attrs(info));
 }
 
 CpuKernel make_conv_transpose(const NodeInfo& info) {
@@ -172,6 +183,7 @@ void register_conv_ops(OpRegistry& registry) {
   registry.add("Conv", make_conv);
   registry.add("ConvTranspose", make_conv_transpose);
   registry.add(kKilnDomain, kFusedConvOp, make_fused_conv);
+  registry.add(ir::kMicrosoftDomain, kMsFusedConvOp, make_ms_fused_conv);
 }
 
 }  // namespace kiln

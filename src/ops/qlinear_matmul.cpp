@@ -1,4 +1,5 @@
 // QLinearMatMul: a matrix product of two quantized (int8/uint8) operands, requantized.
+// (The exact integer product is integer_product.h's.)
 //
 //   acc[m, n] = sum_k (a[m, k] - a_zero_point) * (b[k, n] - b_zero_point)     (exact, int32)
 //   y[m, n]   = saturate(round_half_even(acc * (a_scale * b_scale / y_scale)) + y_zero_point)
@@ -13,6 +14,7 @@
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/integer_product.h"
 #include "ops/op_utils.h"
 #include "ops/quantization_common.h"
 
@@ -22,37 +24,6 @@ namespace {
 enum Input : size_t { kA, kAScale, kAZero, kB, kBScale, kBZero, kYScale, kYZero };
 
 bool is_8bit(DataType t) { return t == DataType::Int8 || t == DataType::UInt8; }
-
-// numpy.matmul's shapes: 1-D operands are promoted to matrices, batch dimensions broadcast.
-struct ProductShape {
-  Shape batch;
-  Shape a_strides, b_strides;  // per batch dimension, in elements (0 where broadcast)
-  int64_t M = 1, K = 1, N = 1;
-  Shape out;
-};
-
-ProductShape product_shape(const OpContext& ctx, const Shape& a, const Shape& b) {
-  if (a.empty() || b.empty()) ctx.fail("a and b must have rank >= 1");
-  ProductShape p;
-  const Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
-  const Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
-  p.M = a.size() == 1 ? 1 : a[a.size() - 2];
-  p.K = a.back();
-  const int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
-  p.N = b.size() == 1 ? 1 : b.back();
-  if (p.K != kb) {
-    ctx.fail("inner dimensions differ: a is " + a.to_string() + ", b is " + b.to_string());
-  }
-  p.batch = broadcast_shapes(a_batch, b_batch, ctx.node().op_type);
-  p.a_strides = broadcast_strides(a_batch, p.batch);
-  p.b_strides = broadcast_strides(b_batch, p.batch);
-  for (auto& s : p.a_strides) s *= p.M * p.K;
-  for (auto& s : p.b_strides) s *= p.K * p.N;
-  p.out = p.batch;
-  if (a.size() > 1) p.out.push_back(p.M);
-  if (b.size() > 1) p.out.push_back(p.N);
-  return p;
-}
 
 // A scale or zero point: one value, or `lines` values (rows of A, columns of B).
 std::vector<double> line_params(const OpContext& ctx, size_t index, int64_t lines,
@@ -66,8 +37,6 @@ std::vector<double> line_params(const OpContext& ctx, size_t index, int64_t line
   return values_as_double(t);
 }
 
-double at(const std::vector<double>& v, int64_t i) { return v.size() == 1 ? v[0] : v[i]; }
-
 // The zero point of operand `index`, checked against the operand's type; 0 when absent.
 std::vector<double> zero_points(const OpContext& ctx, size_t index, DataType operand, int64_t lines,
                                 const char* what) {
@@ -77,60 +46,6 @@ std::vector<double> zero_points(const OpContext& ctx, size_t index, DataType ope
              " but its operand is " + std::string(dtype_name(operand)));
   }
   return line_params(ctx, index, lines, what);
-}
-
-template <class TA, class TB>
-void product_rows(const ProductShape& p, const TA* a, const TB* b, const std::vector<double>& za,
-                  const std::vector<double>& zb, int64_t row_begin, int64_t row_end,
-                  std::vector<int32_t>& acc, int32_t* out) {
-  const int64_t M = p.M, K = p.K, N = p.N;
-  std::vector<int32_t> zb_int(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) zb_int[n] = static_cast<int32_t>(at(zb, n));
-  for (int64_t row = row_begin; row < row_end; ++row) {
-    const int64_t batch = row / M, m = row % M;
-    int64_t a_off = 0, b_off = 0;
-    for (size_t d = p.batch.size(), rest = batch; d-- > 0;) {
-      const auto idx = static_cast<int64_t>(rest % p.batch[d]);
-      rest /= p.batch[d];
-      a_off += idx * p.a_strides[d];
-      b_off += idx * p.b_strides[d];
-    }
-    const auto zam = static_cast<int32_t>(at(za, m));
-    std::fill(acc.begin(), acc.end(), 0);
-    for (int64_t k = 0; k < K; ++k) {
-      const int32_t av = static_cast<int32_t>(a[a_off + m * K + k]) - zam;
-      if (av == 0) continue;
-      const TB* brow = b + b_off + k * N;
-      // Each product fits int32, but long sums may not: they wrap as ONNX's int32 accumulation
-      // does, in unsigned arithmetic (signed overflow would be undefined behaviour).
-      for (int64_t n = 0; n < N; ++n) {
-        const int32_t product = av * (static_cast<int32_t>(brow[n]) - zb_int[n]);
-        acc[n] =
-            static_cast<int32_t>(static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(product));
-      }
-    }
-    std::copy(acc.begin(), acc.end(), out + row * N);
-  }
-}
-
-// The int32 products of every row of the (broadcast) batch, in `out` ([batch * M, N]).
-void integer_product(const ProductShape& p, const Tensor& a, const Tensor& b,
-                     const std::vector<double>& za, const std::vector<double>& zb, int32_t* out) {
-  const int64_t rows = p.batch.element_count() * p.M;
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.N * p.K));
-  parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
-    std::vector<int32_t> acc(static_cast<size_t>(p.N));
-    const bool sa = a.dtype() == DataType::Int8, sb = b.dtype() == DataType::Int8;
-    if (sa && sb) {
-      product_rows(p, a.data<int8_t>(), b.data<int8_t>(), za, zb, begin, end, acc, out);
-    } else if (sa) {
-      product_rows(p, a.data<int8_t>(), b.data<uint8_t>(), za, zb, begin, end, acc, out);
-    } else if (sb) {
-      product_rows(p, a.data<uint8_t>(), b.data<int8_t>(), za, zb, begin, end, acc, out);
-    } else {
-      product_rows(p, a.data<uint8_t>(), b.data<uint8_t>(), za, zb, begin, end, acc, out);
-    }
-  });
 }
 
 CpuKernel make_qlinear_matmul(const NodeInfo&) {

@@ -112,4 +112,53 @@ void requantize(const int32_t* acc, MultiplierOf&& multiplier_of, double zero_po
 // The single value of a one-element tensor (a per-tensor scale or zero point) as a double.
 double scalar_value(const OpContext& ctx, const Tensor& t, const char* what);
 
+// DynamicQuantizeLinear's uint8 parameters for n floats: scale = (max(0, max x) - min(0, min x))
+// / 255 (1 for an all-zero range), zero_point = rint(clamp(-min / scale, 0, 255)), in float32 as
+// ONNX's function body and ONNX Runtime compute them. NaN elements take no part in the range.
+struct DynamicQuantParams {
+  float scale = 1.0f;
+  float zero_point = 0.0f;
+};
+DynamicQuantParams dynamic_quant_params(const float* x, int64_t n);
+// y = saturate(rint(x / scale) + zero_point) into uint8, in parallel.
+void dynamic_quantize_u8(const float* x, int64_t n, const DynamicQuantParams& q, uint8_t* y);
+
+// A per-tensor (scale, zero point) pair of ONNX Runtime's QLinear contrib ops: a float32 scale
+// and an optional zero point of the quantized tensor's type `element`, each one value.
+// An absent input position (a zero point an op has no input for).
+inline constexpr size_t kNoInput = static_cast<size_t>(-1);
+
+struct QuantScalar {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+// ctx.fail, naming `what` ("x" for x_scale / x_zero_point), for a missing scale, a scale that is
+// not one float32, or a zero point of another type or size.
+QuantScalar quant_scalar(const OpContext& ctx, size_t scale_index, size_t zero_point_index,
+                         DataType element, const char* what);
+
+// The 256-entry table of a QLinear element-wise op on int8 or uint8 (`element`), indexed by the
+// input's byte: y = saturate(rint(f(x_scale * (q - x_zero_point)) / y_scale) + y_zero_point),
+// in float32 as ONNX Runtime's lookup tables are built. `f` maps 256 floats in place.
+template <class F>
+void build_qlinear_table(DataType element, const QuantScalar& x, const QuantScalar& y, F&& f,
+                         uint8_t table[256]) {
+  float values[256];
+  const bool is_signed = element == DataType::Int8;
+  for (int i = 0; i < 256; ++i) {
+    const int q = is_signed ? static_cast<int8_t>(static_cast<uint8_t>(i)) : i;
+    values[i] = x.scale * static_cast<float>(q - x.zero_point);
+  }
+  f(values);
+  const int lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  for (int i = 0; i < 256; ++i) {
+    const auto q = static_cast<int>(rint_clamped(
+        std::nearbyint(values[i] / y.scale) + static_cast<float>(y.zero_point), lo, hi));
+    table[i] = static_cast<uint8_t>(q);  // the byte of the int8 or uint8 value
+  }
+}
+
+// y[i] = table[byte of x[i]] for n one-byte elements, in parallel.
+void apply_qlinear_table(const uint8_t table[256], const uint8_t* x, uint8_t* y, int64_t n);
+
 }  // namespace kiln

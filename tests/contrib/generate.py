@@ -352,6 +352,7 @@ def define_gather_cases():
 
 
 define_cases()
+__import__("quantized_cases").define(case, rng_for, CASES)  # the quantized and fused ops' cases
 
 if __name__ == "__main__":
     sys.exit(main())

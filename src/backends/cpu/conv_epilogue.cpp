@@ -47,6 +47,19 @@ void activate_row(const ConvEpilogue& e, float* x, int64_t n) {
       // x * sigmoid(x) through the vectorised kernel the Sigmoid op uses, in one pass.
       silu_f32(x, x, n);
       return;
+    case FusedActivation::kSigmoid:
+      sigmoid_f32(x, x, n);
+      return;
+    case FusedActivation::kTanh:
+      tanh_f32(x, x, n);
+      return;
+    case FusedActivation::kLeakyRelu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0 ? e.alpha * x[i] : x[i];
+      return;
+    case FusedActivation::kHardSigmoid:
+      for (int64_t i = 0; i < n; ++i)
+        x[i] = std::min(std::max(e.alpha * x[i] + e.beta, 0.0f), 1.0f);
+      return;
   }
 }
 

@@ -1,7 +1,8 @@
 // What a fused Conv (kiln::FusedConv) does to its output after the convolution and the bias:
 // add a residual, then apply an activation. Relu and Clip without a residual, and after one,
-// go into the GEMM's epilogue (applied while a tile is in registers); HardSwish and SiLU, which
-// the GEMM does not know, are applied to each block of rows right after the GEMM wrote it,
+// go into the GEMM's epilogue (applied while a tile is in registers); the others (HardSwish,
+// SiLU, and com.microsoft FusedConv's Sigmoid, Tanh, LeakyRelu and HardSigmoid), which the GEMM
+// does not know, are applied to each block of rows right after the GEMM wrote it,
 // while it is still in cache.
 #pragma once
 
@@ -17,6 +18,8 @@ struct ConvEpilogue {
   FusedActivation activation = FusedActivation::kNone;
   float clip_min = 0.0f;
   float clip_max = 0.0f;
+  float alpha = 0.0f;  // LeakyRelu's slope, HardSigmoid's alpha
+  float beta = 0.0f;   // HardSigmoid's beta
 
   bool is_identity() const { return residual == nullptr && activation == FusedActivation::kNone; }
   // Whether the GEMM's own epilogue can apply the activation.

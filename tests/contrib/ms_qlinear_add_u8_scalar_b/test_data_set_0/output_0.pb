@@ -1,0 +1,1 @@
+%BCJofF`MKsˆx5?Ixb`k¢P3dH<MU‘7YTxd~C…S‰r£YS=jA 5nhw8z›J;„–ŠX‰ˆt’{§c|CŽ“x~z˜J˜6j›i{¥MH:n;{[n|c–Q¢\97‹S@‚‘w•IAšP”n3o?
