@@ -669,6 +669,28 @@ TEST(MatMulNBits, BitsBlockSizesZeroPointsAndBias) {
   }
 }
 
+// Constant 4-bit weights: a product of up to 4 rows reads the packed weight (the decode GEMV),
+// a larger one the dequantized weight; both against the reference, over lengths that leave
+// partial vectors and a partial last block.
+TEST(MatMulNBits, FourBitDecodeAndPrefillPaths) {
+  uint32_t seed = 90;
+  for (int64_t block : {16, 32, 128}) {
+    for (Zp zp : {Zp::None, Zp::Packed, Zp::Float}) {
+      const int64_t K = 3 * block + 40, N = 33;
+      const NBitsCase c = make_nbits(K, N, 4, block, ++seed);
+      const auto bias = random_values(N, ++seed);
+      for (int64_t M : {1, 2, 4, 5, 9}) {
+        const auto a = random_values(M * K, ++seed);
+        auto out = nbits_test(c, a, {M, K}, zp, M % 2 ? &bias : nullptr, true).run();
+        SCOPED_TRACE("block " + std::to_string(block) + " zp " +
+                     std::to_string(static_cast<int>(zp)) + " rows " + std::to_string(M));
+        EXPECT_EQ(out[0].shape(), (Shape{M, N}));
+        expect_near_all(out[0], nbits_ref(c, a, zp, M % 2 ? &bias : nullptr), 1e-4);
+      }
+    }
+  }
+}
+
 TEST(MatMulNBits, GroupIndexBatchesAndEmptyRows) {
   NBitsCase c = make_nbits(64, 6, 4, 16, 60);
   std::mt19937 rng(61);
