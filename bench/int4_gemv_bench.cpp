@@ -6,7 +6,8 @@
 // At 1 and 2 threads (kiln's job system, a pool per thread count): the streaming read (a sum
 // over a 512 MiB buffer, far beyond the caches) and one decode-step product y [1, N] = a [1, K]
 // * W^T with W a 4-bit weight of N x K (11008 x 4096 by default: a 7B model's MLP projection,
-// 31 MiB of weights with 22 MiB of block scales and zero points, beyond the last-level cache).
+// 21.5 MiB of packed weights and, at block 32, 10.8 MiB of scales and scaled zero points: beyond
+// the last-level cache).
 // The rates are bytes read per second (the GEMV's: packed weights, scales, scaled zero points),
 // from the median and the best of R runs, and the GEMV's as a share of the streaming read's.
 #include <algorithm>
@@ -134,7 +135,8 @@ int main(int argc, char** argv) {
 
   std::printf(
       "int4 GEMV, %s, SIMD target %s; N %lld, K %lld, block %lld: %.1f MiB read a "
-      "product; medians of %d runs (wall clock)\n",
+      "product; GB/s from the median and the best of %d runs (thread CPU time at 1 thread, "
+      "wall clock at 2)\n",
       cpu_model().c_str(), kiln::cpu::simd_target_name().c_str(), static_cast<long long>(N),
       static_cast<long long>(K), static_cast<long long>(block), w.bytes() / 1048576.0, runs);
   std::printf("  %-7s %12s %12s %12s %12s %13s %11s\n", "threads", "stream med", "stream best",
