@@ -12,6 +12,7 @@ def i32(*values):
 
 def define_cases(case, rng_for, f32):
     define_group_query_attention_cases(case, rng_for, f32)
+    define_multihead_attention_cases(case, rng_for, f32)
 
 
 def define_group_query_attention_cases(case, rng_for, f32):
@@ -75,3 +76,72 @@ def define_group_query_attention_cases(case, rng_for, f32):
     gqa("ms_gqa_position_ids", 1, 3, [5], 6, past=3, rotary=(10, 8),
         position_ids=np.array([[6, 7, 9]], np.int64))
     gqa("ms_gqa_non_causal", 2, 3, [2, 2], 3, causal=0)
+
+
+def define_multihead_attention_cases(case, rng_for, f32):
+    # MultiHeadAttention: 2 heads of 8 features, 3 queries over 4 keys unless said otherwise.
+    heads, head = 2, 8
+    hidden = heads * head
+
+    def mha(name, batch=2, seq=3, kv=4, v_hidden=hidden, bias=False, mask=None, attn_bias=None,
+            past=0, outputs=("output",), **attrs):
+        r = rng_for(name)
+        inputs = [("query", f32(r, batch, seq, hidden)), ("key", f32(r, batch, kv, hidden)),
+                  ("value", f32(r, batch, kv, v_hidden)),
+                  ("bias", f32(r, 2 * hidden + v_hidden)) if bias else ("", None),
+                  ("key_padding_mask", mask) if mask is not None else ("", None),
+                  ("attention_bias", f32(r, *attn_bias)) if attn_bias else ("", None)]
+        if past:
+            inputs += [("past_key", f32(r, batch, heads, past, head)),
+                       ("past_value", f32(r, batch, heads, past, v_hidden // heads))]
+        while inputs[-1][0] == "":
+            inputs.pop()
+        case(name, "MultiHeadAttention", inputs, list(outputs), num_heads=heads, **attrs)
+
+    mha("ms_mha")
+    mha("ms_mha_bias_v_hidden", v_hidden=24, bias=True)
+    mha("ms_mha_key_lengths", mask=i32(4, 2))
+    mha("ms_mha_mask_2d", mask=np.array([[1, 1, 0, 1], [1, 0, 0, 0]], np.int32))
+    mha("ms_mha_mask_3d", mask=(rng_for("mask3")).integers(0, 2, (2, 3, 4)).astype(np.int32))
+    mha("ms_mha_attention_bias", attn_bias=(1, heads, 3, 4))
+    mha("ms_mha_attention_bias_batch", attn_bias=(2, 1, 3, 4), mask=i32(3, 4))
+    mha("ms_mha_unidirectional", seq=4, unidirectional=1)
+    mha("ms_mha_past_present", seq=2, kv=2, past=3, unidirectional=1,
+        outputs=("output", "present_key", "present_value"))
+    mha("ms_mha_present_no_past", bias=True, outputs=("output", "present_key", "present_value"))
+    # A sequence whose keys are all hidden: ONNX Runtime adds mask_filter_value, not -inf, so
+    # its queries average the values.
+    mha("ms_mha_scale_filter_all_hidden", mask=i32(0, 3), scale=0.2, mask_filter_value=-100.0)
+
+    # Keys and values already in heads [batch, heads, kv, head] (cross attention's cache).
+    r = rng_for("ms_mha_cross_in_heads")
+    case("ms_mha_cross_in_heads", "MultiHeadAttention",
+         [("query", f32(r, 2, 3, hidden)), ("key", f32(r, 2, heads, 5, head)),
+          ("value", f32(r, 2, heads, 5, head)), ("", None), ("key_padding_mask", i32(5, 3))],
+         ["output"], num_heads=heads)
+
+    # The packed forms, which ONNX Runtime's CPU kernel refuses: the reference is the unpacked
+    # MultiHeadAttention (Split and Reshape first) run by ONNX Runtime.
+    from onnx import helper
+
+    def unpack(packed, parts, names, shape):
+        nodes = [helper.make_node("Split", [packed], [n + "_5d" for n in names], axis=3)]
+        nodes.append(helper.make_node("Constant", [], ["unpacked_shape"],
+                                      value=helper.make_tensor("s", 7, [3], shape)))
+        for n in names:
+            nodes.append(helper.make_node("Reshape", [n + "_5d", "unpacked_shape"], [n]))
+        return nodes
+
+    r = rng_for("ms_mha_packed_kv")
+    case("ms_mha_packed_kv", "MultiHeadAttention",
+         [("query", f32(r, 2, 3, hidden)), ("key", f32(r, 2, 4, heads, 2, head)),
+          ("", None), ("bias", f32(r, 3 * hidden))], ["output"], num_heads=heads,
+         reference=lambda: unpack("key", 2, ["k", "v"], [2, 4, hidden]) + [
+             helper.make_node("MultiHeadAttention", ["query", "k", "v", "bias"], ["output"],
+                              domain="com.microsoft", num_heads=heads)])
+    r = rng_for("ms_mha_packed_qkv")
+    case("ms_mha_packed_qkv", "MultiHeadAttention",
+         [("query", f32(r, 2, 3, heads, 3, head))], ["output"], num_heads=heads,
+         reference=lambda: unpack("query", 3, ["q", "k", "v"], [2, 3, hidden]) + [
+             helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["output"],
+                              domain="com.microsoft", num_heads=heads)])
