@@ -13,6 +13,7 @@ def i32(*values):
 def define_cases(case, rng_for, f32):
     define_group_query_attention_cases(case, rng_for, f32)
     define_multihead_attention_cases(case, rng_for, f32)
+    define_attention_cases(case, rng_for, f32)
 
 
 def define_group_query_attention_cases(case, rng_for, f32):
@@ -145,3 +146,72 @@ def define_multihead_attention_cases(case, rng_for, f32):
          reference=lambda: unpack("query", 3, ["q", "k", "v"], [2, 3, hidden]) + [
              helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["output"],
                               domain="com.microsoft", num_heads=heads)])
+
+
+def define_attention_cases(case, rng_for, f32):
+    # Attention (com.microsoft): 2 heads of 8 features from an input of width 12, 3 tokens.
+    heads, head, width = 2, 8, 12
+    hidden = heads * head
+
+    def attention(name, batch=2, seq=3, v_hidden=hidden, bias=True, mask=None, past=0,
+                  attn_bias=False, outputs=("output",), **attrs):
+        r = rng_for(name)
+        total = past + seq
+        inputs = [("input", f32(r, batch, seq, width)),
+                  ("weights", f32(r, width, 2 * hidden + v_hidden, scale=0.5)),
+                  ("bias", f32(r, 2 * hidden + v_hidden)) if bias else ("", None),
+                  ("mask_index", mask) if mask is not None else ("", None),
+                  ("past", f32(r, 2, batch, heads, past, head)) if past else ("", None),
+                  ("attention_bias", f32(r, batch, heads, seq, total)) if attn_bias else ("", None)]
+        while inputs[-1][0] == "":
+            inputs.pop()
+        if v_hidden != hidden:
+            attrs["qkv_hidden_sizes"] = [hidden, hidden, v_hidden]
+        case(name, "Attention", inputs, list(outputs), constants=("weights", "bias"),
+             num_heads=heads, **attrs)
+
+    attention("ms_attention")
+    # Without bias ONNX Runtime 1.30's CPU kernel crashes (the docs call bias optional): the
+    # reference is the same node with a zero bias.
+    from onnx import helper
+    attention("ms_attention_no_bias", bias=False, reference=lambda: [
+        helper.make_node("Constant", [], ["zero_bias"],
+                         value=helper.make_tensor("zero_bias", 1, [3 * hidden],
+                                                  [0.0] * (3 * hidden))),
+        helper.make_node("Attention", ["input", "weights", "zero_bias"], ["output"],
+                         domain="com.microsoft", num_heads=heads)])
+    attention("ms_attention_qkv_hidden_sizes", v_hidden=24)
+    attention("ms_attention_mask_lengths", mask=i32(3, 1))
+    attention("ms_attention_mask_left_padding", mask=i32(3, 3, 1, 0))
+    attention("ms_attention_mask_2d", mask=np.array([[1, 0, 1], [1, 1, 0]], np.int32))
+    attention("ms_attention_mask_3d",
+              mask=rng_for("amask3").integers(0, 2, (2, 3, 3)).astype(np.int32))
+    attention("ms_attention_unidirectional", seq=4, unidirectional=1)
+    attention("ms_attention_past_present", seq=2, past=3, unidirectional=1,
+              mask=np.ones((2, 5), np.int32), outputs=("output", "present"))
+    attention("ms_attention_present", outputs=("output", "present"))
+    attention("ms_attention_attention_bias_scale", attn_bias=True, scale=0.25)
+    attention("ms_attention_all_hidden_filter", mask=i32(0, 2), mask_filter_value=-50.0)
+
+    # The 4-D mask [batch, 1, max, max], which ONNX Runtime's CPU kernel refuses: the reference
+    # is the 3-D mask it holds at rows past..past + seq (Slice, Squeeze) run by ONNX Runtime.
+    r = rng_for("ms_attention_mask_4d")
+    past, seq, max_len = 2, 3, 6
+    mask4 = np.tril(np.ones((max_len, max_len), np.int32))[None, None].repeat(2, 0)
+    mask4[1, 0, :, 0] = 0
+    ins = [("input", f32(r, 2, seq, width)), ("weights", f32(r, width, 3 * hidden, scale=0.5)),
+           ("bias", f32(r, 3 * hidden)), ("mask_index", mask4),
+           ("past", f32(r, 2, 2, heads, past, head))]
+
+    def sliced():
+        def const(name, values):
+            return helper.make_node("Constant", [], [name],
+                                    value=helper.make_tensor(name, 7, [len(values)], values))
+        return [const("starts", [past, 0]), const("ends", [past + seq, past + seq]),
+                const("axes", [2, 3]), const("squeeze_axes", [1]),
+                helper.make_node("Slice", ["mask_index", "starts", "ends", "axes"], ["m4"]),
+                helper.make_node("Squeeze", ["m4", "squeeze_axes"], ["m3"]),
+                helper.make_node("Attention", ["input", "weights", "bias", "m3", "past"],
+                                 ["output", "present"], domain="com.microsoft", num_heads=heads)]
+    case("ms_attention_mask_4d", "Attention", ins, ["output", "present"],
+         constants=("weights", "bias"), num_heads=heads, reference=sliced)
