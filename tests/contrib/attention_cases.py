@@ -14,6 +14,7 @@ def define_cases(case, rng_for, f32):
     define_group_query_attention_cases(case, rng_for, f32)
     define_multihead_attention_cases(case, rng_for, f32)
     define_attention_cases(case, rng_for, f32)
+    define_embed_layer_norm_cases(case, rng_for, f32)
 
 
 def define_group_query_attention_cases(case, rng_for, f32):
@@ -215,3 +216,40 @@ def define_attention_cases(case, rng_for, f32):
                                  ["output", "present"], domain="com.microsoft", num_heads=heads)]
     case("ms_attention_mask_4d", "Attention", ins, ["output", "present"],
          constants=("weights", "bias"), num_heads=heads, reference=sliced)
+
+
+def define_embed_layer_norm_cases(case, rng_for, f32):
+    # EmbedLayerNormalization: a vocabulary of 10, 8 positions, 2 segments, 16 features.
+    hidden = 16
+
+    def embed(name, segments=True, mask=True, positions=None, outputs=("output", "mask_index"),
+              batch=2, seq=4, **attrs):
+        r = rng_for(name)
+        ids = r.integers(0, 10, (batch, seq)).astype(np.int32)
+        inputs = [("input_ids", ids),
+                  ("segment_ids", r.integers(0, 2, (batch, seq)).astype(np.int32))
+                  if segments else ("", None),
+                  ("word_embedding", f32(r, 10, hidden)), ("position_embedding", f32(r, 8, hidden)),
+                  ("segment_embedding", f32(r, 2, hidden)) if segments else ("", None),
+                  ("gamma", f32(r, hidden)), ("beta", f32(r, hidden))]
+        if mask:
+            m = np.ones((batch, seq), np.int32)
+            m[-1, seq // 2:] = 0
+            inputs.append(("mask", m))
+        else:
+            inputs.append(("", None))
+        inputs.append(("position_ids", positions) if positions is not None else ("", None))
+        while inputs[-1][0] == "":
+            inputs.pop()
+        case(name, "EmbedLayerNormalization", inputs, list(outputs),
+             output_dtypes={0: np.float32, 1: np.int32, 2: np.float32},
+             constants=("word_embedding", "position_embedding", "segment_embedding", "gamma",
+                        "beta"), **attrs)
+
+    embed("ms_embed_layer_norm")
+    embed("ms_embed_layer_norm_no_segment_no_mask", segments=False, mask=False, epsilon=1e-5)
+    embed("ms_embed_layer_norm_sum", outputs=("output", "mask_index", "embedding_sum"),
+          epsilon=1e-3)
+    embed("ms_embed_layer_norm_position_ids",
+          positions=np.array([[3, 1, 0, 7], [2, 2, 5, 6]], np.int32))
+    embed("ms_embed_layer_norm_shared_position_ids", positions=np.array([[4, 5, 6, 7]], np.int32))
