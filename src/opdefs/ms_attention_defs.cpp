@@ -98,6 +98,14 @@ Dim dim_of(const InferenceContext& ctx, size_t i, size_t d) {
   return s && d < s->size() ? (*s)[d] : Dim{};
 }
 
+Dim divided(const Dim& d, int64_t by) {
+  return d.is_fixed() && by > 0 && d.value % by == 0 ? fixed_dim(d.value / by) : Dim{};
+}
+
+Dim plus(const Dim& a, const Dim& b) {
+  return a.is_fixed() && b.is_fixed() ? fixed_dim(a.value + b.value) : Dim{};
+}
+
 bool given(const InferenceContext& ctx, size_t i) {
   return i < ctx.num_inputs() && !ctx.node().inputs[i].empty();
 }
@@ -122,17 +130,40 @@ std::vector<ValueInfo> group_query_attention_rule(const InferenceContext& ctx) {
           present};
 }
 
-// Output [batch, seq, v_hidden]: value's width for separate 3-D inputs, else unknown.
+// Output [batch, seq, num_heads * v_head]: packed Q, K and V [batch, seq, heads, 3, head] and
+// packed K and V [batch, kv, heads, 2, head] give V's width by query's; value [batch, kv,
+// v_hidden] or [batch, heads, kv, v_head] by its own.
 std::vector<ValueInfo> multihead_attention_rule(const InferenceContext& ctx) {
   const ValueInfo* q = ctx.input(0);
   if (!q) return {};
+  const int64_t heads = parse_multihead_attention_attrs(ctx.info()).num_heads;
   const std::vector<Dim>* qs = ctx.shape(0);
-  const std::vector<Dim>* vs = given(ctx, 2) ? ctx.shape(2) : nullptr;
+  if (!qs) return {dtype_only(q->dtype)};
+  if (qs->size() == 5) {
+    const Dim head = (*qs)[4];
+    return {tensor_type(q->dtype, {(*qs)[0], (*qs)[1],
+                                   head.is_fixed() ? fixed_dim(head.value * heads) : Dim{}})};
+  }
+  if (qs->size() != 3) return {dtype_only(q->dtype)};
   Dim width;
+  const std::vector<Dim>* ks = given(ctx, 1) ? ctx.shape(1) : nullptr;
+  const std::vector<Dim>* vs = given(ctx, 2) ? ctx.shape(2) : nullptr;
+  if (ks && ks->size() == 5) width = (*qs)[2];
   if (vs && vs->size() == 3) width = (*vs)[2];
-  if (qs && qs->size() == 3 && !given(ctx, 1)) width = (*qs)[2];  // unpacked with no K, V
-  if (qs && qs->size() != 3) return {dtype_only(q->dtype)};
-  return {tensor_type(q->dtype, {dim_of(ctx, 0, 0), dim_of(ctx, 0, 1), width})};
+  if (vs && vs->size() == 4 && (*vs)[3].is_fixed()) width = fixed_dim((*vs)[3].value * heads);
+  // present_key/present_value [batch, heads, past + kv, head] (keys given in heads are returned
+  // as they are).
+  const Dim head = divided((*qs)[2], heads), v_head = divided(width, heads);
+  Dim total;
+  if (ks && ks->size() == 4) {
+    total = (*ks)[2];
+  } else if (ks && (ks->size() == 3 || ks->size() == 5)) {
+    total = given(ctx, 6) ? plus(dim_of(ctx, 6, 2), (*ks)[1]) : (*ks)[1];
+  }
+  const Dim batch = (*qs)[0], n = fixed_dim(heads);
+  return {tensor_type(q->dtype, {batch, (*qs)[1], width}),
+          tensor_type(q->dtype, {batch, n, total, head}),
+          tensor_type(q->dtype, {batch, n, total, v_head})};
 }
 
 // Output [batch, seq, v_hidden] from the weights' width and qkv_hidden_sizes.
@@ -147,7 +178,12 @@ std::vector<ValueInfo> ms_attention_rule(const InferenceContext& ctx) {
     const Dim w = dim_of(ctx, 1, 1);
     if (w.is_fixed() && w.value % 3 == 0) width = fixed_dim(w.value / 3);
   }
-  return {tensor_type(x->dtype, {dim_of(ctx, 0, 0), dim_of(ctx, 0, 1), width})};
+  // present [2, batch, heads, past + seq, head].
+  const Dim head = divided(width, a.common.num_heads), seq = dim_of(ctx, 0, 1);
+  const Dim total = given(ctx, 4) ? plus(dim_of(ctx, 4, 3), seq) : seq;
+  const Dim batch = dim_of(ctx, 0, 0);
+  return {tensor_type(x->dtype, {batch, seq, width}),
+          tensor_type(x->dtype, {fixed_dim(2), batch, fixed_dim(a.common.num_heads), total, head})};
 }
 
 // output [batch, seq, hidden], mask_index [batch] int32, embedding_sum [batch, seq, hidden].
