@@ -124,10 +124,9 @@ std::vector<ValueInfo> group_query_attention_rule(const InferenceContext& ctx) {
       hidden = fixed_dim(width.value / parts * a.num_heads);
     }
   }
-  const ValueInfo present = tensor_type(
-      q->dtype, {dim_of(ctx, 0, 0), fixed_dim(a.kv_num_heads), Dim{}, head});
-  return {tensor_type(q->dtype, {dim_of(ctx, 0, 0), dim_of(ctx, 0, 1), hidden}), present,
-          present};
+  const ValueInfo present =
+      tensor_type(q->dtype, {dim_of(ctx, 0, 0), fixed_dim(a.kv_num_heads), Dim{}, head});
+  return {tensor_type(q->dtype, {dim_of(ctx, 0, 0), dim_of(ctx, 0, 1), hidden}), present, present};
 }
 
 // Output [batch, seq, num_heads * v_head]: packed Q, K and V [batch, seq, heads, 3, head] and
@@ -141,8 +140,8 @@ std::vector<ValueInfo> multihead_attention_rule(const InferenceContext& ctx) {
   if (!qs) return {dtype_only(q->dtype)};
   if (qs->size() == 5) {
     const Dim head = (*qs)[4];
-    return {tensor_type(q->dtype, {(*qs)[0], (*qs)[1],
-                                   head.is_fixed() ? fixed_dim(head.value * heads) : Dim{}})};
+    return {tensor_type(
+        q->dtype, {(*qs)[0], (*qs)[1], head.is_fixed() ? fixed_dim(head.value * heads) : Dim{}})};
   }
   if (qs->size() != 3) return {dtype_only(q->dtype)};
   Dim width;

@@ -120,8 +120,8 @@ void run_ms_attention(OpContext& ctx, const MsAttentionAttrs& a) {
   if (past != nullptr || wants_present) {
     const Shape shape{2, p.batch, heads, p.total(), p.head};
     Tensor* out = wants_present ? &ctx.allocate_output(1, x.dtype(), shape) : nullptr;
-    float* dst =
-        out ? attn::output_buffer<PresentTag>(*out) : scratch<float, PresentTag>(shape.element_count());
+    float* dst = out ? attn::output_buffer<PresentTag>(*out)
+                     : scratch<float, PresentTag>(shape.element_count());
     const int64_t half = p.batch * heads * p.past * p.head;
     k = msattn::concat_cache(p, past, k, p.head, dst);
     v = msattn::concat_cache(p, past ? past + half : nullptr, v, p.head,

@@ -22,7 +22,7 @@ struct Problem {
 };
 
 struct Masking {
-  const Tensor* mask = nullptr;  // key padding mask / mask_index (int32)
+  const Tensor* mask = nullptr;     // key padding mask / mask_index (int32)
   bool allow_left_padding = false;  // mask_index [2 * batch]: end positions then starts
   bool allow_4d = false;            // mask_index [batch, 1, max_len, max_len]
   const Tensor* attention_bias = nullptr;

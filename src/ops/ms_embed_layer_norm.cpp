@@ -50,8 +50,8 @@ Shape ids_of(const OpContext& ctx, size_t i, const std::string& name, const Shap
              const Shape& alt = {}) {
   const Tensor& t = ctx.input(i);
   Shape values;
-  if ((t.dtype() != DataType::Int32 && t.dtype() != DataType::Int64) ||
-      !copy_int_list(t, values) || (t.shape() != want && (alt.empty() || t.shape() != alt))) {
+  if ((t.dtype() != DataType::Int32 && t.dtype() != DataType::Int64) || !copy_int_list(t, values) ||
+      (t.shape() != want && (alt.empty() || t.shape() != alt))) {
     ctx.fail(name + " must be an int32 tensor of shape " + want.to_string() +
              (alt.empty() ? "" : " or " + alt.to_string()) + ", got " + t.to_string(0));
   }
@@ -70,8 +70,8 @@ const float* table_of(const OpContext& ctx, size_t i, const std::string& name, i
   return attn::as_float(t, space);
 }
 
-void check_row(const OpContext& ctx, int64_t id, int64_t rows, const std::string& what,
-               int64_t b, int64_t s) {
+void check_row(const OpContext& ctx, int64_t id, int64_t rows, const std::string& what, int64_t b,
+               int64_t s) {
   if (id < 0 || id >= rows) {
     ctx.fail(what + " " + std::to_string(id) + " at [" + std::to_string(b) + ", " +
              std::to_string(s) + "] is outside the table's " + std::to_string(rows) + " rows");
@@ -122,8 +122,8 @@ void run_embed_layer_norm(OpContext& ctx, const EmbedLayerNormAttrs& a) {
     const Tensor& t = ctx.input(i);
     attn::require_float(ctx, t, i == kGamma ? "gamma" : "beta");
     if (t.shape() != Shape{hidden}) {
-      ctx.fail(std::string(i == kGamma ? "gamma" : "beta") + " must be [" +
-               std::to_string(hidden) + "], got " + t.shape().to_string());
+      ctx.fail(std::string(i == kGamma ? "gamma" : "beta") + " must be [" + std::to_string(hidden) +
+               "], got " + t.shape().to_string());
     }
     const float* f = i == kGamma ? attn::as_float(t, scratch<float, GammaTag>(hidden))
                                  : attn::as_float(t, scratch<float, BetaTag>(hidden));

@@ -89,8 +89,8 @@ Geometry resolve(const OpContext& ctx, const GroupQueryAttentionAttrs& a) {
       const Tensor& t = ctx.input(i);
       if (t.dtype() != query.dtype()) ctx.fail("query, key and value must have one element type");
       if (t.shape() != want) {
-        ctx.fail(std::string(i == kKey ? "key" : "value") + " must have shape " +
-                 want.to_string() + ", got " + t.shape().to_string());
+        ctx.fail(std::string(i == kKey ? "key" : "value") + " must have shape " + want.to_string() +
+                 ", got " + t.shape().to_string());
       }
     }
   }
@@ -136,8 +136,8 @@ Lengths sequence_lengths(const OpContext& ctx, const Geometry& g) {
   const Tensor& seqlens = ctx.input(kSeqlensK);
   if (seqlens.dtype() != DataType::Int32 || seqlens.element_count() != g.batch ||
       seqlens.rank() != 1) {
-    ctx.fail("seqlens_k must be an int32 tensor of shape [" + std::to_string(g.batch) +
-             "], got " + seqlens.to_string(0));
+    ctx.fail("seqlens_k must be an int32 tensor of shape [" + std::to_string(g.batch) + "], got " +
+             seqlens.to_string(0));
   }
   const bool later_prompt = g.seq > 1 && g.seq != g.total;
   if (later_prompt && g.batch != 1) {
@@ -151,18 +151,18 @@ Lengths sequence_lengths(const OpContext& ctx, const Geometry& g) {
   for (int64_t b = 0; b < g.batch; ++b) {
     valid[b] = int64_t{seqlens.data<int32_t>()[b]} + 1;
     past[b] = first_prompt ? 0 : valid[b] - g.seq;
-    const std::string which = "seqlens_k[" + std::to_string(b) + "] = " +
-                              std::to_string(valid[b] - 1);
+    const std::string which =
+        "seqlens_k[" + std::to_string(b) + "] = " + std::to_string(valid[b] - 1);
     if (valid[b] < 1 || valid[b] > g.total) {
-      ctx.fail(which + " must be in [0, total_sequence_length - 1 = " +
-               std::to_string(g.total - 1) + "]");
+      ctx.fail(which +
+               " must be in [0, total_sequence_length - 1 = " + std::to_string(g.total - 1) + "]");
     }
     if (past[b] < 0) {
       ctx.fail(which + " counts fewer keys than the " + std::to_string(g.seq) + " new tokens");
     }
     if (past[b] > g.past_buffer) {
-      ctx.fail(which + " needs " + std::to_string(past[b]) +
-               " past keys but the past holds " + std::to_string(g.past_buffer));
+      ctx.fail(which + " needs " + std::to_string(past[b]) + " past keys but the past holds " +
+               std::to_string(g.past_buffer));
     }
   }
   return {valid, past};
@@ -201,8 +201,8 @@ const int64_t* rotary_rows(const OpContext& ctx, const Geometry& g, const Length
 
 // Copies `heads` heads starting at feature `first` of each token of `src` (rows of `width`
 // floats) into dst [batch, seq, heads * head], contiguous.
-void gather_heads(const float* src, int64_t width, int64_t first, const Geometry& g,
-                  int64_t heads, float* dst) {
+void gather_heads(const float* src, int64_t width, int64_t first, const Geometry& g, int64_t heads,
+                  float* dst) {
   const int64_t n = heads * g.head;
   for (int64_t t = 0; t < g.batch * g.seq; ++t) {
     std::copy(src + t * width + first, src + t * width + first + n, dst + t * n);
@@ -324,8 +324,7 @@ void run_group_query_attention(OpContext& ctx, const GroupQueryAttentionAttrs& a
   }
 
   const float* keys = build_present<PresentKeyTag, PastKeyTag>(ctx, g, len, kPastKey, k, 1);
-  const float* values =
-      build_present<PresentValueTag, PastValueTag>(ctx, g, len, kPastValue, v, 2);
+  const float* values = build_present<PresentValueTag, PastValueTag>(ctx, g, len, kPastValue, v, 2);
 
   Tensor& y = ctx.allocate_output(0, query.dtype(), Shape{g.batch, g.seq, g.heads * g.head});
   float* yf = attn::output_buffer<OutTag>(y);
@@ -339,8 +338,8 @@ void run_group_query_attention(OpContext& ctx, const GroupQueryAttentionAttrs& a
   }
   const int64_t qrow = g.heads * g.head;
   const int64_t kv_block = g.present_len * g.head;
-  const cpu::AttentionShape shape{g.batch, g.heads, g.kv_heads, g.seq, g.present_len, g.head,
-                                  g.head};
+  const cpu::AttentionShape shape{g.batch,       g.heads, g.kv_heads, g.seq,
+                                  g.present_len, g.head,  g.head};
   cpu::attention_f32(shape, params, {q, g.seq * qrow, g.head, qrow},
                      {keys, g.kv_heads * kv_block, kv_block, g.head},
                      {values, g.kv_heads * kv_block, kv_block, g.head}, bias_view(ctx, g),

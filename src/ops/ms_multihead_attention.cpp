@@ -80,8 +80,9 @@ const float* floats_of(const Tensor& t, float* scratch_space) {
 
 void run_multihead_attention(OpContext& ctx, const MultiHeadAttentionAttrs& a) {
   if (ctx.has_input(kPastSequenceLength) || ctx.has_input(kCacheIndirection)) {
-    ctx.fail("past_sequence_length and cache_indirection (shared buffers, beam search) are not "
-             "supported");
+    ctx.fail(
+        "past_sequence_length and cache_indirection (shared buffers, beam search) are not "
+        "supported");
   }
   if (ctx.num_outputs() > 3 && ctx.wants_output(3)) ctx.fail("the qk output is not supported");
   const Tensor& query = ctx.input(kQuery);
