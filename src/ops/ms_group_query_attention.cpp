@@ -22,6 +22,7 @@
 #include <string>
 
 #include "backends/cpu/attention_kernel.h"
+#include "core/dtype_dispatch.h"
 #include "core/element_storage.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
@@ -209,6 +210,16 @@ void gather_heads(const float* src, int64_t width, int64_t first, const Geometry
   }
 }
 
+// Rounds float32 values to the nearest of `dtype` (float16 and bfloat16; the wider types hold
+// them exactly), in place.
+void round_to(DataType dtype, float* x, int64_t n) {
+  visit_dtype(dtype, [&]<class T>() {
+    if constexpr (is_small_float_v<T>) {
+      for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(T(x[i]));
+    }
+  });
+}
+
 struct QueryTag {};
 struct KeyTag {};
 struct ValueTag {};
@@ -319,6 +330,9 @@ void run_group_query_attention(OpContext& ctx, const GroupQueryAttentionAttrs& a
     RotaryGeometry rk = rq;
     rk.heads = g.kv_heads;
     rotate_f32(rk, a.rotary_interleaved, k, cf, sf, rows, cs[1], k);
+    // The rotated Q and K are values of the input's type, as ONNX Runtime stores them.
+    round_to(query.dtype(), q, g.batch * g.seq * g.heads * g.head);
+    round_to(query.dtype(), k, g.batch * g.seq * g.kv_heads * g.head);
   } else if (ctx.has_input(kCosCache) || ctx.has_input(kSinCache)) {
     ctx.fail("cos_cache and sin_cache are given but do_rotary is 0");
   }

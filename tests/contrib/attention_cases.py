@@ -25,7 +25,7 @@ def define_group_query_attention_cases(case, rng_for, f32):
 
     def gqa(name, batch, seq, seqlens, total, past=0, packed=False, rotary=None,
             position_ids=None, bias=False, outputs=("output", "present_key", "present_value"),
-            head=16, **attrs):
+            head=16, dtype=np.float32, **attrs):
         r = rng_for(name)
         inputs = []
         if packed:
@@ -53,6 +53,8 @@ def define_group_query_attention_cases(case, rng_for, f32):
         inputs.append(("attention_bias", f32(r, batch, 1, seq, total)) if bias else ("", None))
         while inputs[-1][0] == "":
             inputs.pop()
+        inputs = [(n, v.astype(dtype) if v is not None and v.dtype == np.float32 else v)
+                  for n, v in inputs]
         case(name, "GroupQueryAttention", inputs, list(outputs), num_heads=heads,
              kv_num_heads=kv_heads, **attrs)
 
@@ -78,6 +80,7 @@ def define_group_query_attention_cases(case, rng_for, f32):
     gqa("ms_gqa_position_ids", 1, 3, [5], 6, past=3, rotary=(10, 8),
         position_ids=np.array([[6, 7, 9]], np.int64))
     gqa("ms_gqa_non_causal", 2, 3, [2, 2], 3, causal=0)
+    gqa("ms_gqa_float16_rotary_decode", 2, 1, [3, 2], 4, past=3, rotary=(8, 8), dtype=np.float16)
 
 
 def define_multihead_attention_cases(case, rng_for, f32):
