@@ -272,6 +272,8 @@ TEST(GroupQueryAttention, BadAttributesAndInputs) {
             .run();
       },
       {"packed query width 30"});
+  // A hostile total_sequence_length asks for a present cache too large to hold.
+  expect_error([&] { run({1}, 2000000000); }, {"GroupQueryAttention", "memory limit"});
 }
 
 // ---- MultiHeadAttention --------------------------------------------------------------------
