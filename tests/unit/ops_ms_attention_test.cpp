@@ -272,8 +272,16 @@ TEST(GroupQueryAttention, BadAttributesAndInputs) {
             .run();
       },
       {"packed query width 30"});
-  // A hostile total_sequence_length asks for a present cache too large to hold.
-  expect_error([&] { run({1}, 2000000000); }, {"GroupQueryAttention", "memory limit"});
+  // A hostile total_sequence_length asks for present caches of 64 * 256 GB: refused before any
+  // is allocated.
+  expect_error(
+      [&] {
+        gqa(g, f32({64, 1, 32}, random_values(64 * 32, 1)),
+            f32({64, 1, 16}, random_values(1024, 2)), f32({64, 1, 16}, random_values(1024, 3)),
+            Tensor(), Tensor(), std::vector<int32_t>(64, 0), 2000000000)
+            .run();
+      },
+      {"GroupQueryAttention", "memory limit"});
 }
 
 // ---- MultiHeadAttention --------------------------------------------------------------------
