@@ -272,8 +272,8 @@ TEST(GroupQueryAttention, BadAttributesAndInputs) {
             .run();
       },
       {"packed query width 30"});
-  // A hostile total_sequence_length asks for present caches of 64 * 256 GB: refused before any
-  // is allocated.
+  // A hostile total_sequence_length asks for present caches larger than a tensor can hold:
+  // refused before anything is allocated.
   expect_error(
       [&] {
         gqa(g, f32({64, 1, 32}, random_values(64 * 32, 1)),
@@ -281,7 +281,7 @@ TEST(GroupQueryAttention, BadAttributesAndInputs) {
             Tensor(), Tensor(), std::vector<int32_t>(64, 0), 2000000000)
             .run();
       },
-      {"GroupQueryAttention", "memory limit"});
+      {"GroupQueryAttention", "[64, 2, 2000000000, 8]"});
 }
 
 // ---- MultiHeadAttention --------------------------------------------------------------------
