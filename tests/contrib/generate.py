@@ -26,6 +26,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import attention_cases
+import quantized_cases
+
 MS = "com.microsoft"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ONNX_OPSET = 17  # LayerNormalization is a standard op from 17 on
@@ -257,6 +260,8 @@ def define_cases():
 
     define_block_quantized_cases()
     define_gather_cases()
+    attention_cases.define_cases(case, rng_for, f32)
+    quantized_cases.define(case, rng_for, CASES)
 
 
 def pack_bits(values, bits):
@@ -352,7 +357,6 @@ def define_gather_cases():
 
 
 define_cases()
-__import__("quantized_cases").define(case, rng_for, CASES)  # the quantized and fused ops' cases
 
 if __name__ == "__main__":
     sys.exit(main())
