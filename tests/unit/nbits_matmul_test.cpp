@@ -119,7 +119,8 @@ TEST(NBitsMatmul, BitsBlocksZeroPointsRowsAndPaths) {
           for (int64_t M : {1, 2, 3, 5}) {
             for (bool gemv : {true, false}) {
               SCOPED_TRACE(describe(r.w, M, gemv, zp));
-              check(r, M, gemv, seed % 2 == 0, ++seed);
+              ++seed;
+              check(r, M, gemv, seed % 2 == 0, seed);
             }
           }
         }
