@@ -16,25 +16,44 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 int64_t nbits_vector_lanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
-// Block b's zero point in row n, as a float.
-float zero_point(const NBitsWeight& w, int64_t n, int64_t b) {
-  if (w.float_zero_points) return w.float_zero_points[n * w.k_blocks() + b];
-  if (w.packed_zero_points) {
-    const int64_t per = 8 / w.bits, row = (w.k_blocks() * w.bits + 7) / 8;
-    const unsigned mask = (1u << w.bits) - 1;
-    return static_cast<float>((w.packed_zero_points[n * row + b / per] >> ((b % per) * w.bits)) &
-                              mask);
+// One row's zero points: per block, packed `kBits`-bit values, floats, or the default.
+struct RowZeroPoints {
+  const uint8_t* packed = nullptr;
+  const float* floats = nullptr;
+  float fixed = 0.0f;
+};
+
+RowZeroPoints row_zero_points(const NBitsWeight& w, int64_t n) {
+  RowZeroPoints z;
+  if (w.float_zero_points) {
+    z.floats = w.float_zero_points + n * w.k_blocks();
+  } else if (w.packed_zero_points) {
+    z.packed = w.packed_zero_points + n * ((w.k_blocks() * w.bits + 7) / 8);
+  } else {
+    z.fixed = static_cast<float>(1 << (w.bits - 1));
   }
-  return static_cast<float>(1 << (w.bits - 1));
+  return z;
 }
 
-// The values of the chunk of Lanes(d) packed bytes at `bytes`, phase p (the p-th value of every
-// byte), as floats.
+// Block b's zero point (kBits a constant, so that no division is left in the loop).
+template <int kBits>
+HWY_INLINE float zero_point(const RowZeroPoints& z, int64_t b) {
+  constexpr int64_t kPer = 8 / kBits;
+  if (z.floats) return z.floats[b];
+  if (z.packed) {
+    return static_cast<float>((z.packed[b / kPer] >> ((b % kPer) * kBits)) & ((1 << kBits) - 1));
+  }
+  return z.fixed;
+}
+
+// The values of the chunk of Lanes(d) packed bytes at `bytes` (zero-extended to 32 bits),
+// phase p (the p-th value of every byte), as floats. The last phase needs no mask.
 template <int kBits, class D>
 HWY_INLINE hn::Vec<D> unpack(D d, hn::Vec<hn::Rebind<uint32_t, D>> bytes, int p) {
   const hn::Rebind<uint32_t, D> du;
   const hn::Rebind<int32_t, D> di;
-  const auto q = hn::And(hn::ShiftRightSame(bytes, p * kBits), hn::Set(du, (1u << kBits) - 1));
+  auto q = hn::ShiftRightSame(bytes, p * kBits);
+  if (p + 1 < 8 / kBits) q = hn::And(q, hn::Set(du, (1u << kBits) - 1));
   return hn::ConvertTo(d, hn::BitCast(di, q));
 }
 
@@ -54,6 +73,7 @@ void gemv_rows(D d, const NBitsWeight& w, const float* HWY_RESTRICT ap,
   for (int64_t n = n0; n < n1; ++n) {
     const uint8_t* row = w.data + n * blocks * blob;
     const float* scales = w.scales + n * blocks;
+    const RowZeroPoints zp = row_zero_points(w, n);
     // Two accumulators (even and odd blocks) halve the dependency chain.
     V acc0[kRows], acc1[kRows];
     float correction[kRows] = {};
@@ -72,7 +92,7 @@ void gemv_rows(D d, const NBitsWeight& w, const float* HWY_RESTRICT ap,
         }
       }
       const V scale = hn::Set(d, scales[b]);
-      const float zs = scales[b] * zero_point(w, n, b);
+      const float zs = scales[b] * zero_point<kBits>(zp, b);
       for (int r = 0; r < kRows; ++r) {
         if (b & 1) {
           acc1[r] = hn::MulAdd(sum[r], scale, acc1[r]);
@@ -102,9 +122,10 @@ void dequantize_rows(D d, const NBitsWeight& w, int64_t n0, int64_t n1, int64_t 
   for (int64_t n = n0; n < n1; ++n) {
     const uint8_t* row = w.data + n * blocks * blob;
     float* o = out + (n - n0) * k_pad;
+    const RowZeroPoints zp = row_zero_points(w, n);
     for (int64_t b = 0; b < blocks; ++b) {
       const float s = w.scales[n * blocks + b];
-      const auto scale = hn::Set(d, s), shift = hn::Set(d, s * zero_point(w, n, b));
+      const auto scale = hn::Set(d, s), shift = hn::Set(d, s * zero_point<kBits>(zp, b));
       for (int64_t c = b * blob; c < (b + 1) * blob; c += lanes) {
         const auto bytes = hn::PromoteTo(du, hn::LoadU(d8, row + c));
         for (int p = 0; p < kPer; ++p) {
