@@ -57,50 +57,68 @@ HWY_INLINE hn::Vec<D> unpack(D d, hn::Vec<hn::Rebind<uint32_t, D>> bytes, int p)
   return hn::ConvertTo(d, hn::BitCast(di, q));
 }
 
+// sum(a * q) over one block (its `chunks` chunks of Lanes(d) bytes at `bytes`), per row of A
+// (their values for the block at `a`, rows k_pad apart), as vectors.
+template <int kBits, int kRows, class D>
+HWY_INLINE void block_sums(D d, const uint8_t* HWY_RESTRICT bytes, const float* HWY_RESTRICT a,
+                           int64_t chunks, int64_t k_pad, hn::Vec<D>* HWY_RESTRICT sum) {
+  constexpr int kPer = 8 / kBits;
+  const hn::Rebind<uint8_t, D> d8;
+  const hn::Rebind<uint32_t, D> du;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int r = 0; r < kRows; ++r) sum[r] = hn::Zero(d);
+  for (int64_t c = 0; c < chunks; ++c) {
+    const auto packed = hn::PromoteTo(du, hn::LoadU(d8, bytes + c * lanes));
+    const float* ac = a + c * lanes * kPer;
+    for (int p = 0; p < kPer; ++p) {
+      const hn::Vec<D> q = unpack<kBits>(d, packed, p);
+      for (int r = 0; r < kRows; ++r) {
+        sum[r] = hn::MulAdd(q, hn::LoadU(d, ac + r * k_pad + p * lanes), sum[r]);
+      }
+    }
+  }
+}
+
 // Rows [n0, n1) of Y for kRows rows of A: ap holds them rearranged ([kRows, k_pad], see the
 // header), asum their sums per block ([kRows, k_blocks]). Per block, sum(a * q) is accumulated
-// in a vector and scaled once; the zero point enters as scale * zp * sum(a) per block.
+// in a vector and scaled once; the zero point enters as scale * zp * sum(a) per block, summed
+// in a scalar loop of its own so that the vector loop does nothing else. Blocks go in pairs
+// into two accumulators, which halves the dependency chain.
 template <int kBits, int kRows, class D>
 void gemv_rows(D d, const NBitsWeight& w, const float* HWY_RESTRICT ap,
                const float* HWY_RESTRICT asum, int64_t k_pad, const float* bias,
                float* HWY_RESTRICT y, int64_t n0, int64_t n1) {
   using V = hn::Vec<D>;
   constexpr int kPer = 8 / kBits;
-  const hn::Rebind<uint8_t, D> d8;
-  const hn::Rebind<uint32_t, D> du;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t blocks = w.k_blocks(), blob = w.blob_size();
+  const int64_t blocks = w.k_blocks(), blob = w.blob_size(), chunks = blob / lanes;
+  const int64_t block_values = blob * kPer;
   for (int64_t n = n0; n < n1; ++n) {
     const uint8_t* row = w.data + n * blocks * blob;
     const float* scales = w.scales + n * blocks;
     const RowZeroPoints zp = row_zero_points(w, n);
-    // Two accumulators (even and odd blocks) halve the dependency chain.
-    V acc0[kRows], acc1[kRows];
     float correction[kRows] = {};
-    for (int r = 0; r < kRows; ++r) acc0[r] = acc1[r] = hn::Zero(d);
     for (int64_t b = 0; b < blocks; ++b) {
-      V sum[kRows];
-      for (int r = 0; r < kRows; ++r) sum[r] = hn::Zero(d);
-      for (int64_t c = b * blob; c < (b + 1) * blob; c += lanes) {
-        const auto bytes = hn::PromoteTo(du, hn::LoadU(d8, row + c));
-        const float* a = ap + c * kPer;
-        for (int p = 0; p < kPer; ++p) {
-          const V q = unpack<kBits>(d, bytes, p);
-          for (int r = 0; r < kRows; ++r) {
-            sum[r] = hn::MulAdd(q, hn::LoadU(d, a + r * k_pad + p * lanes), sum[r]);
-          }
-        }
-      }
-      const V scale = hn::Set(d, scales[b]);
       const float zs = scales[b] * zero_point<kBits>(zp, b);
+      for (int r = 0; r < kRows; ++r) correction[r] += zs * asum[r * blocks + b];
+    }
+    V acc0[kRows], acc1[kRows], sum0[kRows], sum1[kRows];
+    for (int r = 0; r < kRows; ++r) acc0[r] = acc1[r] = hn::Zero(d);
+    int64_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+      block_sums<kBits, kRows>(d, row + b * blob, ap + b * block_values, chunks, k_pad, sum0);
+      block_sums<kBits, kRows>(d, row + (b + 1) * blob, ap + (b + 1) * block_values, chunks, k_pad,
+                               sum1);
+      const V s0 = hn::Set(d, scales[b]), s1 = hn::Set(d, scales[b + 1]);
       for (int r = 0; r < kRows; ++r) {
-        if (b & 1) {
-          acc1[r] = hn::MulAdd(sum[r], scale, acc1[r]);
-        } else {
-          acc0[r] = hn::MulAdd(sum[r], scale, acc0[r]);
-        }
-        correction[r] += zs * asum[r * blocks + b];
+        acc0[r] = hn::MulAdd(sum0[r], s0, acc0[r]);
+        acc1[r] = hn::MulAdd(sum1[r], s1, acc1[r]);
       }
+    }
+    if (b < blocks) {
+      block_sums<kBits, kRows>(d, row + b * blob, ap + b * block_values, chunks, k_pad, sum0);
+      const V s0 = hn::Set(d, scales[b]);
+      for (int r = 0; r < kRows; ++r) acc0[r] = hn::MulAdd(sum0[r], s0, acc0[r]);
     }
     const float add = bias ? bias[n] : 0.0f;
     for (int r = 0; r < kRows; ++r) {
