@@ -8,6 +8,12 @@
 // then paid once per weight and call while the GEMM does rows * its work, and the weight costs
 // bits / 32 of the memory a float copy would.
 //
+// The price of keeping no float copy is paid by prompts: the tiles are packed again for the
+// GEMM on every call, so a 128-row prompt takes about 1.3 times as long as kiln's GEMM on a
+// float copy packed once (bench/nbits_matmul_bench.cpp). A float copy would take 8 times an
+// int4 weight's memory and, read by token generation, 8 times its bandwidth; dequantizing
+// straight into the GEMM's packed panels would remove most of that price.
+//
 // Both paths take the values of a chunk of packed bytes in the order their bits lie (a chunk of
 // C bytes holds 8 / bits values a byte: all the lowest values of the C bytes first, then the
 // next ones), so A's rows are rearranged once into that order instead of the weight being
