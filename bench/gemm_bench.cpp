@@ -32,8 +32,8 @@
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/simd_target.h"
+#include "bench/run_in_pool.h"
 #include "core/thread_pool.h"
-#include "run_in_pool.h"
 
 #ifdef KILN_BENCH_DNNL
 #include <omp.h>
@@ -132,8 +132,6 @@ double measure_peak() {
   if (sink == 42.0f) std::puts("");  // keep the result alive
   return best;
 }
-
-using kiln::bench::run_in_pool;
 
 // The timings of a series of runs: `seconds` on the chosen clock, and for each run the share
 // of the wall-clock time that the process got a CPU for each thread (its CPU time over

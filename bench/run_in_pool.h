@@ -1,5 +1,5 @@
-// The benchmarks' way to run code on a pool of a chosen size: as a job of that pool, so that
-// kiln's parallel_for inside it uses that pool's workers.
+// Runs a function as a job of a kiln ThreadPool, so that kiln's parallel_for inside it uses
+// that pool (the benchmarks' way to pick a thread count per measurement).
 #pragma once
 
 #include <condition_variable>
@@ -8,8 +8,9 @@
 
 #include "core/thread_pool.h"
 
-namespace kiln::bench {
+namespace kiln_bench {
 
+// Runs `fn` as a job of `pool`, so that kiln's parallel_for inside it uses that pool.
 inline void run_in_pool(kiln::ThreadPool& pool, const std::function<void()>& fn) {
   struct Job : kiln::Runnable {
     const std::function<void()>* fn = nullptr;
@@ -29,4 +30,4 @@ inline void run_in_pool(kiln::ThreadPool& pool, const std::function<void()>& fn)
   job.done_cv.wait(lock, [&] { return job.done; });
 }
 
-}  // namespace kiln::bench
+}  // namespace kiln_bench

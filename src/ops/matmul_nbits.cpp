@@ -1,20 +1,20 @@
 // MatMulNBits (com.microsoft): A times a block-quantized weight (opdefs/block_quantized.h has
-// the layout and the checks). When B, its scales and zero points are initializers (as they are
-// in the models ONNX Runtime's quantization tools write):
-//   - 4-bit weights without g_idx: a product of at most kGemvRows rows of A (a decode step) reads
-//     the packed weight directly (backends/cpu/int4_gemv.h), 4 bits a weight; larger products
-//     use the dequantized weight below, made by the first run that needs it;
-//   - otherwise the weight is dequantized to float32 and packed for kiln's GEMM once, at load.
-// Weights that are not constants are dequantized on every run. The dequantized weight takes
-// 32 / bits times the memory of the quantized one, and every accuracy_level computes in float32
-// (the level only allows lower precision).
-#include <memory>
-#include <mutex>
+// the layout and the checks). Every accuracy_level computes in float32 (the level only allows
+// lower precision).
+//
+// Blocks in order (no g_idx, or the g_idx that says the same, as the quantization tools write
+// for models without act-order) run on the packed weight (backends/cpu/nbits_matmul.h): a GEMV
+// reading it directly for few rows of A, a GEMM over tiles dequantized on the fly for more. No
+// float copy is kept: it would take 32 / bits times the memory, and token generation, which
+// reads every weight once a step, would read that much more memory.
+//
+// A g_idx that permutes the blocks: the weight is dequantized to float32 and multiplied by
+// kiln's GEMM, once at load time, packed, when the weights are initializers, else on every run.
 #include <string>
 #include <vector>
 
 #include "backends/cpu/gemm.h"
-#include "backends/cpu/int4_gemv.h"
+#include "backends/cpu/nbits_matmul.h"
 #include "core/thread_pool.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
@@ -55,62 +55,33 @@ void dequantize(const NBitsAttrs& a, const NBitsInputs& in, float* w) {
   });
 }
 
-// Up to this many rows of A, a 4-bit product reads the packed weight (int4_gemv).
-constexpr int64_t kGemvRows = 4;
+// Whether g_idx (when given) maps every k to block k / block_size, as without it.
+bool blocks_in_order(const NBitsAttrs& a, const Tensor* g_idx) {
+  if (!g_idx) return true;
+  const int32_t* g = g_idx->data<int32_t>();
+  for (int64_t k = 0; k < a.K; ++k) {
+    if (g[k] != k / a.block_size) return false;
+  }
+  return true;
+}
 
-// The 4-bit weight as int4_gemv reads it: B's bytes as given, the scales, and each block's zero
-// point times its scale.
-std::shared_ptr<const cpu::Int4Weights> int4_weights(const NBitsAttrs& a, const NBitsInputs& in) {
-  auto w = std::make_shared<cpu::Int4Weights>();
-  w->N = a.N;
-  w->K = a.K;
-  w->block_size = a.block_size;
-  w->blocks = a.k_blocks();
-  const uint8_t* b = in.b->data<uint8_t>();
-  w->packed.assign(b, b + a.N * w->blocks * a.blob_size());
-  const float* scales = in.scales->data<float>();
-  w->scales.assign(scales, scales + a.N * w->blocks);
-  w->zero_scaled.resize(w->scales.size());
-  const bool packed_zp = in.zero_points && in.zero_points->dtype() == DataType::UInt8;
-  const int64_t zp_row = a.zero_point_row_bytes();
-  for (int64_t n = 0; n < a.N; ++n) {
-    for (int64_t blk = 0; blk < w->blocks; ++blk) {
-      float zp = static_cast<float>(a.default_zero_point());
-      if (packed_zp) {
-        zp = static_cast<float>(
-            (in.zero_points->data<uint8_t>()[n * zp_row + blk / 2] >> ((blk % 2) * 4)) & 0x0F);
-      } else if (in.zero_points) {
-        zp = in.zero_points->data<float>()[n * w->blocks + blk];
-      }
-      const int64_t i = n * w->blocks + blk;
-      w->zero_scaled[i] = zp * w->scales[i];
+cpu::NBitsWeight packed_weight(const NBitsAttrs& a, const NBitsInputs& in) {
+  cpu::NBitsWeight w;
+  w.N = a.N;
+  w.K = a.K;
+  w.bits = a.bits;
+  w.block_size = a.block_size;
+  w.data = in.b->data<uint8_t>();
+  w.scales = in.scales->data<float>();
+  if (const Tensor* zp = in.zero_points) {
+    if (zp->dtype() == DataType::UInt8) {
+      w.packed_zero_points = zp->data<uint8_t>();
+    } else {
+      w.float_zero_points = zp->data<float>();
     }
   }
   return w;
 }
-
-// The dequantized, packed weight of constant inputs, made once by the first run that needs it.
-struct LazyPackedWeight {
-  NBitsAttrs attrs;
-  Tensor b, scales, zero_points;  // the constants (zero_points undefined when absent)
-  std::once_flag once;
-  std::unique_ptr<cpu::PackedB> packed;
-
-  const cpu::PackedB& get() {
-    std::call_once(once, [this] {
-      const NBitsInputs in{
-          nullptr, &b,
-          &scales, zero_points.dtype() == DataType::Undefined ? nullptr : &zero_points,
-          nullptr, nullptr};
-      std::vector<float> w(static_cast<size_t>(attrs.N * attrs.K));
-      dequantize(attrs, in, w.data());
-      auto p = std::make_unique<cpu::PackedB>();
-      cpu::pack_b(true, attrs.K, attrs.N, w.data(), attrs.K, *p);
-      packed = std::move(p);
-    });
-    return *packed;
-  }
-};
 
 const Tensor* optional_input(const OpContext& ctx, size_t i) {
   return ctx.has_input(i) ? &ctx.input(i) : nullptr;
@@ -119,24 +90,15 @@ const Tensor* optional_input(const OpContext& ctx, size_t i) {
 CpuKernel make_matmul_nbits(const NodeInfo& info) {
   const NBitsAttrs attrs = parse_matmul_nbits_attrs(info);
   if (info.num_inputs() < 3) info.fail("expects at least the inputs A, B and scales");
-  // Weights known at load time: dequantized and packed once.
+  // Weights known at load time with a permuting g_idx: dequantized and packed once.
   std::shared_ptr<const cpu::PackedB> packed;
-  std::shared_ptr<const cpu::Int4Weights> int4;
-  std::shared_ptr<LazyPackedWeight> lazy;
   auto constant = [&](size_t i) { return info.has_input(i) ? info.constant_input(i) : nullptr; };
   const bool weights_constant = constant(1) && constant(2) && (!info.has_input(3) || constant(3)) &&
                                 (!info.has_input(4) || constant(4));
   if (weights_constant) {
     const NBitsInputs in{nullptr, constant(1), constant(2), constant(3), constant(4), nullptr};
     check_matmul_nbits_inputs(info.node(), attrs, in);
-    if (attrs.bits == 4 && !info.has_input(4)) {
-      int4 = int4_weights(attrs, in);
-      lazy = std::make_shared<LazyPackedWeight>();
-      lazy->attrs = attrs;
-      lazy->b = *in.b;
-      lazy->scales = *in.scales;
-      if (in.zero_points) lazy->zero_points = *in.zero_points;
-    } else {
+    if (!blocks_in_order(attrs, in.g_idx)) {
       std::vector<float> w(static_cast<size_t>(attrs.N * attrs.K));
       dequantize(attrs, in, w.data());
       auto p = std::make_shared<cpu::PackedB>();
@@ -144,7 +106,7 @@ CpuKernel make_matmul_nbits(const NodeInfo& info) {
       packed = std::move(p);
     }
   }
-  return [attrs, packed, int4, lazy](OpContext& ctx) {
+  return [attrs, packed](OpContext& ctx) {
     const NBitsInputs in{&ctx.input(0),          &ctx.input(1),          &ctx.input(2),
                          optional_input(ctx, 3), optional_input(ctx, 4), optional_input(ctx, 5)};
     check_matmul_nbits_inputs(ctx.node(), attrs, in);
@@ -154,19 +116,19 @@ CpuKernel make_matmul_nbits(const NodeInfo& info) {
     Tensor& y = ctx.allocate_output(0, DataType::Float32, out_shape);
     if (y.element_count() == 0) return;
     const int64_t M = a.element_count() / attrs.K;
+    if (!packed && blocks_in_order(attrs, in.g_idx)) {
+      cpu::nbits_matmul(packed_weight(attrs, in), M, a.data<float>(),
+                        in.bias ? in.bias->data<float>() : nullptr, y.mutable_data<float>());
+      return;
+    }
     cpu::GemmEpilogue epilogue;
     if (in.bias) {
       epilogue.bias_kind = cpu::GemmBias::kPerColumn;
       epilogue.bias = in.bias->data<float>();
     }
-    if (int4 && M <= kGemvRows) {
-      cpu::int4_gemv(*int4, a.data<float>(), M, in.bias ? in.bias->data<float>() : nullptr,
-                     y.mutable_data<float>());
-      return;
-    }
-    if (packed || lazy) {
-      cpu::sgemm_packed(false, M, a.data<float>(), attrs.K, packed ? *packed : lazy->get(),
-                        y.mutable_data<float>(), attrs.N, epilogue);
+    if (packed) {
+      cpu::sgemm_packed(false, M, a.data<float>(), attrs.K, *packed, y.mutable_data<float>(),
+                        attrs.N, epilogue);
       return;
     }
     thread_local std::vector<float> w;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "random_data.h"
 #include "test_util.h"
 
 namespace kiln::testing {
@@ -23,11 +24,7 @@ constexpr const char* kMs = "com.microsoft";
 OpTest ms(const std::string& op) { return OpTest(op, 17, kMs); }
 
 std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(rng);
-  return v;
+  return uniform_floats(n, seed, lo, hi);
 }
 
 Tensor i32(const Shape& shape, std::vector<int32_t> values) {
