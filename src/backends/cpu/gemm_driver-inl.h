@@ -239,13 +239,8 @@ inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packe
   }
   BInput in;
   in.packed = packed;
-  // A transposed A is always packed (never read in place): parts that share its rows would
-  // each pack the same slices, while B is packed already. A convolution's product with few
-  // positions (Y^T = cols^T W^T) is such a case: 49 rows, thousands of columns.
   run_parts(p, in,
-            gemm_detail::plan_parts(
-                p.m, p.n, p.k, kMR, kNR, gemm_detail::available_threads(),
-                p.trans_a ? gemm_detail::SplitFirst::kRows : gemm_detail::SplitFirst::kLongerSide));
+            gemm_detail::plan_parts(p.m, p.n, p.k, kMR, kNR, gemm_detail::available_threads()));
 }
 
 inline void gemm_unpacked(const gemm_detail::Problem& p, bool trans_b, const float* b,
@@ -266,7 +261,7 @@ inline void gemm_unpacked(const gemm_detail::Problem& p, bool trans_b, const flo
   // Parts that share columns would each pack the same B slices, so split columns first.
   run_parts(p, in,
             gemm_detail::plan_parts(p.m, p.n, p.k, kMR, kNR, gemm_detail::available_threads(),
-                                    gemm_detail::SplitFirst::kColumns));
+                                    /*columns_first=*/true));
 }
 
 }  // namespace gemm

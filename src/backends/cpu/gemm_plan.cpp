@@ -14,7 +14,7 @@ int available_threads() {
 }
 
 PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int threads,
-                    SplitFirst first) {
+                    bool columns_first) {
   PartGrid grid;
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
                        static_cast<double>(std::max<int64_t>(k, 1));
@@ -31,12 +31,10 @@ PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int
     const bool can_cols = col_panels >= 2 * grid.col_parts;
     if (!can_rows && !can_cols) break;
     // Halve the longer side of a part: square parts share each A row block and each B panel
-    // among the most FMAs. `first` splits one side until every thread has some of it.
-    bool split_rows = m * grid.col_parts >= n * grid.row_parts;
-    if (first == SplitFirst::kColumns && grid.col_parts < threads) split_rows = false;
-    // Sharing a packed B costs nothing: rows as far as they go.
-    if (first == SplitFirst::kRows) split_rows = true;
-    if (can_rows && (!can_cols || split_rows)) {
+    // among the most FMAs. columns_first splits columns until every thread has some.
+    const bool rows_longer = m * grid.col_parts >= n * grid.row_parts;
+    const bool prefer_cols = columns_first && grid.col_parts < threads;
+    if (can_rows && (!can_cols || (rows_longer && !prefer_cols))) {
       grid.row_parts *= 2;
     } else {
       grid.col_parts *= 2;

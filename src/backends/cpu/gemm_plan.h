@@ -24,21 +24,12 @@ struct PartGrid {
   int64_t count() const { return row_parts * col_parts; }
 };
 
-// Which side of C to split while every thread does not yet have a part of its own.
-enum class SplitFirst {
-  kLongerSide,  // square parts: each A row block and B panel is shared by the most FMAs
-  kColumns,     // parts that share columns would pack the same B slices
-  kRows,        // parts that share rows would pack the same A slices and B is packed already:
-                // rows as long as there are row panels to split
-};
-
 // Plans parts for an M x N x K product on `threads` threads, in units of mr-row panels and
 // nr-column panels. One thread, or a product too small to pay for waking a worker, gives one
-// part, so single-threaded runs go straight to the kernel. `first` says which side to split
-// until each thread has its own share of it, for when parts that share the other side
-// duplicate work.
+// part, so single-threaded runs go straight to the kernel. columns_first splits columns until
+// each thread has its own, for when parts that share columns duplicate work (packing B).
 PartGrid plan_parts(int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr, int threads,
-                    SplitFirst first = SplitFirst::kLongerSide);
+                    bool columns_first = false);
 
 // [begin, end) of part `index` when `units` units are dealt out as evenly as possible.
 inline int64_t part_begin(int64_t units, int64_t parts, int64_t index) {
