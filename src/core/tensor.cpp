@@ -6,6 +6,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/element_count.h"
+#include "core/host_memory.h"
 #include "core/tensor_impl.h"
 
 namespace kiln {
@@ -26,7 +27,7 @@ std::shared_ptr<Storage> Storage::allocate(DataType dtype, int64_t element_count
   std::shared_ptr<MemoryBudget> budget = charge_allocation(rounded);
   auto s = std::shared_ptr<Storage>(new Storage());
   s->bytes_ = bytes;
-  s->data_ = ::operator new (rounded, std::align_val_t{64}, std::nothrow);
+  s->data_ = allocate_host_block(rounded);
   if (!s->data_) {
     if (budget) budget->release(rounded);
     throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
@@ -53,7 +54,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_p
 Storage::~Storage() {
   auto* p = static_cast<std::string*>(data_);
   for (int64_t i = 0; i < string_count_; ++i) p[i].~basic_string();
-  if (owned_) ::operator delete (data_, std::align_val_t{64});
+  if (owned_) free_host_block(data_, charged_);
   if (budget_) budget_->release(charged_);
 }
 

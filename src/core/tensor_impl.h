@@ -38,7 +38,7 @@ class Storage {
   int64_t string_count_ = 0;  // constructed std::string objects to destroy
   std::shared_ptr<void> owner_;
   std::shared_ptr<MemoryBudget> budget_;  // charged for owned bytes, given back on destruction
-  size_t charged_ = 0;
+  size_t charged_ = 0;  // the bytes allocated (rounded up), charged to the budget if any
 };
 
 enum class TensorState : int { Ready, Pending, Failed };
