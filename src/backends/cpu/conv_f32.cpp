@@ -148,20 +148,14 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
       float* yg = y + (n * p.out_channels + grp * mg) * out_size;
       const float* zg =
           e.residual ? e.residual + (n * p.out_channels + grp * mg) * out_size : nullptr;
-      // Back to channel-major, with the residual and the activation while each row is in
-      // cache; split over channels so that it is no serial stretch between parallel GEMMs.
-      const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, out_size));
-      parallel_for(mg, grain, [&](int64_t m_begin, int64_t m_end) {
-        for (int64_t m = m_begin; m < m_end; ++m) {
-          float* row = yg + m * out_size;
-          for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
-          if (zg) {
-            for (int64_t j = 0; j < out_size; ++j) row[j] += zg[m * out_size + j];
-          }
+      for (int64_t m = 0; m < mg; ++m) {
+        float* row = yg + m * out_size;
+        for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
+        if (zg) {
+          for (int64_t j = 0; j < out_size; ++j) row[j] += zg[m * out_size + j];
         }
-        apply_conv_activation(e, yg + m_begin * out_size, m_end - m_begin, out_size, out_size,
-                              /*in_gemm=*/false);
-      });
+      }
+      apply_conv_activation(e, yg, mg, out_size, out_size, /*in_gemm=*/false);
     }
   }
 }
