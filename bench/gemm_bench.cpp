@@ -32,6 +32,7 @@
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/simd_target.h"
+#include "bench/run_in_pool.h"
 #include "core/thread_pool.h"
 
 #ifdef KILN_BENCH_DNNL
@@ -130,26 +131,6 @@ double measure_peak() {
   }
   if (sink == 42.0f) std::puts("");  // keep the result alive
   return best;
-}
-
-// Runs `fn` as a job of `pool`, so that kiln's parallel_for inside it uses that pool.
-void run_in_pool(kiln::ThreadPool& pool, const std::function<void()>& fn) {
-  struct Job : kiln::Runnable {
-    const std::function<void()>* fn = nullptr;
-    std::mutex mutex;
-    std::condition_variable done_cv;
-    bool done = false;
-    void run() override {
-      (*fn)();
-      std::lock_guard<std::mutex> lock(mutex);
-      done = true;
-      done_cv.notify_one();
-    }
-  } job;
-  job.fn = &fn;
-  pool.submit(&job);
-  std::unique_lock<std::mutex> lock(job.mutex);
-  job.done_cv.wait(lock, [&] { return job.done; });
 }
 
 // The timings of a series of runs: `seconds` on the chosen clock, and for each run the share

@@ -12,7 +12,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 build=$1 seconds=$2 shared=${3:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$build/fuzz
-targets=(model_load model_run graph_mutation tensor_file)
+# FUZZ_TARGETS="model_load tensor_file" runs only those.
+read -r -a targets <<<"${FUZZ_TARGETS:-model_load model_run graph_mutation tensor_file}"
 # A hang is an input that runs longer than this; a single allocation or the whole process past
 # the memory limit is a finding too.
 timeout_s=${FUZZ_TIMEOUT:-1}

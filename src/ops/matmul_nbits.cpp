@@ -1,13 +1,20 @@
 // MatMulNBits (com.microsoft): A times a block-quantized weight (opdefs/block_quantized.h has
-// the layout and the checks). The weight is dequantized to float32 and multiplied by kiln's
-// GEMM: once at load time, packed, when B, its scales, zero points and g_idx are initializers
-// (as they are in the models ONNX Runtime's quantization tools write), else on every run.
-// The dequantized weight takes 32 / bits times the memory of the quantized one, and every
-// accuracy_level computes in float32 (the level only allows lower precision).
+// the layout and the checks). Every accuracy_level computes in float32 (the level only allows
+// lower precision).
+//
+// Blocks in order (no g_idx, or the g_idx that says the same, as the quantization tools write
+// for models without act-order) run on the packed weight (backends/cpu/nbits_matmul.h): a GEMV
+// reading it directly for few rows of A, a GEMM over tiles dequantized on the fly for more. No
+// float copy is kept: it would take 32 / bits times the memory, and token generation, which
+// reads every weight once a step, would read that much more memory.
+//
+// A g_idx that permutes the blocks: the weight is dequantized to float32 and multiplied by
+// kiln's GEMM, once at load time, packed, when the weights are initializers, else on every run.
 #include <string>
 #include <vector>
 
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/nbits_matmul.h"
 #include "core/thread_pool.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
@@ -48,6 +55,34 @@ void dequantize(const NBitsAttrs& a, const NBitsInputs& in, float* w) {
   });
 }
 
+// Whether g_idx (when given) maps every k to block k / block_size, as without it.
+bool blocks_in_order(const NBitsAttrs& a, const Tensor* g_idx) {
+  if (!g_idx) return true;
+  const int32_t* g = g_idx->data<int32_t>();
+  for (int64_t k = 0; k < a.K; ++k) {
+    if (g[k] != k / a.block_size) return false;
+  }
+  return true;
+}
+
+cpu::NBitsWeight packed_weight(const NBitsAttrs& a, const NBitsInputs& in) {
+  cpu::NBitsWeight w;
+  w.N = a.N;
+  w.K = a.K;
+  w.bits = a.bits;
+  w.block_size = a.block_size;
+  w.data = in.b->data<uint8_t>();
+  w.scales = in.scales->data<float>();
+  if (const Tensor* zp = in.zero_points) {
+    if (zp->dtype() == DataType::UInt8) {
+      w.packed_zero_points = zp->data<uint8_t>();
+    } else {
+      w.float_zero_points = zp->data<float>();
+    }
+  }
+  return w;
+}
+
 const Tensor* optional_input(const OpContext& ctx, size_t i) {
   return ctx.has_input(i) ? &ctx.input(i) : nullptr;
 }
@@ -55,7 +90,7 @@ const Tensor* optional_input(const OpContext& ctx, size_t i) {
 CpuKernel make_matmul_nbits(const NodeInfo& info) {
   const NBitsAttrs attrs = parse_matmul_nbits_attrs(info);
   if (info.num_inputs() < 3) info.fail("expects at least the inputs A, B and scales");
-  // Weights known at load time: dequantized and packed once.
+  // Weights known at load time with a permuting g_idx: dequantized and packed once.
   std::shared_ptr<const cpu::PackedB> packed;
   auto constant = [&](size_t i) { return info.has_input(i) ? info.constant_input(i) : nullptr; };
   const bool weights_constant = constant(1) && constant(2) && (!info.has_input(3) || constant(3)) &&
@@ -63,11 +98,13 @@ CpuKernel make_matmul_nbits(const NodeInfo& info) {
   if (weights_constant) {
     const NBitsInputs in{nullptr, constant(1), constant(2), constant(3), constant(4), nullptr};
     check_matmul_nbits_inputs(info.node(), attrs, in);
-    std::vector<float> w(static_cast<size_t>(attrs.N * attrs.K));
-    dequantize(attrs, in, w.data());
-    auto p = std::make_shared<cpu::PackedB>();
-    cpu::pack_b(true, attrs.K, attrs.N, w.data(), attrs.K, *p);
-    packed = std::move(p);
+    if (!blocks_in_order(attrs, in.g_idx)) {
+      std::vector<float> w(static_cast<size_t>(attrs.N * attrs.K));
+      dequantize(attrs, in, w.data());
+      auto p = std::make_shared<cpu::PackedB>();
+      cpu::pack_b(true, attrs.K, attrs.N, w.data(), attrs.K, *p);
+      packed = std::move(p);
+    }
   }
   return [attrs, packed](OpContext& ctx) {
     const NBitsInputs in{&ctx.input(0),          &ctx.input(1),          &ctx.input(2),
@@ -79,6 +116,11 @@ CpuKernel make_matmul_nbits(const NodeInfo& info) {
     Tensor& y = ctx.allocate_output(0, DataType::Float32, out_shape);
     if (y.element_count() == 0) return;
     const int64_t M = a.element_count() / attrs.K;
+    if (!packed && blocks_in_order(attrs, in.g_idx)) {
+      cpu::nbits_matmul(packed_weight(attrs, in), M, a.data<float>(),
+                        in.bias ? in.bias->data<float>() : nullptr, y.mutable_data<float>());
+      return;
+    }
     cpu::GemmEpilogue epilogue;
     if (in.bias) {
       epilogue.bias_kind = cpu::GemmBias::kPerColumn;

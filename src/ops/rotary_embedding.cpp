@@ -22,6 +22,7 @@
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
+#include "ops/rotary.h"
 
 namespace kiln {
 namespace {
@@ -30,11 +31,6 @@ struct RotaryAttrs {
   bool interleaved = false;
   int64_t num_heads = 0;
   int64_t rotary_dim = 0;  // 0: the whole head
-};
-
-struct RotaryGeometry {
-  bool packed = false;  // 3-D input
-  int64_t batch = 0, heads = 0, seq = 0, head_size = 0, rotary_dim = 0;
 };
 
 struct CacheRowTag {};
@@ -250,6 +246,11 @@ CpuKernel make_rotary_embedding(const NodeInfo& info) {
 }
 
 }  // namespace
+
+void rotate_f32(const RotaryGeometry& g, bool interleaved, const float* x, const float* cos_cache,
+                const float* sin_cache, const int64_t* cache_row, int64_t cache_stride, float* y) {
+  rotate<float>(g, interleaved, x, cos_cache, sin_cache, cache_row, cache_stride, y);
+}
 
 KILN_CPU_OPS(rotary_embedding);
 void register_rotary_embedding_ops(OpRegistry& registry) {

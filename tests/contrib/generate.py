@@ -26,6 +26,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import attention_cases
+
 MS = "com.microsoft"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ONNX_OPSET = 17  # LayerNormalization is a standard op from 17 on
@@ -257,6 +259,7 @@ def define_cases():
 
     define_block_quantized_cases()
     define_gather_cases()
+    attention_cases.define_cases(case, rng_for, f32)
 
 
 def pack_bits(values, bits):

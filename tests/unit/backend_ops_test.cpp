@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -1096,19 +1097,19 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
 #endif
   const OpTest test = op.make();
   const Model model = test.model();
-  std::vector<NodePlacement> placements;
+  std::optional<Worker> worker;
   try {
-    placements = Worker(model, backend).placements();
+    worker.emplace(model, backend, WorkerOptions{.verify_shapes = true});
   } catch (const Error& e) {
     if (!is_no_device_error(e)) throw;  // a worker that fails to build is a failure, not a skip
     GTEST_SKIP() << backend_name(backend) << " is not available here: " << e.what();
   }
-  for (const NodePlacement& p : placements) {
+  for (const NodePlacement& p : worker->placements()) {
     EXPECT_EQ(p.backend, backend) << p.op_type << " fell back: " << p.fallback_reason;
   }
   const std::vector<Tensor> expected = test.run(Backend::Cpu);
   const RunTimeFallbacks before = run_time_fallbacks();
-  const std::vector<Tensor> actual = test.run(backend);
+  const std::vector<Tensor> actual = test.run(*worker);
   const RunTimeFallbacks after = run_time_fallbacks();
   EXPECT_EQ(after.count, before.count) << "ran on the CPU at run time: " << after.last_reason;
   ASSERT_EQ(actual.size(), expected.size());

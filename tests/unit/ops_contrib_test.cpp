@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "random_data.h"
 #include "test_util.h"
 
 namespace kiln::testing {
@@ -23,11 +24,7 @@ constexpr const char* kMs = "com.microsoft";
 OpTest ms(const std::string& op) { return OpTest(op, 17, kMs); }
 
 std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(rng);
-  return v;
+  return uniform_floats(n, seed, lo, hi);
 }
 
 void expect_near_all(const Tensor& actual, const std::vector<double>& expected, double tol) {
@@ -682,6 +679,28 @@ TEST(MatMulNBits, GroupIndexBatchesAndEmptyRows) {
   }
   auto empty = nbits_test(c, {}, {0, 64}, Zp::None, nullptr, true).run();
   EXPECT_EQ(empty[0].shape(), (Shape{0, 6}));
+}
+
+// Token generation's shapes (one row of A, [1, 1, K]) and a few rows, with the g_idx the
+// quantization tools write when the blocks are in order (read as if absent: the packed-weight
+// path), each with the weights as initializers and at run time.
+TEST(MatMulNBits, SingleRowsAndInOrderGroupIndex) {
+  uint32_t seed = 80;
+  for (int64_t bits : {2, 4, 8}) {
+    NBitsCase c = make_nbits(100, 40, bits, 32, ++seed);
+    for (int64_t k = 0; k < c.K; ++k) c.g_idx.push_back(static_cast<int32_t>(k / c.block));
+    const auto bias = random_values(c.N, ++seed);
+    for (int64_t M : {1, 2, 7}) {
+      const auto a = random_values(M * c.K, ++seed);
+      for (bool constant : {true, false}) {
+        SCOPED_TRACE("bits " + std::to_string(bits) + " M " + std::to_string(M) +
+                     (constant ? " constant" : " at run time"));
+        auto out = nbits_test(c, a, {1, M, c.K}, Zp::Packed, &bias, constant).run();
+        EXPECT_EQ(out[0].shape(), (Shape{1, M, c.N}));
+        expect_near_all(out[0], nbits_ref(c, a, Zp::Packed, &bias), 1e-4);
+      }
+    }
+  }
 }
 
 TEST(MatMulNBits, BadAttributesAndInputs) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/error.h"
+#include "random_data.h"
 #include "test_util.h"
 
 namespace kiln {
@@ -14,13 +15,10 @@ namespace {
 
 using testing::f32;
 using testing::OpTest;
+using testing::uniform_floats;
 
 std::vector<float> random_values(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
+  return uniform_floats(n, seed, -1.0f, 1.0f);
 }
 
 Tensor random_f32(const Shape& shape, uint32_t seed) {

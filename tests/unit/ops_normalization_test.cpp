@@ -8,17 +8,14 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "random_data.h"
 #include "test_util.h"
 
 namespace kiln::testing {
 namespace {
 
 std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -2.0f, float hi = 3.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(rng);
-  return v;
+  return uniform_floats(n, seed, lo, hi);
 }
 
 Tensor to_dtype(const Tensor& t, DataType dtype) {

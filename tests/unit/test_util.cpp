@@ -139,8 +139,11 @@ Model OpTest::model() const {
 }
 
 std::vector<Tensor> OpTest::run(Backend backend) const {
-  Model m = model();
-  Worker worker(m, backend, WorkerOptions{.verify_shapes = true});
+  Worker worker(model(), backend, WorkerOptions{.verify_shapes = true});
+  return run(worker);
+}
+
+std::vector<Tensor> OpTest::run(Worker& worker) const {
   // NamedTensor holds a string_view: the names must outlive the schedule call.
   std::vector<std::string> names;
   for (size_t i = 0; i < inputs_.size(); ++i) names.push_back("in" + std::to_string(i));

@@ -39,6 +39,8 @@ class OpTest {
   // Builds the one-node model, runs it and returns the outputs as host tensors.
   // Load errors and run errors both surface as kiln::Error.
   std::vector<Tensor> run(Backend backend = Backend::Cpu) const;
+  // Runs on a worker made from model(), e.g. one whose placements the caller checked.
+  std::vector<Tensor> run(Worker& worker) const;
   Model model() const;
 
  private:

@@ -47,6 +47,10 @@ bool fill_bias_row(const AttentionShape& shape, const AttentionParams& params, c
     visible = std::min(visible, std::max<int64_t>(0, params.kv_valid[b]));
   }
   std::fill(bias + visible, bias + n, kNegInf);
+  if (params.causal_offset != nullptr && params.local_window >= 0) {
+    const int64_t first = i + params.causal_offset[b] - params.local_window + 1;
+    std::fill(bias, bias + std::clamp<int64_t>(first, 0, n), kNegInf);
+  }
   for (int64_t j = 0; j < n; ++j) {
     if (bias[j] != kNegInf) return false;
   }

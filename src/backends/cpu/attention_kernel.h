@@ -13,7 +13,8 @@
 //
 // where bias is the sum of the attention mask (float, broadcast, padded with -inf past its
 // last column), the causal mask (key j is hidden from query i when j > i + causal_offset[b])
-// and the key padding mask (key j is hidden when j >= kv_valid[b]). A query whose bias row is
+// the key padding mask (key j is hidden when j >= kv_valid[b]) and, with a causal mask, the local
+// window (key j is hidden when j <= i + causal_offset[b] - local_window). A query whose bias row is
 // -inf everywhere attends to nothing: its probabilities and output are zero rather than NaN.
 #pragma once
 
@@ -51,6 +52,7 @@ struct AttentionParams {
   float softcap = 0.0f;                    // 0: none
   const int64_t* causal_offset = nullptr;  // per batch; nullptr: not causal
   const int64_t* kv_valid = nullptr;       // per batch; nullptr: every key is valid
+  int64_t local_window = -1;               // keys seen, the diagonal one included; -1: all
   // Where the scores of stage `scores_stage` are copied, as [batch, q_heads, q_len, kv_len]
   // contiguous; nullptr when not wanted.
   float* scores_out = nullptr;

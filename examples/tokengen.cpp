@@ -1,0 +1,175 @@
+// Greedy token generation with a decoder in ONNX Runtime's generative-AI export shape (see
+// examples/tokengen/build_decoder.py): the prompt in one run, then one token a run. Each run's
+// present key/value caches are taken from the worker (Worker::take_output, no copy) and handed
+// to the next run as its past.
+//
+//   tokengen MODEL.onnx [--prompt 128] [--steps 64] [--threads N] [--reference DIR]
+//
+// With --reference (a folder ort_generate.mjs wrote) the run replays ONNX Runtime's tokens and
+// checks every step's last logits against ONNX Runtime's (|a - e| <= 1e-3 + 1e-3 |e|).
+// Prints the prefill time and the median decode time per token.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.h>
+
+namespace {
+
+struct Reference {
+  int64_t prompt = 0;
+  std::vector<int64_t> tokens;
+  std::vector<float> logits;  // one row of vocab values per step
+};
+
+// tokens.json ({"prompt":N,"tokens":[...]}) and logits.f32 as ort_generate.mjs writes them.
+Reference read_reference(const std::string& dir) {
+  Reference r;
+  std::ifstream json(dir + "/tokens.json");
+  std::stringstream text;
+  text << json.rdbuf();
+  std::string s = text.str();
+  const size_t p = s.find("\"prompt\":"), t = s.find('[');
+  if (!json || p == std::string::npos || t == std::string::npos) {
+    throw kiln::Error(dir + "/tokens.json is not what ort_generate.mjs writes");
+  }
+  r.prompt = std::atoll(s.c_str() + p + 9);
+  for (const char* c = s.c_str() + t + 1; *c != ']' && *c != '\0';) {
+    char* end = nullptr;
+    const long long v = std::strtoll(c, &end, 10);
+    if (end == c) throw kiln::Error(dir + "/tokens.json has a token that is not a number");
+    r.tokens.push_back(v);
+    c = *end == ',' ? end + 1 : end;
+  }
+  std::ifstream bin(dir + "/logits.f32", std::ios::binary | std::ios::ate);
+  if (!bin) throw kiln::Error("cannot read " + dir + "/logits.f32");
+  r.logits.resize(static_cast<size_t>(bin.tellg()) / sizeof(float));
+  bin.seekg(0);
+  bin.read(reinterpret_cast<char*>(r.logits.data()),
+           static_cast<std::streamsize>(r.logits.size() * sizeof(float)));
+  return r;
+}
+
+int64_t argmax(const float* row, int64_t n) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i) best = row[i] > row[best] ? i : best;
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> opt{{"prompt", "128"}, {"steps", "64"}, {"threads", "0"}};
+  std::string model_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) == 0 && i + 1 < argc) {
+      opt[a.substr(2)] = argv[++i];
+    } else if (model_path.empty()) {
+      model_path = a;
+    } else {
+      std::fprintf(stderr,
+                   "usage: tokengen MODEL.onnx [--prompt N] [--steps N] [--threads N] "
+                   "[--reference DIR]\n");
+      return 2;
+    }
+  }
+  if (model_path.empty()) {
+    std::fprintf(stderr,
+                 "usage: tokengen MODEL.onnx [--prompt N] [--steps N] [--threads N] "
+                 "[--reference DIR]\n");
+    return 2;
+  }
+  try {
+    Reference ref;
+    const bool check = opt.count("reference") != 0;
+    int64_t prompt = std::stoll(opt["prompt"]), steps = std::stoll(opt["steps"]);
+    if (check) {
+      ref = read_reference(opt["reference"]);
+      prompt = ref.prompt;
+      steps = static_cast<int64_t>(ref.tokens.size()) - prompt;
+    }
+    kiln::Model model = kiln::load_model(model_path);
+    kiln::WorkerOptions options;
+    options.num_threads = std::stoi(opt["threads"]);
+    kiln::Worker worker(model, kiln::Backend::Cpu, options);
+
+    // The prompt: ONNX Runtime's, or the same fixed sequence ort_generate.mjs makes.
+    std::vector<int64_t> tokens;
+    int64_t seed = 1;
+    for (int64_t i = 0; i < prompt; ++i) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      tokens.push_back(check ? ref.tokens[i] : seed % 1000);
+    }
+    // Empty caches [1, kv_heads, 0, head] to start from.
+    std::vector<std::string> past_names;
+    std::map<std::string, kiln::Tensor> past;
+    for (const auto& in : model.inputs()) {
+      if (in.name.rfind("past_key_values.", 0) != 0) continue;
+      past_names.push_back(in.name);
+      past[in.name] = kiln::Tensor::zeros(kiln::DataType::Float32,
+                                          {1, in.shape.at(1).value, 0, in.shape.at(3).value});
+    }
+    std::vector<double> times;
+    int64_t matched = 0;
+    double worst = 0;
+    std::vector<int64_t> input(tokens);
+    for (int64_t step = 0; step <= steps; ++step) {
+      const int64_t total = static_cast<int64_t>(tokens.size());
+      std::map<std::string, kiln::Tensor> feed = past;
+      const int64_t n = static_cast<int64_t>(input.size());
+      feed["input_ids"] = kiln::Tensor::from_data<int64_t>({1, n}, input);
+      feed["attention_mask"] =
+          kiln::Tensor::from_data<int64_t>({1, total}, std::vector<int64_t>(total, 1));
+      const auto t0 = std::chrono::steady_clock::now();
+      worker.schedule(feed);
+      const kiln::Tensor logits = worker.take_output("logits").readback_and_clone();
+      times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      for (const std::string& name : past_names) {
+        past[name] = worker.take_output("present." + name.substr(16));  // handed over, no copy
+      }
+      const int64_t vocab = logits.shape().back();
+      const float* last = logits.data<float>() + (n - 1) * vocab;
+      const int64_t next = argmax(last, vocab);
+      if (check) {
+        const float* expected = ref.logits.data() + step * vocab;
+        bool ok = true;
+        for (int64_t i = 0; i < vocab; ++i) {
+          const double diff = std::abs(double(last[i]) - expected[i]);
+          worst = std::max(worst, diff);
+          ok = ok && diff <= 1e-3 + 1e-3 * std::abs(expected[i]);
+        }
+        matched += ok ? 1 : 0;
+      }
+      if (step < steps) {
+        const int64_t chosen = check ? ref.tokens[prompt + step] : next;
+        tokens.push_back(chosen);
+        input = {chosen};
+      }
+    }
+    std::vector<double> decode(times.begin() + 1, times.end());
+    std::sort(decode.begin(), decode.end());
+    std::printf(
+        "prompt %lld tokens: %.1f ms; %lld generated: median %.2f ms/token (%.1f tokens/s)\n",
+        static_cast<long long>(prompt), times[0], static_cast<long long>(steps),
+        decode.empty() ? 0.0 : decode[decode.size() / 2],
+        decode.empty() ? 0.0 : 1e3 / decode[decode.size() / 2]);
+    if (check) {
+      std::printf("%lld of %lld steps match ONNX Runtime's logits (largest |diff| %.3g)\n",
+                  static_cast<long long>(matched), static_cast<long long>(steps + 1), worst);
+      return matched == steps + 1 ? 0 : 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokengen: %s\n", e.what());
+    return 1;
+  }
+}

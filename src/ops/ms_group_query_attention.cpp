@@ -1,0 +1,376 @@
+// GroupQueryAttention (com.microsoft), as ONNX Runtime's CPU kernel computes it: the attention of
+// an LLM's decoder layer with a key/value cache.
+//
+//   query [batch, seq, num_heads * head], key and value [batch, seq, kv_num_heads * head] (or all
+//   three packed in query's last axis), past_key/past_value [batch, kv_num_heads, past_buffer,
+//   head] (BNSH), seqlens_k[b] = the valid keys of sequence b minus one (past and new),
+//   total_sequence_length = the longest such count.
+//
+// Three kinds of step: the first prompt (seq == total_sequence_length; no past is read and
+// sequence b's keys are its first seqlens_k[b] + 1 tokens), token generation (seq == 1) and a
+// later prompt chunk (batch 1): the new tokens then follow past_b = seqlens_k[b] + 1 - seq past
+// keys. present_key/present_value are [batch, kv_num_heads, max(total_sequence_length,
+// past_buffer), head]: the past's first past_b rows, the new keys after them, zeros beyond (a
+// past buffer as long as the present one is the shared-buffer form ONNX Runtime's model builder
+// uses). Query i of sequence b sees keys up to past_b + i (causal), only the last
+// local_window_size of those (that key included), and never past the valid keys.
+//
+// With do_rotary, query and key are rotated first by cos_cache/sin_cache rows: position_ids
+// when given, else past_b + i (a first prompt's padding tokens take row 1, as ONNX Runtime's).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "backends/cpu/attention_kernel.h"
+#include "core/dtype_dispatch.h"
+#include "core/element_storage.h"
+#include "ir/domains.h"
+#include "kernels/op_registry.h"
+#include "opdefs/ms_attention.h"
+#include "ops/all_ops.h"
+#include "ops/attention_common.h"
+#include "ops/op_utils.h"
+#include "ops/rotary.h"
+
+namespace kiln {
+namespace {
+
+using attn::scratch;
+
+// Input positions.
+enum Input : size_t {
+  kQuery,
+  kKey,
+  kValue,
+  kPastKey,
+  kPastValue,
+  kSeqlensK,
+  kTotalSeqLen,
+  kCosCache,
+  kSinCache,
+  kPositionIds,
+  kAttentionBias,
+  kHeadSink,
+};
+
+struct Geometry {
+  bool packed = false;  // Q, K and V in query's last axis
+  int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head = 0;
+  int64_t past_buffer = 0, present_len = 0, total = 0;
+};
+
+Geometry resolve(const OpContext& ctx, const GroupQueryAttentionAttrs& a) {
+  const Tensor& query = ctx.input(kQuery);
+  attn::require_float(ctx, query, "query");
+  const Shape& qs = query.shape();
+  if (qs.size() != 3) ctx.fail("query must be 3-D [batch, seq, hidden], got " + qs.to_string());
+  Geometry g;
+  g.batch = qs[0];
+  g.seq = qs[1];
+  g.heads = a.num_heads;
+  g.kv_heads = a.kv_num_heads;
+  g.packed = !ctx.has_input(kKey);
+  if (g.packed) {
+    if (ctx.has_input(kValue)) ctx.fail("value is given without key");
+    const int64_t parts = g.heads + 2 * g.kv_heads;
+    if (qs[2] % parts != 0) {
+      ctx.fail("packed query width " + std::to_string(qs[2]) + " is not a multiple of " +
+               "num_heads + 2 * kv_num_heads = " + std::to_string(parts));
+    }
+    g.head = qs[2] / parts;
+  } else {
+    if (!ctx.has_input(kValue)) ctx.fail("key is given without value");
+    if (qs[2] % g.heads != 0) {
+      ctx.fail("query width " + std::to_string(qs[2]) + " is not a multiple of num_heads " +
+               std::to_string(g.heads));
+    }
+    g.head = qs[2] / g.heads;
+    const Shape want{g.batch, g.seq, g.kv_heads * g.head};
+    for (size_t i : {size_t{kKey}, size_t{kValue}}) {
+      const Tensor& t = ctx.input(i);
+      if (t.dtype() != query.dtype()) ctx.fail("query, key and value must have one element type");
+      if (t.shape() != want) {
+        ctx.fail(std::string(i == kKey ? "key" : "value") + " must have shape " + want.to_string() +
+                 ", got " + t.shape().to_string());
+      }
+    }
+  }
+  if (ctx.has_input(kPastKey) != ctx.has_input(kPastValue)) {
+    ctx.fail("past_key and past_value must be given together");
+  }
+  if (ctx.has_input(kPastKey)) {
+    const Shape& ps = ctx.input(kPastKey).shape();
+    if (ps.size() != 4 || ps[0] != g.batch || ps[1] != g.kv_heads || ps[3] != g.head ||
+        ctx.input(kPastValue).shape() != ps) {
+      ctx.fail("past_key and past_value must both have shape [" + std::to_string(g.batch) + ", " +
+               std::to_string(g.kv_heads) + ", past, " + std::to_string(g.head) + "], got " +
+               ps.to_string() + " and " + ctx.input(kPastValue).shape().to_string());
+    }
+    if (ctx.input(kPastKey).dtype() != query.dtype() ||
+        ctx.input(kPastValue).dtype() != query.dtype()) {
+      ctx.fail("past_key and past_value must have query's element type");
+    }
+    g.past_buffer = ps[2];
+  }
+  if (!ctx.has_input(kSeqlensK) || !ctx.has_input(kTotalSeqLen)) {
+    ctx.fail("seqlens_k and total_sequence_length are required");
+  }
+  const Tensor& total = ctx.input(kTotalSeqLen);
+  if (total.dtype() != DataType::Int32 || total.element_count() != 1) {
+    ctx.fail("total_sequence_length must be one int32 value, got " + total.to_string(0));
+  }
+  g.total = total.data<int32_t>()[0];
+  if (g.total <= 0) ctx.fail("total_sequence_length must be positive");
+  g.present_len = std::max(g.total, g.past_buffer);
+  return g;
+}
+
+// Each sequence's valid keys and where its new tokens start (seqlens_k and the kind of step).
+struct Lengths {
+  const int64_t* valid = nullptr;  // seqlens_k[b] + 1
+  const int64_t* past = nullptr;   // keys before the new tokens
+};
+struct ValidTag {};
+struct PastTag {};
+
+Lengths sequence_lengths(const OpContext& ctx, const Geometry& g) {
+  const Tensor& seqlens = ctx.input(kSeqlensK);
+  if (seqlens.dtype() != DataType::Int32 || seqlens.element_count() != g.batch ||
+      seqlens.rank() != 1) {
+    ctx.fail("seqlens_k must be an int32 tensor of shape [" + std::to_string(g.batch) + "], got " +
+             seqlens.to_string(0));
+  }
+  const bool later_prompt = g.seq > 1 && g.seq != g.total;
+  if (later_prompt && g.batch != 1) {
+    ctx.fail("a prompt of " + std::to_string(g.seq) + " tokens after " +
+             "a past (sequence length differs from total_sequence_length " +
+             std::to_string(g.total) + ") needs batch size 1");
+  }
+  const bool first_prompt = !later_prompt && g.seq == g.total;
+  int64_t* valid = scratch<int64_t, ValidTag>(g.batch);
+  int64_t* past = scratch<int64_t, PastTag>(g.batch);
+  for (int64_t b = 0; b < g.batch; ++b) {
+    valid[b] = int64_t{seqlens.data<int32_t>()[b]} + 1;
+    past[b] = first_prompt ? 0 : valid[b] - g.seq;
+    const std::string which =
+        "seqlens_k[" + std::to_string(b) + "] = " + std::to_string(valid[b] - 1);
+    if (valid[b] < 1 || valid[b] > g.total) {
+      ctx.fail(which +
+               " must be in [0, total_sequence_length - 1 = " + std::to_string(g.total - 1) + "]");
+    }
+    if (past[b] < 0) {
+      ctx.fail(which + " counts fewer keys than the " + std::to_string(g.seq) + " new tokens");
+    }
+    if (past[b] > g.past_buffer) {
+      ctx.fail(which + " needs " + std::to_string(past[b]) + " past keys but the past holds " +
+               std::to_string(g.past_buffer));
+    }
+  }
+  return {valid, past};
+}
+
+// The cos/sin cache row of every new token.
+struct RowTag {};
+const int64_t* rotary_rows(const OpContext& ctx, const Geometry& g, const Lengths& len,
+                           int64_t cache_rows) {
+  int64_t* rows = scratch<int64_t, RowTag>(g.batch * g.seq);
+  Shape ids;
+  if (ctx.has_input(kPositionIds)) {
+    const Tensor& p = ctx.input(kPositionIds);
+    if (!copy_int_list(p, ids) || p.shape() != Shape{g.batch, g.seq}) {
+      ctx.fail("position_ids must be an integer tensor of shape [" + std::to_string(g.batch) +
+               ", " + std::to_string(g.seq) + "], got " + p.to_string(0));
+    }
+  }
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t s = 0; s < g.seq; ++s) {
+      int64_t row = len.past[b] + s;
+      if (!ids.empty()) {
+        row = ids[b * g.seq + s];
+      } else if (row >= len.valid[b]) {
+        row = 1;  // a padding token of a first prompt
+      }
+      if (row < 0 || row >= cache_rows) {
+        ctx.fail("position " + std::to_string(row) + " is outside the rotary caches' " +
+                 std::to_string(cache_rows) + " rows");
+      }
+      rows[b * g.seq + s] = row;
+    }
+  }
+  return rows;
+}
+
+// Copies `heads` heads starting at feature `first` of each token of `src` (rows of `width`
+// floats) into dst [batch, seq, heads * head], contiguous.
+void gather_heads(const float* src, int64_t width, int64_t first, const Geometry& g, int64_t heads,
+                  float* dst) {
+  const int64_t n = heads * g.head;
+  for (int64_t t = 0; t < g.batch * g.seq; ++t) {
+    std::copy(src + t * width + first, src + t * width + first + n, dst + t * n);
+  }
+}
+
+// Rounds float32 values to the nearest of `dtype` (float16 and bfloat16; the wider types hold
+// them exactly), in place.
+void round_to(DataType dtype, float* x, int64_t n) {
+  visit_dtype(dtype, [&]<class T>() {
+    if constexpr (is_small_float_v<T>) {
+      for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(T(x[i]));
+    }
+  });
+}
+
+struct QueryTag {};
+struct KeyTag {};
+struct ValueTag {};
+struct InputTag {};
+struct CosTag {};
+struct SinTag {};
+struct PastKeyTag {};
+struct PastValueTag {};
+struct PresentKeyTag {};
+struct PresentValueTag {};
+struct BiasTag {};
+struct OutTag {};
+
+// present = the past's first past_b rows, then the new rows, zeros beyond.
+template <class PresentTag, class PastInTag>
+float* build_present(OpContext& ctx, const Geometry& g, const Lengths& len, size_t past_input,
+                     const float* fresh, size_t out_index) {
+  const Shape shape{g.batch, g.kv_heads, g.present_len, g.head};
+  const int64_t count = g.batch * g.kv_heads * g.present_len * g.head;
+  Tensor* out = ctx.wants_output(out_index)
+                    ? &ctx.allocate_output(out_index, ctx.input(kQuery).dtype(), shape)
+                    : nullptr;
+  float* present = out ? attn::output_buffer<PresentTag>(*out) : scratch<float, PresentTag>(count);
+  std::fill(present, present + count, 0.0f);
+  const float* past = nullptr;
+  if (ctx.has_input(past_input)) {
+    const Tensor& p = ctx.input(past_input);
+    past = attn::as_float(p, scratch<float, PastInTag>(p.element_count()));
+  }
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t h = 0; h < g.kv_heads; ++h) {
+      float* dst = present + (b * g.kv_heads + h) * g.present_len * g.head;
+      if (past != nullptr) {
+        const float* src = past + (b * g.kv_heads + h) * g.past_buffer * g.head;
+        std::copy(src, src + len.past[b] * g.head, dst);
+      }
+      for (int64_t s = 0; s < g.seq; ++s) {
+        const float* row = fresh + ((b * g.seq + s) * g.kv_heads + h) * g.head;
+        std::copy(row, row + g.head, dst + (len.past[b] + s) * g.head);
+      }
+    }
+  }
+  if (out) attn::finish_output(present, *out);
+  return present;
+}
+
+// attention_bias [batch or 1, num_heads or 1, seq, total_sequence_length], added to the scores.
+cpu::MaskView bias_view(const OpContext& ctx, const Geometry& g) {
+  if (!ctx.has_input(kAttentionBias)) return {};
+  const Tensor& bias = ctx.input(kAttentionBias);
+  attn::require_float(ctx, bias, "attention_bias");
+  const Shape& s = bias.shape();
+  if (s.size() != 4 || (s[0] != 1 && s[0] != g.batch) || (s[1] != 1 && s[1] != g.heads) ||
+      s[2] != g.seq || s[3] != g.total) {
+    ctx.fail("attention_bias must have shape [" + std::to_string(g.batch) + " or 1, " +
+             std::to_string(g.heads) + " or 1, " + std::to_string(g.seq) + ", " +
+             std::to_string(g.total) + "], got " + s.to_string());
+  }
+  const float* data = attn::as_float(bias, scratch<float, BiasTag>(bias.element_count()));
+  return {data, s[0] == 1 ? 0 : s[1] * s[2] * s[3], s[1] == 1 ? 0 : s[2] * s[3], s[3], s[3]};
+}
+
+void run_group_query_attention(OpContext& ctx, const GroupQueryAttentionAttrs& a) {
+  for (size_t i = kHeadSink; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i)) {
+      ctx.fail("input " + std::to_string(i) +
+               " (head_sink, quantized-cache scales or Q/K norm weights) is not supported");
+    }
+  }
+  const Geometry g = resolve(ctx, a);
+  const Lengths len = sequence_lengths(ctx, g);
+  const Tensor& query = ctx.input(kQuery);
+  const float* qin = attn::as_float(query, scratch<float, InputTag>(query.element_count()));
+
+  // Q and the new K and V, [batch, seq, heads * head] each.
+  const int64_t width = g.packed ? (g.heads + 2 * g.kv_heads) * g.head : g.heads * g.head;
+  float* q = scratch<float, QueryTag>(g.batch * g.seq * g.heads * g.head);
+  float* k = scratch<float, KeyTag>(g.batch * g.seq * g.kv_heads * g.head);
+  float* v = scratch<float, ValueTag>(g.batch * g.seq * g.kv_heads * g.head);
+  gather_heads(qin, width, 0, g, g.heads, q);
+  if (g.packed) {
+    gather_heads(qin, width, g.heads * g.head, g, g.kv_heads, k);
+    gather_heads(qin, width, (g.heads + g.kv_heads) * g.head, g, g.kv_heads, v);
+  } else {
+    attn::copy_to_float(ctx.input(kKey), k);
+    attn::copy_to_float(ctx.input(kValue), v);
+  }
+
+  if (a.do_rotary) {
+    if (!ctx.has_input(kCosCache) || !ctx.has_input(kSinCache)) {
+      ctx.fail("do_rotary needs cos_cache and sin_cache");
+    }
+    const Tensor &cos = ctx.input(kCosCache), &sin = ctx.input(kSinCache);
+    const Shape& cs = cos.shape();
+    if (cs.size() != 2 || sin.shape() != cs || cs[1] * 2 > g.head || cs[1] == 0) {
+      ctx.fail("cos_cache and sin_cache must both be [max_position, rotary_dim / 2] with " +
+               std::string("rotary_dim <= head size ") + std::to_string(g.head) + ", got " +
+               cs.to_string() + " and " + sin.shape().to_string());
+    }
+    if (cos.dtype() != query.dtype() || sin.dtype() != query.dtype()) {
+      ctx.fail("cos_cache and sin_cache must have query's element type");
+    }
+    const int64_t* rows = rotary_rows(ctx, g, len, cs[0]);
+    const float* cf = attn::as_float(cos, scratch<float, CosTag>(cos.element_count()));
+    const float* sf = attn::as_float(sin, scratch<float, SinTag>(sin.element_count()));
+    RotaryGeometry rq{true, g.batch, g.heads, g.seq, g.head, cs[1] * 2};
+    rotate_f32(rq, a.rotary_interleaved, q, cf, sf, rows, cs[1], q);
+    RotaryGeometry rk = rq;
+    rk.heads = g.kv_heads;
+    rotate_f32(rk, a.rotary_interleaved, k, cf, sf, rows, cs[1], k);
+    // The rotated Q and K are values of the input's type, as ONNX Runtime stores them.
+    round_to(query.dtype(), q, g.batch * g.seq * g.heads * g.head);
+    round_to(query.dtype(), k, g.batch * g.seq * g.kv_heads * g.head);
+  } else if (ctx.has_input(kCosCache) || ctx.has_input(kSinCache)) {
+    ctx.fail("cos_cache and sin_cache are given but do_rotary is 0");
+  }
+
+  const float* keys = build_present<PresentKeyTag, PastKeyTag>(ctx, g, len, kPastKey, k, 1);
+  const float* values = build_present<PresentValueTag, PastValueTag>(ctx, g, len, kPastValue, v, 2);
+
+  Tensor& y = ctx.allocate_output(0, query.dtype(), Shape{g.batch, g.seq, g.heads * g.head});
+  float* yf = attn::output_buffer<OutTag>(y);
+  cpu::AttentionParams params;
+  params.scale = a.scale == 0.0f ? 1.0f / std::sqrt(static_cast<float>(g.head)) : a.scale;
+  params.softcap = a.softcap;
+  params.kv_valid = len.valid;
+  if (a.causal) {
+    params.causal_offset = len.past;
+    params.local_window = a.local_window_size;
+  }
+  const int64_t qrow = g.heads * g.head;
+  const int64_t kv_block = g.present_len * g.head;
+  const cpu::AttentionShape shape{g.batch,       g.heads, g.kv_heads, g.seq,
+                                  g.present_len, g.head,  g.head};
+  cpu::attention_f32(shape, params, {q, g.seq * qrow, g.head, qrow},
+                     {keys, g.kv_heads * kv_block, kv_block, g.head},
+                     {values, g.kv_heads * kv_block, kv_block, g.head}, bias_view(ctx, g),
+                     {yf, g.seq * qrow, g.head, qrow});
+  attn::finish_output(yf, y);
+}
+
+CpuKernel make_group_query_attention(const NodeInfo& info) {
+  const GroupQueryAttentionAttrs a = parse_group_query_attention_attrs(info);
+  return [=](OpContext& ctx) { run_group_query_attention(ctx, a); };
+}
+
+}  // namespace
+
+KILN_CPU_OPS(ms_group_query_attention);
+void register_ms_group_query_attention_ops(OpRegistry& registry) {
+  registry.add(ir::kMicrosoftDomain, "GroupQueryAttention", make_group_query_attention);
+}
+
+}  // namespace kiln
