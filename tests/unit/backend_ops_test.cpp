@@ -688,7 +688,9 @@ std::vector<OpCase> make_cases() {
       {{1, 4, 8, 8}, {8, 1, 5, 5}, 4, {1, 1}, {2, 2}, {4, 4, 4, 4}, false},
       {{2, 8, 5, 6}, {7, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
       {{1, 3, 20}, {4, 3, 5}, 1, {3}, {1}, {2, 1}, true},
-      {{1, 16, 14, 14}, {33, 16, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}};
+      // 15 input channels keep the CPU's reference off its Winograd path (16 or more on a
+      // 13 x 13 map or larger), which is held to a model's tolerance, not to this one.
+      {{1, 15, 14, 14}, {33, 15, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}};
   for (size_t i = 0; i < convs.size(); ++i) {
     c.push_back({"Conv_" + std::to_string(i),
                  [k = convs[i], i] {

@@ -51,6 +51,8 @@ TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
       {1, 32, 48, 30, 70, 0, 0, 0, 0},  // no padding; tile rows wider than a vector
       {1, 33, 32, 28, 28, 1, 0, 0, 1},  // asymmetric padding, an odd channel count
       {1, 16, 64, 55, 55, 1, 1, 1, 1},  // few input channels (SqueezeNet's first expand)
+      {1, 64, 96, 14, 14, 1, 1, 1, 1},  // a 4 x 4 grid of tiles (ResNet-50's 14 x 14 maps)
+      {1, 64, 48, 13, 13, 1, 1, 1, 1},  // partial tiles on a 4 x 4 grid (SqueezeNet's 13 x 13)
   };
   std::mt19937 rng(77);
   for (const Case& t : cases) {
@@ -111,6 +113,12 @@ TEST(ConvWinograd, OnlyThreeByThreeStrideOneWithEnoughChannelsAndTiles) {
   EXPECT_FALSE(winograd_applies(q));
   // 7 x 7 maps (ResNet-50's last stage): 4 tiles, mostly padding.
   EXPECT_FALSE(winograd_applies(problem({1, 512, 512, 7, 7, 1, 1, 1, 1})));
+  // 14 x 14 (ResNet-50's third stage) and 13 x 13 (SqueezeNet's last fires): a 4 x 4 grid.
+  EXPECT_TRUE(winograd_applies(problem({1, 256, 256, 14, 14, 1, 1, 1, 1})));
+  EXPECT_TRUE(winograd_applies(problem({1, 64, 256, 13, 13, 1, 1, 1, 1})));
+  // 12 x 12 or a 12-wide map: 3 tiles across.
+  EXPECT_FALSE(winograd_applies(problem({1, 64, 256, 12, 12, 1, 1, 1, 1})));
+  EXPECT_FALSE(winograd_applies(problem({1, 64, 256, 40, 12, 1, 1, 1, 1})));
 }
 
 }  // namespace

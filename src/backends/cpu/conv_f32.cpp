@@ -8,6 +8,7 @@
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/conv_im2col.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/gemm_plan.h"
 #include "core/thread_pool.h"
 #include "hwy/aligned_allocator.h"
 
@@ -159,6 +160,44 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
   }
 }
 
+// Y's columns (output positions) in blocks of whole GEMM column panels, nearly equal in size:
+// every block boundary is a panel boundary of the unsplit product, so the blocks give the
+// same bits as one GEMM over all columns, whatever their number.
+struct ColumnBlocks {
+  int64_t count = 1;
+  int64_t total = 0;
+  int64_t unit = 1;                 // columns per GEMM panel
+  bool split_over_threads = false;  // the blocks are parallel_for items
+  int64_t begin(int64_t b) const {
+    const int64_t units = (total + unit - 1) / unit;
+    return std::min(total, units * b / count * unit);
+  }
+};
+
+// Blocks for an M x out_size x K product: as many as keep an im2col block in L2 (a 1x1
+// stride-1 conv needs no columns: one block); on several threads, a multiple of the thread
+// count with at least one block per thread (two for large layers, so that a thread the shared
+// host slows down hands blocks to the other), if the layer is worth splitting at all.
+ColumnBlocks plan_column_blocks(bool pointwise, int64_t m, int64_t k, int64_t out_size) {
+  ColumnBlocks blocks;
+  blocks.total = out_size;
+  blocks.unit = gemm_panel_columns();
+  const int64_t units = (out_size + blocks.unit - 1) / blocks.unit;
+  if (!pointwise) {
+    const int64_t chunk = chunk_columns(k, out_size);
+    blocks.count = std::min(units, (out_size + chunk - 1) / chunk);
+  }
+  const int threads = gemm_detail::available_threads();
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(out_size) * static_cast<double>(k);
+  if (threads <= 1 || flops < gemm_detail::kMinParallelFlops || units < threads) return blocks;
+  const int64_t per_thread = flops >= 2e8 ? 2 : 1;
+  const int64_t wanted = std::max<int64_t>(blocks.count, int64_t{threads} * per_thread);
+  blocks.count = std::min(units, (wanted + threads - 1) / threads * threads);
+  blocks.split_over_threads = true;
+  return blocks;
+}
+
 }  // namespace
 
 void conv_f32(const ConvProblem& p, const float* x, const float* w, const float* bias, float* y,
@@ -216,32 +255,47 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
     conv_transposed_product(p, x, bias, y, *packed, pointwise, e);
     return;
   }
-  // The GEMM adds the residual as beta * C, so C starts as the residual.
-  if (e.residual && e.residual != y) {
-    std::memcpy(y, e.residual,
-                static_cast<size_t>(p.batch * p.out_channels * out_size) * sizeof(float));
-  }
-  const int64_t chunk = pointwise ? out_size : chunk_columns(k, out_size);
-  float* cols =
-      pointwise ? nullptr : conv_scratch(ConvScratch::kColumns, static_cast<size_t>(k * chunk));
-  for (int64_t n = 0; n < p.batch; ++n) {
-    for (int64_t grp = 0; grp < p.group; ++grp) {
-      const float* xg = x + (n * p.in_channels + grp * cg) * in_size;
-      const float* wg = w + grp * mg * k;
-      float* yg = y + (n * p.out_channels + grp * mg) * out_size;
-      const GemmEpilogue ep = conv_gemm_epilogue(bias ? bias + grp * mg : nullptr, e);
-      if (pointwise) {
-        sgemm(false, false, mg, out_size, k, wg, k, xg, in_size, yg, out_size, ep);
-        apply_conv_activation(e, yg, mg, out_size, out_size, /*in_gemm=*/true);
-        continue;
-      }
-      for (int64_t c0 = 0; c0 < out_size; c0 += chunk) {
-        const int64_t width = std::min(chunk, out_size - c0);
-        im2col_parallel(g, cg, xg, c0, c0 + width, cols);
-        sgemm(false, false, mg, width, k, wg, k, cols, width, yg + c0, out_size, ep);
-        apply_conv_activation(e, yg + c0, mg, width, out_size, /*in_gemm=*/true);
+  // Y_g's columns are cut into blocks, each an independent job: build its im2col columns
+  // (a 1x1 stride-1 conv reads X itself), copy the residual in (the GEMM adds it as beta * C),
+  // multiply, activate. On several threads the blocks are what is split, so every thread
+  // builds and packs only its own columns and the layer has one join instead of two per block.
+  const ColumnBlocks blocks = plan_column_blocks(pointwise, mg, k, out_size);
+  const int64_t jobs = p.batch * p.group * blocks.count;
+  auto run_block = [&](int64_t job) {
+    const int64_t b = job % blocks.count, ng = job / blocks.count;
+    const int64_t n = ng / p.group, grp = ng % p.group;
+    const int64_t c0 = blocks.begin(b), width = blocks.begin(b + 1) - c0;
+    if (width <= 0) return;
+    const float* xg = x + (n * p.in_channels + grp * cg) * in_size;
+    const int64_t y_offset = (n * p.out_channels + grp * mg) * out_size + c0;
+    float* yg = y + y_offset;
+    if (e.residual && e.residual != y) {
+      const float* zg = e.residual + y_offset;
+      for (int64_t m = 0; m < mg; ++m) {
+        std::memcpy(yg + m * out_size, zg + m * out_size,
+                    static_cast<size_t>(width) * sizeof(float));
       }
     }
+    const GemmEpilogue ep = conv_gemm_epilogue(bias ? bias + grp * mg : nullptr, e);
+    const float* b_operand = xg + c0;
+    int64_t ldb = in_size;
+    if (!pointwise) {
+      float* cols = conv_scratch(ConvScratch::kColumns, static_cast<size_t>(k * width));
+      im2col_parallel(g, cg, xg, c0, c0 + width, cols);
+      b_operand = cols;
+      ldb = width;
+    }
+    sgemm(false, false, mg, width, k, w + grp * mg * k, k, b_operand, ldb, yg, out_size, ep);
+    apply_conv_activation(e, yg, mg, width, out_size, /*in_gemm=*/true);
+  };
+  if (blocks.split_over_threads) {
+    parallel_for(jobs, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t job = begin; job < end; ++job) run_block(job);
+    });
+  } else {
+    // One thread, or a layer too small to split by blocks: im2col and the GEMM may still
+    // split inside.
+    for (int64_t job = 0; job < jobs; ++job) run_block(job);
   }
 }
 

@@ -1,8 +1,9 @@
 // float32 Conv and ConvTranspose on the CPU, lowered to kiln's GEMM.
 //
 // Conv, per image and group:  Y_g [M/group, out_size] = W_g [M/group, C/group * taps] * cols
-// where cols is the im2col matrix of X_g, built in column chunks that stay in cache. A 1x1
-// stride-1 unpadded conv is the GEMM on X itself; a depthwise conv (one input channel per
+// where cols is the im2col matrix of X_g, built in column blocks that stay in cache; on
+// several threads the blocks are the parallel jobs. A 1x1 stride-1 unpadded conv is the GEMM
+// on X itself; a depthwise conv (one input channel per
 // group) runs a direct kernel instead.
 //
 // ConvTranspose is the adjoint: cols [M/group * taps, in_size] = W_g^T X_g, then col2im adds

@@ -19,8 +19,8 @@
 namespace kiln::cpu {
 
 // Whether the Winograd path pays off for p: one group, a 3x3 kernel with stride and dilation 1,
-// enough channels for the 36 GEMMs to run near the GEMM's speed, and enough tiles that the
-// GEMMs' column panels are full.
+// enough channels for the 36 GEMMs to run near the GEMM's speed, and enough tiles (a map of
+// at least 13 x 13) that the GEMMs' columns fill their register tiles well enough.
 bool winograd_applies(const ConvProblem& p);
 
 // The weights transformed for F(4x4, 3x3): U[xi][m][c] = (G w[m][c] G^T)[xi], 36 x M x C floats,

@@ -150,6 +150,8 @@ void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const fl
   HWY_DYNAMIC_DISPATCH(gemm_run)(p, trans_b, B, ldb);
 }
 
+int64_t gemm_panel_columns() { return HWY_DYNAMIC_DISPATCH(gemm_panel_width)(); }
+
 PackedB pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb) {
   PackedB packed;
   pack_b(trans_b, K, N, B, ldb, packed);

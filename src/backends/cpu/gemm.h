@@ -56,6 +56,11 @@ void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
 void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
            const float* B, int64_t ldb, float* C, int64_t ldc, const GemmEpilogue& epilogue);
 
+// Columns of C per micro-kernel tile on the SIMD target dispatched to. A caller that splits C
+// into column blocks at multiples of it gets the same bits as one call: a narrower last tile
+// sums in another order.
+int64_t gemm_panel_columns();
+
 // op(B) rearranged once into the layout the micro-kernel streams (column panels, each stored
 // k-major and zero-padded), for weights that many calls share. The layout depends on the SIMD
 // target picked at run time, so a PackedB is only valid in the process that made it.
