@@ -7,6 +7,31 @@
 #include "opdefs/op_def.h"
 
 namespace kiln {
+
+std::optional<std::vector<Dim>> concatenated_dims(const InferenceContext& ctx, size_t first,
+                                                  size_t step) {
+  const std::vector<Dim>* in = ctx.shape(first);
+  if (!in || in->empty()) return std::nullopt;
+  const auto rank = static_cast<int64_t>(in->size());
+  int64_t axis = ctx.info().attr_int("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  std::vector<Dim> out = *in;
+  int64_t total = 0;
+  for (size_t i = first; i < ctx.num_inputs(); i += step) {
+    const std::vector<Dim>* s = ctx.shape(i);
+    if (!s || static_cast<int64_t>(s->size()) != rank) return std::nullopt;
+    const Dim& d = (*s)[static_cast<size_t>(axis)];
+    total = d.is_fixed() && total >= 0 ? total + d.value : -1;
+    for (size_t k = 0; k < s->size(); ++k) {
+      if (static_cast<int64_t>(k) != axis && !out[k].is_fixed() && (*s)[k].is_fixed())
+        out[k] = (*s)[k];
+    }
+  }
+  out[static_cast<size_t>(axis)] = total >= 0 ? fixed_dim(total) : Dim{};
+  return out;
+}
+
 namespace {
 
 // Split's outputs: the input's type, its shape with the axis cut to each part. A part size is

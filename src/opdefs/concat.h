@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/function_ref.h"
 #include "ir/graph.h"
@@ -14,6 +16,7 @@
 
 namespace kiln {
 
+class InferenceContext;
 class NodeInfo;
 
 // Concat-1 had a default axis (1); it is required from opset 4.
@@ -32,6 +35,12 @@ inline Shape concat_output_shape(std::span<const Shape> shapes, int64_t axis,
       shapes.size(), [&](size_t i) -> const Shape& { return shapes[i]; }, axis,
       [&] { return where; });
 }
+
+// Concat's output dims at load time, for Concat and QLinearConcat's shape rules: inputs `first`,
+// `first + step`, ... joined along the node's 'axis'. A fixed size of any input pins a symbolic
+// one; nullopt when a rank or the axis is unknown.
+std::optional<std::vector<Dim>> concatenated_dims(const InferenceContext& ctx, size_t first,
+                                                  size_t step);
 
 struct SplitAttrs {
   int64_t axis = 0;

@@ -3,6 +3,7 @@
 // QLinearLeakyRelu, QLinearSigmoid and QLinearSoftmax, and QLinearGlobalAveragePool.
 #include "ir/domains.h"
 #include "opdefs/all_defs.h"
+#include "opdefs/concat.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
@@ -30,27 +31,9 @@ std::vector<ValueInfo> qlinear_binary_rule(const InferenceContext& ctx) {
 std::vector<ValueInfo> qlinear_concat_rule(const InferenceContext& ctx) {
   const ValueInfo* y_zero = ctx.input(1);
   if (!y_zero) return {};
-  const DataType dtype = y_zero->dtype;
-  const std::vector<Dim>* first = ctx.shape(2);
-  if (!first || first->empty()) return {dtype_only(dtype)};
-  const auto rank = static_cast<int64_t>(first->size());
-  int64_t axis = ctx.info().attr_int("axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return {dtype_only(dtype)};
-  std::vector<Dim> out = *first;
-  int64_t total = 0;
-  for (size_t i = 2; i < ctx.num_inputs(); i += 3) {
-    const std::vector<Dim>* s = ctx.shape(i);
-    if (!s || static_cast<int64_t>(s->size()) != rank) return {dtype_only(dtype)};
-    const Dim& d = (*s)[static_cast<size_t>(axis)];
-    total = d.is_fixed() && total >= 0 ? total + d.value : -1;
-    for (size_t k = 0; k < s->size(); ++k) {
-      if (static_cast<int64_t>(k) != axis && !out[k].is_fixed() && (*s)[k].is_fixed())
-        out[k] = (*s)[k];
-    }
-  }
-  out[static_cast<size_t>(axis)] = total >= 0 ? fixed_dim(total) : Dim{};
-  return {tensor_type(dtype, out)};
+  const std::optional<std::vector<Dim>> dims = concatenated_dims(ctx, 2, 3);
+  if (!dims) return {dtype_only(y_zero->dtype)};
+  return {tensor_type(y_zero->dtype, *dims)};
 }
 
 // QLinearGlobalAveragePool(X, x_scale, x_zero_point, y_scale, y_zero_point): the spatial axes

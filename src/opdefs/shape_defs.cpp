@@ -5,6 +5,7 @@
 
 #include "core/element_count.h"
 #include "opdefs/all_defs.h"
+#include "opdefs/concat.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
@@ -91,27 +92,9 @@ std::vector<ValueInfo> flatten_rule(const InferenceContext& ctx) {
 }
 
 std::vector<ValueInfo> concat_rule(const InferenceContext& ctx) {
-  const std::vector<Dim>* in = ctx.shape(0);
-  if (!in) return dtype_of_input0(ctx);
-  const int64_t rank = static_cast<int64_t>(in->size());
-  int64_t axis = ctx.info().attr_int("axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return dtype_of_input0(ctx);
-  std::vector<Dim> out = *in;
-  int64_t total = 0;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    const std::vector<Dim>* s = ctx.shape(i);
-    if (!s || static_cast<int64_t>(s->size()) != rank) return dtype_of_input0(ctx);
-    const Dim& d = (*s)[static_cast<size_t>(axis)];
-    total = d.is_fixed() && total >= 0 ? total + d.value : -1;
-    // Other axes must agree; a fixed size from any input pins a symbolic one.
-    for (size_t k = 0; k < s->size(); ++k) {
-      if (static_cast<int64_t>(k) != axis && !out[k].is_fixed() && (*s)[k].is_fixed())
-        out[k] = (*s)[k];
-    }
-  }
-  out[static_cast<size_t>(axis)] = total >= 0 ? fixed_dim(total) : Dim{};
-  return {tensor_type(ctx.input(0)->dtype, out)};
+  const std::optional<std::vector<Dim>> dims = concatenated_dims(ctx, 0, 1);
+  if (!dims) return dtype_of_input0(ctx);
+  return {tensor_type(ctx.input(0)->dtype, *dims)};
 }
 
 std::vector<ValueInfo> shape_rule(const InferenceContext& ctx) {

@@ -16,10 +16,13 @@
 #include "backends/cpu/conv_reference.h"
 #include "core/thread_pool.h"
 #include "hwy/targets.h"
+#include "random_data.h"
 #include "run_as_job.h"
 
 namespace kiln::cpu {
 namespace {
+
+using kiln::testing::uniform_floats;
 
 using V = std::vector<int64_t>;
 
@@ -46,13 +49,6 @@ ConvProblem problem(const Case& t) {
     g.out.push_back((t.in[d] + t.pad_begin[d] + t.pad_end[d] - span) / t.stride[d] + 1);
   }
   return p;
-}
-
-std::vector<float> random_vector(size_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = dist(rng);
-  return v;
 }
 
 float hard_swish(float v) {
@@ -82,11 +78,11 @@ TEST(ConvColumnBlocks, SplitLayersMatchTheDirectConvolutionOnEveryThreadCount) {
     const int64_t taps = g.kernel_size();
     const double flops = 2.0 * static_cast<double>(t.m * g.out_size() * (t.c / t.group) * taps);
     ASSERT_GE(flops, 4e6) << "the case must be large enough to be split over threads";
-    const auto x = random_vector(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
-    const auto w = random_vector(static_cast<size_t>(t.m * (t.c / t.group) * taps), rng);
-    const auto bias = random_vector(static_cast<size_t>(t.m), rng);
+    const auto x = uniform_floats(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
+    const auto w = uniform_floats(static_cast<size_t>(t.m * (t.c / t.group) * taps), rng);
+    const auto bias = uniform_floats(static_cast<size_t>(t.m), rng);
     const size_t y_size = static_cast<size_t>(t.batch * t.m * g.out_size());
-    const auto residual = random_vector(y_size, rng);
+    const auto residual = uniform_floats(y_size, rng);
     std::vector<float> expected(y_size);
     conv_reference<float, double>(p, x.data(), w.data(), bias.data(), expected.data());
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
@@ -140,10 +136,10 @@ TEST(ConvColumnBlocks, ResidualInPlace) {
   const ConvProblem p = problem(t);
   const WindowGeometry& g = p.geometry;
   std::mt19937 rng(5);
-  const auto x = random_vector(static_cast<size_t>(t.c * g.in_size()), rng);
-  const auto w = random_vector(static_cast<size_t>(t.m * t.c * 9), rng);
+  const auto x = uniform_floats(static_cast<size_t>(t.c * g.in_size()), rng);
+  const auto w = uniform_floats(static_cast<size_t>(t.m * t.c * 9), rng);
   const size_t y_size = static_cast<size_t>(t.m * g.out_size());
-  const auto residual = random_vector(y_size, rng);
+  const auto residual = uniform_floats(y_size, rng);
   std::vector<float> want(y_size);
   conv_reference<float, double>(p, x.data(), w.data(), nullptr, want.data());
   for (size_t i = 0; i < y_size; ++i) want[i] = std::max(0.0f, want[i] + residual[i]);

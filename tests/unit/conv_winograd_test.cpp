@@ -14,9 +14,12 @@
 #include "backends/cpu/conv_reference.h"
 #include "backends/cpu/conv_winograd.h"
 #include "hwy/targets.h"
+#include "random_data.h"
 
 namespace kiln::cpu {
 namespace {
+
+using kiln::testing::uniform_floats;
 
 struct Case {
   int64_t batch, c, m, h, w, pad_top, pad_left, pad_bottom, pad_right;
@@ -37,13 +40,6 @@ ConvProblem problem(const Case& t) {
   return p;
 }
 
-std::vector<float> random_vector(size_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = dist(rng);
-  return v;
-}
-
 TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
   const Case cases[] = {
       {1, 32, 32, 24, 24, 1, 1, 1, 1},  // 6 x 6 tiles
@@ -59,11 +55,11 @@ TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
     const ConvProblem p = problem(t);
     ASSERT_TRUE(winograd_applies(p)) << "the case must take the Winograd path";
     const WindowGeometry& g = p.geometry;
-    const auto x = random_vector(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
-    const auto w = random_vector(static_cast<size_t>(t.m * t.c * 9), rng);
-    const auto bias = random_vector(static_cast<size_t>(t.m), rng);
+    const auto x = uniform_floats(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
+    const auto w = uniform_floats(static_cast<size_t>(t.m * t.c * 9), rng);
+    const auto bias = uniform_floats(static_cast<size_t>(t.m), rng);
     const size_t y_size = static_cast<size_t>(t.batch * t.m * g.out_size());
-    const auto residual = random_vector(y_size, rng);
+    const auto residual = uniform_floats(y_size, rng);
     std::vector<float> expected(y_size);
     conv_reference<float, double>(p, x.data(), w.data(), bias.data(), expected.data());
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {

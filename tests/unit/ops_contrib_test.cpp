@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "kiln/kiln.h"
 #include "random_data.h"
 #include "test_util.h"
@@ -39,19 +40,6 @@ void expect_near_all(const Tensor& actual, const std::vector<double>& expected, 
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_TRUE(value_matches(a[i], expected[i], tol, tol))
         << "element " << i << ": " << a[i] << ", expected " << expected[i];
-  }
-}
-
-// The run fails with a kiln::Error whose message contains every one of `words`.
-void expect_error(const std::function<void()>& run, const std::vector<std::string>& words) {
-  try {
-    run();
-    ADD_FAILURE() << "no kiln::Error";
-  } catch (const Error& e) {
-    for (const auto& w : words) {
-      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
-          << "'" << w << "' not in: " << e.what();
-    }
   }
 }
 

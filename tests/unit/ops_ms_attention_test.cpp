@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "kiln/kiln.h"
 #include "random_data.h"
 #include "test_util.h"
@@ -43,19 +44,6 @@ void expect_same(const Tensor& actual, const Tensor& expected, double tol = 1e-5
   ASSERT_EQ(actual.shape(), expected.shape());
   const std::vector<float> e = expected.to_vector<float>();
   expect_close(actual, std::vector<double>(e.begin(), e.end()), tol);
-}
-
-// The run fails with a kiln::Error whose message contains every one of `words`.
-void expect_error(const std::function<void()>& run, const std::vector<std::string>& words) {
-  try {
-    run();
-    ADD_FAILURE() << "no kiln::Error";
-  } catch (const Error& e) {
-    for (const auto& w : words) {
-      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
-          << "'" << w << "' not in: " << e.what();
-    }
-  }
 }
 
 // Naive attention of one query row over keys [0, n) with an additive bias per key (-inf

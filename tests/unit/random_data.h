@@ -15,4 +15,12 @@ inline std::vector<float> uniform_floats(int64_t n, uint32_t seed, float lo, flo
   return v;
 }
 
+// `n` floats in [-1, 1) drawn from `rng`, for tests that draw several arrays from one generator.
+inline std::vector<float> uniform_floats(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
 }  // namespace kiln::testing
