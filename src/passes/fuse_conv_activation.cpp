@@ -99,8 +99,11 @@ struct Chain {
 // A Conv the pass can fuse a chain into.
 bool is_fusable_conv(const ir::Graph& graph, size_t index) {
   const ir::Node& conv = graph.nodes[index];
-  return is_op(conv, "Conv") && conv.outputs.size() == 1 && is_float32(graph, conv.outputs[0]) &&
-         !has_subgraph(conv);
+  // A Conv without its X and W is left to Conv's definition to refuse, in its own words.
+  const bool well_formed = conv.inputs.size() >= 2 && conv.inputs.size() <= 3 &&
+                           !conv.inputs[0].empty() && !conv.inputs[1].empty();
+  return is_op(conv, "Conv") && well_formed && conv.outputs.size() == 1 &&
+         is_float32(graph, conv.outputs[0]) && !has_subgraph(conv);
 }
 
 std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,

@@ -194,6 +194,26 @@ TEST(FuseConvActivation, LeavesValuesThatAreReadElsewhere) {
   EXPECT_EQ(fused_op_types(b3.build(true)), (std::vector<std::string>{"Conv", "Sigmoid", "Mul"}));
 }
 
+TEST(FuseConvActivation, AConvWithoutItsWeightsIsLeftForItsDefinitionToRefuse) {
+  // Found by the graph-mutation fuzzer: fusing read the missing weights' name out of bounds.
+  GraphBuilder b(17);
+  b.input("x", DataType::Float32, {1, 2, 4, 4});
+  b.node("Conv", {"x"}, {"c"});
+  b.node("Relu", {"c"}, {"y"});
+  b.output("y");
+  const Model m = b.build(true);
+  EXPECT_EQ(fused_op_types(m), (std::vector<std::string>{"Conv", "Relu"}));
+  try {
+    Worker worker(m, Backend::Cpu);
+    const Tensor x = random_tensor({1, 2, 4, 4}, 1);
+    worker.schedule({{"x", x}});
+    worker.peek_output("y").readback_and_clone();
+    ADD_FAILURE() << "a Conv with one input ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FuseConvActivation, ABroadcastingAddIsNotAResidual) {
   GraphBuilder b = conv_model(kShapes[0], [](GraphBuilder& g) {
     g.initializer("one", random_tensor({1, 16, 1, 1}, 3));
