@@ -19,9 +19,12 @@
 
 #include "backends/cpu/nbits_matmul.h"
 #include "hwy/targets.h"
+#include "random_data.h"
 
 namespace kiln::cpu {
 namespace {
+
+using kiln::testing::uniform_floats;
 
 enum class Zp { kDefault, kPacked, kFloat };
 
@@ -69,19 +72,11 @@ Weight make_weight(int64_t N, int64_t K, int64_t bits, int64_t block, Zp zp, uin
   return r;
 }
 
-std::vector<float> random_floats(int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
 // Runs one path and compares every output with the reference.
 void check(const Weight& r, int64_t M, bool gemv, bool with_bias, uint32_t seed) {
   const NBitsWeight& w = r.w;
-  const auto a = random_floats(M * w.K, seed);
-  const auto bias = random_floats(w.N, seed + 1);
+  const auto a = uniform_floats(M * w.K, seed, -1.0f, 1.0f);
+  const auto bias = uniform_floats(w.N, seed + 1, -1.0f, 1.0f);
   std::vector<float> y(static_cast<size_t>(M * w.N), std::nanf(""));
   nbits_matmul_path(w, M, a.data(), with_bias ? bias.data() : nullptr, y.data(), gemv);
   const int64_t blocks = w.k_blocks();
@@ -155,7 +150,7 @@ TEST(NBitsMatmul, EveryTargetAndSeveralTiles) {
 TEST(NBitsMatmul, PicksEitherPath) {
   const Weight r = make_weight(33, 200, 4, 32, Zp::kFloat, 7);
   for (int64_t M : {int64_t{1}, kNBitsGemvMaxRows, kNBitsGemvMaxRows + 1, int64_t{20}}) {
-    const auto a = random_floats(M * r.w.K, 8);
+    const auto a = uniform_floats(M * r.w.K, 8, -1.0f, 1.0f);
     std::vector<float> y(static_cast<size_t>(M * r.w.N)), gemv(y.size()), tiled(y.size());
     nbits_matmul(r.w, M, a.data(), nullptr, y.data());
     nbits_matmul_path(r.w, M, a.data(), nullptr, gemv.data(), true);
