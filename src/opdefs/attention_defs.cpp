@@ -8,6 +8,7 @@
 
 #include "ir/domains.h"
 #include "opdefs/all_defs.h"
+#include "opdefs/broadcast.h"
 #include "opdefs/node_info.h"
 #include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
@@ -103,6 +104,32 @@ AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& 
     g.past_len = (*past_key)[2];
   }
   return g;
+}
+
+AttentionMaskLayout resolve_attention_mask(const ir::Node& node, const AttentionGeometry& g,
+                                           const Shape& s) {
+  if (s.size() < 1 || s.size() > 4) {
+    fail_at(node, "attn_mask must have rank 1 to 4, got shape " + s.to_string());
+  }
+  const int64_t total = g.total();
+  const Shape target{g.batch, g.q_heads, g.q_len, total};
+  const size_t offset = 4 - s.size();
+  for (size_t d = 0; d + 1 < s.size(); ++d) {
+    if (s[d] != 1 && s[d] != target[offset + d]) {
+      fail_at(node, "attn_mask of shape " + s.to_string() + " does not broadcast to " +
+                        target.to_string());
+    }
+  }
+  if (s.back() > total) {
+    fail_at(node, "attn_mask has " + std::to_string(s.back()) + " columns, more than the " +
+                      std::to_string(total) + " keys");
+  }
+  Shape full;
+  for (size_t d = 0; d < offset; ++d) full.push_back(1);
+  for (int64_t dim : s) full.push_back(dim);
+  const Shape strides = strides_of(full);
+  auto stride = [&](size_t d) { return full[d] == 1 ? 0 : strides[d]; };
+  return {stride(0), stride(1), stride(2), full[3]};
 }
 
 namespace {

@@ -137,6 +137,116 @@ struct LstmCase {
   bool on_compute = true;  // the GPU-compute kernel falls back for an empty sequence
 };
 
+// Attention (opset 23, 24) on the GPU-compute backend (the GPU-pixel one leaves it to the CPU):
+// each layout, head grouping, mask form, the cache and every scores output. Key lengths of 70
+// and more span several workgroup strides of the shader's key loop.
+struct AttentionCase {
+  std::string name;
+  bool packed = false;  // 3-D inputs
+  int64_t batch = 2, q_heads = 4, kv_heads = 2, q_len = 3, kv_len = 5, past = 0;
+  int64_t head = 8, v_head = 8;
+  Shape mask;          // empty: none
+  bool bool_mask = false;
+  bool causal = false;
+  float scale = 0, softcap = 0;  // 0: the attribute is left out
+  int scores_mode = -1;          // -1: no scores output
+  bool nonpad = false;           // opset 24's nonpad_kv_seqlen
+};
+
+void add_attention_cases(std::vector<OpCase>& c) {
+  std::vector<AttentionCase> cases = {
+      {.name = "4d"},
+      {.name = "4d_mha", .kv_heads = 4},
+      {.name = "4d_long_keys", .batch = 1, .q_len = 2, .kv_len = 150, .head = 16, .v_head = 12},
+      {.name = "4d_diff_head_sizes", .v_head = 5},
+      {.name = "3d", .packed = true},
+      {.name = "3d_gqa_causal_mask", .packed = true, .mask = {3, 5}, .causal = true},
+      {.name = "4d_float_mask_4d", .mask = {2, 4, 3, 5}},
+      {.name = "4d_float_mask_broadcast", .mask = {2, 1, 1, 5}},
+      {.name = "4d_float_mask_short", .mask = {3, 4}},
+      {.name = "4d_bool_mask", .mask = {1, 4, 3, 5}, .bool_mask = true},
+      {.name = "4d_bool_mask_causal_past", .past = 4, .mask = {3, 9}, .bool_mask = true,
+       .causal = true},
+      {.name = "4d_causal", .q_len = 5, .causal = true},
+      {.name = "4d_scaled_softcap", .scale = 0.7f, .softcap = 2.0f},
+      {.name = "4d_past", .past = 6},
+      {.name = "3d_past_causal", .packed = true, .q_len = 1, .kv_len = 1, .past = 70,
+       .causal = true},
+      {.name = "4d_nonpad_causal", .batch = 3, .q_len = 2, .kv_len = 7, .causal = true,
+       .nonpad = true},
+  };
+  for (int mode = 0; mode < 4; ++mode) {
+    cases.push_back({.name = "4d_scores_mode" + std::to_string(mode),
+                     .past = 2,
+                     .mask = {3, 7},
+                     .softcap = 3.0f,
+                     .scores_mode = mode});
+  }
+  for (const AttentionCase& a : cases) {
+    OpCase op{"Attention_" + a.name, [a] {
+                OpTest t("Attention", a.nonpad ? 24 : 23);
+                auto operand = [&](int64_t heads, int64_t seq, int64_t size, unsigned seed) {
+                  const Shape s = a.packed ? Shape{a.batch, seq, heads * size}
+                                           : Shape{a.batch, heads, seq, size};
+                  return random_f32(s, seed);
+                };
+                t.input(operand(a.q_heads, a.q_len, a.head, 200))
+                    .input(operand(a.kv_heads, a.kv_len, a.head, 201))
+                    .input(operand(a.kv_heads, a.kv_len, a.v_head, 202));
+                if (a.mask.empty()) {
+                  t.input(Tensor());
+                } else if (a.bool_mask) {
+                  // Every row keeps its first key visible, so some row is partly hidden and
+                  // none wholly (a wholly hidden row is the fully-masked case below).
+                  Tensor m = few_values(DataType::Bool, a.mask, 203);
+                  bool* v = m.mutable_data<bool>();
+                  for (int64_t i = 0; i < m.element_count(); i += a.mask.back()) v[i] = true;
+                  t.input(m);
+                } else {
+                  t.input(random_f32(a.mask, 203));
+                }
+                if (a.past > 0) {
+                  t.input(random_f32({a.batch, a.kv_heads, a.past, a.head}, 204))
+                      .input(random_f32({a.batch, a.kv_heads, a.past, a.v_head}, 205));
+                } else {
+                  t.input(Tensor()).input(Tensor());
+                }
+                if (a.nonpad) {
+                  std::vector<int64_t> lengths;
+                  for (int64_t b = 0; b < a.batch; ++b) lengths.push_back(a.kv_len - 2 * b);
+                  t.input(Tensor::from_data<int64_t>({a.batch}, lengths));
+                }
+                if (a.packed) t.attr("q_num_heads", a.q_heads).attr("kv_num_heads", a.kv_heads);
+                if (a.causal) t.attr("is_causal", int64_t{1});
+                if (a.scale != 0) t.attr("scale", a.scale);
+                if (a.softcap != 0) t.attr("softcap", a.softcap);
+                if (a.scores_mode >= 0) {
+                  t.outputs(4).attr("qk_matmul_output_mode", int64_t{a.scores_mode});
+                } else if (a.past > 0) {
+                  t.outputs(3);
+                }
+                return t;
+              },
+              1e-4, 1e-5};
+    op.on_pixel = false;
+    c.push_back(op);
+  }
+  // A row the mask hides wholly attends to nothing: probabilities and output zero, not NaN.
+  OpCase hidden{"Attention_fully_masked_row", [] {
+                  return OpTest("Attention", 23)
+                      .input(random_f32({1, 2, 3, 8}, 206))
+                      .input(random_f32({1, 2, 4, 8}, 207))
+                      .input(random_f32({1, 2, 4, 8}, 208))
+                      .input(Tensor::from_data<bool>(
+                          {3, 4}, {true, false, true, true, false, false, false, false, true, true,
+                                   false, true}))
+                      .outputs(4)
+                      .attr("qk_matmul_output_mode", int64_t{3});
+                }};
+  hidden.on_pixel = false;
+  c.push_back(hidden);
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1066,6 +1176,7 @@ std::vector<OpCase> make_cases() {
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
   add_lstm_cases(c);
+  add_attention_cases(c);
   return c;
 }
 
