@@ -1049,6 +1049,39 @@ std::vector<OpCase> make_cases() {
                      .outputs(3);
                },
                1e-4, 1e-5});
+  // RMSNormalization over lines shorter and longer than a workgroup, and parameters that
+  // broadcast over the normalized dimensions (expanded before the kernel runs); GPU-compute
+  // only.
+  for (int64_t axis : {0, 1, -1}) {
+    c.push_back({"RMSNormalization_axis" + std::to_string(axis + 1),
+                 [axis] {
+                   const Shape x{3, 5, 130};
+                   const Shape norm(x.begin() + (axis < 0 ? axis + 3 : axis), x.end());
+                   return OpTest("RMSNormalization", 23)
+                       .input(random_f32(x, 148, -3.0f, 5.0f))
+                       .input(random_f32(norm, 149))
+                       .attr("axis", axis)
+                       .attr("epsilon", 1e-3f);
+                 },
+                 1e-4, 1e-5, true, /*on_pixel=*/false});
+  }
+  c.push_back({"RMSNormalization_broadcast_scale",
+               [] {
+                 return OpTest("RMSNormalization", 23)
+                     .input(random_f32({2, 3, 4, 5}, 150, -3.0f, 5.0f))
+                     .input(random_f32({4, 1}, 151))
+                     .attr("axis", int64_t{2});
+               },
+               1e-4, 1e-5, true, /*on_pixel=*/false});
+  c.push_back({"LayerNormalization_broadcast_params",
+               [] {
+                 return OpTest("LayerNormalization", 17)
+                     .input(random_f32({2, 3, 4, 5}, 152, -3.0f, 5.0f))
+                     .input(random_f32({3, 1, 5}, 153))
+                     .input(random_f32({5}, 154))
+                     .attr("axis", int64_t{1});
+               },
+               1e-4, 1e-5, true, /*on_pixel=*/false});
   for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {1, 2, 300}, {2, 4, 3}}) {
     c.push_back({"InstanceNormalization_" + std::to_string(x.element_count()),
                  [x] {

@@ -1,11 +1,14 @@
-// Normalizations on the GPU (shaders/normalization.comp): LayerNormalization,
+// Normalizations on the GPU (shaders/normalization.comp): LayerNormalization, RMSNormalization,
 // InstanceNormalization, GroupNormalization and LpNormalization compute their statistics per
 // line (LayerNormalization also writes them out as its optional Mean and InvStdDev); inference
 // BatchNormalization takes them from its inputs. Outputs the kernel does not write
 // (BatchNormalization's running statistics) keep the node on the CPU; so do parameter shapes the
-// kernel does not index (the CPU kernel then broadcasts them or reports them).
+// kernel does not index (the CPU kernel then broadcasts them or reports them); LayerNormalization's
+// and RMSNormalization's broadcast parameters are expanded first.
 #include "backends/gpu_compute/normalization.h"
 #include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/region_copy.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -38,26 +41,56 @@ std::pair<int64_t, int64_t> channels_and_spatial(OpRecorder& r) {
   return {x[1], spatial};
 }
 
-RecordFn layer_norm(int64_t axis, float epsilon) {
+// Input k as one value per element of the normalized dimensions `norm`: its own buffer when it
+// has that many elements, else its broadcast (numpy rules, from the right) expanded into
+// scratch. RunOnCpu for a shape that does not broadcast to `norm`: the CPU kernel reports it.
+const Buffer& row_param(OpRecorder& r, size_t k, const Shape& norm) {
+  const Shape& s = r.shape(k);
+  const bool fits = s.size() <= norm.size() && or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+                      return broadcast_shapes(s, norm, "normalization parameter") == norm;
+                    });
+  if (!fits)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                   "a parameter of shape " + s.to_string() + " does not broadcast to " +
+                       norm.to_string());
+  if (s.element_count() == norm.element_count()) return r.buffer(k);
+  const Buffer& full =
+      r.scratch(static_cast<size_t>(std::max<int64_t>(norm.element_count(), 1)) * sizeof(float));
+  r.kernel<RegionCopy>().expand(r.cmd(), r.arena(), DataType::Float32, r.buffer(k), s, norm, full);
+  return full;
+}
+
+// LayerNormalization (Moments) and RMSNormalization (Rms): lines over the dimensions from
+// `axis` on, with a scale (and LayerNormalization's optional bias) per element of a line, which
+// broadcast to those dimensions. LayerNormalization's Mean and InvStdDev keep the leading
+// dimensions, with 1 for each normalized one.
+RecordFn row_norm(NormMode mode, int64_t axis, float epsilon) {
   return [=](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
     const int64_t a = non_negative_axis(axis, rank);
     NormProblem p;
+    p.mode = mode;
     for (int64_t d = 0; d < a; ++d) p.outer *= x[d];
-    for (int64_t d = a; d < rank; ++d) p.n *= x[d];
+    const Shape norm(x.begin() + a, x.end());
+    p.n = norm.element_count();
     p.channel_mod = 1;
     p.channel_mul = 0;
     p.channel_div = 1;
     p.epsilon = epsilon;
-    const bool has_bias = r.has_input(2);
-    if (!r.has_input(1) || count_of(r, 1) != p.n || (has_bias && count_of(r, 2) != p.n))
-      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
-                     "LayerNormalization parameters that broadcast");
-    // Mean and InvStdDev keep the leading dimensions, with 1 for each normalized one.
+    if (!r.has_input(1))
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "no Scale (the CPU kernel reports it)");
+    const Buffer* scale = &row_param(r, 1, norm);
+    const Buffer* bias = mode == NormMode::Moments && r.has_input(2) ? &row_param(r, 2, norm)
+                                                                    : nullptr;
     Shape stats(x.begin(), x.begin() + a);
     for (int64_t d = a; d < rank; ++d) stats.push_back(1);
-    record_norm(r, p, has_bias, r.num_outputs() == 3 ? &stats : nullptr);
+    const bool with_stats = r.num_outputs() == 3;
+    const Buffer& y = r.output(0, DataType::Float32, x);
+    const Buffer* mean_out = with_stats ? &r.output(1, DataType::Float32, stats) : nullptr;
+    const Buffer* inv_std_out = with_stats ? &r.output(2, DataType::Float32, stats) : nullptr;
+    r.kernel<Normalization>().record(r.cmd(), r.arena(), p, r.buffer(0), scale, bias, nullptr,
+                                     nullptr, y, mean_out, inv_std_out);
   };
 }
 
@@ -164,7 +197,21 @@ void register_normalization_ops(OpTable& t) {
       reason = "statistics in a stash_type other than float have no GPU kernel";
       return nullptr;
     }
-    return layer_norm(q.info.attr_int("axis", -1), q.info.attr_float("epsilon", 1e-5f));
+    return row_norm(NormMode::Moments, q.info.attr_int("axis", -1),
+                    q.info.attr_float("epsilon", 1e-5f));
+  });
+  t.add("RMSNormalization", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    if (q.info.attr_int("stash_type", 1) != 1) {
+      reason = "statistics in a stash_type other than float have no GPU kernel";
+      return nullptr;
+    }
+    if (q.info.num_inputs() < 2 || !q.info.has_input(1)) {
+      reason = "RMSNormalization without its Scale (the CPU kernel reports it)";
+      return nullptr;
+    }
+    return row_norm(NormMode::Rms, q.info.attr_int("axis", -1),
+                    q.info.attr_float("epsilon", 1e-5f));
   });
   t.add("InstanceNormalization",
         [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
