@@ -231,6 +231,39 @@ void add_attention_cases(std::vector<OpCase>& c) {
     op.on_pixel = false;
     c.push_back(op);
   }
+  // RotaryEmbedding (opset 23): both layouts, both pairings, a partial rotation, and caches
+  // indexed by position_ids or holding a row per token.
+  for (bool packed : {false, true}) {
+    for (bool interleaved : {false, true}) {
+      for (int64_t dim : {0, 6}) {
+        for (bool ids : {true, false}) {
+          OpCase rot{std::string("RotaryEmbedding_") + (packed ? "3d" : "4d") +
+                         (interleaved ? "_interleaved" : "") + "_dim" + std::to_string(dim) +
+                         (ids ? "_ids" : "_rows"),
+                     [=] {
+                       const int64_t batch = 2, heads = 3, seq = 4, head = 10;
+                       const int64_t half = (dim == 0 ? head : dim) / 2;
+                       const Shape x = packed ? Shape{batch, seq, heads * head}
+                                              : Shape{batch, heads, seq, head};
+                       const Shape cache = ids ? Shape{20, half} : Shape{batch, seq, half};
+                       OpTest t("RotaryEmbedding", 23);
+                       t.input(random_f32(x, 210))
+                           .input(random_f32(cache, 211, -1.0f, 1.0f))
+                           .input(random_f32(cache, 212, -1.0f, 1.0f));
+                       if (ids) {
+                         t.input(random_int<int64_t>({batch, seq}, 213, 0, 19));
+                       }
+                       if (packed) t.attr("num_heads", heads);
+                       if (interleaved) t.attr("interleaved", int64_t{1});
+                       if (dim != 0) t.attr("rotary_embedding_dim", dim);
+                       return t;
+                     }};
+          rot.on_pixel = false;
+          c.push_back(rot);
+        }
+      }
+    }
+  }
   // A row the mask hides wholly attends to nothing: probabilities and output zero, not NaN.
   OpCase hidden{"Attention_fully_masked_row", [] {
                   return OpTest("Attention", 23)
