@@ -1,15 +1,17 @@
-// Attention (opset 23, 24) on the GPU (shaders/attention.comp): float32 Q, K, V in the 3-D
+// Attention (opset 23, 24) on the GPU (shaders/attention.comp): Q, K, V in the 3-D
 // ([batch, seq, heads * size]) or 4-D ([batch, heads, seq, size]) layout, read in place through
 // strides; grouped-query heads; float or bool masks broadcast from the right; is_causal; scale;
 // softcap; the key/value cache (past_key / past_value -> present_key / present_value, built
 // with region copies); every qk_matmul_output_mode; opset 24's nonpad_kv_seqlen when its values
-// are on the host (they are checked there, as the CPU kernel checks them).
+// are on the host (they are checked there, as the CPU kernel checks them). The shader computes
+// in float32; float16 and bfloat16 operands are converted on the way in and out.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
 // ONNX nodes on it. The geometry, the mask's broadcast and the attributes come from the op's
 // definition (opdefs/attention.h), as on the CPU.
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -18,6 +20,7 @@
 
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/buffer.h"
+#include "backends/gpu_compute/cast.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/device.h"
 #include "backends/gpu_compute/ops/op_table.h"
@@ -196,6 +199,55 @@ const Buffer& valid_lengths(OpRecorder& r, const AttentionGeometry& g) {
   return r.upload(std::as_bytes(std::span(lengths)));
 }
 
+// The node's float32 operands and results. 16-bit float inputs are converted into float32
+// scratch first, and results meant for 16-bit float outputs are computed in float32 scratch and
+// converted at the end, as the CPU kernel computes them in float32 and rounds.
+class Float32Io {
+ public:
+  explicit Float32Io(OpRecorder& r) : r_(r) {}
+
+  const Buffer& input(size_t k) {
+    const DataType dt = r_.dtype(k);
+    if (dt == DataType::Float32 || dt == DataType::Bool) return r_.buffer(k);
+    const uint64_t count = static_cast<uint64_t>(r_.shape(k).element_count());
+    const Buffer& f32 = scratch(count);
+    r_.kernel<Cast>().record(r_.cmd(), r_.arena(), dt, r_.buffer(k), DataType::Float32, f32,
+                             count);
+    return f32;
+  }
+
+  // Output k of element type `dt` and shape `shape`, or float32 scratch standing in for it.
+  const Buffer& output(size_t k, DataType dt, const Shape& shape) {
+    if (dt == DataType::Float32) return r_.output(k, dt, shape);
+    const Buffer& f32 = scratch(static_cast<uint64_t>(shape.element_count()));
+    pending_.push_back({k, dt, shape, &f32});
+    return f32;
+  }
+
+  const Buffer& scratch(uint64_t floats) {
+    return r_.scratch(static_cast<size_t>(std::max<uint64_t>(floats, 1)) * sizeof(float));
+  }
+
+  // Converts the stand-ins into their outputs.
+  void finish() {
+    for (const Pending& p : pending_) {
+      r_.kernel<Cast>().record(r_.cmd(), r_.arena(), DataType::Float32, *p.f32, p.dtype,
+                               r_.output(p.index, p.dtype, p.shape),
+                               static_cast<uint64_t>(p.shape.element_count()));
+    }
+  }
+
+ private:
+  struct Pending {
+    size_t index;
+    DataType dtype;
+    Shape shape;
+    const Buffer* f32;
+  };
+  OpRecorder& r_;
+  std::vector<Pending> pending_;
+};
+
 RecordFn attention(AttentionAttrs a, NodeRef node) {
   return [=](OpRecorder& r) {
     const bool has_past = r.has_input(kPastKey) && r.has_input(kPastValue);
@@ -203,6 +255,10 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
         resolve_attention(*node.node, a, r.shape(0), r.shape(1), r.shape(2),
                           r.has_input(kPastKey) ? &r.shape(kPastKey) : nullptr,
                           r.has_input(kPastValue) ? &r.shape(kPastValue) : nullptr);
+    if (r.dtype(1) != r.dtype(0) ||
+        (has_past && (r.dtype(kPastKey) != r.dtype(1) || r.dtype(kPastValue) != r.dtype(2))))
+      throw RunOnCpu(RunTimeCause::InputKind, "operands of differing element types");
+    Float32Io io(r);
     AttentionProblem p;
     p.g = g;
     p.q = strides_of_layout(g.packed, g.q_heads, g.q_len, g.head_size);
@@ -215,25 +271,24 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
     if (r.has_input(kMaskInput)) {
       p.mask_layout = resolve_attention_mask(*node.node, g, r.shape(kMaskInput));
       p.mask = r.dtype(kMaskInput) == DataType::Bool ? MaskKind::Bool : MaskKind::Float;
-      b.mask = &r.buffer(kMaskInput);
+      b.mask = &io.input(kMaskInput);
     }
     if (r.has_input(kNonpad)) {
       p.padded = true;
       b.valid = &valid_lengths(r, g);
     }
-    b.q = &r.buffer(0);
-    b.y = &r.output(0, DataType::Float32, g.y_shape());
+    b.q = &io.input(0);
+    b.y = &io.output(0, r.dtype(0), g.y_shape());
     // The keys and values: in place without a cache, else the present ones (outputs 1 and 2,
     // or scratch when the graph leaves them out).
     const bool present = has_past || r.num_outputs() > 1;
     if (present) {
       auto cache = [&](size_t out, size_t past, size_t current, int64_t size) -> const Buffer& {
         const Shape shape = g.present_shape(size);
-        const Buffer& dest =
-            r.num_outputs() > out
-                ? r.output(out, DataType::Float32, shape)
-                : r.scratch(static_cast<size_t>(shape.element_count()) * sizeof(float));
-        build_present(r, g, has_past ? &r.buffer(past) : nullptr, r.buffer(current), size, dest);
+        const Buffer& dest = r.num_outputs() > out
+                                 ? io.output(out, r.dtype(current), shape)
+                                 : io.scratch(static_cast<uint64_t>(shape.element_count()));
+        build_present(r, g, has_past ? &io.input(past) : nullptr, io.input(current), size, dest);
         return dest;
       };
       b.k = &cache(1, kPastKey, 1, g.head_size);
@@ -241,28 +296,31 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
       p.k = strides_of_layout(false, g.kv_heads, g.total(), g.head_size);
       p.v = strides_of_layout(false, g.kv_heads, g.total(), g.v_head_size);
     } else {
-      b.k = &r.buffer(1);
-      b.v = &r.buffer(2);
+      b.k = &io.input(1);
+      b.v = &io.input(2);
       p.k = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, g.head_size);
       p.v = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, g.v_head_size);
     }
     const int64_t rows = g.batch * g.q_heads * g.q_len;
-    const size_t score_bytes = static_cast<size_t>(rows * g.total()) * sizeof(float);
-    b.probs = &r.scratch(std::max<size_t>(score_bytes, sizeof(float)));
+    b.probs = &io.scratch(static_cast<uint64_t>(rows * g.total()));
     if (r.num_outputs() > 3) {
-      b.scores = &r.output(3, DataType::Float32, g.scores_shape());
+      b.scores = &io.output(3, r.dtype(0), g.scores_shape());
       p.scores_stage = static_cast<uint32_t>(a.qk_output_mode);
-      if (score_bytes == 0) b.scores = nullptr;
+      if (rows * g.total() == 0) b.scores = nullptr;
     }
     r.add_work(static_cast<uint64_t>(rows * g.total() * (g.head_size + g.v_head_size)));
     r.kernel<AttentionKernel>().record(r.cmd(), r.arena(), p, b);
+    io.finish();
   };
 }
 
 RecordFn attention_factory(const DevicePlacementQuery& q, std::string& reason) {
-  if (!inputs_are(q, {DataType::Float32}, reason, 0, 3) ||
-      !inputs_are(q, {DataType::Float32, DataType::Bool}, reason, kMaskInput, 1) ||
-      !inputs_are(q, {DataType::Float32}, reason, kPastKey, 2) ||
+  const std::initializer_list<DataType> floats = {DataType::Float32, DataType::Float16,
+                                                  DataType::BFloat16};
+  if (!inputs_are(q, floats, reason, 0, 3) ||
+      !inputs_are(q, {DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Bool},
+                  reason, kMaskInput, 1) ||
+      !inputs_are(q, floats, reason, kPastKey, 2) ||
       !inputs_are(q, {DataType::Int64}, reason, kNonpad, 1))
     return nullptr;
   return attention(parse_attention_attrs(q.info), NodeRef(q.info));
