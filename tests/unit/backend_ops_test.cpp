@@ -1106,6 +1106,36 @@ std::vector<OpCase> make_cases() {
                      .attr("axis", int64_t{2});
                },
                1e-4, 1e-5, true, /*on_pixel=*/false});
+  // ONNX Runtime's row normalizations: the RMS form in both domains with its inv_std_var, and
+  // the Skip forms with every optional input and output, skip broadcast over the batch.
+  for (const char* domain : {"", "com.microsoft"}) {
+    c.push_back({std::string("SimplifiedLayerNormalization_") + (*domain ? "ms" : "onnx"),
+                 [domain] {
+                   return OpTest("SimplifiedLayerNormalization", 17, domain)
+                       .input(random_f32({2, 3, 40}, 155, -3.0f, 5.0f))
+                       .input(random_f32({3, 40}, 156))
+                       .outputs(2)
+                       .attr("axis", int64_t{1});
+                 },
+                 1e-4, 1e-5, true, /*on_pixel=*/false});
+  }
+  for (bool simplified : {false, true}) {
+    for (bool broadcast_skip : {false, true}) {
+      const std::string op = simplified ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
+      c.push_back({op + (broadcast_skip ? "_broadcast_skip" : "_every_output"),
+                   [op, simplified, broadcast_skip] {
+                     const Shape x{2, 3, 70}, hidden{70};
+                     OpTest t(op, 1, "com.microsoft");
+                     t.input(random_f32(x, 157, -3.0f, 5.0f))
+                         .input(random_f32(broadcast_skip ? Shape{3, 70} : x, 158))
+                         .input(random_f32(hidden, 159));
+                     if (!simplified) t.input(random_f32(hidden, 160));
+                     if (!broadcast_skip) t.input(random_f32(hidden, 161)).outputs(4);
+                     return t.attr("epsilon", 1e-4f);
+                   },
+                   1e-4, 1e-5, true, /*on_pixel=*/false});
+    }
+  }
   c.push_back({"LayerNormalization_broadcast_params",
                [] {
                  return OpTest("LayerNormalization", 17)
