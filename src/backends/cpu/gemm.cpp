@@ -163,7 +163,7 @@ void pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, Pac
   const int64_t width = HWY_DYNAMIC_DISPATCH(gemm_panel_width)();
   const size_t floats = static_cast<size_t>(HWY_DYNAMIC_DISPATCH(gemm_packed_floats)(K, N));
   if (floats > out.capacity_ || out.data_ == nullptr) {
-    out.data_ = hwy::AllocateAligned<float>(std::max<size_t>(floats, 1));
+    out.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
     out.capacity_ = std::max<size_t>(floats, 1);
   }
   out.k_ = K;

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hwy/aligned_allocator.h"
+#include "core/host_memory.h"
 
 namespace kiln::cpu {
 
@@ -85,7 +85,9 @@ class PackedB {
   int64_t n_ = 0;
   int64_t panel_width_ = 0;  // columns per panel; identifies the target that packed it
   size_t capacity_ = 0;      // floats allocated
-  hwy::AlignedFreeUniquePtr<float[]> data_;
+  // A host block rather than the heap: packed weights are often made on a model's first run,
+  // between its transient blocks.
+  HostArray<float> data_;
 };
 
 // Packs op(B) (K x N). The overload taking `out` reuses its storage when it is large enough,
