@@ -1,8 +1,9 @@
 // PackedConvWeights: a conv with constant weights gets the weights' packed forms on the run that
-// first needs them, and keeps only those. Checked against the loop-nest reference (in double)
-// on every SIMD target compiled in and supported here, with the model tolerance
-// |a - e| <= 1e-4 + 1e-3 |e|, and by the bytes the forms hold: a Winograd layer must not also
-// hold a GEMM-packed copy of its weights.
+// first needs them (GEMM-packed as B for small maps, as A for large ones, Winograd-transformed
+// for 3x3 stride-1 layers), and keeps only those. Checked against the loop-nest reference (in
+// double) on every SIMD target compiled in and supported here, with the model tolerance |a - e| <=
+// 1e-4 + 1e-3 |e|, and by the bytes the forms hold: a Winograd layer must not also hold a
+// GEMM-packed copy of its weights.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,13 +97,24 @@ TEST(ConvPackedWeights, WinogradLayersHoldOnlyTheTransformedWeights) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
-TEST(ConvPackedWeights, LargeMapsHoldNothing) {
+TEST(ConvPackedWeights, LargeMapsHoldTheWeightsPackedAsTheLeftOperand) {
   std::mt19937 rng(7);
-  // 1x1 over a 28 x 28 map and a strided 3x3: the general im2col path, which reads W in place.
-  for (const ConvProblem& p :
-       {square_problem(32, 48, 1, 28, 1, 1), square_problem(16, 32, 1, 40, 3, 2)}) {
-    EXPECT_EQ(run_and_check(p, rng), 0u);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    // 1x1 over a 28 x 28 map, a strided 3x3 and a grouped one: the general path, W_g as A.
+    for (const ConvProblem& p :
+         {square_problem(32, 48, 1, 28, 1, 1), square_problem(16, 32, 1, 40, 3, 2),
+          square_problem(16, 20, 2, 30, 3, 1)}) {
+      const size_t bytes = run_and_check(p, rng);
+      // W's own size, plus at most the padding of each group's last panel of rows.
+      const int64_t k = p.in_channels / p.group * p.geometry.kernel_size();
+      const int64_t weights = p.out_channels * k;
+      EXPECT_GE(bytes, static_cast<size_t>(weights) * sizeof(float));
+      EXPECT_LE(bytes, static_cast<size_t>(weights + p.group * 16 * k) * sizeof(float));
+    }
   }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 }  // namespace

@@ -116,6 +116,18 @@ const std::vector<PackedB>& PackedConvWeights::gemm_groups(const float* w,
   return groups_;
 }
 
+const std::vector<PackedA>& PackedConvWeights::gemm_a_groups(const float* w,
+                                                             const ConvProblem& p) const {
+  std::call_once(gemm_a_once_, [&] {
+    const int64_t mg = p.out_channels / p.group;
+    const int64_t row_length = p.in_channels / p.group * p.geometry.kernel_size();
+    for (int64_t g = 0; g < p.group; ++g) {
+      a_groups_.push_back(pack_a(mg, row_length, w + g * mg * row_length, row_length));
+    }
+  });
+  return a_groups_;
+}
+
 const float* PackedConvWeights::winograd(const float* w, const ConvProblem& p) const {
   std::call_once(winograd_once_, [&] {
     winograd_floats_ = static_cast<size_t>(winograd_weight_floats(p.out_channels, p.in_channels));
@@ -128,6 +140,7 @@ const float* PackedConvWeights::winograd(const float* w, const ConvProblem& p) c
 size_t PackedConvWeights::size_bytes() const {
   size_t bytes = winograd_floats_ * sizeof(float);
   for (const PackedB& g : groups_) bytes += g.size_bytes();
+  for (const PackedA& g : a_groups_) bytes += g.size_bytes();
   return bytes;
 }
 
@@ -278,6 +291,16 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
   // multiply, activate. On several threads the blocks are what is split, so every thread
   // builds and packs only its own columns and the layer has one join instead of two per block.
   const ColumnBlocks blocks = plan_column_blocks(pointwise, mg, k, out_size);
+  // The weights packed once as the GEMM's A, where the conv may keep them (packed on the first
+  // run that comes here); a W of other dimensions than they were packed for is read in place.
+  const std::vector<PackedA>* packed_a = nullptr;
+  if (packed && conv_wants_packed_weights(p.group, cg)) {
+    const std::vector<PackedA>& groups = packed->gemm_a_groups(w, p);
+    if (static_cast<int64_t>(groups.size()) == p.group && groups[0].m() == mg &&
+        groups[0].k() == k) {
+      packed_a = &groups;
+    }
+  }
   const int64_t jobs = p.batch * p.group * blocks.count;
   auto run_block = [&](int64_t job) {
     const int64_t b = job % blocks.count, ng = job / blocks.count;
@@ -303,7 +326,12 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
       b_operand = cols;
       ldb = width;
     }
-    sgemm(false, false, mg, width, k, w + grp * mg * k, k, b_operand, ldb, yg, out_size, ep);
+    if (packed_a) {
+      sgemm_packed_a((*packed_a)[static_cast<size_t>(grp)], width, b_operand, ldb, yg, out_size,
+                     ep);
+    } else {
+      sgemm(false, false, mg, width, k, w + grp * mg * k, k, b_operand, ldb, yg, out_size, ep);
+    }
     apply_conv_activation(e, yg, mg, width, out_size, /*in_gemm=*/true);
   };
   if (blocks.split_over_threads) {

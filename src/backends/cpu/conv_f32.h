@@ -34,6 +34,9 @@ class PackedConvWeights {
   // Y_g^T = cols^T W_g^T streams the packed weights in order instead of reading long weight
   // rows in place. `w` must be the W these weights stand for, as p describes it.
   const std::vector<PackedB>& gemm_groups(const float* w, const ConvProblem& p) const;
+  // W_g [M/group, C/group * taps] per group, packed as the GEMM's A operand: for the general
+  // path (1x1 and im2col convs on larger maps), where W_g multiplies the columns.
+  const std::vector<PackedA>& gemm_a_groups(const float* w, const ConvProblem& p) const;
   // W transformed for Winograd F(4x4, 3x3) (winograd_transform_weights).
   const float* winograd(const float* w, const ConvProblem& p) const;
   // Bytes held by the forms made so far, for memory accounting and tests.
@@ -42,6 +45,8 @@ class PackedConvWeights {
  private:
   mutable std::once_flag gemm_once_;
   mutable std::vector<PackedB> groups_;
+  mutable std::once_flag gemm_a_once_;
+  mutable std::vector<PackedA> a_groups_;
   mutable std::once_flag winograd_once_;
   mutable HostArray<float> winograd_;
   mutable size_t winograd_floats_ = 0;
