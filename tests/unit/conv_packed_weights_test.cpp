@@ -6,6 +6,7 @@
 // GEMM-packed copy of its weights.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -40,9 +41,10 @@ ConvProblem square_problem(int64_t c, int64_t m, int64_t group, int64_t size, in
   return p;
 }
 
-// Runs p twice through one PackedConvWeights (the second run uses the kept forms) and checks
-// both against the reference; returns the bytes the forms hold afterwards.
-size_t run_and_check(const ConvProblem& p, std::mt19937& rng) {
+// Runs p twice through one PackedConvWeights (the second run uses the kept forms), with a
+// residual and Relu when `fused`, and checks both against the reference; returns the bytes the
+// forms hold afterwards.
+size_t run_and_check(const ConvProblem& p, std::mt19937& rng, bool fused = false) {
   const WindowGeometry& g = p.geometry;
   const int64_t cg = p.in_channels / p.group;
   const auto x = uniform_floats(static_cast<size_t>(p.in_channels * g.in_size()), rng);
@@ -51,10 +53,17 @@ size_t run_and_check(const ConvProblem& p, std::mt19937& rng) {
   const size_t y_size = static_cast<size_t>(p.out_channels * g.out_size());
   std::vector<float> want(y_size);
   conv_reference<float, double>(p, x.data(), w.data(), bias.data(), want.data());
+  const auto residual = uniform_floats(y_size, rng);
+  ConvEpilogue e;
+  if (fused) {
+    e.residual = residual.data();
+    e.activation = FusedActivation::kRelu;
+    for (size_t i = 0; i < y_size; ++i) want[i] = std::max(want[i] + residual[i], 0.0f);
+  }
   const PackedConvWeights packed;
   for (int run = 0; run < 2; ++run) {
     std::vector<float> y(y_size, std::nanf(""));
-    conv_f32(p, x.data(), w.data(), bias.data(), y.data(), &packed);
+    conv_f32(p, x.data(), w.data(), bias.data(), y.data(), &packed, e);
     for (size_t i = 0; i < y_size; ++i) {
       EXPECT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
           << "run " << run << " at " << i << ": " << y[i] << " against " << want[i];
@@ -69,12 +78,14 @@ TEST(ConvPackedWeights, SmallMapsUseGemmPackedWeightsOnEveryTarget) {
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
     SCOPED_TRACE(hwy::TargetName(target));
-    // 7 x 7 maps (ResNet-50's last stage): 1x1 and 3x3, one group and two.
+    // 7 x 7 maps (ResNet-50's last stage): 1x1 and 3x3, one group and two, and enough output
+    // channels (272) for the tiled transpose; plain and with a residual and Relu.
     for (const ConvProblem& p :
          {square_problem(64, 96, 1, 7, 1, 1), square_problem(48, 40, 1, 7, 3, 1),
-          square_problem(32, 64, 2, 9, 3, 2)}) {
+          square_problem(32, 64, 2, 9, 3, 2), square_problem(40, 272, 1, 7, 1, 1)}) {
       SCOPED_TRACE(::testing::Message() << p.in_channels << " -> " << p.out_channels << ", "
                                         << p.geometry.kernel[0] << "x" << p.geometry.kernel[0]);
+      run_and_check(p, rng, /*fused=*/true);
       const size_t bytes = run_and_check(p, rng);
       // The packed copy exists (at least the weights' own size): the small-map path took it.
       const int64_t weights = p.out_channels * p.in_channels / p.group * p.geometry.kernel_size();

@@ -10,6 +10,7 @@
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/gemm_plan.h"
+#include "backends/cpu/strided_copy.h"
 #include "core/thread_pool.h"
 #include "hwy/aligned_allocator.h"
 
@@ -178,12 +179,20 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
       float* yg = y + (n * p.out_channels + grp * mg) * out_size;
       const float* zg =
           e.residual ? e.residual + (n * p.out_channels + grp * mg) * out_size : nullptr;
-      for (int64_t m = 0; m < mg; ++m) {
-        float* row = yg + m * out_size;
-        for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
-        if (zg) {
-          for (int64_t j = 0; j < out_size; ++j) row[j] += zg[m * out_size + j];
+      // Y_g = (Y_g^T)^T. Reading a column of Y_g^T steps mg floats: from a few hundred channels
+      // on, those reads fall into a few cache sets, and the tiled copy is several times faster
+      // (2048 x 49: 38 against 259 us on Zen 4).
+      if (mg >= 256) {
+        strided_copy(DataType::Float32, Shape{mg, out_size}, yg, Shape{out_size, 1}, yt,
+                     Shape{1, mg});
+      } else {
+        for (int64_t m = 0; m < mg; ++m) {
+          float* row = yg + m * out_size;
+          for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
         }
+      }
+      if (zg) {
+        for (int64_t i = 0; i < mg * out_size; ++i) yg[i] += zg[i];
       }
       apply_conv_activation(e, yg, mg, out_size, out_size, /*in_gemm=*/false);
     }
