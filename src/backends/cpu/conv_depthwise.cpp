@@ -173,11 +173,6 @@ void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int
   }
 }
 
-// Floats of scratch depthwise_rows uses for its zero row: the row's reach on both sides.
-inline int64_t depthwise_rows_scratch_floats(const WindowGeometry& g, int64_t lanes) {
-  return g.in[1] + 2 * g.pad[1] + 6 * lanes + 16;
-}
-
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 // Without the padded copy: AVX2 and AVX-512 load with a mask, and a masked-off lane neither
 // reads memory nor faults, so the window's lanes outside the row (the zero padding) are simply
@@ -286,10 +281,10 @@ void depthwise_rows(const WindowGeometry& g, const float* HWY_RESTRICT x,
   const int64_t ih_size = g.in[0], iw_size = g.in[1];
   const int64_t oh_size = g.out[0], ow_size = g.out[1];
   const int64_t ph = g.pad[0], pw = g.pad[1];
-  // The zero row: read from column -pw to past the last window, as an image row would be.
-  const int64_t zero_floats = depthwise_rows_scratch_floats(g, lanes);
-  std::fill(scratch, scratch + zero_floats, 0.0f);
-  const float* zero_row = scratch + 2 * lanes;
+  // Loads read only the row's own columns [0, iw): a plain load lies inside, and a masked one
+  // reads none of its lanes outside. So only those are zeroed (a plane may have 49 outputs).
+  float* zero_row = scratch;
+  std::fill(zero_row, zero_row + iw_size, 0.0f);
   V wv[kK * kK];
   for (int64_t i = 0; i < kK * kK; ++i) wv[i] = hn::Set(d, w[i]);
   const V vbias = hn::Set(d, bias);
@@ -407,18 +402,18 @@ RowsKernel pick_rows_kernel(const WindowGeometry& g) {
     return nullptr;
   }
   const int64_t k = g.kernel[0], s = g.stride[0];
-  // Padding beyond the half-width would need window rows wholly outside, which the zero row
-  // covers, but columns further out than the scratch row reaches: the general kernel takes it.
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
-  if (g.pad[0] < 0 || g.pad[1] < 0 || g.pad[0] > k / 2 || g.pad[1] > std::min(k / 2, lanes)) {
-    return nullptr;
-  }
+  // Padding up to the half-width, as "same" convs have: other padding (rare) takes the general
+  // kernel, which is tested for it.
+  if (g.pad[0] < 0 || g.pad[1] < 0 || g.pad[0] > k / 2 || g.pad[1] > k / 2) return nullptr;
   constexpr int64_t kLimit = int64_t{1} << 26;
   if (g.in[1] >= kLimit) return nullptr;
-  if (k == 3 && s == 1) return depthwise_rows<3, 1, 2>;
-  if (k == 3 && s == 2) return depthwise_rows<3, 2, 2>;
-  if (k == 5 && s == 1) return depthwise_rows<5, 1, 2>;
-  if (k == 5 && s == 2) return depthwise_rows<5, 2, 2>;
+  // Two output rows at a time, except on short planes of an odd height (7 x 7 maps), where the
+  // last pair would compute a whole row for nothing.
+  const bool pairs = g.out[0] % 2 == 0 || g.out[0] >= 16;
+  if (k == 3 && s == 1) return pairs ? depthwise_rows<3, 1, 2> : depthwise_rows<3, 1, 1>;
+  if (k == 3 && s == 2) return pairs ? depthwise_rows<3, 2, 2> : depthwise_rows<3, 2, 1>;
+  if (k == 5 && s == 1) return pairs ? depthwise_rows<5, 1, 2> : depthwise_rows<5, 1, 1>;
+  if (k == 5 && s == 2) return pairs ? depthwise_rows<5, 2, 2> : depthwise_rows<5, 2, 1>;
 #else
   (void)g;
 #endif
@@ -486,10 +481,7 @@ void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
 }
 
 size_t padded_floats(const WindowGeometry& g) {
-  if (pick_rows_kernel(g)) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
-    return static_cast<size_t>(depthwise_rows_scratch_floats(g, lanes));
-  }
+  if (pick_rows_kernel(g)) return static_cast<size_t>(g.in[1]);  // depthwise_rows' zero row
   if (pick_direct_kernel(g)) return 0;
   const PaddedPlane pp = padded_size(g);
   return static_cast<size_t>(pp.rows * pp.cols + kPlaneSlack);
