@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <new>
 
 namespace kiln {
 
@@ -19,5 +21,26 @@ inline constexpr size_t kMappedBlockBytes = size_t{128} << 10;
 void* allocate_host_block(size_t bytes);
 // Frees a block from allocate_host_block; `bytes` is the size it was allocated with.
 void free_host_block(void* block, size_t bytes);
+
+// Frees a host block of `bytes` bytes.
+struct HostBlockDeleter {
+  size_t bytes = 0;
+  void operator()(void* block) const { free_host_block(block, bytes); }
+};
+
+// An array of trivial T in a host block, contents uninitialised: for long-lived buffers that are
+// made while a model runs (weights packed on first use), which would otherwise be heap blocks
+// between the run's transient ones and pin the holes those leave.
+template <class T>
+using HostArray = std::unique_ptr<T[], HostBlockDeleter>;
+
+// n (> 0) T in a host block; std::bad_alloc when the system refuses.
+template <class T>
+HostArray<T> allocate_host_array(size_t n) {
+  const size_t bytes = n * sizeof(T);
+  void* block = allocate_host_block(bytes);
+  if (!block) throw std::bad_alloc();
+  return HostArray<T>(static_cast<T*>(block), HostBlockDeleter{bytes});
+}
 
 }  // namespace kiln

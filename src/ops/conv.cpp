@@ -91,17 +91,16 @@ void dispatch(const OpContext& ctx, const ConvProblem& p, bool transpose, const 
 
 namespace {
 
-// Constant float32 weights are packed once at load time for the GEMM; the kernel checks at run
-// time that the W it is given is still this one before using them.
+// Constant float32 weights get a PackedConvWeights, which packs or transforms them for the
+// GEMM-based paths on the first run that takes one (the spatial size decides which) and keeps
+// the result for the later runs.
 std::shared_ptr<const cpu::PackedConvWeights> pack_constant_weights(const NodeInfo& info,
                                                                     const ConvAttrs& attrs) {
   const Tensor* cw = info.constant_input(1);
   if (cw && cw->dtype() == DataType::Float32 && cw->rank() >= 3 && cw->shape()[0] > 0 &&
       cw->shape()[0] % attrs.group == 0 &&
       cpu::conv_wants_packed_weights(attrs.group, cw->shape()[1])) {
-    const int64_t row_length = cw->element_count() / cw->shape()[0];
-    return std::make_shared<const cpu::PackedConvWeights>(
-        cpu::pack_conv_weights(cw->data<float>(), cw->shape()[0], attrs.group, row_length));
+    return std::make_shared<const cpu::PackedConvWeights>();
   }
   return nullptr;
 }

@@ -2,10 +2,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <new>
 #include <sstream>
 
+#include "core/host_memory.h"
 #include "core/memory_budget.h"
 #include "format/kiln_file.h"
 #include "ir/graph.h"
@@ -70,12 +70,20 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   file.read(magic, sizeof magic);
   if (format::has_kiln_magic(magic, static_cast<size_t>(file.gcount())))
     return checked_saved_model(format::read_model_file(path), options);
+  // Read in one piece into a buffer of the file's size: growing a string as the bytes come in
+  // leaves a trail of freed blocks as large as the model on the heap, which stays resident.
   file.clear();
+  file.seekg(0, std::ios::end);
+  const std::streamoff length = file.tellg();
+  check(length >= 0, path + ": cannot read the model file");
   file.seekg(0);
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  std::string base_dir = std::filesystem::path(path).parent_path().string();
-  if (base_dir.empty()) base_dir = ".";
-  auto model = onnx_import::import_model(bytes.data(), bytes.size(), path, base_dir);
+  const size_t size = static_cast<size_t>(length);
+  const HostArray<char> bytes = allocate_host_array<char>(std::max<size_t>(size, 1));
+  file.read(bytes.get(), length);
+  check(file.gcount() == length, path + ": cannot read the model file");
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string base_dir = parent.empty() ? std::string(".") : parent.string();
+  auto model = onnx_import::import_model(bytes.get(), size, path, base_dir);
   prepare_model(*model, options);
   return Model(std::move(model));
 }

@@ -1,7 +1,8 @@
 // The depthwise plane kernel on every SIMD target compiled in and supported here: AVX2 and
 // AVX-512 read the plane in place with masked loads, the others through a padded copy, and a
-// row's last vector is stored in part. Each must give the definition, leave the memory after
-// the plane alone and keep NaN where no activation is fused.
+// row's last vector is stored in part; the common kernels (no dilation, padding at most half
+// the kernel) go row by row, several output rows at once. Each must give the definition, leave the
+// memory after the plane alone and keep NaN where no activation is fused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -62,19 +63,22 @@ TEST(DepthwisePlane, EveryTargetMatchesTheDefinition) {
     SCOPED_TRACE(hwy::TargetName(target));
     for (int64_t k : {3, 5}) {
       for (int64_t s : {1, 2}) {
-        for (int64_t width : {1, 3, 7, 14, 16, 17, 28, 40, 56}) {
-          for (int clamp_kind = 0; clamp_kind < 2; ++clamp_kind) {
-            const int64_t pad = k / 2;
-            // Asymmetric padding on odd widths, as TF-style "same" padding gives.
-            const WindowGeometry g = geometry(std::max<int64_t>(k, width % 9 + 2), width, k, s, pad,
-                                              pad, pad, width % 2 ? pad - 1 : pad);
+        for (int64_t width : {1, 3, 7, 14, 16, 17, 28, 40, 56, 113}) {
+          for (int clamp_kind = 0; clamp_kind < 3; ++clamp_kind) {
+            const int64_t pad = clamp_kind == 2 ? 0 : k / 2;
+            // Asymmetric padding on odd widths, as TF-style "same" padding gives; heights odd and
+            // even, so that the kernels that make several output rows at once end on a part.
+            const int64_t height = std::max<int64_t>(k, width % 9 + 2 + clamp_kind);
+            const WindowGeometry g =
+                geometry(height, width, k, s, pad, pad, pad, width % 2 && pad > 0 ? pad - 1 : pad);
+            if (g.out[0] <= 0 || g.out[1] <= 0) continue;
             std::vector<float> x(static_cast<size_t>(g.in_size()));
             std::vector<float> w(static_cast<size_t>(k * k));
             for (float& v : x) v = dist(rng);
             for (float& v : w) v = dist(rng);
             const float bias = dist(rng);
             DepthwiseClamp clamp;
-            if (clamp_kind == 1) {
+            if (clamp_kind >= 1) {
               clamp.lo = 0.0f;
               clamp.hi = 0.5f;
             }

@@ -476,6 +476,62 @@ TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// A pre-packed A (a conv's weights) on every target: shapes across the row-panel, column-panel
+// and K-block edges (K = 1030 is three blocks, M = 29 ends in a part panel), with a row bias,
+// beta and a clip; then on the shared pool, where the rows and columns are split into parts,
+// which must give the one-thread bits.
+TEST(Gemm, PackedAEveryTargetAndThreadCount) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    uint32_t seed = 700;
+    for (auto [m, n, k, pad] : std::vector<std::array<int64_t, 4>>{{1, 1, 1, 0},
+                                                                   {23, 37, 9, 2},
+                                                                   {14, 64, 512, 0},
+                                                                   {31, 70, 1030, 0},
+                                                                   {29, 37, 1000, 24},
+                                                                   {45, 2100, 40, 3},
+                                                                   {15, 5, 300, 1}}) {
+      Case cs;
+      cs.m = m;
+      cs.n = n;
+      cs.k = k;
+      cs.pad = pad;
+      cs.ep.beta = 0.5f;
+      cs.ep.bias_kind = GemmBias::kPerRow;
+      cs.ep.activation = GemmActivation::kClip;
+      cs.ep.clip_min = -2.0f;
+      cs.ep.clip_max = 2.0f;
+      Operands ops(cs, seed++);
+      const PackedA packed = pack_a(m, k, ops.a.data(), ops.lda);
+      EXPECT_EQ(packed.m(), m);
+      EXPECT_EQ(packed.k(), k);
+      Operands pooled = ops;
+      run_single_threaded([&] {
+        sgemm_packed_a(packed, n, ops.b.data(), ops.ldb, ops.c.data(), ops.ldc,
+                       with_bias(cs.ep, ops));
+      });
+      expect_matches_reference(cs, ops);
+      sgemm_packed_a(packed, n, pooled.b.data(), pooled.ldb, pooled.c.data(), pooled.ldc,
+                     with_bias(cs.ep, pooled));
+      EXPECT_EQ(ops.c, pooled.c) << describe(cs);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(Gemm, PackedAForAnotherTargetOrNeverPackedRejected) {
+  std::vector<float> b(64 * 64, 1.0f), c(64 * 64);
+  EXPECT_THROW(sgemm_packed_a(PackedA{}, 64, b.data(), 64, c.data(), 64), kiln::Error);
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  if (targets.size() < 2 || targets.back() != HWY_SCALAR) GTEST_SKIP() << "no scalar fallback";
+  hwy::SetSupportedTargetsForTest(targets.front());
+  const PackedA packed = pack_a(64, 64, b.data(), 64);
+  hwy::SetSupportedTargetsForTest(HWY_SCALAR);
+  EXPECT_THROW(sgemm_packed_a(packed, 64, b.data(), 64, c.data(), 64), kiln::Error);
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 // A PackedB's layout depends on the vector width; the scalar fallback's differs from every
 // SIMD target's, so a B packed by one and used by the other must be refused.
 TEST(Gemm, PackedForAnotherTargetRejected) {

@@ -262,6 +262,119 @@ void depthwise_direct(const WindowGeometry& g, const float* HWY_RESTRICT x,
     }
   }
 }
+
+// The common case of depthwise_direct (no dilation, kernel up to 5, padding up to the kernel's
+// half-width and below a vector) in the order that suits the caches: output rows top to bottom,
+// kRows at a time. Each input row the kRows output rows share is loaded once, as the kK shifted
+// vectors of its taps, and fed to every output row that reads it; window rows above or below
+// the image read a zero row instead, so no loop has bounds. Only the vectors at the ends of a
+// row need masks.
+template <int64_t kK, int64_t kS, int64_t kRows>
+void depthwise_rows(const WindowGeometry& g, const float* HWY_RESTRICT x,
+                    const float* HWY_RESTRICT w, float bias, const DepthwiseClamp& clamp,
+                    float* HWY_RESTRICT y, float* HWY_RESTRICT scratch) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using V = hn::Vec<decltype(d)>;
+  using M = hn::Mask<decltype(d)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t ih_size = g.in[0], iw_size = g.in[1];
+  const int64_t oh_size = g.out[0], ow_size = g.out[1];
+  const int64_t ph = g.pad[0], pw = g.pad[1];
+  // Loads read only the row's own columns [0, iw): a plain load lies inside, and a masked one
+  // reads none of its lanes outside. So only those are zeroed (a plane may have 49 outputs).
+  float* zero_row = scratch;
+  std::fill(zero_row, zero_row + iw_size, 0.0f);
+  V wv[kK * kK];
+  for (int64_t i = 0; i < kK * kK; ++i) wv[i] = hn::Set(d, w[i]);
+  const V vbias = hn::Set(d, bias);
+  const V lo = hn::Set(d, clamp.lo), hi = hn::Set(d, clamp.hi);
+  const bool clamped = clamp.active();
+  const auto iota = hn::Iota(di, 0);
+  const auto width = hn::Set(di, static_cast<int32_t>(iw_size));
+  auto inside = [&](int64_t first) HWY_ATTR {
+    const auto col = hn::Add(iota, hn::Set(di, static_cast<int32_t>(first)));
+    return hn::RebindMask(d, hn::And(hn::Lt(col, width), hn::Not(hn::Lt(col, hn::Zero(di)))));
+  };
+  // Columns one output vector reads, from its first: kS * lanes + kK - 1 (stride 2 loads two
+  // whole vectors per tap).
+  const int64_t reach = kS * lanes + kK - 1;
+  constexpr int64_t kInRows = (kRows - 1) * kS + kK;
+  // The masks of the vectors at the ends of a row depend on the column only: made once per
+  // plane for the first kCachedVectors vectors (narrow planes, where every vector has some).
+  constexpr int64_t kCachedVectors = 8;
+  M masks[kCachedVectors][2][kK];
+  const int64_t vectors = (ow_size + lanes - 1) / lanes;
+  auto make_masks = [&](int64_t first, M(&m)[2][kK]) HWY_ATTR {
+    for (int64_t kw = 0; kw < kK; ++kw) {
+      m[0][kw] = inside(first + kw);
+      if constexpr (kS == 2) m[1][kw] = inside(first + kw + lanes);
+    }
+  };
+  for (int64_t v = 0; v < std::min(vectors, kCachedVectors); ++v) {
+    make_masks(v * lanes * kS - pw, masks[v]);
+  }
+  for (int64_t oh0 = 0; oh0 < oh_size; oh0 += kRows) {
+    const int64_t rows_here = std::min(kRows, oh_size - oh0);
+    const float* in_rows[kInRows];
+    for (int64_t r = 0; r < kInRows; ++r) {
+      const int64_t ih = oh0 * kS - ph + r;
+      in_rows[r] = ih >= 0 && ih < ih_size ? x + ih * iw_size : zero_row;
+    }
+    for (int64_t ow = 0; ow < ow_size; ow += lanes) {
+      const int64_t first = ow * kS - pw;
+      const bool interior = first >= 0 && first + reach <= iw_size;
+      M computed[2][kK];
+      const int64_t v = ow / lanes;
+      if (!interior && v >= kCachedVectors) make_masks(first, computed);
+      const M(&m)[2][kK] = v < kCachedVectors ? masks[v] : computed;
+      V acc[kRows];
+      for (int64_t j = 0; j < kRows; ++j) acc[j] = vbias;
+      for (int64_t r = 0; r < kInRows; ++r) {
+        const float* in = in_rows[r] + first;
+        V taps[kK];
+        if (interior) {
+          if constexpr (kS == 1) {
+            for (int64_t kw = 0; kw < kK; ++kw) taps[kw] = hn::LoadU(d, in + kw);
+          } else {
+            // Even taps from the pairs at 0 and 2 (and 4), odd ones from the pair at 0 (and 2).
+            for (int64_t kw = 0; kw < kK; kw += 2) {
+              const V a = hn::LoadU(d, in + kw), b = hn::LoadU(d, in + kw + lanes);
+              taps[kw] = hn::ConcatEven(d, b, a);
+              if (kw + 1 < kK) taps[kw + 1] = hn::ConcatOdd(d, b, a);
+            }
+          }
+        } else {
+          for (int64_t kw = 0; kw < kK; ++kw) {
+            if constexpr (kS == 1) {
+              taps[kw] = hn::MaskedLoad(m[0][kw], d, in + kw);
+            } else {
+              taps[kw] = hn::ConcatEven(d, hn::MaskedLoad(m[1][kw], d, in + kw + lanes),
+                                        hn::MaskedLoad(m[0][kw], d, in + kw));
+            }
+          }
+        }
+        // Output row j reads input row r as its window row kh = r - j * kS.
+        for (int64_t j = 0; j < kRows; ++j) {
+          const int64_t kh = r - j * kS;
+          if (kh < 0 || kh >= kK) continue;
+          for (int64_t kw = 0; kw < kK; ++kw)
+            acc[j] = hn::MulAdd(wv[kh * kK + kw], taps[kw], acc[j]);
+        }
+      }
+      const size_t valid = static_cast<size_t>(std::min(lanes, ow_size - ow));
+      for (int64_t j = 0; j < rows_here; ++j) {
+        const V v = clamped ? hn::Min(hn::Max(acc[j], lo), hi) : acc[j];
+        float* out = y + (oh0 + j) * ow_size + ow;
+        if (valid == static_cast<size_t>(lanes)) {
+          hn::StoreU(v, d, out);
+        } else {
+          hn::BlendedStore(v, hn::FirstN(d, valid), d, out);
+        }
+      }
+    }
+  }
+}
 #endif
 
 using PaddedKernel = void (*)(const WindowGeometry&, const float*, int64_t, const float*, float,
@@ -279,6 +392,33 @@ PaddedKernel pick_padded_kernel(const WindowGeometry& g) {
 
 using DirectKernel = void (*)(const WindowGeometry&, const float*, const float*, float,
                               const DepthwiseClamp&, float*);
+using RowsKernel = void (*)(const WindowGeometry&, const float*, const float*, float,
+                            const DepthwiseClamp&, float*, float*);
+
+RowsKernel pick_rows_kernel(const WindowGeometry& g) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if (g.kernel[0] != g.kernel[1] || g.stride[0] != g.stride[1] || g.dilation[0] != 1 ||
+      g.dilation[1] != 1) {
+    return nullptr;
+  }
+  const int64_t k = g.kernel[0], s = g.stride[0];
+  // Padding up to the half-width, as "same" convs have: other padding (rare) takes the general
+  // kernel, which is tested for it.
+  if (g.pad[0] < 0 || g.pad[1] < 0 || g.pad[0] > k / 2 || g.pad[1] > k / 2) return nullptr;
+  constexpr int64_t kLimit = int64_t{1} << 26;
+  if (g.in[1] >= kLimit) return nullptr;
+  // Two output rows at a time, except on short planes of an odd height (7 x 7 maps), where the
+  // last pair would compute a whole row for nothing.
+  const bool pairs = g.out[0] % 2 == 0 || g.out[0] >= 16;
+  if (k == 3 && s == 1) return pairs ? depthwise_rows<3, 1, 2> : depthwise_rows<3, 1, 1>;
+  if (k == 3 && s == 2) return pairs ? depthwise_rows<3, 2, 2> : depthwise_rows<3, 2, 1>;
+  if (k == 5 && s == 1) return pairs ? depthwise_rows<5, 1, 2> : depthwise_rows<5, 1, 1>;
+  if (k == 5 && s == 2) return pairs ? depthwise_rows<5, 2, 2> : depthwise_rows<5, 2, 1>;
+#else
+  (void)g;
+#endif
+  return nullptr;
+}
 
 DirectKernel pick_direct_kernel(const WindowGeometry& g) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
@@ -300,6 +440,10 @@ DirectKernel pick_direct_kernel(const WindowGeometry& g) {
 void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
                          const float* HWY_RESTRICT w, float bias, const DepthwiseClamp& clamp,
                          float* HWY_RESTRICT y, float* HWY_RESTRICT scratch) {
+  if (const RowsKernel rows = pick_rows_kernel(g)) {
+    rows(g, x, w, bias, clamp, y, scratch);
+    return;
+  }
   if (const DirectKernel direct = pick_direct_kernel(g)) {
     direct(g, x, w, bias, clamp, y);
     return;
@@ -337,6 +481,7 @@ void depthwise_plane_any(const WindowGeometry& g, const float* HWY_RESTRICT x,
 }
 
 size_t padded_floats(const WindowGeometry& g) {
+  if (pick_rows_kernel(g)) return static_cast<size_t>(g.in[1]);  // depthwise_rows' zero row
   if (pick_direct_kernel(g)) return 0;
   const PaddedPlane pp = padded_size(g);
   return static_cast<size_t>(pp.rows * pp.cols + kPlaneSlack);

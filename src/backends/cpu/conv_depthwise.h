@@ -27,7 +27,8 @@ struct DepthwiseClamp {
 // channel of a rank-2 geometry (a 1-D conv is passed as height 1). `scratch` holds
 // depthwise_scratch_floats(g) floats: where the target has no masked loads, the common kernels
 // (3x3, 5x5, stride 1 or 2) copy the plane into it with its zero padding, so that their inner
-// loops need no bounds checks; with AVX2 and AVX-512 they read the plane in place.
+// loops need no bounds checks; with AVX2 and AVX-512 they read the plane in place (and a row of
+// zeros from the scratch for window rows outside the image).
 void depthwise_conv2d_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
                             const DepthwiseClamp& clamp, float* y, float* scratch);
 size_t depthwise_scratch_floats(const WindowGeometry& g);

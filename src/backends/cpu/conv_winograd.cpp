@@ -220,8 +220,8 @@ bool winograd_applies(const ConvProblem& p) {
   return p.in_channels >= 16 && p.out_channels >= 32 && tiles >= 16 && tiles_w >= 4;
 }
 
-std::vector<float> winograd_transform_weights(const float* w, int64_t out_channels,
-                                              int64_t in_channels) {
+void winograd_transform_weights(const float* w, int64_t out_channels, int64_t in_channels,
+                                float* u) {
   // G (6 x 3) of F(4x4, 3x3).
   static constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
                                       {-1.0 / 6, -1.0 / 6, -1.0 / 6},
@@ -230,7 +230,6 @@ std::vector<float> winograd_transform_weights(const float* w, int64_t out_channe
                                       {1.0 / 24, -1.0 / 12, 1.0 / 6},
                                       {0, 0, 1}};
   const int64_t mc = out_channels * in_channels;
-  std::vector<float> u(static_cast<size_t>(36 * mc));
   for (int64_t k = 0; k < mc; ++k) {
     const float* g = w + k * 9;
     double t[6][3];  // G g
@@ -242,11 +241,10 @@ std::vector<float> winograd_transform_weights(const float* w, int64_t out_channe
     for (int i = 0; i < 6; ++i) {
       for (int j = 0; j < 6; ++j) {  // (G g) G^T
         const double v = t[i][0] * kG[j][0] + t[i][1] * kG[j][1] + t[i][2] * kG[j][2];
-        u[static_cast<size_t>((i * 6 + j) * mc + k)] = static_cast<float>(v);
+        u[(i * 6 + j) * mc + k] = static_cast<float>(v);
       }
     }
   }
-  return u;
 }
 
 void conv_winograd_f32(const ConvProblem& p, const float* x, const float* u, const float* bias,

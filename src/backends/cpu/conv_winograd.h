@@ -10,8 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
-#include <vector>
 
 #include "backends/cpu/conv_epilogue.h"
 #include "opdefs/conv.h"
@@ -23,17 +21,13 @@ namespace kiln::cpu {
 // at least 13 x 13) that the GEMMs' columns fill their register tiles well enough.
 bool winograd_applies(const ConvProblem& p);
 
-// The weights transformed for F(4x4, 3x3): U[xi][m][c] = (G w[m][c] G^T)[xi], 36 x M x C floats,
+// The weights transformed for F(4x4, 3x3): u[xi][m][c] = (G w[m][c] G^T)[xi], 36 x M x C floats,
 // xi the row-major index in the 6x6 tile.
-std::vector<float> winograd_transform_weights(const float* w, int64_t out_channels,
-                                              int64_t in_channels);
-
-// Transformed weights made on first use (the spatial size, which decides whether Winograd
-// applies, is known only at run time) and kept: thread-safe.
-struct WinogradWeights {
-  std::once_flag once;
-  std::vector<float> u;
-};
+inline int64_t winograd_weight_floats(int64_t out_channels, int64_t in_channels) {
+  return 36 * out_channels * in_channels;
+}
+void winograd_transform_weights(const float* w, int64_t out_channels, int64_t in_channels,
+                                float* u);
 
 // y = activation(conv(x, w) + bias + residual) for p as winograd_applies accepts it, with `u`
 // from winograd_transform_weights.

@@ -35,6 +35,16 @@ void gemm_run(const gemm_detail::Problem& p, bool trans_b, const float* b, int64
   gemm::gemm_unpacked(p, trans_b, b, ldb);
 }
 
+int64_t gemm_panel_rows() { return gemm::kMR; }
+
+int64_t gemm_packed_a_floats(int64_t m, int64_t k) { return gemm::packed_a_floats(m, k); }
+
+void gemm_pack_a(const gemm_detail::Problem& p, float* dst) { gemm::pack_a_all(p, dst); }
+
+void gemm_run_packed_a(const gemm_detail::Problem& p, const float* b, int64_t ldb) {
+  gemm::gemm_with_packed_a(p, b, ldb);
+}
+
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -46,6 +56,10 @@ HWY_EXPORT(gemm_packed_floats);
 HWY_EXPORT(gemm_pack_b);
 HWY_EXPORT(gemm_run_packed);
 HWY_EXPORT(gemm_run);
+HWY_EXPORT(gemm_panel_rows);
+HWY_EXPORT(gemm_packed_a_floats);
+HWY_EXPORT(gemm_pack_a);
+HWY_EXPORT(gemm_run_packed_a);
 
 namespace {
 
@@ -163,7 +177,7 @@ void pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, Pac
   const int64_t width = HWY_DYNAMIC_DISPATCH(gemm_panel_width)();
   const size_t floats = static_cast<size_t>(HWY_DYNAMIC_DISPATCH(gemm_packed_floats)(K, N));
   if (floats > out.capacity_ || out.data_ == nullptr) {
-    out.data_ = hwy::AllocateAligned<float>(std::max<size_t>(floats, 1));
+    out.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
     out.capacity_ = std::max<size_t>(floats, 1);
   }
   out.k_ = K;
@@ -185,6 +199,45 @@ void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const Pa
   gemm_detail::Problem p;
   if (!prepare(trans_a, M, N, K, A, lda, C, ldc, epilogue, p)) return;
   HWY_DYNAMIC_DISPATCH(gemm_run_packed)(p, b.data_.get());
+}
+
+PackedA pack_a(int64_t M, int64_t K, const float* A, int64_t lda) {
+  check_dims(M, 0, K);
+  PackedA packed;
+  packed.m_ = M;
+  packed.k_ = K;
+  packed.panel_rows_ = HWY_DYNAMIC_DISPATCH(gemm_panel_rows)();
+  const size_t floats = static_cast<size_t>(HWY_DYNAMIC_DISPATCH(gemm_packed_a_floats)(M, K));
+  // Zeroed (a host block is): the rows past M in the last panel are never read, but defined.
+  packed.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
+  std::fill(packed.data_.get(), packed.data_.get() + floats, 0.0f);
+  packed.capacity_ = std::max<size_t>(floats, 1);
+  if (M == 0 || K == 0) return packed;
+  check_ld("lda", lda, K);
+  gemm_detail::Problem p;
+  p.m = M;
+  p.k = K;
+  p.a = A;
+  p.lda = lda;
+  HWY_DYNAMIC_DISPATCH(gemm_pack_a)(p, packed.data_.get());
+  return packed;
+}
+
+void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, float* C, int64_t ldc,
+                    const GemmEpilogue& epilogue) {
+  if (a.empty()) throw Error("sgemm_packed_a: A was never packed");
+  if (a.panel_rows_ != HWY_DYNAMIC_DISPATCH(gemm_panel_rows)()) {
+    throw Error("sgemm_packed_a: A was packed for a different SIMD target");
+  }
+  gemm_detail::Problem p;
+  // `a` stands in for A in the checks; the parts read only the packed panels.
+  if (!prepare(false, a.m_, N, a.k_, a.data_.get(), std::max<int64_t>(a.k_, 1), C, ldc, epilogue,
+               p)) {
+    return;
+  }
+  check_ld("ldb", ldb, N);
+  p.packed_a = a.data_.get();
+  HWY_DYNAMIC_DISPATCH(gemm_run_packed_a)(p, B, ldb);
 }
 
 }  // namespace kiln::cpu

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hwy/aligned_allocator.h"
+#include "core/host_memory.h"
 
 namespace kiln::cpu {
 
@@ -85,8 +85,42 @@ class PackedB {
   int64_t n_ = 0;
   int64_t panel_width_ = 0;  // columns per panel; identifies the target that packed it
   size_t capacity_ = 0;      // floats allocated
-  hwy::AlignedFreeUniquePtr<float[]> data_;
+  // A host block rather than the heap: packed weights are often made on a model's first run,
+  // between its transient blocks.
+  HostArray<float> data_;
 };
+
+// A (M x K, not transposed) rearranged once into the panels of kMR rows the micro-kernel
+// streams, for weights that many calls share (a convolution's W as the left operand). Like
+// PackedB, only valid in the process, and on the SIMD target, that made it.
+class PackedA {
+ public:
+  PackedA() = default;
+  PackedA(PackedA&&) noexcept = default;
+  PackedA& operator=(PackedA&&) noexcept = default;
+
+  int64_t m() const { return m_; }
+  int64_t k() const { return k_; }
+  bool empty() const { return data_ == nullptr; }
+  size_t size_bytes() const { return capacity_ * sizeof(float); }
+
+ private:
+  friend PackedA pack_a(int64_t, int64_t, const float*, int64_t);
+  friend void sgemm_packed_a(const PackedA&, int64_t, const float*, int64_t, float*, int64_t,
+                             const GemmEpilogue&);
+
+  int64_t m_ = 0;
+  int64_t k_ = 0;
+  int64_t panel_rows_ = 0;  // rows per panel; identifies the target that packed it
+  size_t capacity_ = 0;
+  HostArray<float> data_;
+};
+
+PackedA pack_a(int64_t M, int64_t K, const float* A, int64_t lda);
+
+// C = epilogue(A * B) with a packed A (M x K) and B (K x N) as it is, rows ldb apart.
+void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, float* C, int64_t ldc,
+                    const GemmEpilogue& epilogue = {});
 
 // Packs op(B) (K x N). The overload taking `out` reuses its storage when it is large enough,
 // so repacking a same-sized operand every run (e.g. an im2col buffer) does not allocate.

@@ -25,6 +25,8 @@ struct Problem {
   int64_t k = 0;
   const float* a = nullptr;
   int64_t lda = 0;
+  // op(A) packed beforehand (PackedA), or null: then the parts read it from `a` instead.
+  const float* packed_a = nullptr;
   float* c = nullptr;
   int64_t ldc = 0;
   Epilogue ep;

@@ -100,8 +100,11 @@ struct BInput {
 // Either way the kernel sums in the same order, so the choice never changes the result.
 inline constexpr int64_t kDirectAMaxPanels = 256 / kLanes;
 inline bool use_direct_a(const gemm_detail::Problem& p, int64_t panels) {
-  return !p.trans_a && p.lda % 512 != 0 && panels <= kDirectAMaxPanels;
+  return p.packed_a == nullptr && !p.trans_a && p.lda % 512 != 0 && panels <= kDirectAMaxPanels;
 }
+
+// Rows of op(A) rounded up to whole kMR-row panels: the rows of a packed A.
+inline int64_t padded_rows(int64_t m) { return (m + kMR - 1) / kMR * kMR; }
 
 // Computes rows [m0, m1) x column panels [p0, p1) of C over all of K.
 inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0, int64_t m1,
@@ -114,9 +117,11 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
   const int64_t nc_panels =
       in.mode == BMode::kPackInBlock ? std::min(kBlockPanels, p1 - p0) : p1 - p0;
   const bool direct_a = use_direct_a(p, p1 - p0);
-  float* a_block = direct_a ? nullptr
-                            : gemm_detail::thread_scratch(
-                                  Scratch::kPackA, static_cast<size_t>(mc_padded * kc_block));
+  const bool prepacked_a = p.packed_a != nullptr;
+  float* a_block =
+      direct_a || prepacked_a
+          ? nullptr
+          : gemm_detail::thread_scratch(Scratch::kPackA, static_cast<size_t>(mc_padded * kc_block));
   float* b_block = nullptr;
   if (in.mode == BMode::kPackInBlock) {
     b_block = gemm_detail::thread_scratch(Scratch::kPackB,
@@ -146,7 +151,10 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
       }
       for (int64_t ic = m0; ic < m1; ic += mc_block) {
         const int64_t mc = std::min(mc_block, m1 - ic);
-        if (!direct_a) pack_a_block(p, ic, mc, pc, kc, a_block);
+        if (!direct_a && !prepacked_a) pack_a_block(p, ic, mc, pc, kc, a_block);
+        // A pre-packed A holds, per K block, all row panels at kc floats per row (pack_a_all).
+        const float* a_packed_block =
+            prepacked_a ? p.packed_a + pc * padded_rows(p.m) + ic * kc : a_block;
         for (int64_t jp = jc; jp < jc_end; ++jp) {
           const int64_t n0 = jp * kNR;
           const size_t n_valid = static_cast<size_t>(std::min(kNR, p.n - n0));
@@ -169,7 +177,8 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
             float* c = p.c + (ic + ir) * p.ldc + n0;
             store.row_bias = p.ep.row_bias ? p.ep.row_bias + ic + ir : nullptr;
             store.col_bias = p.ep.col_bias ? p.ep.col_bias + n0 : nullptr;
-            const float* a_panel = direct_a ? p.a + (ic + ir) * p.lda + pc : a_block + ir * kc;
+            const float* a_panel =
+                direct_a ? p.a + (ic + ir) * p.lda + pc : a_packed_block + ir * kc;
             const KernelFn kernel = kernels[rows - 1];
             if (n_valid == static_cast<size_t>(width)) {
               kernel(a_panel, lda, b_panel, b_stride, static_cast<size_t>(kc), c, ldc, store);
@@ -227,6 +236,30 @@ inline void pack_b_all(bool trans_b, int64_t k, int64_t n, const float* b, int64
   } else {
     parallel_for(col_panels, grain, body);
   }
+}
+
+inline int64_t packed_a_floats(int64_t m, int64_t k) { return padded_rows(m) * k; }
+
+// Packs op(A) (M x K) for run_part: per K block (the blocking run_part uses for this K), all
+// its kMR-row panels as pack_a_block lays them out.
+inline void pack_a_all(const gemm_detail::Problem& p, float* dst) {
+  const int64_t kc_block = gemm_detail::even_block(p.k, kMaxKc, 8);
+  for (int64_t pc = 0; pc < p.k; pc += kc_block) {
+    const int64_t kc = std::min(kc_block, p.k - pc);
+    pack_a_block(p, 0, p.m, pc, kc, dst + pc * padded_rows(p.m));
+  }
+}
+
+// C = op(A) B with A from pack_a_all (p.packed_a) and B read as it is: always the tiled path,
+// as the others read A in place.
+inline void gemm_with_packed_a(const gemm_detail::Problem& p, const float* b, int64_t ldb) {
+  BInput in;
+  in.b = b;
+  in.ldb = ldb;
+  in.mode = p.m <= kDirectBMaxRows ? BMode::kDirect : BMode::kPackInBlock;
+  run_parts(p, in,
+            gemm_detail::plan_parts(p.m, p.n, p.k, kMR, kNR, gemm_detail::available_threads(),
+                                    /*columns_first=*/true));
 }
 
 inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packed) {
