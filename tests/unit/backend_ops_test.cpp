@@ -137,6 +137,102 @@ struct LstmCase {
   bool on_compute = true;  // the GPU-compute kernel falls back for an empty sequence
 };
 
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (GPU-compute only): every reduction,
+// with and without weights, an ignore_index among the targets (negative too), int32 and int64
+// targets, spatial dimensions, more samples than the reducing workgroup, a mean over only
+// ignored samples (NaN), and SoftmaxCrossEntropyLoss's log_prob output.
+void add_loss_cases(std::vector<OpCase>& c) {
+  struct LossCase {
+    std::string name;
+    Shape x;
+    const char* reduction = "mean";
+    bool weight = false;
+    std::optional<int64_t> ignore_index;
+    DataType target_type = DataType::Int64;
+    bool all_ignored = false;
+  };
+  const std::vector<LossCase> losses = {
+      {.name = "none", .x = {3, 5}, .reduction = "none"},
+      {.name = "sum_weight", .x = {3, 5}, .reduction = "sum", .weight = true},
+      {.name = "mean", .x = {4, 6}},
+      {.name = "mean_weight_ii_int32",
+       .x = {2, 4, 3, 2},
+       .weight = true,
+       .ignore_index = 1,
+       .target_type = DataType::Int32},
+      {.name = "none_weight_negative_ii",
+       .x = {2, 3, 4, 5},
+       .reduction = "none",
+       .weight = true,
+       .ignore_index = -1},
+      {.name = "sum_many_samples", .x = {4, 7, 300}, .reduction = "sum", .ignore_index = 2},
+      {.name = "mean_weight_many_samples", .x = {3, 5, 211}, .weight = true},
+      {.name = "mean_all_ignored", .x = {2, 3}, .ignore_index = 2, .all_ignored = true},
+  };
+  for (const LossCase& l : losses) {
+    for (const char* op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+      for (int outputs : {1, 2}) {
+        const bool sce = std::string(op) == "SoftmaxCrossEntropyLoss";
+        if (!sce && outputs == 2) continue;
+        c.push_back({std::string(sce ? "SCELoss_" : "NLLLoss_") + l.name +
+                         (outputs == 2 ? "_log_prob" : ""),
+                     [l, op, outputs] {
+                       const int64_t classes = l.x[1];
+                       Shape t_shape = l.x;
+                       t_shape.erase(1);
+                       const int lo = l.ignore_index && *l.ignore_index < 0 ? -1 : 0;
+                       Tensor target = random_int<int64_t>(t_shape, 190, lo, int(classes) - 1);
+                       if (l.all_ignored) {
+                         std::vector<int64_t> v(static_cast<size_t>(t_shape.element_count()),
+                                                *l.ignore_index);
+                         target = i64(t_shape, v);
+                       }
+                       if (l.target_type == DataType::Int32) {
+                         target = random_int<int32_t>(t_shape, 190, lo, int(classes) - 1);
+                       }
+                       OpTest t(op);
+                       t.input(random_f32(l.x, 191, -4.0f, 1.0f)).input(target);
+                       if (l.weight) t.input(random_f32({classes}, 192, 0.1f, 2.0f));
+                       t.attr("reduction", l.reduction).outputs(outputs);
+                       if (l.ignore_index) t.attr("ignore_index", *l.ignore_index);
+                       return t;
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+}
+
+// Trilu (GPU-compute only): upper and lower, k inside and beyond the matrix, batches of
+// non-square matrices, int64, int32 and float32.
+void add_trilu_cases(std::vector<OpCase>& c) {
+  for (int64_t upper : {0, 1}) {
+    for (int64_t k : {int64_t{0}, int64_t{2}, int64_t{-1}, int64_t{9}, int64_t{-7}}) {
+      c.push_back({"Trilu_" + std::string(upper ? "upper" : "lower") + "_k" +
+                       (k < 0 ? "m" + std::to_string(-k) : std::to_string(k)),
+                   [upper, k] {
+                     return OpTest("Trilu")
+                         .input(random_int<int64_t>({2, 4, 6}, 193, -100, 100))
+                         .input(i64({}, {k}))
+                         .constant_input(1)
+                         .attr("upper", upper);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  c.push_back({"Trilu_no_k_int32",
+               [] { return OpTest("Trilu").input(random_int<int32_t>({5, 3}, 194)); }});
+  c.back().on_pixel = false;
+  c.push_back({"Trilu_lower_float32", [] {
+                 return OpTest("Trilu")
+                     .input(random_f32({3, 1, 7, 7}, 195))
+                     .input(i64({}, {1}))
+                     .constant_input(1)
+                     .attr("upper", int64_t{0});
+               }});
+  c.back().on_pixel = false;
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1066,6 +1162,8 @@ std::vector<OpCase> make_cases() {
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
   add_lstm_cases(c);
+  add_loss_cases(c);
+  add_trilu_cases(c);
   return c;
 }
 
