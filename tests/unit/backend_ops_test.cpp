@@ -1164,6 +1164,21 @@ std::vector<OpCase> make_cases() {
   add_lstm_cases(c);
   add_loss_cases(c);
   add_trilu_cases(c);
+  // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
+  c.push_back({"Reshape_float16", [] {
+                 Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
+                 auto* bits = static_cast<uint16_t*>(x.mutable_raw_data());
+                 for (uint16_t i = 0; i < 24; ++i) bits[i] = static_cast<uint16_t>(0x3c00 + 37 * i);
+                 return OpTest("Reshape").input(x).input(i64({2}, {4, -1})).constant_input(1);
+               }});
+  c.back().on_pixel = false;
+  c.push_back({"Squeeze_bool", [] {
+                 return OpTest("Squeeze")
+                     .input(few_values(DataType::Bool, {3, 1, 5}, 196))
+                     .input(i64({1}, {1}))
+                     .constant_input(1);
+               }});
+  c.back().on_pixel = false;
   return c;
 }
 
