@@ -233,6 +233,37 @@ void add_trilu_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
+// GridSample (GPU-compute only): every mode, padding and align_corners over 2-D and 3-D inputs
+// with several channels and batches, and grid positions well outside [-1, 1].
+void add_grid_sample_cases(std::vector<OpCase>& c) {
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      for (int64_t align : {0, 1}) {
+        for (int spatial : {2, 3}) {
+          if (spatial == 3 && std::string(mode) == "cubic") continue;  // 64 taps: the CPU's too
+          c.push_back({"GridSample_" + std::string(mode) + "_" + padding + "_align" +
+                           std::to_string(align) + "_" + std::to_string(spatial) + "d",
+                       [mode, padding, align, spatial] {
+                         const Shape x = spatial == 2 ? Shape{2, 3, 5, 4} : Shape{2, 2, 3, 4, 5};
+                         const Shape g =
+                             spatial == 2 ? Shape{2, 6, 7, 2} : Shape{2, 3, 2, 4, 3};
+                         return OpTest("GridSample", 22)
+                             .input(random_f32(x, 197))
+                             .input(random_f32(g, 198, -1.7f, 1.7f))
+                             .attr("mode", mode)
+                             .attr("padding_mode", padding)
+                             .attr("align_corners", align);
+                       }});
+          c.back().on_pixel = false;
+          // Cubic sums 16 float32 products of weights up to 1.2 with values up to 2, which the
+          // CPU sums in double: float32 rounding alone is ~1e-6 absolute.
+          if (std::string(mode) == "cubic") c.back().atol = 1e-5;
+        }
+      }
+    }
+  }
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1164,6 +1195,7 @@ std::vector<OpCase> make_cases() {
   add_lstm_cases(c);
   add_loss_cases(c);
   add_trilu_cases(c);
+  add_grid_sample_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
