@@ -264,6 +264,78 @@ void add_grid_sample_cases(std::vector<OpCase>& c) {
   }
 }
 
+// Scatters (GPU-compute only): every reduction on float32 and int32 data, int64 data without
+// one, negative and duplicate indices (applied in the CPU's order), indices smaller than data,
+// int32 indices, ScatterND over element, row and slice tuples, and the deprecated Scatter.
+void add_scatter_cases(std::vector<OpCase>& c) {
+  auto data_of = [](DataType dt, const Shape& s, unsigned seed) {
+    if (dt == DataType::Float32) return random_f32(s, seed);
+    if (dt == DataType::Int32) return random_int<int32_t>(s, seed, -9, 9);
+    return few_values(DataType::Int64, s, seed);
+  };
+  const std::vector<std::pair<DataType, const char*>> variants = {
+      {DataType::Float32, "none"}, {DataType::Float32, "add"}, {DataType::Float32, "mul"},
+      {DataType::Float32, "max"},  {DataType::Float32, "min"}, {DataType::Int32, "add"},
+      {DataType::Int32, "mul"},    {DataType::Int32, "max"},   {DataType::Int32, "min"},
+      {DataType::Int64, "none"}};
+  for (const auto& [dt, reduction] : variants) {
+    const std::string suffix = std::string(dtype_name(dt)) + "_" + reduction;
+    for (int64_t axis : {0, 1, -1}) {
+      c.push_back({"ScatterElements_axis" + std::to_string(axis + 1) + "_" + suffix,
+                   [data_of, dt, reduction, axis] {
+                     // Indices smaller than data outside the axis; 7 updates per axis line
+                     // into 4 or 5 slots make duplicates.
+                     const Shape data{4, 5, 3};
+                     Shape idx{3, 4, 2};
+                     const int64_t a = axis < 0 ? axis + 3 : axis;
+                     idx[a] = 7;
+                     const int dim = static_cast<int>(data[a]);
+                     return OpTest("ScatterElements", 18)
+                         .input(data_of(dt, data, 200))
+                         .input(random_int<int64_t>(idx, 201, -dim, dim - 1))
+                         .input(data_of(dt, idx, 202))
+                         .attr("axis", axis)
+                         .attr("reduction", reduction);
+                   }});
+      c.back().on_pixel = false;
+    }
+    // ScatterND: element tuples (k = rank), row tuples (k = 1) and k = 2, duplicates among them.
+    for (int64_t k : {1, 2, 3}) {
+      c.push_back({"ScatterND_k" + std::to_string(k) + "_" + suffix,
+                   [data_of, dt, reduction, k] {
+                     const Shape data{4, 3, 5};
+                     Shape idx{6, k};
+                     Shape upd{6};
+                     for (int64_t d = k; d < 3; ++d) upd.push_back(data[d]);
+                     std::vector<int64_t> v = random_int<int64_t>(idx, 203, -3, 2)
+                                                  .to_vector<int64_t>();
+                     return OpTest("ScatterND", 18)
+                         .input(data_of(dt, data, 204))
+                         .input(i64(idx, v))
+                         .input(data_of(dt, upd, 205))
+                         .attr("reduction", reduction);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  c.push_back({"ScatterElements_int32_indices", [] {
+                 return OpTest("ScatterElements", 18)
+                     .input(random_f32({5, 4}, 206))
+                     .input(random_int<int32_t>({2, 4}, 207, -5, 4))
+                     .input(random_f32({2, 4}, 208))
+                     .attr("reduction", "add");
+               }});
+  c.back().on_pixel = false;
+  c.push_back({"Scatter_opset10", [] {
+                 return OpTest("Scatter", 10)
+                     .input(random_f32({3, 6}, 209))
+                     .input(i64({3, 2}, {0, 5, -1, 2, 3, 4}))
+                     .input(random_f32({3, 2}, 210))
+                     .attr("axis", int64_t{1});
+               }});
+  c.back().on_pixel = false;
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1196,6 +1268,7 @@ std::vector<OpCase> make_cases() {
   add_loss_cases(c);
   add_trilu_cases(c);
   add_grid_sample_cases(c);
+  add_scatter_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
