@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -332,6 +333,94 @@ void add_scatter_cases(std::vector<OpCase>& c) {
                      .input(i64({3, 2}, {0, 5, -1, 2, 3, 4}))
                      .input(random_f32({3, 2}, 210))
                      .attr("axis", int64_t{1});
+               }});
+  c.back().on_pixel = false;
+}
+
+// A tensor of integer type `dt` (8 or 16 bits an element as kiln holds them: the 4- and 2-bit
+// types a sign-extended byte each) with random values in the type's range.
+Tensor random_quantized(DataType dt, const Shape& shape, unsigned seed) {
+  const std::map<DataType, std::pair<int, int>> ranges = {
+      {DataType::Int8, {-128, 127}}, {DataType::UInt8, {0, 255}},
+      {DataType::Int16, {-32768, 32767}}, {DataType::UInt16, {0, 65535}},
+      {DataType::Int4, {-8, 7}}, {DataType::UInt4, {0, 15}},
+      {DataType::Int2, {-2, 1}}, {DataType::UInt2, {0, 3}}};
+  const auto [lo, hi] = ranges.at(dt);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  Tensor t = Tensor::zeros(dt, shape);
+  const bool wide = dt == DataType::Int16 || dt == DataType::UInt16;
+  for (int64_t i = 0; i < shape.element_count(); ++i) {
+    const int v = dist(rng);
+    if (wide) {
+      static_cast<uint16_t*>(t.mutable_raw_data())[i] = static_cast<uint16_t>(v);
+    } else {
+      static_cast<uint8_t*>(t.mutable_raw_data())[i] = static_cast<uint8_t>(v);
+    }
+  }
+  return t;
+}
+
+// QuantizeLinear and DequantizeLinear (GPU-compute only) for every integer type the kernel
+// takes, per tensor, per axis and blocked, with and without a zero point; quantized values
+// include exact ties (x / scale = k + 0.5), NaN, infinities and values beyond the type's range,
+// and non-dyadic scales whose quotients Vulkan's division may round differently.
+void add_quantize_cases(std::vector<OpCase>& c) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<DataType> types = {DataType::Int8,  DataType::UInt8, DataType::Int16,
+                                       DataType::UInt16, DataType::Int4, DataType::UInt4,
+                                       DataType::Int2,  DataType::UInt2};
+  enum class Layout { Tensor, Axis, Blocked };
+  for (DataType dt : types) {
+    for (Layout layout : {Layout::Tensor, Layout::Axis, Layout::Blocked}) {
+      for (bool zero_point : {false, true}) {
+        const std::string name = std::string(dtype_name(dt)) +
+                                 (layout == Layout::Tensor ? "_tensor"
+                                  : layout == Layout::Axis ? "_axis"
+                                                           : "_blocked") +
+                                 (zero_point ? "_zp" : "");
+        // x [3, 7, 4] quantized along axis 1: 7 scales, or blocks of 3 (3 blocks, the last
+        // short).
+        auto params = [dt, layout, zero_point](OpTest& t, float lo, float hi) {
+          Shape ps = layout == Layout::Tensor ? Shape{}
+                     : layout == Layout::Axis ? Shape{7}
+                                              : Shape{3, 3, 4};
+          t.input(random_f32(ps, 211, lo, hi)).constant_input(1);
+          if (zero_point) t.input(random_quantized(dt, ps, 212)).constant_input(2);
+          t.attr("axis", int64_t{1});
+          if (layout == Layout::Blocked) t.attr("block_size", int64_t{3});
+        };
+        c.push_back({"DequantizeLinear_" + name, [dt, params] {
+                       OpTest t("DequantizeLinear", 21);
+                       t.input(random_quantized(dt, {3, 7, 4}, 213));
+                       params(t, 0.01f, 3.0f);
+                       return t;
+                     }});
+        c.back().on_pixel = false;
+        c.push_back({"QuantizeLinear_" + name, [dt, params, inf] {
+                       OpTest t("QuantizeLinear", 21);
+                       std::vector<float> x = random_f32({3, 7, 4}, 214, -300.0f, 300.0f)
+                                                  .to_vector<float>();
+                       x[0] = std::nanf("");
+                       x[1] = inf;
+                       x[2] = -inf;
+                       x[3] = 1e30f;
+                       t.input(f32({3, 7, 4}, x));
+                       params(t, 0.3f, 9.0f);
+                       return t;
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+  // Ties: x / 2 = k + 0.5 round to even, before the zero point is added.
+  c.push_back({"QuantizeLinear_ties", [] {
+                 return OpTest("QuantizeLinear", 21)
+                     .input(f32({8}, {1.0f, 3.0f, 5.0f, -1.0f, -3.0f, -5.0f, 0.0f, -0.0f}))
+                     .input(Tensor::scalar<float>(2.0f))
+                     .input(random_quantized(DataType::Int8, {}, 215))
+                     .constant_input(1)
+                     .constant_input(2);
                }});
   c.back().on_pixel = false;
 }
@@ -1269,6 +1358,7 @@ std::vector<OpCase> make_cases() {
   add_trilu_cases(c);
   add_grid_sample_cases(c);
   add_scatter_cases(c);
+  add_quantize_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
