@@ -1367,6 +1367,21 @@ std::vector<OpCase> make_cases() {
                  return OpTest("Reshape").input(x).input(i64({2}, {4, -1})).constant_input(1);
                }});
   c.back().on_pixel = false;
+  // BitCast between types of equal size is a view with the bytes read as the new type.
+  const std::vector<std::pair<Tensor, DataType>> bit_casts = {
+      {random_f32({3, 4}, 216), DataType::Int32},
+      {random_int<int32_t>({2, 5}, 217, -1000000, 1000000), DataType::UInt32},
+      {few_values(DataType::Int64, {7}, 218), DataType::Float64},
+      {few_values(DataType::Bool, {2, 3}, 219), DataType::UInt8},
+      {random_int<int8_t>({9}, 220, -128, 127), DataType::UInt8}};
+  for (const auto& [x, to] : bit_casts) {
+    c.push_back({"BitCast_" + std::string(dtype_name(x.dtype())) + "_to_" +
+                     std::string(dtype_name(to)),
+                 [x, to] {
+                   return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to));
+                 }});
+    c.back().on_pixel = false;
+  }
   c.push_back({"Squeeze_bool", [] {
                  return OpTest("Squeeze")
                      .input(few_values(DataType::Bool, {3, 1, 5}, 196))
