@@ -425,6 +425,41 @@ void add_quantize_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
+// TopK (GPU-compute only): float32 with ties and a NaN, int32, and int64 values differing only
+// above 32 bits; every axis, largest and smallest, k from 0 to the whole line, and opset 1's k
+// attribute. Values and int64 indices both compared exactly.
+void add_top_k_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    for (int64_t axis : {0, 1, -1}) {
+      for (int64_t largest : {0, 1}) {
+        for (int64_t k : {0, 1, 3, 5}) {
+          c.push_back({"TopK_" + std::string(dtype_name(dt)) + "_axis" +
+                           std::to_string(axis + 1) + (largest ? "_largest" : "_smallest") +
+                           "_k" + std::to_string(k),
+                       [dt, axis, largest, k] {
+                         // Every axis is at least 5 long.
+                         return OpTest("TopK", 11)
+                             .input(few_values(dt, {5, 6, 7}, 223))
+                             .input(i64({1}, {k}))
+                             .constant_input(1)
+                             .outputs(2)
+                             .attr("axis", axis)
+                             .attr("largest", largest);
+                       }});
+          c.back().on_pixel = false;
+        }
+      }
+    }
+  }
+  c.push_back({"TopK_opset1_k_attribute", [] {
+                 return OpTest("TopK", 1)
+                     .input(random_f32({4, 9}, 224))
+                     .outputs(2)
+                     .attr("k", int64_t{4});
+               }});
+  c.back().on_pixel = false;
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1359,6 +1394,7 @@ std::vector<OpCase> make_cases() {
   add_grid_sample_cases(c);
   add_scatter_cases(c);
   add_quantize_cases(c);
+  add_top_k_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
