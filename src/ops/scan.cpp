@@ -8,6 +8,7 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/cumulative.h"
 #include "opdefs/top_k.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
@@ -82,10 +83,9 @@ void accumulate_along_axis(const T* in, T* out, const AxisSplit& s, bool exclusi
 
 template <Accumulation Op>
 CpuKernel make_accumulation(const NodeInfo& info) {
-  const bool exclusive = info.attr_int("exclusive", 0) != 0;
-  const bool reverse = info.attr_int("reverse", 0) != 0;
+  const CumulativeAttrs attrs = parse_cumulative_attrs(info);
   const std::string op = info.op_type();
-  return [exclusive, reverse, op](OpContext& ctx) {
+  return [attrs, op](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& axis_t = ctx.input(1);
     if (axis_t.element_count() != 1 || axis_t.rank() > 1) {
@@ -102,7 +102,8 @@ CpuKernel make_accumulation(const NodeInfo& info) {
     visit_dtype(x.dtype(), [&]<class T>() {
       if constexpr (is_plain_int_v<T> || std::is_floating_point_v<T> ||
                     std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-        accumulate_along_axis<Op>(x.data<T>(), y.mutable_data<T>(), s, exclusive, reverse);
+        accumulate_along_axis<Op>(x.data<T>(), y.mutable_data<T>(), s, attrs.exclusive,
+                                  attrs.reverse);
       } else {
         ctx.fail("unsupported type " + type_name(x.dtype()));
       }

@@ -460,6 +460,42 @@ void add_top_k_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
+// CumSum and CumProd (GPU-compute only): float32 and int32 (wrapping products), every axis
+// (negative too, int32 and int64 axis tensors), exclusive and reverse.
+void add_cumulative_cases(std::vector<OpCase>& c) {
+  for (const char* op : {"CumSum", "CumProd"}) {
+    const bool product = std::string(op) == "CumProd";
+    for (DataType dt : {DataType::Float32, DataType::Int32}) {
+      for (int64_t axis : {0, 1, -1}) {
+        for (int64_t exclusive : {0, 1}) {
+          for (int64_t reverse : {0, 1}) {
+            c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_axis" +
+                             std::to_string(axis + 1) + (exclusive ? "_exclusive" : "") +
+                             (reverse ? "_reverse" : ""),
+                         [op, product, dt, axis, exclusive, reverse] {
+                           // Products of values near 1 stay finite; int32 ones overflow and wrap.
+                           const Shape x{4, 6, 9};
+                           Tensor in = dt == DataType::Float32
+                                           ? random_f32(x, 225, product ? 0.6f : -2.0f,
+                                                        product ? 1.5f : 2.0f)
+                                           : random_int<int32_t>(x, 226, -99, 99);
+                           Tensor axis_t = axis == 1 ? Tensor::scalar<int32_t>(1)
+                                                     : i64({}, {axis});
+                           return OpTest(op)
+                               .input(in)
+                               .input(axis_t)
+                               .constant_input(1)
+                               .attr("exclusive", exclusive)
+                               .attr("reverse", reverse);
+                         }});
+            c.back().on_pixel = false;
+          }
+        }
+      }
+    }
+  }
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1395,6 +1431,7 @@ std::vector<OpCase> make_cases() {
   add_scatter_cases(c);
   add_quantize_cases(c);
   add_top_k_cases(c);
+  add_cumulative_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
