@@ -496,6 +496,39 @@ void add_cumulative_cases(std::vector<OpCase>& c) {
   }
 }
 
+// OneHot (GPU-compute only): float32 indices (fractions, NaN, negatives, out of range), int32
+// and int64 ones (beyond 32 bits too); float32, int32 and int64 values; every axis; a
+// fractional float32 depth and an int64 one.
+void add_one_hot_cases(std::vector<OpCase>& c) {
+  const Tensor float_indices = f32(
+      {2, 5}, {0.0f, 2.7f, -1.2f, std::nanf(""), 9.0f, -7.0f, 4.999f, -0.5f, 3.0f, 1e10f});
+  const Tensor int32_indices = Tensor::from_data<int32_t>({2, 3}, {0, -1, 5, 6, -6, 2});
+  const Tensor int64_indices = i64({5}, {1, -3, int64_t{1} << 33, -(int64_t{1} << 40), 4});
+  const std::vector<std::pair<std::string, Tensor>> indices = {
+      {"float32", float_indices}, {"int32", int32_indices}, {"int64", int64_indices}};
+  const std::vector<Tensor> values = {f32({2}, {-0.5f, 2.25f}),
+                                      Tensor::from_data<int32_t>({2}, {7, -9}),
+                                      i64({2}, {int64_t{3} << 35, -1})};
+  for (const auto& [name, idx] : indices) {
+    for (const Tensor& v : values) {
+      for (int64_t axis : {0, 1, -1}) {
+        c.push_back({"OneHot_" + name + "_indices_" + std::string(dtype_name(v.dtype())) +
+                         "_axis" + std::to_string(axis + 1),
+                     [idx, v, axis] {
+                       Tensor depth = axis == 0 ? f32({}, {6.7f}) : i64({}, {6});
+                       return OpTest("OneHot", 11)
+                           .input(idx)
+                           .input(depth)
+                           .input(v)
+                           .constant_input(1)
+                           .attr("axis", axis);
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1432,6 +1465,7 @@ std::vector<OpCase> make_cases() {
   add_quantize_cases(c);
   add_top_k_cases(c);
   add_cumulative_cases(c);
+  add_one_hot_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
