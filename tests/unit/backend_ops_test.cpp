@@ -529,6 +529,39 @@ void add_one_hot_cases(std::vector<OpCase>& c) {
   }
 }
 
+// GatherND (GPU-compute only): tuples of every length, batch dims, negative indices, int32
+// indices, and float32, int32 and int64 data.
+void add_gather_nd_cases(std::vector<OpCase>& c) {
+  struct NdCase {
+    int64_t batch_dims, k;
+  };
+  for (const NdCase& n : {NdCase{0, 1}, NdCase{0, 2}, NdCase{0, 3}, NdCase{1, 1}, NdCase{1, 2},
+                          NdCase{2, 1}}) {
+    for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+      c.push_back({"GatherND_batch" + std::to_string(n.batch_dims) + "_k" + std::to_string(n.k) +
+                       "_" + std::string(dtype_name(dt)),
+                   [n, dt] {
+                     const Shape data{3, 4, 5};
+                     Shape idx(data.begin(), data.begin() + n.batch_dims);
+                     idx.push_back(2);
+                     idx.push_back(n.k);
+                     // Each component in [-3, 2] addresses every dim (all at least 3 long).
+                     return OpTest("GatherND", 13)
+                         .input(few_values(dt, data, 227))
+                         .input(random_int<int64_t>(idx, 228, -3, 2))
+                         .attr("batch_dims", n.batch_dims);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  c.push_back({"GatherND_int32_indices", [] {
+                 return OpTest("GatherND", 13)
+                     .input(random_f32({4, 6}, 229))
+                     .input(random_int<int32_t>({3, 2}, 230, -4, 3));
+               }});
+  c.back().on_pixel = false;
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1466,6 +1499,7 @@ std::vector<OpCase> make_cases() {
   add_top_k_cases(c);
   add_cumulative_cases(c);
   add_one_hot_cases(c);
+  add_gather_nd_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
