@@ -562,6 +562,26 @@ void add_gather_nd_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
+// Bitwise ops (GPU-compute only) on int32 and int64 (values differing above 32 bits, negative
+// ones), broadcast.
+void add_bitwise_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::Int32, DataType::Int64}) {
+    const std::string type(dtype_name(dt));
+    for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+      c.push_back({std::string(op) + "_" + type, [op, dt] {
+                     return OpTest(op, 18)
+                         .input(few_values(dt, {3, 1, 5}, 231))
+                         .input(few_values(dt, {4, 1}, 232));
+                   }});
+      c.back().on_pixel = false;
+    }
+    c.push_back({"BitwiseNot_" + type, [dt] {
+                   return OpTest("BitwiseNot", 18).input(few_values(dt, {2, 7}, 233));
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1500,6 +1520,7 @@ std::vector<OpCase> make_cases() {
   add_cumulative_cases(c);
   add_one_hot_cases(c);
   add_gather_nd_cases(c);
+  add_bitwise_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
