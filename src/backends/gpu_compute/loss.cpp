@@ -99,17 +99,28 @@ LossPushConstants push_constants(const LossGeometry& g, DataType target_type,
   return pc;
 }
 
+// The [N, C, D] view the kernel takes, or nullopt with `why`: shapes the definition rejects
+// (the CPU kernel reports them), an empty input, or one beyond 32-bit indexing.
+std::optional<LossGeometry> covered_geometry(const Shape& x, const Shape& target,
+                                             const Shape* weight, std::string& why) {
+  const std::optional<LossGeometry> g = loss_geometry(x, target, weight, why);
+  if (!g) return std::nullopt;
+  const int64_t count = g->samples() * g->classes;
+  if (count == 0 || count > INT32_MAX) {
+    why = "an empty input or one beyond 32-bit indexing";
+    return std::nullopt;
+  }
+  return g;
+}
+
 RecordFn loss(LossAttrs attrs, bool softmax) {
   return [=](OpRecorder& r) {
     const bool has_weight = r.has_input(2);
-    std::string error;
+    std::string why;
     const std::optional<LossGeometry> g =
-        loss_geometry(r.shape(0), r.shape(1), has_weight ? &r.shape(2) : nullptr, error);
-    if (!g) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, error + "; the CPU kernel reports it");
+        covered_geometry(r.shape(0), r.shape(1), has_weight ? &r.shape(2) : nullptr, why);
+    if (!g) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, why);
     const int64_t count = g->samples() * g->classes;
-    if (count == 0 || count > INT32_MAX)
-      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
-                     "an empty input or one beyond 32-bit indexing");
     const Tensor& target = r.input(1);
     if (!target.impl()->device) {
       const bool valid = target.dtype() == DataType::Int64
@@ -144,6 +155,12 @@ OpFactory loss_factory(bool softmax) {
     if (!inputs_are(q, {DataType::Float32}, reason, 0, 1) ||
         !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 1, 1) ||
         !inputs_are(q, {DataType::Float32}, reason, 2, 1))
+      return nullptr;
+    // With the shapes fixed at load time, the placement tells now whether the kernel covers them.
+    const Shape *x = static_input_shape(q, 0), *target = static_input_shape(q, 1),
+                *weight = static_input_shape(q, 2);
+    if (x && target && (weight || !q.info.has_input(2)) &&
+        !covered_geometry(*x, *target, weight, reason))
       return nullptr;
     return loss(parse_loss_attrs(q.info), softmax);
   };

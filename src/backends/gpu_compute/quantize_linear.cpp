@@ -109,11 +109,17 @@ std::optional<QuantizePushConstants> plan(const QuantAttrs& a, bool quantize, Da
   return pc;
 }
 
+// Whether the zero point (of shape `zero_point`, nullptr when absent) fits the scale: one value,
+// or the scale's shape.
+bool zero_point_fits(const Shape* zero_point, const Shape& scale) {
+  return !zero_point || *zero_point == scale || zero_point->element_count() == 1;
+}
+
 RecordFn quantize_linear(QuantAttrs attrs, bool quantize, DataType int_type) {
   return [=](OpRecorder& r) {
     std::optional<QuantizePushConstants> pc = plan(attrs, quantize, int_type, r.shape(0), r.shape(1));
     const bool has_zero_point = r.has_input(2);
-    if (!pc || (has_zero_point && r.shape(2) != r.shape(1) && r.input(2).element_count() != 1))
+    if (!pc || !zero_point_fits(has_zero_point ? &r.shape(2) : nullptr, r.shape(1)))
       throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
                      "parameter shapes outside the GPU quantization kernel");
     pc->has_zero_point = has_zero_point ? 1 : 0;
@@ -126,6 +132,18 @@ RecordFn quantize_linear(QuantAttrs attrs, bool quantize, DataType int_type) {
 }
 
 std::string type_name(DataType t) { return std::string(dtype_name(t)); }
+
+// With the shapes fixed at load time, whether the kernel covers them (else `reason` says why).
+bool static_shapes_covered(const DevicePlacementQuery& q, const QuantAttrs& attrs, bool quantize,
+                           DataType int_type, std::string& reason) {
+  const Shape *x = static_input_shape(q, 0), *scale = static_input_shape(q, 1),
+              *zero_point = static_input_shape(q, 2);
+  if (!x || !scale || (q.info.has_input(2) && !zero_point)) return true;  // decided per run
+  if (plan(attrs, quantize, int_type, *x, *scale) && zero_point_fits(zero_point, *scale))
+    return true;
+  reason = "parameter shapes outside the GPU quantization kernel";
+  return false;
+}
 
 OpFactory quantize_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
@@ -142,6 +160,7 @@ OpFactory quantize_factory() {
       reason = "no GPU kernel quantizing to " + type_name(out);
       return nullptr;
     }
+    if (!static_shapes_covered(q, attrs, true, out, reason)) return nullptr;
     return quantize_linear(attrs, true, out);
   };
 }
@@ -159,6 +178,7 @@ OpFactory dequantize_factory() {
       reason = "no GPU kernel dequantizing " + type_name(in);
       return nullptr;
     }
+    if (!static_shapes_covered(q, attrs, false, in, reason)) return nullptr;
     return quantize_linear(attrs, false, in);
   };
 }

@@ -185,6 +185,11 @@ OpFactory scatter_factory(bool nd) {
         !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 1, 1) ||
         !inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 2, 1))
       return nullptr;
+    if (q.input_types[2] != q.input_types[0] && q.input_types[2] != DataType::Undefined &&
+        q.input_types[0] != DataType::Undefined) {
+      reason = "updates and data of different types";
+      return nullptr;
+    }
     PlanFn plan_of;
     if (nd) {
       plan_of = [reduction](const Shape& d, const Shape& i, const Shape& u, DataType t,

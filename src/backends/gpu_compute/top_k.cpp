@@ -74,10 +74,13 @@ RecordFn top_k(TopKAttrs attrs) {
   return [attrs](OpRecorder& r) {
     const Shape& x = r.shape(0);
     const auto rank = static_cast<int64_t>(x.size());
-    const std::optional<int64_t> k = k_of(r, attrs);
-    if (rank == 0 || attrs.axis < -rank || attrs.axis >= rank || !k)
+    if (rank == 0 || attrs.axis < -rank || attrs.axis >= rank)
       throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
-                     "a TopK the GPU kernel does not take; the CPU kernel runs or reports it");
+                     "an axis outside the input; the CPU kernel reports it");
+    const std::optional<int64_t> k = k_of(r, attrs);
+    if (!k)
+      throw RunOnCpu(RunTimeCause::InputValues,
+                     "K is no host int64 value; the CPU kernel takes or reports it");
     const int64_t axis = attrs.axis < 0 ? attrs.axis + rank : attrs.axis;
     const int64_t n = x[axis];
     if (*k < 0 || *k > n)
@@ -110,6 +113,12 @@ OpFactory top_k_factory() {
     const TopKAttrs attrs = parse_top_k_attrs(q.info);
     if (!attrs.sorted) {
       reason = "TopK with sorted = 0 has no GPU kernel";
+      return nullptr;
+    }
+    const Shape* x = static_input_shape(q, 0);
+    const auto rank = x ? static_cast<int64_t>(x->size()) : int64_t{0};
+    if (x && (rank == 0 || attrs.axis < -rank || attrs.axis >= rank)) {
+      reason = "an axis outside the input";
       return nullptr;
     }
     return top_k(attrs);

@@ -99,6 +99,11 @@ OpFactory trilu_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))
       return nullptr;
+    const Shape* x = static_input_shape(q, 0);
+    if (x && x->size() < 2) {
+      reason = "an input of rank below 2";
+      return nullptr;
+    }
     return trilu(q.info.attr_int("upper", 1) != 0);
   };
 }
