@@ -90,9 +90,21 @@ struct DeviceCounters {
   std::chrono::nanoseconds recording_time{0};
 };
 
+// What a run may do with an input's memory.
+enum class InputUse {
+  Read,  // the run only reads it: nothing the caller passed in is modified
+  // The caller hands the memory over: the layer that reads the input, when it is the input's
+  // only reader, may write its result into it and return it as an output instead of copying
+  // (GroupQueryAttention appends the new keys and values to a past cache as long as the present
+  // one: the present output is then the same memory). The caller must not read or write the
+  // tensor after schedule(); it reads the outputs instead.
+  Donate,
+};
+
 struct NamedTensor {
   std::string_view name;
   Tensor tensor;
+  InputUse use = InputUse::Read;
 };
 
 // One step of schedule_iterable: the layer that just ran.

@@ -45,6 +45,10 @@ class OpContext {
   // An absent optional input (empty name, or beyond the node's input list) is an empty Tensor.
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i].defined(); }
   const Tensor& input(size_t i) const;
+  // Whether the kernel may write into input i's memory and hand it over as an output
+  // (set_output): the caller donated it (InputUse::Donate) and this node is its only reader.
+  bool may_overwrite_input(size_t i) const { return i < 64 && (overwritable_ >> i & 1); }
+  void allow_overwriting(uint64_t inputs_mask) { overwritable_ = inputs_mask; }
 
   size_t num_outputs() const { return outputs_.size(); }
   // False for an optional output the graph does not use (empty name): skip computing it.
@@ -67,6 +71,7 @@ class OpContext {
   std::span<const Tensor> inputs_;
   std::span<Tensor> outputs_;
   OutputAllocator& allocator_;
+  uint64_t overwritable_ = 0;  // bit i: may_overwrite_input(i)
 };
 
 }  // namespace kiln

@@ -38,6 +38,18 @@ struct AttentionGeometry {
   Shape scores_shape() const { return Shape{batch, q_heads, q_len, total()}; }
 };
 
+// The attention mask seen as [batch, q_heads, q_len, columns]: element (b, h, i, j) at
+// b * batch + h * head + i * row + j of the mask's data (a stride is 0 along a broadcast
+// dimension); keys at and beyond `columns` are hidden.
+struct AttentionMaskLayout {
+  int64_t batch = 0, head = 0, row = 0, columns = 0;
+};
+
+// Checks that a mask of shape `mask` (rank 1 to 4, numpy broadcasting from the right) fits the
+// geometry; kiln::Error naming `node` otherwise.
+AttentionMaskLayout resolve_attention_mask(const ir::Node& node, const AttentionGeometry& g,
+                                           const Shape& mask);
+
 // Checks Q, K, V (and past_key / past_value when given) against each other and the
 // attributes; kiln::Error naming `node` for shapes the op rejects.
 AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& a, const Shape& qs,

@@ -2,12 +2,14 @@
 // shape rules of the other sequence-model ops (LinearAttention, FlexAttention,
 // CausalConvWithState, RotaryEmbedding, TensorScatter).
 #include "opdefs/attention.h"
+#include "opdefs/rotary.h"
 
 #include <optional>
 #include <string>
 
 #include "ir/domains.h"
 #include "opdefs/all_defs.h"
+#include "opdefs/broadcast.h"
 #include "opdefs/node_info.h"
 #include "opdefs/node_inputs.h"
 #include "opdefs/op_def.h"
@@ -103,6 +105,88 @@ AttentionGeometry resolve_attention(const ir::Node& node, const AttentionAttrs& 
     g.past_len = (*past_key)[2];
   }
   return g;
+}
+
+AttentionMaskLayout resolve_attention_mask(const ir::Node& node, const AttentionGeometry& g,
+                                           const Shape& s) {
+  if (s.size() < 1 || s.size() > 4) {
+    fail_at(node, "attn_mask must have rank 1 to 4, got shape " + s.to_string());
+  }
+  const int64_t total = g.total();
+  const Shape target{g.batch, g.q_heads, g.q_len, total};
+  const size_t offset = 4 - s.size();
+  for (size_t d = 0; d + 1 < s.size(); ++d) {
+    if (s[d] != 1 && s[d] != target[offset + d]) {
+      fail_at(node, "attn_mask of shape " + s.to_string() + " does not broadcast to " +
+                        target.to_string());
+    }
+  }
+  if (s.back() > total) {
+    fail_at(node, "attn_mask has " + std::to_string(s.back()) + " columns, more than the " +
+                      std::to_string(total) + " keys");
+  }
+  Shape full;
+  for (size_t d = 0; d < offset; ++d) full.push_back(1);
+  for (int64_t dim : s) full.push_back(dim);
+  const Shape strides = strides_of(full);
+  auto stride = [&](size_t d) { return full[d] == 1 ? 0 : strides[d]; };
+  return {stride(0), stride(1), stride(2), full[3]};
+}
+
+RotaryAttrs parse_rotary_attrs(const NodeInfo& info) {
+  RotaryAttrs a;
+  a.interleaved = info.attr_int("interleaved", 0) != 0;
+  a.num_heads = info.attr_int("num_heads", 0);
+  a.rotary_dim = info.attr_int("rotary_embedding_dim", 0);
+  if (a.num_heads < 0) info.fail("num_heads must not be negative");
+  if (a.rotary_dim < 0) info.fail("rotary_embedding_dim must not be negative");
+  return a;
+}
+
+void set_rotary_dim(const ir::Node& node, const RotaryAttrs& a, RotaryGeometry& g) {
+  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
+  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
+    fail_at(node, "rotary_embedding_dim " + std::to_string(g.rotary_dim) +
+                      " must be even and at most the head size " + std::to_string(g.head_size));
+  }
+}
+
+RotaryGeometry resolve_rotary(const ir::Node& node, const RotaryAttrs& a, const Shape& s) {
+  RotaryGeometry g;
+  if (s.size() == 4) {
+    g = {false, s[0], s[1], s[2], s[3], 0};
+  } else if (s.size() == 3) {
+    if (a.num_heads <= 0) fail_at(node, "a 3-D input needs a positive num_heads attribute");
+    if (s[2] % a.num_heads != 0) {
+      fail_at(node, "hidden size " + std::to_string(s[2]) + " is not divisible by num_heads " +
+                        std::to_string(a.num_heads));
+    }
+    g = {true, s[0], a.num_heads, s[1], s[2] / a.num_heads, 0};
+  } else {
+    fail_at(node, "input must be 3-D or 4-D, got shape " + s.to_string());
+  }
+  set_rotary_dim(node, a, g);
+  return g;
+}
+
+void check_rotary_caches(const ir::Node& node, const RotaryGeometry& g, const Shape& cs,
+                         const Shape& sin_cache, const Shape* position_ids) {
+  const int64_t half = g.rotary_dim / 2;
+  if (sin_cache != cs) fail_at(node, "cos_cache and sin_cache have different shapes");
+  if (position_ids) {
+    if (cs.size() != 2 || cs[1] < half) {
+      fail_at(node, "with position_ids the caches must be [max_position, >= " +
+                        std::to_string(half) + "], got " + cs.to_string());
+    }
+    if (*position_ids != Shape{g.batch, g.seq}) {
+      fail_at(node, "position_ids must be an int64 tensor of shape [" + std::to_string(g.batch) +
+                        ", " + std::to_string(g.seq) + "], got " + position_ids->to_string());
+    }
+  } else if (cs.size() != 3 || cs[0] != g.batch || cs[1] != g.seq || cs[2] < half) {
+    fail_at(node, "without position_ids the caches must be [" + std::to_string(g.batch) + ", " +
+                      std::to_string(g.seq) + ", >= " + std::to_string(half) + "], got " +
+                      cs.to_string());
+  }
 }
 
 namespace {

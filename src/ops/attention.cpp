@@ -79,26 +79,10 @@ cpu::HeadView present(OpContext& ctx, const Geometry& g, const Tensor* past, con
 
 struct MaskTag {};
 
-// The attention mask as a float view broadcast to [batch, q_heads, q_len, total]: bool masks
-// become 0 (attend) / -inf (hide).
-cpu::MaskView mask_view(const OpContext& ctx, const Tensor& mask, const Geometry& g,
-                        int64_t total) {
-  const Shape& s = mask.shape();
-  if (s.size() < 1 || s.size() > 4) {
-    ctx.fail("attn_mask must have rank 1 to 4, got shape " + s.to_string());
-  }
-  const Shape target{g.batch, g.q_heads, g.q_len, total};
-  const size_t offset = 4 - s.size();
-  for (size_t d = 0; d + 1 < s.size(); ++d) {
-    if (s[d] != 1 && s[d] != target[offset + d]) {
-      ctx.fail("attn_mask of shape " + s.to_string() + " does not broadcast to " +
-               target.to_string());
-    }
-  }
-  if (s.back() > total) {
-    ctx.fail("attn_mask has " + std::to_string(s.back()) + " columns, more than the " +
-             std::to_string(total) + " keys");
-  }
+// The attention mask as a float view broadcast to [batch, q_heads, q_len, total] (its layout
+// from the op's definition): bool masks become 0 (attend) / -inf (hide).
+cpu::MaskView mask_view(const OpContext& ctx, const Tensor& mask, const Geometry& g) {
+  const AttentionMaskLayout layout = resolve_attention_mask(ctx.node(), g, mask.shape());
   const float* data = nullptr;
   if (mask.dtype() == DataType::Bool) {
     float* m = scratch<float, MaskTag>(mask.element_count());
@@ -111,12 +95,7 @@ cpu::MaskView mask_view(const OpContext& ctx, const Tensor& mask, const Geometry
     attn::require_float(ctx, mask, "attn_mask");
     data = attn::as_float(mask, scratch<float, MaskTag>(mask.element_count()));
   }
-  Shape full;
-  for (size_t d = 0; d < offset; ++d) full.push_back(1);
-  for (int64_t dim : s) full.push_back(dim);
-  const Shape strides = strides_of(full);
-  auto stride = [&](size_t d) { return full[d] == 1 ? 0 : strides[d]; };
-  return {data, stride(0), stride(1), stride(2), full[3]};
+  return {data, layout.batch, layout.head, layout.row, layout.columns};
 }
 
 struct QTag {};
@@ -175,7 +154,7 @@ void run_attention(OpContext& ctx, const AttentionAttrs& a) {
   const cpu::HeadView keys = present<0>(ctx, g, past_key, k, g.head_size, 1);
   const cpu::HeadView values = present<1>(ctx, g, past_value, v, g.v_head_size, 2);
   cpu::MaskView mask;
-  if (ctx.has_input(3)) mask = mask_view(ctx, ctx.input(3), g, total);
+  if (ctx.has_input(3)) mask = mask_view(ctx, ctx.input(3), g);
 
   const float* qf = attn::as_float(q, scratch<float, QTag>(q.element_count()));
   const cpu::HeadView queries = view_of(qf, g.packed, g.q_heads, g.q_len, g.head_size);

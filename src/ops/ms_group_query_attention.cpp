@@ -233,10 +233,35 @@ struct PresentValueTag {};
 struct BiasTag {};
 struct OutTag {};
 
-// present = the past's first past_b rows, then the new rows, zeros beyond.
+// Writes the new rows after each sequence's past rows in `present` [batch, kv_heads,
+// present_len, head].
+void append_rows(const Geometry& g, const Lengths& len, const float* fresh, float* present) {
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t h = 0; h < g.kv_heads; ++h) {
+      float* dst = present + (b * g.kv_heads + h) * g.present_len * g.head;
+      for (int64_t s = 0; s < g.seq; ++s) {
+        const float* row = fresh + ((b * g.seq + s) * g.kv_heads + h) * g.head;
+        std::copy(row, row + g.head, dst + (len.past[b] + s) * g.head);
+      }
+    }
+  }
+}
+
+// present = the past's first past_b rows, then the new rows, zeros beyond. A donated float32
+// past as long as the present (the shared-buffer form) becomes the present in place: only the
+// new rows are written, and the rows beyond keep what the buffer held (no reader looks there).
 template <class PresentTag, class PastInTag>
 float* build_present(OpContext& ctx, const Geometry& g, const Lengths& len, size_t past_input,
                      const float* fresh, size_t out_index) {
+  if (ctx.has_input(past_input) && ctx.may_overwrite_input(past_input) &&
+      ctx.wants_output(out_index) && ctx.input(past_input).dtype() == DataType::Float32 &&
+      g.past_buffer == g.present_len) {
+    Tensor cache = ctx.input(past_input);  // the same memory, writable
+    float* present = cache.mutable_data<float>();
+    append_rows(g, len, fresh, present);
+    ctx.set_output(out_index, std::move(cache));
+    return present;
+  }
   const Shape shape{g.batch, g.kv_heads, g.present_len, g.head};
   const int64_t count = g.batch * g.kv_heads * g.present_len * g.head;
   Tensor* out = ctx.wants_output(out_index)
@@ -249,19 +274,16 @@ float* build_present(OpContext& ctx, const Geometry& g, const Lengths& len, size
     const Tensor& p = ctx.input(past_input);
     past = attn::as_float(p, scratch<float, PastInTag>(p.element_count()));
   }
-  for (int64_t b = 0; b < g.batch; ++b) {
-    for (int64_t h = 0; h < g.kv_heads; ++h) {
-      float* dst = present + (b * g.kv_heads + h) * g.present_len * g.head;
-      if (past != nullptr) {
+  if (past != nullptr) {
+    for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t h = 0; h < g.kv_heads; ++h) {
         const float* src = past + (b * g.kv_heads + h) * g.past_buffer * g.head;
-        std::copy(src, src + len.past[b] * g.head, dst);
-      }
-      for (int64_t s = 0; s < g.seq; ++s) {
-        const float* row = fresh + ((b * g.seq + s) * g.kv_heads + h) * g.head;
-        std::copy(row, row + g.head, dst + (len.past[b] + s) * g.head);
+        std::copy(src, src + len.past[b] * g.head,
+                  present + (b * g.kv_heads + h) * g.present_len * g.head);
       }
     }
   }
+  append_rows(g, len, fresh, present);
   if (out) attn::finish_output(present, *out);
   return present;
 }

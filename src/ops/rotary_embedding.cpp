@@ -27,12 +27,6 @@
 namespace kiln {
 namespace {
 
-struct RotaryAttrs {
-  bool interleaved = false;
-  int64_t num_heads = 0;
-  int64_t rotary_dim = 0;  // 0: the whole head
-};
-
 struct CacheRowTag {};
 
 template <class T>
@@ -72,56 +66,22 @@ void rotate(const RotaryGeometry& g, bool interleaved, const T* x, const T* cos_
                });
 }
 
-// The rotated part of each head: the attribute's width, or the whole head when it is 0.
-void set_rotary_dim(const OpContext& ctx, const RotaryAttrs& a, RotaryGeometry& g) {
-  g.rotary_dim = a.rotary_dim == 0 ? g.head_size : a.rotary_dim;
-  if (g.rotary_dim % 2 != 0 || g.rotary_dim > g.head_size) {
-    ctx.fail("rotary_embedding_dim " + std::to_string(g.rotary_dim) +
-             " must be even and at most the head size " + std::to_string(g.head_size));
-  }
-}
-
-RotaryGeometry geometry(const OpContext& ctx, const RotaryAttrs& a, const Shape& s) {
-  RotaryGeometry g;
-  if (s.size() == 4) {
-    g = {false, s[0], s[1], s[2], s[3], 0};
-  } else if (s.size() == 3) {
-    if (a.num_heads <= 0) ctx.fail("a 3-D input needs a positive num_heads attribute");
-    if (s[2] % a.num_heads != 0) {
-      ctx.fail("hidden size " + std::to_string(s[2]) + " is not divisible by num_heads " +
-               std::to_string(a.num_heads));
-    }
-    g = {true, s[0], a.num_heads, s[1], s[2] / a.num_heads, 0};
-  } else {
-    ctx.fail("input must be 3-D or 4-D, got shape " + s.to_string());
-  }
-  set_rotary_dim(ctx, a, g);
-  return g;
-}
-
 void run_rotary(OpContext& ctx, const RotaryAttrs& a) {
   const Tensor &x = ctx.input(0), &cos_cache = ctx.input(1), &sin_cache = ctx.input(2);
   attn::require_float(ctx, x, "input");
   if (cos_cache.dtype() != x.dtype() || sin_cache.dtype() != x.dtype()) {
     ctx.fail("cos_cache and sin_cache must have the input's element type");
   }
-  const RotaryGeometry g = geometry(ctx, a, x.shape());
-  const int64_t half = g.rotary_dim / 2;
+  const RotaryGeometry g = resolve_rotary(ctx.node(), a, x.shape());
   const Shape& cs = cos_cache.shape();
-  if (sin_cache.shape() != cs) ctx.fail("cos_cache and sin_cache have different shapes");
+  check_rotary_caches(ctx.node(), g, cs, sin_cache.shape(),
+                      ctx.has_input(3) ? &ctx.input(3).shape() : nullptr);
   const int64_t tokens = g.batch * g.seq;
   int64_t* cache_row = attn::scratch<int64_t, CacheRowTag>(tokens);
   if (ctx.has_input(3)) {
     const Tensor& ids = ctx.input(3);
-    if (cs.size() != 2 || cs[1] < half) {
-      ctx.fail("with position_ids the caches must be [max_position, >= " + std::to_string(half) +
-               "], got " + cs.to_string());
-    }
     Shape values;
-    if (!copy_int_list(ids, values) || ids.shape() != Shape{g.batch, g.seq}) {
-      ctx.fail("position_ids must be an int64 tensor of shape [" + std::to_string(g.batch) + ", " +
-               std::to_string(g.seq) + "], got " + ids.shape().to_string());
-    }
+    if (!copy_int_list(ids, values)) ctx.fail("position_ids must be an int64 tensor");
     for (int64_t t = 0; t < tokens; ++t) {
       if (values[t] < 0 || values[t] >= cs[0]) {
         ctx.fail("position id " + std::to_string(values[t]) + " is outside the caches' " +
@@ -130,10 +90,6 @@ void run_rotary(OpContext& ctx, const RotaryAttrs& a) {
       cache_row[t] = values[t];
     }
   } else {
-    if (cs.size() != 3 || cs[0] != g.batch || cs[1] != g.seq || cs[2] < half) {
-      ctx.fail("without position_ids the caches must be [" + std::to_string(g.batch) + ", " +
-               std::to_string(g.seq) + ", >= " + std::to_string(half) + "], got " + cs.to_string());
-    }
     for (int64_t t = 0; t < tokens; ++t) cache_row[t] = t;
   }
   Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
@@ -165,7 +121,7 @@ RotaryGeometry ms_geometry(const OpContext& ctx, const RotaryAttrs& a, const Sha
   } else {
     ctx.fail("input must be 3-D or 4-D, got shape " + s.to_string());
   }
-  set_rotary_dim(ctx, a, g);
+  set_rotary_dim(ctx.node(), a, g);
   if (cache_width < g.rotary_dim / 2) {
     ctx.fail("the caches' width " + std::to_string(cache_width) +
              " is less than half the rotary "
@@ -215,17 +171,6 @@ void run_ms_rotary(OpContext& ctx, const RotaryAttrs& a) {
                 cs[1], y.mutable_data<T>());
     }
   });
-}
-
-// The attributes both domains' RotaryEmbedding share.
-RotaryAttrs parse_rotary_attrs(const NodeInfo& info) {
-  RotaryAttrs a;
-  a.interleaved = info.attr_int("interleaved", 0) != 0;
-  a.num_heads = info.attr_int("num_heads", 0);
-  a.rotary_dim = info.attr_int("rotary_embedding_dim", 0);
-  if (a.num_heads < 0) info.fail("num_heads must not be negative");
-  if (a.rotary_dim < 0) info.fail("rotary_embedding_dim must not be negative");
-  return a;
 }
 
 CpuKernel make_ms_rotary_embedding(const NodeInfo& info) {

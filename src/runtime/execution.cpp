@@ -74,6 +74,13 @@ Execution::Execution(std::shared_ptr<const CompiledGraph> graph, ThreadPool& poo
   readers_left_ = std::make_unique<std::atomic<int>[]>(g.slot_count());
   for (const auto& [slot, tensor] : g.constants) is_constant_[static_cast<size_t>(slot)] = true;
   for (int s : g.output_slots) is_graph_output_[static_cast<size_t>(s)] = true;
+  single_use_.assign(g.slot_count(), 0);
+  donated_.assign(g.slot_count(), 0);
+  for (size_t s = 0; s < g.slot_count(); ++s) {
+    if (g.readers[s].size() != 1 || is_graph_output_[s]) continue;
+    const auto& ins = g.nodes[static_cast<size_t>(g.readers[s][0])].inputs;
+    single_use_[s] = std::count(ins.begin(), ins.end(), static_cast<int>(s)) == 1;
+  }
   for (const auto& [slot, tensor] : g.constants) values_[static_cast<size_t>(slot)] = tensor;
   for (size_t s = 0; s < g.slot_count(); ++s) {
     if (g.producer[s] >= 0) values_[s] = Tensor(new_pending_impl());
@@ -234,7 +241,7 @@ void Execution::add_plan(std::unique_ptr<SignaturePlan> p) {
   update_counters();
 }
 
-void Execution::bind(std::span<const Tensor> inputs) {
+void Execution::bind(std::span<const Tensor> inputs, std::span<const char> donated) {
   const auto& g = *graph_;
   if (profiler_) profiler_->begin_run();
   select_plan(inputs);
@@ -243,8 +250,12 @@ void Execution::bind(std::span<const Tensor> inputs) {
     if (!is_constant_[s]) mirrors_[s].reset();
     readers_left_[s].store(static_cast<int>(g.readers[s].size()), std::memory_order_relaxed);
   }
-  for (size_t i = 0; i < g.input_slots.size(); ++i)
-    values_[static_cast<size_t>(g.input_slots[i])] = inputs[i];
+  for (size_t i = 0; i < g.input_slots.size(); ++i) {
+    const auto slot = static_cast<size_t>(g.input_slots[i]);
+    values_[slot] = inputs[i];
+    donated_[slot] = i < donated.size() && donated[i] && single_use_[slot] &&
+                     inputs[i].kind() == ValueKind::Tensor;
+  }
   for (size_t s = 0; s < g.slot_count(); ++s) {
     if (g.producer[s] < 0) continue;
     // A tensor the user still holds from an earlier run keeps its data; this run gets a new one.
@@ -259,9 +270,9 @@ void Execution::bind(std::span<const Tensor> inputs) {
   idle_.store(jobs_.empty(), std::memory_order_release);
 }
 
-void Execution::start(std::span<const Tensor> inputs) {
+void Execution::start(std::span<const Tensor> inputs, std::span<const char> donated) {
   inline_mode_ = false;
-  bind(inputs);
+  bind(inputs, donated);
   const auto& g = *graph_;
   // An input that is itself still pending (another worker's output) holds back its readers.
   std::vector<int> held;
@@ -284,12 +295,12 @@ void Execution::start(std::span<const Tensor> inputs) {
   }
 }
 
-void Execution::prepare(std::span<const Tensor> inputs) {
+void Execution::prepare(std::span<const Tensor> inputs, std::span<const char> donated) {
   for (const Tensor& t : inputs) {
     if (t.is_pending()) t.impl()->wait();
   }
   inline_mode_ = true;
-  bind(inputs);
+  bind(inputs, donated);
 }
 
 void Execution::run_node_inline(size_t node) {
@@ -413,9 +424,12 @@ void Execution::execute_node(size_t index) {
           target.assign_contents(*produced.impl());
           continue;
         }
-        // The kernel handed over an existing tensor (a view, a constant, a sequence).
-        if (is_graph_output_[static_cast<size_t>(slot)]) {
-          // Graph outputs own their memory: the user may keep them past the next run.
+        // The kernel handed over an existing tensor (a view, a constant, a sequence, a
+        // donated input it overwrote).
+        if (is_graph_output_[static_cast<size_t>(slot)] &&
+            !is_overwritable_input(cn, produced.impl()->storage.get())) {
+          // Graph outputs own their memory: the user may keep them past the next run (memory
+          // the caller donated is theirs again, never the worker's).
           target.assign_contents(*produced.clone().impl());
         } else {
           target.assign_contents(*produced.impl());
@@ -491,8 +505,28 @@ void Execution::run_on_cpu(const CompiledNode& cn, NodeJob& job) {
   }
   for (auto& out : job.outputs) out = Tensor();
   OpContext ctx(*cn.node, cn.opset, job.inputs, job.outputs, job);
+  ctx.allow_overwriting(overwritable_inputs(cn));
   KernelScope scope;
   cn.kernel(ctx);
+}
+
+uint64_t Execution::overwritable_inputs(const CompiledNode& cn) const {
+  uint64_t mask = 0;
+  for (size_t k = 0; k < cn.inputs.size() && k < 64; ++k) {
+    if (cn.inputs[k] >= 0 && donated_[static_cast<size_t>(cn.inputs[k])]) mask |= uint64_t{1} << k;
+  }
+  return mask;
+}
+
+bool Execution::is_overwritable_input(const CompiledNode& cn, const Storage* storage) const {
+  if (storage == nullptr) return false;
+  const uint64_t mask = overwritable_inputs(cn);
+  for (size_t k = 0; k < cn.inputs.size() && k < 64; ++k) {
+    if ((mask >> k & 1) &&
+        values_[static_cast<size_t>(cn.inputs[k])].impl()->storage.get() == storage)
+      return true;
+  }
+  return false;
 }
 
 Execution::NodeJob* Execution::node_finished(size_t index, bool keep_one) {

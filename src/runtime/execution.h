@@ -50,9 +50,11 @@ class Execution {
   MemoryCounters memory_counters() const;
 
   // Binds the inputs (in graph.input_slots order) and queues every node. Returns at once.
-  void start(std::span<const Tensor> inputs);
+  // `donated[i]`: the caller handed input i's memory over (InputUse::Donate); its only reader
+  // may overwrite it.
+  void start(std::span<const Tensor> inputs, std::span<const char> donated = {});
   // Binds the inputs like start() but queues nothing: run_node_inline() runs the nodes.
-  void prepare(std::span<const Tensor> inputs);
+  void prepare(std::span<const Tensor> inputs, std::span<const char> donated = {});
   void run_node_inline(size_t node);
 
   Tensor& value(int slot) { return values_[static_cast<size_t>(slot)]; }
@@ -77,7 +79,11 @@ class Execution {
     std::vector<std::shared_ptr<Storage>> slot_storage;  // borrowed slices of the arena
   };
 
-  void bind(std::span<const Tensor> inputs);
+  void bind(std::span<const Tensor> inputs, std::span<const char> donated);
+  // The node's inputs that it may overwrite this run (bit k: input k), and whether `storage`
+  // is one of them.
+  uint64_t overwritable_inputs(const CompiledNode& node) const;
+  bool is_overwritable_input(const CompiledNode& node, const Storage* storage) const;
   void execute(size_t node);  // execute_node, timed when profiling
   void execute_node(size_t node);
   // Marks `node` done and hands its consumers that became ready to the pool; with keep_one the
@@ -102,6 +108,10 @@ class Execution {
   std::vector<bool> is_graph_output_;
   std::vector<bool> taken_;
   std::vector<bool> is_constant_;
+  // Per slot: read by one node, once, and not a graph output, so a donated input there may be
+  // overwritten by its reader; and whether this run's value was donated.
+  std::vector<char> single_use_;
+  std::vector<char> donated_;
   // Device copies of host values (see DeviceMirror); constants keep theirs between runs.
   std::vector<DeviceMirror> mirrors_;
   // Per slot, readers of this run that have not finished: device memory of intermediate values

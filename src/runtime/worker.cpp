@@ -72,6 +72,7 @@ class WorkerImpl {
     plan_cache_bytes_ = options.plan_cache_bytes;
     deadline_ = options.deadline;
     bound_.resize(ir.inputs.size());
+    donated_.resize(ir.inputs.size());
     symbols_.reserve(16);
   }
 
@@ -106,6 +107,7 @@ class WorkerImpl {
   void bind_inputs(std::span<const NamedTensor> inputs) {
     const auto& declared = model_.inputs();
     for (auto& t : bound_) t = Tensor();
+    std::fill(donated_.begin(), donated_.end(), char{0});
     for (const NamedTensor& in : inputs) {
       size_t i = 0;
       while (i < declared.size() && declared[i].name != in.name) ++i;
@@ -120,6 +122,7 @@ class WorkerImpl {
       if (!(in.tensor.defined()))
         throw Error("schedule: input '" + declared[i].name + "' is an empty tensor handle");
       bound_[i] = in.tensor;
+      donated_[i] = in.use == InputUse::Donate;
     }
     symbols_.clear();
     for (size_t i = 0; i < declared.size(); ++i) {
@@ -207,14 +210,14 @@ class WorkerImpl {
     bind_inputs(inputs);
     Execution& e = acquire_execution();
     arm_stop(e);
-    e.start(bound_);
+    e.start(bound_, donated_);
   }
 
   Execution& prepare_iterable(std::span<const NamedTensor> inputs) {
     bind_inputs(inputs);
     Execution& e = acquire_execution();
     arm_stop(e);
-    e.prepare(bound_);
+    e.prepare(bound_, donated_);
     return e;
   }
 
@@ -257,6 +260,7 @@ class WorkerImpl {
   std::vector<std::unique_ptr<Execution>> executions_;
   Execution* current_ = nullptr;
   std::vector<Tensor> bound_;
+  std::vector<char> donated_;  // per input: handed over with InputUse::Donate
   std::vector<std::pair<const std::string*, int64_t>> symbols_;
 };
 

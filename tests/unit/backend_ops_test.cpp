@@ -138,6 +138,149 @@ struct LstmCase {
   bool on_compute = true;  // the GPU-compute kernel falls back for an empty sequence
 };
 
+// Attention (opset 23, 24) on the GPU-compute backend (the GPU-pixel one leaves it to the CPU):
+// each layout, head grouping, mask form, the cache and every scores output. Key lengths of 70
+// and more span several workgroup strides of the shader's key loop.
+struct AttentionCase {
+  std::string name;
+  bool packed = false;  // 3-D inputs
+  int64_t batch = 2, q_heads = 4, kv_heads = 2, q_len = 3, kv_len = 5, past = 0;
+  int64_t head = 8, v_head = 8;
+  Shape mask;          // empty: none
+  bool bool_mask = false;
+  bool causal = false;
+  float scale = 0, softcap = 0;  // 0: the attribute is left out
+  int scores_mode = -1;          // -1: no scores output
+  bool nonpad = false;           // opset 24's nonpad_kv_seqlen
+};
+
+void add_attention_cases(std::vector<OpCase>& c) {
+  std::vector<AttentionCase> cases = {
+      {.name = "4d"},
+      {.name = "4d_mha", .kv_heads = 4},
+      {.name = "4d_long_keys", .batch = 1, .q_len = 2, .kv_len = 150, .head = 16, .v_head = 12},
+      {.name = "4d_diff_head_sizes", .v_head = 5},
+      {.name = "3d", .packed = true},
+      {.name = "3d_gqa_causal_mask", .packed = true, .mask = {3, 5}, .causal = true},
+      {.name = "4d_float_mask_4d", .mask = {2, 4, 3, 5}},
+      {.name = "4d_float_mask_broadcast", .mask = {2, 1, 1, 5}},
+      {.name = "4d_float_mask_short", .mask = {3, 4}},
+      {.name = "4d_bool_mask", .mask = {1, 4, 3, 5}, .bool_mask = true},
+      {.name = "4d_bool_mask_causal_past", .past = 4, .mask = {3, 9}, .bool_mask = true,
+       .causal = true},
+      {.name = "4d_causal", .q_len = 5, .causal = true},
+      {.name = "4d_scaled_softcap", .scale = 0.7f, .softcap = 2.0f},
+      {.name = "4d_past", .past = 6},
+      {.name = "3d_past_causal", .packed = true, .q_len = 1, .kv_len = 1, .past = 70,
+       .causal = true},
+      {.name = "4d_nonpad_causal", .batch = 3, .q_len = 2, .kv_len = 7, .causal = true,
+       .nonpad = true},
+  };
+  for (int mode = 0; mode < 4; ++mode) {
+    cases.push_back({.name = "4d_scores_mode" + std::to_string(mode),
+                     .past = 2,
+                     .mask = {3, 7},
+                     .softcap = 3.0f,
+                     .scores_mode = mode});
+  }
+  for (const AttentionCase& a : cases) {
+    OpCase op{"Attention_" + a.name, [a] {
+                OpTest t("Attention", a.nonpad ? 24 : 23);
+                auto operand = [&](int64_t heads, int64_t seq, int64_t size, unsigned seed) {
+                  const Shape s = a.packed ? Shape{a.batch, seq, heads * size}
+                                           : Shape{a.batch, heads, seq, size};
+                  return random_f32(s, seed);
+                };
+                t.input(operand(a.q_heads, a.q_len, a.head, 200))
+                    .input(operand(a.kv_heads, a.kv_len, a.head, 201))
+                    .input(operand(a.kv_heads, a.kv_len, a.v_head, 202));
+                if (a.mask.empty()) {
+                  t.input(Tensor());
+                } else if (a.bool_mask) {
+                  // Every row keeps its first key visible, so some row is partly hidden and
+                  // none wholly (a wholly hidden row is the fully-masked case below).
+                  Tensor m = few_values(DataType::Bool, a.mask, 203);
+                  bool* v = m.mutable_data<bool>();
+                  for (int64_t i = 0; i < m.element_count(); i += a.mask.back()) v[i] = true;
+                  t.input(m);
+                } else {
+                  t.input(random_f32(a.mask, 203));
+                }
+                if (a.past > 0) {
+                  t.input(random_f32({a.batch, a.kv_heads, a.past, a.head}, 204))
+                      .input(random_f32({a.batch, a.kv_heads, a.past, a.v_head}, 205));
+                } else {
+                  t.input(Tensor()).input(Tensor());
+                }
+                if (a.nonpad) {
+                  std::vector<int64_t> lengths;
+                  for (int64_t b = 0; b < a.batch; ++b) lengths.push_back(a.kv_len - 2 * b);
+                  t.input(Tensor::from_data<int64_t>({a.batch}, lengths));
+                }
+                if (a.packed) t.attr("q_num_heads", a.q_heads).attr("kv_num_heads", a.kv_heads);
+                if (a.causal) t.attr("is_causal", int64_t{1});
+                if (a.scale != 0) t.attr("scale", a.scale);
+                if (a.softcap != 0) t.attr("softcap", a.softcap);
+                if (a.scores_mode >= 0) {
+                  t.outputs(4).attr("qk_matmul_output_mode", int64_t{a.scores_mode});
+                } else if (a.past > 0) {
+                  t.outputs(3);
+                }
+                return t;
+              },
+              1e-4, 1e-5};
+    op.on_pixel = false;
+    c.push_back(op);
+  }
+  // RotaryEmbedding (opset 23): both layouts, both pairings, a partial rotation, and caches
+  // indexed by position_ids or holding a row per token.
+  for (bool packed : {false, true}) {
+    for (bool interleaved : {false, true}) {
+      for (int64_t dim : {0, 6}) {
+        for (bool ids : {true, false}) {
+          OpCase rot{std::string("RotaryEmbedding_") + (packed ? "3d" : "4d") +
+                         (interleaved ? "_interleaved" : "") + "_dim" + std::to_string(dim) +
+                         (ids ? "_ids" : "_rows"),
+                     [=] {
+                       const int64_t batch = 2, heads = 3, seq = 4, head = 10;
+                       const int64_t half = (dim == 0 ? head : dim) / 2;
+                       const Shape x = packed ? Shape{batch, seq, heads * head}
+                                              : Shape{batch, heads, seq, head};
+                       const Shape cache = ids ? Shape{20, half} : Shape{batch, seq, half};
+                       OpTest t("RotaryEmbedding", 23);
+                       t.input(random_f32(x, 210))
+                           .input(random_f32(cache, 211, -1.0f, 1.0f))
+                           .input(random_f32(cache, 212, -1.0f, 1.0f));
+                       if (ids) {
+                         t.input(random_int<int64_t>({batch, seq}, 213, 0, 19));
+                       }
+                       if (packed) t.attr("num_heads", heads);
+                       if (interleaved) t.attr("interleaved", int64_t{1});
+                       if (dim != 0) t.attr("rotary_embedding_dim", dim);
+                       return t;
+                     }};
+          rot.on_pixel = false;
+          c.push_back(rot);
+        }
+      }
+    }
+  }
+  // A row the mask hides wholly attends to nothing: probabilities and output zero, not NaN.
+  OpCase hidden{"Attention_fully_masked_row", [] {
+                  return OpTest("Attention", 23)
+                      .input(random_f32({1, 2, 3, 8}, 206))
+                      .input(random_f32({1, 2, 4, 8}, 207))
+                      .input(random_f32({1, 2, 4, 8}, 208))
+                      .input(Tensor::from_data<bool>(
+                          {3, 4}, {true, false, true, true, false, false, false, false, true, true,
+                                   false, true}))
+                      .outputs(4)
+                      .attr("qk_matmul_output_mode", int64_t{3});
+                }};
+  hidden.on_pixel = false;
+  c.push_back(hidden);
+}
+
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (GPU-compute only): every reduction,
 // with and without weights, an ignore_index among the targets (negative too), int32 and int64
 // targets, spatial dimensions, more samples than the reducing workgroup, a mean over only
@@ -1384,6 +1527,69 @@ std::vector<OpCase> make_cases() {
                      .outputs(3);
                },
                1e-4, 1e-5});
+  // RMSNormalization over lines shorter and longer than a workgroup, and parameters that
+  // broadcast over the normalized dimensions (expanded before the kernel runs); GPU-compute
+  // only.
+  for (int64_t axis : {0, 1, -1}) {
+    c.push_back({"RMSNormalization_axis" + std::to_string(axis + 1),
+                 [axis] {
+                   const Shape x{3, 5, 130};
+                   const Shape norm(x.begin() + (axis < 0 ? axis + 3 : axis), x.end());
+                   return OpTest("RMSNormalization", 23)
+                       .input(random_f32(x, 148, -3.0f, 5.0f))
+                       .input(random_f32(norm, 149))
+                       .attr("axis", axis)
+                       .attr("epsilon", 1e-3f);
+                 },
+                 1e-4, 1e-5, true, /*on_pixel=*/false});
+  }
+  c.push_back({"RMSNormalization_broadcast_scale",
+               [] {
+                 return OpTest("RMSNormalization", 23)
+                     .input(random_f32({2, 3, 4, 5}, 150, -3.0f, 5.0f))
+                     .input(random_f32({4, 1}, 151))
+                     .attr("axis", int64_t{2});
+               },
+               1e-4, 1e-5, true, /*on_pixel=*/false});
+  // ONNX Runtime's row normalizations: the RMS form in both domains with its inv_std_var, and
+  // the Skip forms with every optional input and output, skip broadcast over the batch.
+  for (const char* domain : {"", "com.microsoft"}) {
+    c.push_back({std::string("SimplifiedLayerNormalization_") + (*domain ? "ms" : "onnx"),
+                 [domain] {
+                   return OpTest("SimplifiedLayerNormalization", 17, domain)
+                       .input(random_f32({2, 3, 40}, 155, -3.0f, 5.0f))
+                       .input(random_f32({3, 40}, 156))
+                       .outputs(2)
+                       .attr("axis", int64_t{1});
+                 },
+                 1e-4, 1e-5, true, /*on_pixel=*/false});
+  }
+  for (bool simplified : {false, true}) {
+    for (bool broadcast_skip : {false, true}) {
+      const std::string op = simplified ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
+      c.push_back({op + (broadcast_skip ? "_broadcast_skip" : "_every_output"),
+                   [op, simplified, broadcast_skip] {
+                     const Shape x{2, 3, 70}, hidden{70};
+                     OpTest t(op, 1, "com.microsoft");
+                     t.input(random_f32(x, 157, -3.0f, 5.0f))
+                         .input(random_f32(broadcast_skip ? Shape{3, 70} : x, 158))
+                         .input(random_f32(hidden, 159));
+                     if (!simplified) t.input(random_f32(hidden, 160));
+                     if (!broadcast_skip) t.input(random_f32(hidden, 161)).outputs(4);
+                     return t.attr("epsilon", 1e-4f);
+                   },
+                   1e-4, 1e-5, true, /*on_pixel=*/false});
+    }
+  }
+  c.push_back({"LayerNormalization_broadcast_params",
+               [] {
+                 return OpTest("LayerNormalization", 17)
+                     .input(random_f32({2, 3, 4, 5}, 152, -3.0f, 5.0f))
+                     .input(random_f32({3, 1, 5}, 153))
+                     .input(random_f32({5}, 154))
+                     .attr("axis", int64_t{1});
+               },
+               1e-4, 1e-5, true, /*on_pixel=*/false});
   for (const Shape& x : std::vector<Shape>{{2, 3, 5, 7}, {1, 2, 300}, {2, 4, 3}}) {
     c.push_back({"InstanceNormalization_" + std::to_string(x.element_count()),
                  [x] {
@@ -1511,6 +1717,7 @@ std::vector<OpCase> make_cases() {
     if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
   add_lstm_cases(c);
+  add_attention_cases(c);
   add_loss_cases(c);
   add_trilu_cases(c);
   add_grid_sample_cases(c);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor_impl.h"
 #include "expect_error.h"
 #include "kiln/kiln.h"
 #include "random_data.h"
@@ -157,6 +158,74 @@ TEST(GroupQueryAttention, DecodeAfterPrefillEqualsLongerPrefill) {
       expect_same(shared[0], step[0]);
       ASSERT_EQ(shared[1].shape(), big);
     }
+  }
+}
+
+// A cache donated to the run (InputUse::Donate) in the shared-buffer form is appended where it
+// lies: the present outputs are the donated memory, step after step, and their rows up to the
+// new token's are what a run without donation returns. Without donation the caller's cache is
+// left as it was.
+TEST(GroupQueryAttention, DonatedCacheIsAppendedInPlace) {
+  const Gqa g;
+  const int64_t rows = 8, hidden = g.heads * g.head, kv_hidden = g.kv_heads * g.head;
+  const Shape cache_shape{1, g.kv_heads, rows, g.head};
+  const auto cache_k = random_values(g.kv_heads * rows * g.head, 20);
+  const auto cache_v = random_values(g.kv_heads * rows * g.head, 21);
+  // The new token's query, key and value at `position`.
+  auto token = [&](int64_t position) {
+    return std::vector<Tensor>{f32({1, 1, hidden}, random_values(hidden, 22 + 3 * position)),
+                               f32({1, 1, kv_hidden}, random_values(kv_hidden, 23 + 3 * position)),
+                               f32({1, 1, kv_hidden}, random_values(kv_hidden, 24 + 3 * position))};
+  };
+  auto step = [&](int64_t position, const Tensor& pk, const Tensor& pv) {
+    const auto qkv = token(position);
+    return gqa(g, qkv[0], qkv[1], qkv[2], pk, pv, {static_cast<int32_t>(position)},
+               static_cast<int32_t>(position + 1));
+  };
+  // The reference: each step without donation, on the previous step's present.
+  std::vector<std::vector<Tensor>> expected;
+  Tensor pk = f32(cache_shape, cache_k), pv = f32(cache_shape, cache_v);
+  for (int64_t position : {3, 4}) {
+    const std::vector<float> before = pk.to_vector<float>();
+    expected.push_back(step(position, pk, pv).run());
+    EXPECT_EQ(pk.to_vector<float>(), before) << "an input read without donation was modified";
+    pk = expected.back()[1], pv = expected.back()[2];
+  }
+
+  Worker worker(step(3, pk, pv).model(), Backend::Cpu);
+  Tensor key = f32(cache_shape, cache_k), value = f32(cache_shape, cache_v);
+  const float* key_memory = key.data<float>();
+  const float* value_memory = value.data<float>();
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t position = 3 + static_cast<int64_t>(i);
+    const auto qkv = token(position);
+    worker.schedule({{"in0", qkv[0]},
+                     {"in1", qkv[1]},
+                     {"in2", qkv[2]},
+                     {"in3", std::move(key), InputUse::Donate},
+                     {"in4", std::move(value), InputUse::Donate},
+                     {"in5", i32({1}, {static_cast<int32_t>(position)})},
+                     {"in6", i32({1}, {static_cast<int32_t>(position + 1)})}});
+    SCOPED_TRACE("step at position " + std::to_string(position));
+    expect_same(worker.peek_output("out0").readback_and_clone(), expected[i][0]);
+    key = worker.take_output("out1");
+    value = worker.take_output("out2");
+    key.impl()->wait();
+    value.impl()->wait();
+    EXPECT_EQ(key.data<float>(), key_memory) << "the key cache was copied";
+    EXPECT_EQ(value.data<float>(), value_memory) << "the value cache was copied";
+    // Rows up to the new token's are the reference's; the rows beyond keep what the buffer held
+    // (the reference's are zeros there).
+    auto expect_cache = [&](const Tensor& actual, const Tensor& reference,
+                            const std::vector<float>& original) {
+      const std::vector<float> a = actual.to_vector<float>(), e = reference.to_vector<float>();
+      for (size_t x = 0; x < a.size(); ++x) {
+        const bool valid = static_cast<int64_t>(x / g.head) % rows <= position;
+        EXPECT_NEAR(a[x], valid ? e[x] : original[x], 1e-6) << "element " << x;
+      }
+    };
+    expect_cache(key, expected[i][1], cache_k);
+    expect_cache(value, expected[i][2], cache_v);
   }
 }
 

@@ -4,8 +4,10 @@
 // bool). Needs no shaderInt64. A cast to the input's own type is a view, and so is BitCast
 // between types of one byte or more of equal size (their bytes are the same).
 //
-// The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
-// ONNX nodes on it. Nothing else uses the kernel, so it has no header.
+// The kernel (cast.h; Attention also converts its 16-bit operands with it) and the adapter that
+// places ONNX nodes on it.
+#include "backends/gpu_compute/cast.h"
+
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
@@ -57,17 +59,17 @@ struct CastPushConstants {
 };
 static_assert(sizeof(CastPushConstants) <= kMaxPushConstantBytes);
 
-class Cast {
- public:
-  explicit Cast(Device& device, uint32_t workgroup_size = 256)
-      : device_(device),
-        pipeline_(device,
-                  PipelineDesc{shaders::cast(), 2, sizeof(CastPushConstants), workgroup_size}) {}
+}  // namespace
 
-  // Records out = cast(in) over `count` elements, then a barrier on `out`. kiln::Error for a
-  // type without a code or a count beyond 32-bit word indexing; nothing for count 0.
-  void record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, const Buffer& in,
-              DataType to, const Buffer& out, uint64_t count) const {
+Cast::Cast(Device& device, uint32_t workgroup_size)
+    : device_(device),
+      pipeline_(device,
+                PipelineDesc{shaders::cast(), 2, sizeof(CastPushConstants), workgroup_size}) {}
+
+bool Cast::converts(DataType dtype) { return cast_type(dtype).has_value(); }
+
+void Cast::record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, const Buffer& in,
+                  DataType to, const Buffer& out, uint64_t count) const {
     const std::optional<CastType> f = cast_type(from), t = cast_type(to);
     check(f && t, "Cast on the GPU: no kernel from " + std::string(dtype_name(from)) + " to " +
                       std::string(dtype_name(to)));
@@ -86,12 +88,9 @@ class Cast {
     const Buffer* written[] = {&out};
     record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
                     groups_for(device_, pipeline_, invocations), written);
-  }
+}
 
- private:
-  Device& device_;
-  ComputePipeline pipeline_;
-};
+namespace {
 
 // ---- The adapter -----------------------------------------------------------------------------
 

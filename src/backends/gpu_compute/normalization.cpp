@@ -29,7 +29,7 @@ void Normalization::record(VkCommandBuffer cmd, DescriptorArena& arena, const No
   check(np.mode != NormMode::Given || (mean && var),
         "normalization on the GPU: given statistics need mean and var");
   const bool stats = mean_out && inv_std_out;
-  check(!stats || np.mode == NormMode::Moments,
+  check(!stats || np.mode == NormMode::Moments || np.mode == NormMode::Rms,
         "normalization on the GPU: only computed statistics can be written out");
   const uint64_t lines = static_cast<uint64_t>(np.outer * np.inner);
   check(!stats || (mean_out->size() >= lines * sizeof(float) &&

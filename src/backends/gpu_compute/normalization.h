@@ -1,5 +1,5 @@
 // Host side of shaders/normalization.comp: float32 normalizations along lines of a tensor
-// viewed as [outer, n, inner], a workgroup per line — LayerNormalization,
+// viewed as [outer, n, inner], a workgroup per line — LayerNormalization, RMSNormalization,
 // InstanceNormalization, GroupNormalization (statistics computed), LpNormalization, and
 // inference BatchNormalization (statistics given). Lines up to kNormSerialLine elements go
 // one per invocation.
@@ -19,7 +19,7 @@ namespace kiln::gpu_compute {
 constexpr int64_t kNormSerialLine = 16;
 
 // The shader's modes; the order is part of the shader interface.
-enum class NormMode : uint32_t { Moments, Lp, Given };
+enum class NormMode : uint32_t { Moments, Lp, Given, Rms };
 
 // Mirrors the shader's push-constant block.
 struct NormPushConstants {

@@ -6,6 +6,8 @@
 //     the variance accurate), then y = (x - mean) / sqrt(var + epsilon) * scale + bias; with
 //     write_stats also the line's mean and 1 / sqrt(var + epsilon) (LayerNormalization's
 //     optional outputs).
+//   Rms (RMSNormalization, SimplifiedLayerNormalization): no centring, y = x / sqrt(mean(x^2)
+//     + epsilon) * scale (+ bias); with write_stats the mean written is 0.
 //   Lp (LpNormalization): y = x / ||line||_p (p = 1 or 2), an all-zero line stays zero.
 //   Given (inference BatchNormalization): the statistics are inputs, per channel.
 // The scale / bias / statistics index of the line's element k is
@@ -25,7 +27,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer Y { float y[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer MeanOut { float mean_out[]; };
 layout(std430, set = 0, binding = 7) writeonly buffer InvStdOut { float inv_std_out[]; };
 
-const uint kMoments = 0, kLp = 1, kGiven = 2;
+const uint kMoments = 0, kLp = 1, kGiven = 2, kRms = 3;
 // The largest workgroup the host creates this pipeline with.
 const uint kMaxWorkgroup = 256;
 
@@ -79,11 +81,13 @@ void main() {
   }
 
   float mean = 0.0, inv_std = 0.0;
-  if (p.mode == kMoments) {
-    float sum = 0.0;
-    for (uint k = tid; k < p.n; k += step) sum += x[base + k * p.inner];
-    if (!serial) sum = tree_sum(sum);
-    mean = sum / float(p.n);
+  if (p.mode == kMoments || p.mode == kRms) {
+    if (p.mode == kMoments) {
+      float sum = 0.0;
+      for (uint k = tid; k < p.n; k += step) sum += x[base + k * p.inner];
+      if (!serial) sum = tree_sum(sum);
+      mean = sum / float(p.n);
+    }
     float squares = 0.0;
     for (uint k = tid; k < p.n; k += step) {
       const float d = x[base + k * p.inner] - mean;
