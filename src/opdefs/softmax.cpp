@@ -50,6 +50,48 @@ SoftmaxLines resolve_softmax(const SoftmaxAttrs& attrs, const Shape& x, const ir
   return v;
 }
 
+LossAttrs parse_loss_attrs(const NodeInfo& info) {
+  LossAttrs a;
+  const std::string reduction = info.attr_string("reduction", "mean");
+  if (reduction == "none") {
+    a.reduction = LossReduction::None;
+  } else if (reduction == "sum") {
+    a.reduction = LossReduction::Sum;
+  } else if (reduction == "mean") {
+    a.reduction = LossReduction::Mean;
+  } else {
+    info.fail("reduction must be 'none', 'sum' or 'mean', got '" + reduction + "'");
+  }
+  a.has_ignore_index = info.has_attr("ignore_index");
+  a.ignore_index = info.attr_int("ignore_index", 0);
+  return a;
+}
+
+std::optional<LossGeometry> loss_geometry(const Shape& x, const Shape& target, const Shape* weight,
+                                          std::string& error) {
+  if (x.size() < 2) {
+    error = "input must have shape [N, C, d1, ..., dk], got " + x.to_string();
+    return std::nullopt;
+  }
+  bool shapes_match = target.size() == x.size() - 1 && target[0] == x[0];
+  for (size_t d = 1; shapes_match && d < target.size(); ++d) shapes_match = target[d] == x[d + 1];
+  if (!shapes_match) {
+    error = "target shape " + target.to_string() + " does not fit input shape " + x.to_string() +
+            " (expected [N, d1, ..., dk])";
+    return std::nullopt;
+  }
+  if (weight && (weight->size() != 1 || (*weight)[0] != x[1])) {
+    error = "weight must have shape [C] = [" + std::to_string(x[1]) + "], got " +
+            weight->to_string();
+    return std::nullopt;
+  }
+  LossGeometry g;
+  g.batch = x[0];
+  g.classes = x[1];
+  for (size_t d = 2; d < x.size(); ++d) g.spatial *= x[d];
+  return g;
+}
+
 namespace {
 
 // NegativeLogLikelihoodLoss(input [N, C, d...], target [N, d...]) and SoftmaxCrossEntropyLoss

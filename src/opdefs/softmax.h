@@ -45,4 +45,31 @@ struct SoftmaxLines {
 // it flattens to [N, 1]).
 SoftmaxLines resolve_softmax(const SoftmaxAttrs& attrs, const Shape& x, const ir::Node& node);
 
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (the latter is LogSoftmax over the class
+// axis, then the former). Their attributes: how the per-sample losses are reduced, and the
+// target value whose samples weigh nothing. The Vulkan shader takes LossReduction as its
+// codes: append only.
+enum class LossReduction : uint32_t { None, Sum, Mean };
+
+struct LossAttrs {
+  LossReduction reduction = LossReduction::Mean;
+  bool has_ignore_index = false;
+  int64_t ignore_index = 0;
+};
+
+// kiln::Error (naming the node) for a reduction other than "none", "sum" or "mean".
+LossAttrs parse_loss_attrs(const NodeInfo& info);
+
+// The input [N, C, d1, ..., dk] seen as [N, C, D] with D = d1 * ... * dk: sample s = n * D + d
+// reads class c at (n * C + c) * D + d.
+struct LossGeometry {
+  int64_t batch = 0, classes = 0, spatial = 1;
+  int64_t samples() const { return batch * spatial; }
+};
+
+// The geometry of input shape `x` with target shape `target` ([N, d1, ..., dk]) and the
+// weight's shape (nullptr when absent; [C]); nullopt with `error` set when they do not fit.
+std::optional<LossGeometry> loss_geometry(const Shape& x, const Shape& target, const Shape* weight,
+                                          std::string& error);
+
 }  // namespace kiln

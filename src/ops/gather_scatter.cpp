@@ -10,6 +10,7 @@
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/scatter_reduction.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/op_utils.h"
@@ -164,33 +165,7 @@ CpuKernel make_gather_elements(const NodeInfo& info) {
   };
 }
 
-enum class Reduction { None, Add, Mul, Max, Min };
-
-Reduction parse_reduction(const NodeInfo& info) {
-  const std::string r = info.attr_string("reduction", "none");
-  if (r == "none") return Reduction::None;
-  if (r == "add") return Reduction::Add;
-  if (r == "mul") return Reduction::Mul;
-  if (r == "max") return Reduction::Max;
-  if (r == "min") return Reduction::Min;
-  info.fail("unknown reduction '" + r + "' (expected none, add, mul, max or min)");
-}
-
-const char* reduction_name(Reduction r) {
-  switch (r) {
-    case Reduction::None:
-      return "none";
-    case Reduction::Add:
-      return "add";
-    case Reduction::Mul:
-      return "mul";
-    case Reduction::Max:
-      return "max";
-    case Reduction::Min:
-      return "min";
-  }
-  return "?";
-}
+using Reduction = ScatterReduction;
 
 // Whether element type T supports reduction r: every type for none; add and mul for numbers
 // (bool as or / and); max and min for ordered ones.
@@ -297,7 +272,7 @@ Tensor& copy_data_to_output(OpContext& ctx, const Tensor& data) {
 void check_reduction_type(const OpContext& ctx, DataType dtype, Reduction r) {
   visit_dtype(dtype, [&]<class T>() {
     if (!supports<T>(r)) {
-      ctx.fail(std::string("reduction '") + reduction_name(r) + "' does not apply to " +
+      ctx.fail(std::string("reduction '") + scatter_reduction_name(r) + "' does not apply to " +
                std::string(dtype_name(dtype)) + " elements");
     }
   });
@@ -306,9 +281,7 @@ void check_reduction_type(const OpContext& ctx, DataType dtype, Reduction r) {
 CpuKernel make_scatter_elements(const NodeInfo& info) {
   const int64_t axis_attr = info.attr_int("axis", 0);
   // Scatter (deprecated) and ScatterElements before opset 16 have no reduction.
-  const Reduction reduction = info.op_type() == "ScatterElements" && info.opset() >= 16
-                                  ? parse_reduction(info)
-                                  : Reduction::None;
+  const Reduction reduction = parse_scatter_reduction(info);
   return [=](OpContext& ctx) {
     const Tensor& data = ctx.input(0);
     const Tensor& indices = ctx.input(1);
@@ -429,7 +402,7 @@ CpuKernel make_gather_nd(const NodeInfo& info) {
 }
 
 CpuKernel make_scatter_nd(const NodeInfo& info) {
-  const Reduction reduction = info.opset() >= 16 ? parse_reduction(info) : Reduction::None;
+  const Reduction reduction = parse_scatter_reduction(info);
   return [=](OpContext& ctx) {
     const Tensor& data = ctx.input(0);
     const Tensor& indices = ctx.input(1);

@@ -13,24 +13,19 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/grid_sample.h"
 #include "ops/all_ops.h"
 #include "ops/vision_common.h"
 
 namespace kiln {
 namespace {
 
-enum class Mode { kNearest, kLinear, kCubic };
-enum class Padding { kZeros, kBorder, kReflection };
+using Mode = GridSampleMode;
+using Padding = GridSamplePadding;
 
 // Cubic reads 4^rank taps per output; six spatial axes (4096 taps) is far beyond real models.
 constexpr int64_t kMaxSpatialRank = 6;
-constexpr double kCubicAlpha = -0.75;  // Keys' cubic convolution, as PyTorch uses
-
-struct GridSampleAttrs {
-  Mode mode = Mode::kLinear;
-  Padding padding = Padding::kZeros;
-  bool align_corners = false;
-};
+constexpr double kCubicAlpha = kGridSampleCubicAlpha;
 
 // Reflects x into [lo, hi], bouncing off the borders as often as needed.
 double reflect(double x, double lo, double hi) {
@@ -78,13 +73,13 @@ class AxisSampler {
     const C n = static_cast<C>(size_);
     C x = a_.align_corners ? (c + C(1)) / C(2) * (n - C(1)) : ((c + C(1)) * n - C(1)) / C(2);
     // Halves round to even (the reference data does so for 3-D too, unlike PyTorch's round).
-    if (a_.mode == Mode::kNearest) x = std::nearbyint(x);
+    if (a_.mode == Mode::Nearest) x = std::nearbyint(x);
     double pos = static_cast<double>(x);
     if (!(pos >= lo_ && pos <= hi_)) {  // also NaN
-      if (a_.padding == Padding::kBorder) {
+      if (a_.padding == Padding::Border) {
         pos =
             std::isnan(pos) ? 0.0 : std::fmin(std::fmax(pos, 0.0), static_cast<double>(size_ - 1));
-      } else if (a_.padding == Padding::kReflection) {
+      } else if (a_.padding == Padding::Reflection) {
         pos = reflect(pos, lo_, hi_);
       }
     }
@@ -98,7 +93,7 @@ class AxisSampler {
       return t;
     }
     pos = std::fmin(std::fmax(pos, -8.0), static_cast<double>(size_) + 8.0);
-    if (a_.mode == Mode::kNearest) {
+    if (a_.mode == Mode::Nearest) {
       t.count = 1;
       t.index[0] = resolve(static_cast<int64_t>(pos));  // truncates, as the reference does
       t.weight[0] = 1;
@@ -107,7 +102,7 @@ class AxisSampler {
     const double first = std::floor(pos);
     const double frac = pos - first;
     const auto base = static_cast<int64_t>(first);
-    if (a_.mode == Mode::kLinear) {
+    if (a_.mode == Mode::Linear) {
       t.count = 2;
       t.weight[0] = 1 - frac;
       t.weight[1] = frac;
@@ -125,11 +120,11 @@ class AxisSampler {
   int64_t resolve(int64_t i) const {
     if (i >= 0 && i < size_) return i;
     switch (a_.padding) {
-      case Padding::kZeros:
+      case Padding::Zeros:
         return -1;
-      case Padding::kBorder:
+      case Padding::Border:
         return i < 0 ? 0 : size_ - 1;
-      case Padding::kReflection: {
+      case Padding::Reflection: {
         const auto r = static_cast<int64_t>(reflect(static_cast<double>(i), lo_, hi_));
         return r >= 0 && r < size_ ? r : -1;
       }
@@ -209,29 +204,7 @@ void grid_sample(const GridSampleAttrs& a, const Tensor& x, const Tensor& grid, 
 }
 
 CpuKernel make_grid_sample(const NodeInfo& info) {
-  GridSampleAttrs a;
-  a.align_corners = info.attr_int("align_corners", 0) != 0;
-  // Opset 16 says bilinear and bicubic; opset 20 renamed them linear and cubic.
-  const std::string mode = info.attr_string("mode", "linear");
-  if (mode == "linear" || mode == "bilinear") {
-    a.mode = Mode::kLinear;
-  } else if (mode == "cubic" || mode == "bicubic") {
-    a.mode = Mode::kCubic;
-  } else if (mode == "nearest") {
-    a.mode = Mode::kNearest;
-  } else {
-    info.fail("unknown mode '" + mode + "' (linear, nearest or cubic)");
-  }
-  const std::string padding = info.attr_string("padding_mode", "zeros");
-  if (padding == "zeros") {
-    a.padding = Padding::kZeros;
-  } else if (padding == "border") {
-    a.padding = Padding::kBorder;
-  } else if (padding == "reflection") {
-    a.padding = Padding::kReflection;
-  } else {
-    info.fail("unknown padding_mode '" + padding + "' (zeros, border or reflection)");
-  }
+  const GridSampleAttrs a = parse_grid_sample_attrs(info);
   return [a](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& grid = ctx.input(1);

@@ -18,35 +18,11 @@
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/softmax.h"
 #include "ops/all_ops.h"
 
 namespace kiln {
 namespace {
-
-enum class Reduction { kNone, kSum, kMean };
-
-struct LossAttributes {
-  Reduction reduction = Reduction::kMean;
-  bool has_ignore_index = false;
-  int64_t ignore_index = 0;
-};
-
-LossAttributes parse_loss_attributes(const NodeInfo& info) {
-  LossAttributes a;
-  const std::string reduction = info.attr_string("reduction", "mean");
-  if (reduction == "none") {
-    a.reduction = Reduction::kNone;
-  } else if (reduction == "sum") {
-    a.reduction = Reduction::kSum;
-  } else if (reduction == "mean") {
-    a.reduction = Reduction::kMean;
-  } else {
-    info.fail("reduction must be 'none', 'sum' or 'mean', got '" + reduction + "'");
-  }
-  a.has_ignore_index = info.has_attr("ignore_index");
-  a.ignore_index = info.attr_int("ignore_index", 0);
-  return a;
-}
 
 // The type per-sample arithmetic happens in: double for double, float otherwise.
 template <class T>
@@ -57,53 +33,33 @@ bool is_loss_dtype(DataType t) {
          t == DataType::BFloat16;
 }
 
-struct LossGeometry {
-  int64_t batch = 0, classes = 0, spatial = 1;
-  int64_t samples() const { return batch * spatial; }
-};
-
 // Checks input, target and the optional weight against each other and returns the [N, C, D]
 // view. `weight` is an undefined tensor when absent.
 LossGeometry check_loss_inputs(const OpContext& ctx, const Tensor& input, const Tensor& target,
                                const Tensor& weight) {
-  const Shape& x = input.shape();
-  const Shape& t = target.shape();
   if (!is_loss_dtype(input.dtype())) {
     ctx.fail("expects a float16, bfloat16, float32 or float64 input, got " +
              std::string(dtype_name(input.dtype())));
   }
-  if (x.size() < 2) ctx.fail("input must have shape [N, C, d1, ..., dk], got " + x.to_string());
-  bool shapes_match = t.size() == x.size() - 1 && t[0] == x[0];
-  for (size_t d = 1; shapes_match && d < t.size(); ++d) shapes_match = t[d] == x[d + 1];
-  if (!shapes_match) {
-    ctx.fail("target shape " + t.to_string() + " does not fit input shape " + x.to_string() +
-             " (expected [N, d1, ..., dk])");
-  }
   if (target.dtype() != DataType::Int32 && target.dtype() != DataType::Int64) {
     ctx.fail("target must be int32 or int64, got " + std::string(dtype_name(target.dtype())));
   }
-  if (weight.defined()) {
-    if (weight.dtype() != input.dtype()) {
-      ctx.fail("weight must have the input's type " + std::string(dtype_name(input.dtype())) +
-               ", got " + std::string(dtype_name(weight.dtype())));
-    }
-    if (weight.rank() != 1 || weight.shape()[0] != x[1]) {
-      ctx.fail("weight must have shape [C] = [" + std::to_string(x[1]) + "], got " +
-               weight.shape().to_string());
-    }
+  if (weight.defined() && weight.dtype() != input.dtype()) {
+    ctx.fail("weight must have the input's type " + std::string(dtype_name(input.dtype())) +
+             ", got " + std::string(dtype_name(weight.dtype())));
   }
-  LossGeometry g;
-  g.batch = x[0];
-  g.classes = x[1];
-  for (size_t d = 2; d < x.size(); ++d) g.spatial *= x[d];
-  return g;
+  std::string error;
+  const std::optional<LossGeometry> g = loss_geometry(
+      input.shape(), target.shape(), weight.defined() ? &weight.shape() : nullptr, error);
+  if (!g) ctx.fail(error);
+  return *g;
 }
 
 // Fails on a target that is neither a class in [0, C) nor the ignore_index. Runs before the
 // parallel loops, which must not throw.
 template <class Index>
 void check_targets(const OpContext& ctx, const Index* target, const LossGeometry& g,
-                   const LossAttributes& a) {
+                   const LossAttrs& a) {
   for (int64_t s = 0; s < g.samples(); ++s) {
     const int64_t cls = static_cast<int64_t>(target[s]);
     if (a.has_ignore_index && cls == a.ignore_index) continue;
@@ -119,7 +75,7 @@ void check_targets(const OpContext& ctx, const Index* target, const LossGeometry
 // work one call of it takes, for sizing the parallel split.
 template <class T, class Index, class LogProbAt>
 void negative_log_likelihood(OpContext& ctx, const LossGeometry& g, const Index* target,
-                             const T* weight, const LossAttributes& a, int64_t cost,
+                             const T* weight, const LossAttrs& a, int64_t cost,
                              LogProbAt&& log_prob_at) {
   using C = Compute<T>;
   check_targets(ctx, target, g, a);
@@ -138,7 +94,7 @@ void negative_log_likelihood(OpContext& ctx, const LossGeometry& g, const Index*
   const int64_t samples = g.samples();
   constexpr int64_t kWorkPerTask = 16384;
 
-  if (a.reduction == Reduction::kNone) {
+  if (a.reduction == LossReduction::None) {
     // One loss per sample: the target's shape.
     const Shape& out_shape = ctx.input(1).shape();
     T* out = ctx.allocate_output(0, dtype_of<T>, out_shape).template mutable_data<T>();
@@ -175,7 +131,7 @@ void negative_log_likelihood(OpContext& ctx, const LossGeometry& g, const Index*
     total_weight += weight_sums[b];
   }
   // A mean over no (or only ignored) samples is 0 / 0 = NaN, as in the reference.
-  if (a.reduction == Reduction::kMean) loss /= total_weight;
+  if (a.reduction == LossReduction::Mean) loss /= total_weight;
   T* out = ctx.allocate_output(0, dtype_of<T>, Shape{}).template mutable_data<T>();
   out[0] = static_cast<T>(static_cast<C>(loss));
 }
@@ -201,7 +157,7 @@ const T* optional_data(const Tensor& t) {
 }
 
 CpuKernel make_negative_log_likelihood_loss(const NodeInfo& info) {
-  const LossAttributes attributes = parse_loss_attributes(info);
+  const LossAttrs attributes = parse_loss_attrs(info);
   return [attributes](OpContext& ctx) {
     const Tensor& input = ctx.input(0);
     const Tensor& target = ctx.input(1);
@@ -250,7 +206,7 @@ void log_softmax_over_classes(const T* x, T* y, const LossGeometry& g) {
 }
 
 CpuKernel make_softmax_cross_entropy_loss(const NodeInfo& info) {
-  const LossAttributes attributes = parse_loss_attributes(info);
+  const LossAttrs attributes = parse_loss_attrs(info);
   return [attributes](OpContext& ctx) {
     const Tensor& scores = ctx.input(0);
     const Tensor& labels = ctx.input(1);

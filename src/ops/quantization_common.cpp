@@ -11,46 +11,11 @@ namespace kiln {
 
 QuantParamLayout quant_param_layout(const OpContext& ctx, const Shape& x, const Tensor& param,
                                     int64_t axis, int64_t block_size, const char* what) {
-  QuantParamLayout l;
-  l.outer = x.element_count();  // per-tensor: one pass over every element
-  if (param.element_count() == 1) return l;
-  const auto rank = static_cast<int64_t>(x.size());
-  if (rank == 0) {
-    ctx.fail(std::string(what) + " of shape " + param.shape().to_string() +
-             " has more than one value for a scalar input");
-  }
-  const int64_t ax = checked_axis(ctx, axis, rank, "axis");
-  l.outer = 1;
-  for (int64_t d = 0; d < ax; ++d) l.outer *= x[d];
-  l.extent = x[ax];
-  l.inner = 1;
-  for (int64_t d = ax + 1; d < rank; ++d) l.inner *= x[d];
-
-  if (block_size <= 0) {
-    if (param.rank() != 1 || param.shape()[0] != l.extent) {
-      ctx.fail(std::string(what) + " of shape " + param.shape().to_string() +
-               " is neither a single value nor one value per index of axis " + std::to_string(ax) +
-               " of the input " + x.to_string());
-    }
-    l.axis_stride = 1;
-    return l;
-  }
-  // Blocked: x's shape, with ceil(extent / block_size) along the axis.
-  const int64_t blocks = l.extent == 0 ? 0 : (l.extent - 1) / block_size + 1;
-  bool fits = param.rank() == static_cast<size_t>(rank);
-  for (int64_t d = 0; fits && d < rank; ++d) {
-    fits = param.shape()[d] == (d == ax ? blocks : x[d]);
-  }
-  if (!fits) {
-    ctx.fail(std::string(what) + " of shape " + param.shape().to_string() +
-             " does not fit blocks of " + std::to_string(block_size) + " along axis " +
-             std::to_string(ax) + " of the input " + x.to_string());
-  }
-  l.block = block_size;
-  l.inner_stride = 1;
-  l.axis_stride = l.inner;
-  l.outer_stride = blocks * l.inner;
-  return l;
+  std::string error;
+  const std::optional<QuantParamLayout> l =
+      quant_param_layout(x, param.shape(), axis, block_size, what, error);
+  if (!l) ctx.fail(error);
+  return *l;
 }
 
 std::vector<double> values_as_double(const Tensor& t) {
@@ -67,42 +32,6 @@ std::vector<double> values_as_double(const Tensor& t) {
     }
   });
   return out;
-}
-
-bool quantized_int_range(DataType t, IntRange& range) {
-  switch (t) {
-    case DataType::UInt8:
-      range = {0, 255};
-      return true;
-    case DataType::Int8:
-      range = {-128, 127};
-      return true;
-    case DataType::UInt16:
-      range = {0, 65535};
-      return true;
-    case DataType::Int16:
-      range = {-32768, 32767};
-      return true;
-    case DataType::UInt4:
-      range = {0, 15};
-      return true;
-    case DataType::Int4:
-      range = {-8, 7};
-      return true;
-    case DataType::UInt2:
-      range = {0, 3};
-      return true;
-    case DataType::Int2:
-      range = {-2, 1};
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_quantized_float_type(DataType t) {
-  return t == DataType::Float8E4M3FN || t == DataType::Float8E4M3FNUZ ||
-         t == DataType::Float8E5M2 || t == DataType::Float8E5M2FNUZ || t == DataType::Float4E2M1;
 }
 
 double round_to_precision(double v, DataType t) {

@@ -13,26 +13,11 @@
 #include "core/thread_pool.h"
 #include "kernels/op_context.h"
 #include "kiln/tensor.h"
+#include "opdefs/quantize_linear.h"
 
 namespace kiln {
 
 class OpRegistry;
-
-// How one parameter tensor (a scale or a zero point) covers a quantized tensor x seen as
-// [outer, extent, inner] around the quantization axis. The parameter of the element at
-// (o, a, i) is at o * outer_stride + (a / block) * axis_stride + i * inner_stride:
-//   per-tensor  all strides 0;
-//   per-axis    axis_stride 1 (one value per index of the axis);
-//   blocked     the parameter has x's shape but ceil(extent / block) along the axis.
-struct QuantParamLayout {
-  int64_t outer = 1, extent = 1, inner = 1;
-  int64_t block = 1;
-  int64_t outer_stride = 0, axis_stride = 0, inner_stride = 0;
-
-  int64_t param_index(int64_t o, int64_t a, int64_t i) const {
-    return o * outer_stride + (a / block) * axis_stride + i * inner_stride;
-  }
-};
 
 // The layout of `param` (named `what` in errors) for a tensor of shape `x`: a single value is
 // per-tensor whatever the axis; otherwise block_size 0 asks for a 1-D per-axis parameter and a
@@ -58,13 +43,6 @@ void for_each_quantized(const QuantParamLayout& l, Body&& body) {
 
 // The elements of a numeric tensor as doubles (exact for every type kiln quantizes to).
 std::vector<double> values_as_double(const Tensor& t);
-
-// The closed range of a quantized integer type; false for the float types.
-struct IntRange {
-  int64_t lo = 0, hi = 0;
-};
-bool quantized_int_range(DataType t, IntRange& range);
-bool is_quantized_float_type(DataType t);  // the float8 types and float4e2m1
 
 // `v` rounded to the nearest value of the float type `t` (float32, float16, bfloat16 or
 // float64), ties to even, as a double: the result of an operation done in that precision.

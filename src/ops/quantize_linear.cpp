@@ -22,54 +22,13 @@ namespace {
 
 std::string type_name(DataType t) { return std::string(dtype_name(t)); }
 
-bool is_division_precision(DataType t) {
-  return t == DataType::Float32 || t == DataType::Float16 || t == DataType::BFloat16 ||
-         t == DataType::Float64;
-}
-
 bool is_dequantized_type(DataType t) {
   return t == DataType::Float32 || t == DataType::Float16 || t == DataType::BFloat16;
 }
 
-// A dtype attribute (output_dtype, precision): Undefined when absent or 0.
-DataType dtype_attr(const NodeInfo& info, const char* name) {
-  const int64_t code = info.attr_int(name, 0);
-  if (code == 0) return DataType::Undefined;
-  if (code < 0 || code > INT32_MAX || !is_valid_dtype(static_cast<int32_t>(code))) {
-    info.fail(std::string(name) + " " + std::to_string(code) + " is not an ONNX element type");
-  }
-  return static_cast<DataType>(code);
-}
-
-struct QuantAttrs {
-  int64_t axis = 1;
-  int64_t block_size = 0;
-  bool saturate = true;
-  DataType output_dtype = DataType::Undefined;
-  DataType precision = DataType::Undefined;  // QuantizeLinear only
-};
-
-QuantAttrs parse_quant_attrs(const NodeInfo& info, bool quantize) {
-  QuantAttrs a;
-  a.axis = info.attr_int("axis", 1);
-  a.block_size = info.attr_int("block_size", 0);
-  if (a.block_size < 0) info.fail("block_size must be >= 0, not " + std::to_string(a.block_size));
-  a.saturate = info.attr_int("saturate", 1) != 0;
-  a.output_dtype = dtype_attr(info, "output_dtype");
-  if (quantize) {
-    IntRange r;
-    if (a.output_dtype != DataType::Undefined && !quantized_int_range(a.output_dtype, r) &&
-        !is_quantized_float_type(a.output_dtype)) {
-      info.fail("output_dtype " + type_name(a.output_dtype) + " is not a quantized type");
-    }
-    a.precision = dtype_attr(info, "precision");
-    if (a.precision != DataType::Undefined && !is_division_precision(a.precision)) {
-      info.fail("precision " + type_name(a.precision) + " is not a float type");
-    }
-  } else if (a.output_dtype != DataType::Undefined && !is_dequantized_type(a.output_dtype)) {
-    info.fail("output_dtype " + type_name(a.output_dtype) + " is not float32, float16 or bfloat16");
-  }
-  return a;
+bool is_division_precision(DataType t) {
+  return t == DataType::Float32 || t == DataType::Float16 || t == DataType::BFloat16 ||
+         t == DataType::Float64;
 }
 
 // The zero point's values: empty when absent; one value or one per scale value otherwise.

@@ -8,6 +8,8 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/cumulative.h"
+#include "opdefs/top_k.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
 
@@ -81,10 +83,9 @@ void accumulate_along_axis(const T* in, T* out, const AxisSplit& s, bool exclusi
 
 template <Accumulation Op>
 CpuKernel make_accumulation(const NodeInfo& info) {
-  const bool exclusive = info.attr_int("exclusive", 0) != 0;
-  const bool reverse = info.attr_int("reverse", 0) != 0;
+  const CumulativeAttrs attrs = parse_cumulative_attrs(info);
   const std::string op = info.op_type();
-  return [exclusive, reverse, op](OpContext& ctx) {
+  return [attrs, op](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Tensor& axis_t = ctx.input(1);
     if (axis_t.element_count() != 1 || axis_t.rank() > 1) {
@@ -101,7 +102,8 @@ CpuKernel make_accumulation(const NodeInfo& info) {
     visit_dtype(x.dtype(), [&]<class T>() {
       if constexpr (is_plain_int_v<T> || std::is_floating_point_v<T> ||
                     std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-        accumulate_along_axis<Op>(x.data<T>(), y.mutable_data<T>(), s, exclusive, reverse);
+        accumulate_along_axis<Op>(x.data<T>(), y.mutable_data<T>(), s, attrs.exclusive,
+                                  attrs.reverse);
       } else {
         ctx.fail("unsupported type " + type_name(x.dtype()));
       }
@@ -170,18 +172,14 @@ void top_k(const T* in, T* values, int64_t* indices, const AxisSplit& s, int64_t
 }
 
 CpuKernel make_top_k(const NodeInfo& info) {
-  const int64_t axis_attr = info.attr_int("axis", -1);
-  const bool largest = info.attr_int("largest", 1) != 0;
-  const bool sorted = info.attr_int("sorted", 1) != 0;
-  const int opset = info.opset();
-  const int64_t k_attr = opset < 10 ? info.required_int("k") : 0;
-  return [axis_attr, largest, sorted, opset, k_attr](OpContext& ctx) {
+  const TopKAttrs attrs = parse_top_k_attrs(info);
+  return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const int64_t rank = static_cast<int64_t>(x.rank());
     if (rank == 0) ctx.fail("input must have rank >= 1");
-    const int64_t axis = normalize_axis(axis_attr, rank, "TopK");
-    int64_t k = k_attr;
-    if (opset >= 10) {
+    const int64_t axis = normalize_axis(attrs.axis, rank, "TopK");
+    int64_t k = attrs.k;
+    if (attrs.k_is_input) {
       const Tensor& k_t = ctx.input(1);
       if (k_t.element_count() != 1 || k_t.rank() > 1) {
         ctx.fail("K must be a 1-D tensor with one value, got shape " + k_t.shape().to_string());
@@ -202,12 +200,12 @@ CpuKernel make_top_k(const NodeInfo& info) {
     if (k == 0 || s.outer * s.inner == 0) return;
     visit_dtype(x.dtype(), [&]<class T>() {
       if constexpr (is_plain_int_v<T> || is_float_like_v<T>) {
-        if (largest) {
+        if (attrs.largest) {
           top_k<T, true>(x.data<T>(), values.mutable_data<T>(), indices.mutable_data<int64_t>(), s,
-                         k, sorted);
+                         k, attrs.sorted);
         } else {
           top_k<T, false>(x.data<T>(), values.mutable_data<T>(), indices.mutable_data<int64_t>(), s,
-                          k, sorted);
+                          k, attrs.sorted);
         }
       } else {
         ctx.fail("unsupported type " + type_name(x.dtype()));

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -278,6 +279,450 @@ void add_attention_cases(std::vector<OpCase>& c) {
                 }};
   hidden.on_pixel = false;
   c.push_back(hidden);
+}
+
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (GPU-compute only): every reduction,
+// with and without weights, an ignore_index among the targets (negative too), int32 and int64
+// targets, spatial dimensions, more samples than the reducing workgroup, a mean over only
+// ignored samples (NaN), and SoftmaxCrossEntropyLoss's log_prob output.
+void add_loss_cases(std::vector<OpCase>& c) {
+  struct LossCase {
+    std::string name;
+    Shape x;
+    const char* reduction = "mean";
+    bool weight = false;
+    std::optional<int64_t> ignore_index;
+    DataType target_type = DataType::Int64;
+    bool all_ignored = false;
+  };
+  const std::vector<LossCase> losses = {
+      {.name = "none", .x = {3, 5}, .reduction = "none"},
+      {.name = "sum_weight", .x = {3, 5}, .reduction = "sum", .weight = true},
+      {.name = "mean", .x = {4, 6}},
+      {.name = "mean_weight_ii_int32",
+       .x = {2, 4, 3, 2},
+       .weight = true,
+       .ignore_index = 1,
+       .target_type = DataType::Int32},
+      {.name = "none_weight_negative_ii",
+       .x = {2, 3, 4, 5},
+       .reduction = "none",
+       .weight = true,
+       .ignore_index = -1},
+      {.name = "sum_many_samples", .x = {4, 7, 300}, .reduction = "sum", .ignore_index = 2},
+      {.name = "mean_weight_many_samples", .x = {3, 5, 211}, .weight = true},
+      {.name = "mean_all_ignored", .x = {2, 3}, .ignore_index = 2, .all_ignored = true},
+  };
+  for (const LossCase& l : losses) {
+    for (const char* op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+      for (int outputs : {1, 2}) {
+        const bool sce = std::string(op) == "SoftmaxCrossEntropyLoss";
+        if (!sce && outputs == 2) continue;
+        c.push_back({std::string(sce ? "SCELoss_" : "NLLLoss_") + l.name +
+                         (outputs == 2 ? "_log_prob" : ""),
+                     [l, op, outputs] {
+                       const int64_t classes = l.x[1];
+                       Shape t_shape = l.x;
+                       t_shape.erase(1);
+                       const int lo = l.ignore_index && *l.ignore_index < 0 ? -1 : 0;
+                       Tensor target = random_int<int64_t>(t_shape, 190, lo, int(classes) - 1);
+                       if (l.all_ignored) {
+                         std::vector<int64_t> v(static_cast<size_t>(t_shape.element_count()),
+                                                *l.ignore_index);
+                         target = i64(t_shape, v);
+                       }
+                       if (l.target_type == DataType::Int32) {
+                         target = random_int<int32_t>(t_shape, 190, lo, int(classes) - 1);
+                       }
+                       OpTest t(op);
+                       t.input(random_f32(l.x, 191, -4.0f, 1.0f)).input(target);
+                       if (l.weight) t.input(random_f32({classes}, 192, 0.1f, 2.0f));
+                       t.attr("reduction", l.reduction).outputs(outputs);
+                       if (l.ignore_index) t.attr("ignore_index", *l.ignore_index);
+                       return t;
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+}
+
+// Trilu (GPU-compute only): upper and lower, k inside and beyond the matrix, batches of
+// non-square matrices, int64, int32 and float32.
+void add_trilu_cases(std::vector<OpCase>& c) {
+  for (int64_t upper : {0, 1}) {
+    for (int64_t k : {int64_t{0}, int64_t{2}, int64_t{-1}, int64_t{9}, int64_t{-7}}) {
+      c.push_back({"Trilu_" + std::string(upper ? "upper" : "lower") + "_k" +
+                       (k < 0 ? "m" + std::to_string(-k) : std::to_string(k)),
+                   [upper, k] {
+                     return OpTest("Trilu")
+                         .input(random_int<int64_t>({2, 4, 6}, 193, -100, 100))
+                         .input(i64({}, {k}))
+                         .constant_input(1)
+                         .attr("upper", upper);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  c.push_back({"Trilu_no_k_int32",
+               [] { return OpTest("Trilu").input(random_int<int32_t>({5, 3}, 194)); }});
+  c.back().on_pixel = false;
+  c.push_back({"Trilu_lower_float32", [] {
+                 return OpTest("Trilu")
+                     .input(random_f32({3, 1, 7, 7}, 195))
+                     .input(i64({}, {1}))
+                     .constant_input(1)
+                     .attr("upper", int64_t{0});
+               }});
+  c.back().on_pixel = false;
+}
+
+// GridSample (GPU-compute only): every mode, padding and align_corners over 2-D and 3-D inputs
+// with several channels and batches, and grid positions well outside [-1, 1].
+void add_grid_sample_cases(std::vector<OpCase>& c) {
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      for (int64_t align : {0, 1}) {
+        for (int spatial : {2, 3}) {
+          if (spatial == 3 && std::string(mode) == "cubic") continue;  // 64 taps: the CPU's too
+          c.push_back({"GridSample_" + std::string(mode) + "_" + padding + "_align" +
+                           std::to_string(align) + "_" + std::to_string(spatial) + "d",
+                       [mode, padding, align, spatial] {
+                         const Shape x = spatial == 2 ? Shape{2, 3, 5, 4} : Shape{2, 2, 3, 4, 5};
+                         const Shape g =
+                             spatial == 2 ? Shape{2, 6, 7, 2} : Shape{2, 3, 2, 4, 3};
+                         return OpTest("GridSample", 22)
+                             .input(random_f32(x, 197))
+                             .input(random_f32(g, 198, -1.7f, 1.7f))
+                             .attr("mode", mode)
+                             .attr("padding_mode", padding)
+                             .attr("align_corners", align);
+                       }});
+          c.back().on_pixel = false;
+          // Cubic sums 16 float32 products of weights up to 1.2 with values up to 2, which the
+          // CPU sums in double: float32 rounding alone is ~1e-6 absolute.
+          if (std::string(mode) == "cubic") c.back().atol = 1e-5;
+        }
+      }
+    }
+  }
+}
+
+// Scatters (GPU-compute only): every reduction on float32 and int32 data, int64 data without
+// one, negative and duplicate indices (applied in the CPU's order), indices smaller than data,
+// int32 indices, ScatterND over element, row and slice tuples, and the deprecated Scatter.
+void add_scatter_cases(std::vector<OpCase>& c) {
+  auto data_of = [](DataType dt, const Shape& s, unsigned seed) {
+    if (dt == DataType::Float32) return random_f32(s, seed);
+    if (dt == DataType::Int32) return random_int<int32_t>(s, seed, -9, 9);
+    return few_values(DataType::Int64, s, seed);
+  };
+  const std::vector<std::pair<DataType, const char*>> variants = {
+      {DataType::Float32, "none"}, {DataType::Float32, "add"}, {DataType::Float32, "mul"},
+      {DataType::Float32, "max"},  {DataType::Float32, "min"}, {DataType::Int32, "add"},
+      {DataType::Int32, "mul"},    {DataType::Int32, "max"},   {DataType::Int32, "min"},
+      {DataType::Int64, "none"}};
+  for (const auto& [dt, reduction] : variants) {
+    const std::string suffix = std::string(dtype_name(dt)) + "_" + reduction;
+    for (int64_t axis : {0, 1, -1}) {
+      c.push_back({"ScatterElements_axis" + std::to_string(axis + 1) + "_" + suffix,
+                   [data_of, dt, reduction, axis] {
+                     // Indices smaller than data outside the axis; 7 updates per axis line
+                     // into 4 or 5 slots make duplicates.
+                     const Shape data{4, 5, 3};
+                     Shape idx{3, 4, 2};
+                     const int64_t a = axis < 0 ? axis + 3 : axis;
+                     idx[a] = 7;
+                     const int dim = static_cast<int>(data[a]);
+                     return OpTest("ScatterElements", 18)
+                         .input(data_of(dt, data, 200))
+                         .input(random_int<int64_t>(idx, 201, -dim, dim - 1))
+                         .input(data_of(dt, idx, 202))
+                         .attr("axis", axis)
+                         .attr("reduction", reduction);
+                   }});
+      c.back().on_pixel = false;
+    }
+    // ScatterND: element tuples (k = rank), row tuples (k = 1) and k = 2, duplicates among them.
+    for (int64_t k : {1, 2, 3}) {
+      c.push_back({"ScatterND_k" + std::to_string(k) + "_" + suffix,
+                   [data_of, dt, reduction, k] {
+                     const Shape data{4, 3, 5};
+                     Shape idx{6, k};
+                     Shape upd{6};
+                     for (int64_t d = k; d < 3; ++d) upd.push_back(data[d]);
+                     std::vector<int64_t> v = random_int<int64_t>(idx, 203, -3, 2)
+                                                  .to_vector<int64_t>();
+                     return OpTest("ScatterND", 18)
+                         .input(data_of(dt, data, 204))
+                         .input(i64(idx, v))
+                         .input(data_of(dt, upd, 205))
+                         .attr("reduction", reduction);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  c.push_back({"ScatterElements_int32_indices", [] {
+                 return OpTest("ScatterElements", 18)
+                     .input(random_f32({5, 4}, 206))
+                     .input(random_int<int32_t>({2, 4}, 207, -5, 4))
+                     .input(random_f32({2, 4}, 208))
+                     .attr("reduction", "add");
+               }});
+  c.back().on_pixel = false;
+  c.push_back({"Scatter_opset10", [] {
+                 return OpTest("Scatter", 10)
+                     .input(random_f32({3, 6}, 209))
+                     .input(i64({3, 2}, {0, 5, -1, 2, 3, 4}))
+                     .input(random_f32({3, 2}, 210))
+                     .attr("axis", int64_t{1});
+               }});
+  c.back().on_pixel = false;
+}
+
+// A tensor of integer type `dt` (8 or 16 bits an element as kiln holds them: the 4- and 2-bit
+// types a sign-extended byte each) with random values in the type's range.
+Tensor random_quantized(DataType dt, const Shape& shape, unsigned seed) {
+  const std::map<DataType, std::pair<int, int>> ranges = {
+      {DataType::Int8, {-128, 127}}, {DataType::UInt8, {0, 255}},
+      {DataType::Int16, {-32768, 32767}}, {DataType::UInt16, {0, 65535}},
+      {DataType::Int4, {-8, 7}}, {DataType::UInt4, {0, 15}},
+      {DataType::Int2, {-2, 1}}, {DataType::UInt2, {0, 3}}};
+  const auto [lo, hi] = ranges.at(dt);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  Tensor t = Tensor::zeros(dt, shape);
+  const bool wide = dt == DataType::Int16 || dt == DataType::UInt16;
+  for (int64_t i = 0; i < shape.element_count(); ++i) {
+    const int v = dist(rng);
+    if (wide) {
+      static_cast<uint16_t*>(t.mutable_raw_data())[i] = static_cast<uint16_t>(v);
+    } else {
+      static_cast<uint8_t*>(t.mutable_raw_data())[i] = static_cast<uint8_t>(v);
+    }
+  }
+  return t;
+}
+
+// QuantizeLinear and DequantizeLinear (GPU-compute only) for every integer type the kernel
+// takes, per tensor, per axis and blocked, with and without a zero point; quantized values
+// include exact ties (x / scale = k + 0.5), NaN, infinities and values beyond the type's range,
+// and non-dyadic scales whose quotients Vulkan's division may round differently.
+void add_quantize_cases(std::vector<OpCase>& c) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<DataType> types = {DataType::Int8,  DataType::UInt8, DataType::Int16,
+                                       DataType::UInt16, DataType::Int4, DataType::UInt4,
+                                       DataType::Int2,  DataType::UInt2};
+  enum class Layout { Tensor, Axis, Blocked };
+  for (DataType dt : types) {
+    for (Layout layout : {Layout::Tensor, Layout::Axis, Layout::Blocked}) {
+      for (bool zero_point : {false, true}) {
+        const std::string name = std::string(dtype_name(dt)) +
+                                 (layout == Layout::Tensor ? "_tensor"
+                                  : layout == Layout::Axis ? "_axis"
+                                                           : "_blocked") +
+                                 (zero_point ? "_zp" : "");
+        // x [3, 7, 4] quantized along axis 1: 7 scales, or blocks of 3 (3 blocks, the last
+        // short).
+        auto params = [dt, layout, zero_point](OpTest& t, float lo, float hi) {
+          Shape ps = layout == Layout::Tensor ? Shape{}
+                     : layout == Layout::Axis ? Shape{7}
+                                              : Shape{3, 3, 4};
+          t.input(random_f32(ps, 211, lo, hi)).constant_input(1);
+          if (zero_point) t.input(random_quantized(dt, ps, 212)).constant_input(2);
+          t.attr("axis", int64_t{1});
+          if (layout == Layout::Blocked) t.attr("block_size", int64_t{3});
+        };
+        c.push_back({"DequantizeLinear_" + name, [dt, params] {
+                       OpTest t("DequantizeLinear", 21);
+                       t.input(random_quantized(dt, {3, 7, 4}, 213));
+                       params(t, 0.01f, 3.0f);
+                       return t;
+                     }});
+        c.back().on_pixel = false;
+        c.push_back({"QuantizeLinear_" + name, [dt, params, inf] {
+                       OpTest t("QuantizeLinear", 21);
+                       std::vector<float> x = random_f32({3, 7, 4}, 214, -300.0f, 300.0f)
+                                                  .to_vector<float>();
+                       x[0] = std::nanf("");
+                       x[1] = inf;
+                       x[2] = -inf;
+                       x[3] = 1e30f;
+                       t.input(f32({3, 7, 4}, x));
+                       params(t, 0.3f, 9.0f);
+                       return t;
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+  // Ties: x / 2 = k + 0.5 round to even, before the zero point is added.
+  c.push_back({"QuantizeLinear_ties", [] {
+                 return OpTest("QuantizeLinear", 21)
+                     .input(f32({8}, {1.0f, 3.0f, 5.0f, -1.0f, -3.0f, -5.0f, 0.0f, -0.0f}))
+                     .input(Tensor::scalar<float>(2.0f))
+                     .input(random_quantized(DataType::Int8, {}, 215))
+                     .constant_input(1)
+                     .constant_input(2);
+               }});
+  c.back().on_pixel = false;
+}
+
+// TopK (GPU-compute only): float32 with ties and a NaN, int32, and int64 values differing only
+// above 32 bits; every axis, largest and smallest, k from 0 to the whole line, and opset 1's k
+// attribute. Values and int64 indices both compared exactly.
+void add_top_k_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+    for (int64_t axis : {0, 1, -1}) {
+      for (int64_t largest : {0, 1}) {
+        for (int64_t k : {0, 1, 3, 5}) {
+          c.push_back({"TopK_" + std::string(dtype_name(dt)) + "_axis" +
+                           std::to_string(axis + 1) + (largest ? "_largest" : "_smallest") +
+                           "_k" + std::to_string(k),
+                       [dt, axis, largest, k] {
+                         // Every axis is at least 5 long.
+                         return OpTest("TopK", 11)
+                             .input(few_values(dt, {5, 6, 7}, 223))
+                             .input(i64({1}, {k}))
+                             .constant_input(1)
+                             .outputs(2)
+                             .attr("axis", axis)
+                             .attr("largest", largest);
+                       }});
+          c.back().on_pixel = false;
+        }
+      }
+    }
+  }
+  c.push_back({"TopK_opset1_k_attribute", [] {
+                 return OpTest("TopK", 1)
+                     .input(random_f32({4, 9}, 224))
+                     .outputs(2)
+                     .attr("k", int64_t{4});
+               }});
+  c.back().on_pixel = false;
+}
+
+// CumSum and CumProd (GPU-compute only): float32 and int32 (wrapping products), every axis
+// (negative too, int32 and int64 axis tensors), exclusive and reverse.
+void add_cumulative_cases(std::vector<OpCase>& c) {
+  for (const char* op : {"CumSum", "CumProd"}) {
+    const bool product = std::string(op) == "CumProd";
+    for (DataType dt : {DataType::Float32, DataType::Int32}) {
+      for (int64_t axis : {0, 1, -1}) {
+        for (int64_t exclusive : {0, 1}) {
+          for (int64_t reverse : {0, 1}) {
+            c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_axis" +
+                             std::to_string(axis + 1) + (exclusive ? "_exclusive" : "") +
+                             (reverse ? "_reverse" : ""),
+                         [op, product, dt, axis, exclusive, reverse] {
+                           // Products of values near 1 stay finite; int32 ones overflow and wrap.
+                           const Shape x{4, 6, 9};
+                           Tensor in = dt == DataType::Float32
+                                           ? random_f32(x, 225, product ? 0.6f : -2.0f,
+                                                        product ? 1.5f : 2.0f)
+                                           : random_int<int32_t>(x, 226, -99, 99);
+                           Tensor axis_t = axis == 1 ? Tensor::scalar<int32_t>(1)
+                                                     : i64({}, {axis});
+                           return OpTest(op)
+                               .input(in)
+                               .input(axis_t)
+                               .constant_input(1)
+                               .attr("exclusive", exclusive)
+                               .attr("reverse", reverse);
+                         }});
+            c.back().on_pixel = false;
+          }
+        }
+      }
+    }
+  }
+}
+
+// OneHot (GPU-compute only): float32 indices (fractions, NaN, negatives, out of range), int32
+// and int64 ones (beyond 32 bits too); float32, int32 and int64 values; every axis; a
+// fractional float32 depth and an int64 one.
+void add_one_hot_cases(std::vector<OpCase>& c) {
+  const Tensor float_indices = f32(
+      {2, 5}, {0.0f, 2.7f, -1.2f, std::nanf(""), 9.0f, -7.0f, 4.999f, -0.5f, 3.0f, 1e10f});
+  const Tensor int32_indices = Tensor::from_data<int32_t>({2, 3}, {0, -1, 5, 6, -6, 2});
+  const Tensor int64_indices = i64({5}, {1, -3, int64_t{1} << 33, -(int64_t{1} << 40), 4});
+  const std::vector<std::pair<std::string, Tensor>> indices = {
+      {"float32", float_indices}, {"int32", int32_indices}, {"int64", int64_indices}};
+  const std::vector<Tensor> values = {f32({2}, {-0.5f, 2.25f}),
+                                      Tensor::from_data<int32_t>({2}, {7, -9}),
+                                      i64({2}, {int64_t{3} << 35, -1})};
+  for (const auto& [name, idx] : indices) {
+    for (const Tensor& v : values) {
+      for (int64_t axis : {0, 1, -1}) {
+        c.push_back({"OneHot_" + name + "_indices_" + std::string(dtype_name(v.dtype())) +
+                         "_axis" + std::to_string(axis + 1),
+                     [idx, v, axis] {
+                       Tensor depth = axis == 0 ? f32({}, {6.7f}) : i64({}, {6});
+                       return OpTest("OneHot", 11)
+                           .input(idx)
+                           .input(depth)
+                           .input(v)
+                           .constant_input(1)
+                           .attr("axis", axis);
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+}
+
+// GatherND (GPU-compute only): tuples of every length, batch dims, negative indices, int32
+// indices, and float32, int32 and int64 data.
+void add_gather_nd_cases(std::vector<OpCase>& c) {
+  struct NdCase {
+    int64_t batch_dims, k;
+  };
+  for (const NdCase& n : {NdCase{0, 1}, NdCase{0, 2}, NdCase{0, 3}, NdCase{1, 1}, NdCase{1, 2},
+                          NdCase{2, 1}}) {
+    for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
+      c.push_back({"GatherND_batch" + std::to_string(n.batch_dims) + "_k" + std::to_string(n.k) +
+                       "_" + std::string(dtype_name(dt)),
+                   [n, dt] {
+                     const Shape data{3, 4, 5};
+                     Shape idx(data.begin(), data.begin() + n.batch_dims);
+                     idx.push_back(2);
+                     idx.push_back(n.k);
+                     // Each component in [-3, 2] addresses every dim (all at least 3 long).
+                     return OpTest("GatherND", 13)
+                         .input(few_values(dt, data, 227))
+                         .input(random_int<int64_t>(idx, 228, -3, 2))
+                         .attr("batch_dims", n.batch_dims);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  c.push_back({"GatherND_int32_indices", [] {
+                 return OpTest("GatherND", 13)
+                     .input(random_f32({4, 6}, 229))
+                     .input(random_int<int32_t>({3, 2}, 230, -4, 3));
+               }});
+  c.back().on_pixel = false;
+}
+
+// Bitwise ops (GPU-compute only) on int32 and int64 (values differing above 32 bits, negative
+// ones), broadcast.
+void add_bitwise_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::Int32, DataType::Int64}) {
+    const std::string type(dtype_name(dt));
+    for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+      c.push_back({std::string(op) + "_" + type, [op, dt] {
+                     return OpTest(op, 18)
+                         .input(few_values(dt, {3, 1, 5}, 231))
+                         .input(few_values(dt, {4, 1}, 232));
+                   }});
+      c.back().on_pixel = false;
+    }
+    c.push_back({"BitwiseNot_" + type, [dt] {
+                   return OpTest("BitwiseNot", 18).input(few_values(dt, {2, 7}, 233));
+                 }});
+    c.back().on_pixel = false;
+  }
 }
 
 void add_lstm_cases(std::vector<OpCase>& c) {
@@ -1273,6 +1718,46 @@ std::vector<OpCase> make_cases() {
   }
   add_lstm_cases(c);
   add_attention_cases(c);
+  add_loss_cases(c);
+  add_trilu_cases(c);
+  add_grid_sample_cases(c);
+  add_scatter_cases(c);
+  add_quantize_cases(c);
+  add_top_k_cases(c);
+  add_cumulative_cases(c);
+  add_one_hot_cases(c);
+  add_gather_nd_cases(c);
+  add_bitwise_cases(c);
+  // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
+  c.push_back({"Reshape_float16", [] {
+                 Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
+                 auto* bits = static_cast<uint16_t*>(x.mutable_raw_data());
+                 for (uint16_t i = 0; i < 24; ++i) bits[i] = static_cast<uint16_t>(0x3c00 + 37 * i);
+                 return OpTest("Reshape").input(x).input(i64({2}, {4, -1})).constant_input(1);
+               }});
+  c.back().on_pixel = false;
+  // BitCast between types of equal size is a view with the bytes read as the new type.
+  const std::vector<std::pair<Tensor, DataType>> bit_casts = {
+      {random_f32({3, 4}, 216), DataType::Int32},
+      {random_int<int32_t>({2, 5}, 217, -1000000, 1000000), DataType::UInt32},
+      {few_values(DataType::Int64, {7}, 218), DataType::Float64},
+      {few_values(DataType::Bool, {2, 3}, 219), DataType::UInt8},
+      {random_int<int8_t>({9}, 220, -128, 127), DataType::UInt8}};
+  for (const auto& [x, to] : bit_casts) {
+    c.push_back({"BitCast_" + std::string(dtype_name(x.dtype())) + "_to_" +
+                     std::string(dtype_name(to)),
+                 [x, to] {
+                   return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to));
+                 }});
+    c.back().on_pixel = false;
+  }
+  c.push_back({"Squeeze_bool", [] {
+                 return OpTest("Squeeze")
+                     .input(few_values(DataType::Bool, {3, 1, 5}, 196))
+                     .input(i64({1}, {1}))
+                     .constant_input(1);
+               }});
+  c.back().on_pixel = false;
   return c;
 }
 

@@ -1,7 +1,8 @@
 // Cast and CastLike on the GPU (shaders/cast.comp): element type conversion between float32,
 // float16, bfloat16, int32, int64 and bool, matching the CPU's Cast exactly (truncation toward
 // zero; NaN and out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to
-// bool). Needs no shaderInt64. A cast to the input's own type is a view.
+// bool). Needs no shaderInt64. A cast to the input's own type is a view, and so is BitCast
+// between types of one byte or more of equal size (their bytes are the same).
 //
 // The kernel (cast.h; Attention also converts its 16-bit operands with it) and the adapter that
 // places ONNX nodes on it.
@@ -109,6 +110,19 @@ void record_cast(OpRecorder& r, DataType to) {
                           static_cast<uint64_t>(r.shape(0).element_count()));
 }
 
+// Whether BitCast from `from` to `to` is a view: both held as whole bytes of ONNX's width (not
+// the 4- and 2-bit types, kept a byte each), of one size, and no bool made from other bytes
+// (a bool byte must be 0 or 1; the CPU kernel normalises them).
+bool bit_cast_is_view(DataType from, DataType to) {
+  auto whole_bytes = [](DataType t) {
+    return t != DataType::Undefined && t != DataType::String && t != DataType::Int4 &&
+           t != DataType::UInt4 && t != DataType::Int2 && t != DataType::UInt2 &&
+           t != DataType::Float4E2M1;
+  };
+  return whole_bytes(from) && whole_bytes(to) && dtype_size(from) == dtype_size(to) &&
+         (to != DataType::Bool || from == DataType::Bool);
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(cast);
@@ -121,6 +135,20 @@ void register_cast_ops(OpTable& t) {
       return nullptr;
     }
     return [to](OpRecorder& r) { record_cast(r, to); };
+  });
+  t.add("BitCast", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const DataType from = q.input_types[0];
+    const auto to = static_cast<DataType>(q.info.required_int("to"));
+    if (!bit_cast_is_view(from, to)) {
+      reason = "no GPU kernel reinterpreting " + std::string(dtype_name(from)) + " as " +
+               std::string(dtype_name(to));
+      return nullptr;
+    }
+    return [to](OpRecorder& r) {
+      if (!bit_cast_is_view(r.dtype(0), to))
+        throw RunOnCpu(RunTimeCause::InputKind, "an input type BitCast cannot view");
+      r.output_view(0, 0, r.shape(0), to);
+    };
   });
   t.add("CastLike", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kCastable, reason)) return nullptr;

@@ -1,5 +1,6 @@
 #include "backends/gpu_compute/gather.h"
 
+#include <algorithm>
 #include <span>
 
 #include "backends/gpu_compute/region_copy.h"
@@ -112,6 +113,69 @@ std::optional<GatherPlan> gather_elements_plan(const Shape& data, const Shape& i
   }
   pc.axis_stride = pc.stride[*a];
   return plan;
+}
+
+std::optional<GatherPlan> gather_nd_plan(const Shape& data, const Shape& indices,
+                                         int64_t batch_dims, DataType dtype, DataType index_type) {
+  const std::optional<uint32_t> iw = index_words(index_type);
+  const auto r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
+  if (!iw || r < 1 || q < 1 || batch_dims < 0 || batch_dims >= std::min(r, q))
+    return std::nullopt;
+  const int64_t k = indices[q - 1];
+  if (k < 1 || k > r - batch_dims || k > kGatherMaxRank) return std::nullopt;
+  GatherPlan plan;
+  uint64_t batches = 1, tuples = 1, slice = 1;
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    if (data[d] != indices[d]) return std::nullopt;
+    batches *= static_cast<uint64_t>(data[d]);
+  }
+  for (int64_t d = 0; d < q - 1; ++d) {
+    plan.out_shape.push_back(indices[d]);
+    if (d >= batch_dims) tuples *= static_cast<uint64_t>(indices[d]);
+  }
+  for (int64_t d = batch_dims + k; d < r; ++d) {
+    plan.out_shape.push_back(data[d]);
+    slice *= static_cast<uint64_t>(data[d]);
+  }
+  const uint64_t count = batches * tuples * slice;
+  const uint32_t words = element_words(dtype);
+  if (!fits_words(count, words) || !fits_words(data.element_count(), words) ||
+      !fits_words(indices.element_count(), *iw))
+    return std::nullopt;
+  GatherPushConstants& pc = plan.pc;
+  pc.count = static_cast<uint32_t>(count);
+  pc.elements = 2;
+  pc.words = words;
+  pc.index_words = *iw;
+  pc.n = static_cast<uint32_t>(tuples);
+  pc.inner = static_cast<uint32_t>(slice);
+  pc.rank = static_cast<uint32_t>(k);
+  uint64_t stride = 1;
+  for (int64_t d = r - 1; d >= 0; --d) {
+    if (d >= batch_dims && d < batch_dims + k) {
+      // Nothing is gathered from an empty indexed dim: the CPU kernel reports any index.
+      if (count > 0 && data[d] == 0) return std::nullopt;
+      pc.shape[d - batch_dims] = static_cast<uint32_t>(data[d]);
+      pc.stride[d - batch_dims] = static_cast<uint32_t>(stride);
+    }
+    if (d == batch_dims - 1) pc.axis_stride = static_cast<uint32_t>(stride);  // a batch's
+    stride *= static_cast<uint64_t>(data[d]);
+  }
+  return plan;
+}
+
+bool gather_nd_indices_in_range(const Tensor& indices, const Shape& data, int64_t batch_dims) {
+  const int64_t k = indices.shape().back();
+  auto check = [&](auto* v) {
+    for (int64_t i = 0; i < indices.element_count(); ++i) {
+      const int64_t dim = data[static_cast<size_t>(batch_dims + i % k)];
+      if (v[i] < -dim || v[i] >= dim) return false;
+    }
+    return true;
+  };
+  if (indices.dtype() == DataType::Int32) return check(indices.data<int32_t>());
+  if (indices.dtype() == DataType::Int64) return check(indices.data<int64_t>());
+  return false;
 }
 
 Gather::Gather(Device& device, uint32_t workgroup_size)

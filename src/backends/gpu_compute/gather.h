@@ -1,4 +1,4 @@
-// Host side of shaders/gather.comp: ONNX Gather and GatherElements for 32- and 64-bit data
+// Host side of shaders/gather.comp: ONNX Gather, GatherElements and GatherND for 32- and 64-bit data
 // with int32 or int64 indices. The shader clamps every index into its axis, so indices that
 // live on the device cannot make it read out of bounds; callers with host-resident indices
 // validate them first (gather_indices_in_range) so that bad ones fail with the CPU's message.
@@ -56,6 +56,14 @@ std::optional<GatherPlan> gather_plan(const Shape& data, const Shape& indices, i
                                       DataType dtype, DataType index_type);
 std::optional<GatherPlan> gather_elements_plan(const Shape& data, const Shape& indices,
                                                int64_t axis, DataType dtype, DataType index_type);
+// GatherND with `batch_dims` leading dims shared by data and indices; nullopt likewise (and for
+// tuples longer than 6).
+std::optional<GatherPlan> gather_nd_plan(const Shape& data, const Shape& indices,
+                                         int64_t batch_dims, DataType dtype, DataType index_type);
+
+// Whether every tuple of the host GatherND indices (int32 or int64, the last dim k long)
+// addresses data: component j in [-dim, dim) for data's dim batch_dims + j.
+bool gather_nd_indices_in_range(const Tensor& indices, const Shape& data, int64_t batch_dims);
 
 class Gather {
  public:

@@ -72,9 +72,13 @@ const Buffer& OpRecorder::scratch(size_t bytes) {
 }
 
 void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
+  output_view(k, source, shape, run_.inputs[source].dtype());
+}
+
+void OpRecorder::output_view(size_t k, size_t source, const Shape& shape, DataType dtype) {
   buffer(source);  // a host input goes to the device first
   const Tensor& in = run_.inputs[source];
-  auto impl = std::make_shared<TensorImpl>(in.dtype(), shape, nullptr);
+  auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);
   if (device_tensor_of(in, *context_)) {
     impl->device = in.impl()->device;
   } else {

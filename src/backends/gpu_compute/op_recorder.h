@@ -45,6 +45,8 @@ class OpRecorder {
   const Buffer& output(size_t k, DataType dtype, const Shape& shape);
   // Output k as input `source`'s device data under another shape (Reshape and friends).
   void output_view(size_t k, size_t source, const Shape& shape);
+  // The same, its bytes read as `dtype` (BitCast): the caller checks the element sizes match.
+  void output_view(size_t k, size_t source, const Shape& shape, DataType dtype);
   // A device copy of kernel-side host data (lookup tables), alive until the work using it is
   // done.
   const Buffer& upload(std::span<const std::byte> bytes);

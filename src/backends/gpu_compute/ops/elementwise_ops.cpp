@@ -45,7 +45,7 @@ bool has_zero(const Tensor& t) {
 void record_integer(OpRecorder& r, IntegerOp op) {
   if (!r.device().info().has_int64)
     throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
-  const bool unary = op == IntegerOp::Neg || op == IntegerOp::Abs;
+  const bool unary = op == IntegerOp::Neg || op == IntegerOp::Abs || op == IntegerOp::BitwiseNot;
   const size_t k_b = unary ? 0 : 1;
   if (r.dtype(k_b) != r.dtype(0)) throw RunOnCpu(RunTimeCause::InputKind, "operand types differ");
   const bool divides = op == IntegerOp::Div || op == IntegerOp::Mod || op == IntegerOp::FMod;
@@ -208,6 +208,14 @@ OpFactory signed_unary(UnaryOp float_op, IntegerOp int_op) {
   };
 }
 
+// BitwiseNot: int32/int64 only, through the integer kernel.
+OpFactory bitwise_not() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 0, 1)) return nullptr;
+    return [](OpRecorder& r) { record_integer(r, IntegerOp::BitwiseNot); };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(elementwise);
@@ -230,6 +238,10 @@ void register_elementwise_ops(OpTable& t) {
   t.add("PRelu", prelu_factory());
 
   t.add("Abs", signed_unary(UnaryOp::Abs, IntegerOp::Abs));
+  t.add("BitwiseAnd", binary_factory(std::nullopt, IntegerOp::BitwiseAnd));
+  t.add("BitwiseOr", binary_factory(std::nullopt, IntegerOp::BitwiseOr));
+  t.add("BitwiseXor", binary_factory(std::nullopt, IntegerOp::BitwiseXor));
+  t.add("BitwiseNot", bitwise_not());
   t.add("Neg", signed_unary(UnaryOp::Neg, IntegerOp::Neg));
   // Every other op of the shared table (gpu_common/unary_ops.inc).
   for (const std::string& op : unary_onnx_types()) {

@@ -1,5 +1,5 @@
-// Indexed reads on the GPU: Gather and GatherElements (shaders/gather.comp) for 32- and 64-bit
-// data with int32 or int64 indices.
+// Indexed reads on the GPU: Gather, GatherElements and GatherND (shaders/gather.comp) for 32-
+// and 64-bit data with int32 or int64 indices.
 #include "backends/gpu_compute/gather.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "core/tensor_impl.h"
@@ -50,12 +50,43 @@ OpFactory gather_factory(PlanFn plan_of) {
   };
 }
 
+// GatherND: batch_dims from opset 12. Host indices are checked like Gather's.
+OpFactory gather_nd_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1) ||
+        !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 1, 1))
+      return nullptr;
+    const int64_t batch_dims = q.info.opset() >= 12 ? q.info.attr_int("batch_dims", 0) : 0;
+    const Shape *data = static_input_shape(q, 0), *indices = static_input_shape(q, 1);
+    if (data && indices &&
+        !gather_nd_plan(*data, *indices, batch_dims, q.input_types[0], q.input_types[1])) {
+      reason = "shapes outside the GPU gather kernel";
+      return nullptr;
+    }
+    return [batch_dims](OpRecorder& r) {
+      const std::optional<GatherPlan> plan =
+          gather_nd_plan(r.shape(0), r.shape(1), batch_dims, r.dtype(0), r.dtype(1));
+      if (!plan)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU gather kernel");
+      const Tensor& indices = r.input(1);
+      if (!indices.impl()->device && !gather_nd_indices_in_range(indices, r.shape(0), batch_dims))
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "an index is out of range; the CPU kernel reports it");
+      const Buffer& data = r.buffer(0);
+      const Buffer& idx = r.buffer(1);
+      const Buffer& out = r.output(0, r.dtype(0), plan->out_shape);
+      r.kernel<Gather>().record(r.cmd(), r.arena(), plan->pc, data, idx, out);
+    };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(indexing);
 void register_indexing_ops(OpTable& t) {
   t.add("Gather", gather_factory(gather_plan));
   t.add("GatherElements", gather_factory(gather_elements_plan));
+  t.add("GatherND", gather_nd_factory());
 }
 
 }  // namespace kiln::gpu_compute

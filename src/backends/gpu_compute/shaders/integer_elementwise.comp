@@ -1,7 +1,7 @@
 #version 450
 // Integer arithmetic on int32 or int64 with numpy broadcasting: Add, Sub, Mul (wrapping), Div
-// (truncating), Mod (fmod 0: the divisor's sign, fmod 1: the dividend's), Max, Min, and the
-// unary Neg and Abs (which read `a` only). Division or Mod by zero gives 0: a divisor the host
+// (truncating), Mod (fmod 0: the divisor's sign, fmod 1: the dividend's), Max, Min, the bitwise
+// And, Or and Xor, and the unary Neg, Abs and bitwise Not (which read `a` only). Division or Mod by zero gives 0: a divisor the host
 // can see is checked there first (the CPU kernel reports it), so this only defines what a
 // divisor computed on the device produces instead of leaving it undefined.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -27,7 +27,7 @@ layout(push_constant) uniform Params {
 } p;
 
 const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, MOD = 4, FMOD = 5, MAX = 6, MIN = 7, NEG = 8,
-           ABS = 9;
+           ABS = 9, AND = 10, OR = 11, XOR = 12, NOT = 13;
 
 // Truncating division and remainder without the undefined cases: y == 0 gives 0, and y == -1
 // negates with wrapping (INT_MIN / -1 == INT_MIN, INT_MIN % -1 == 0). One definition per width.
@@ -51,6 +51,10 @@ const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, MOD = 4, FMOD = 5, MAX = 6, MIN =
       case MAX: return max(x, y);                                                       \
       case MIN: return min(x, y);                                                       \
       case NEG: return T(0) - x;                                                        \
+      case AND: return x & y;                                                           \
+      case OR: return x | y;                                                            \
+      case XOR: return x ^ y;                                                           \
+      case NOT: return ~x;                                                              \
       default: return x < T(0) ? T(0) - x : x;                                          \
     }                                                                                   \
   }

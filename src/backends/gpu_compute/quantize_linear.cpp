@@ -1,0 +1,194 @@
+// QuantizeLinear and DequantizeLinear on the GPU (shaders/quantize_linear.comp): float32 values
+// and scales against int8, uint8, int16, uint16, int4, uint4, int2 and uint2, per tensor, per
+// axis or blocked, as their definition (opdefs/quantize_linear.h) lays the parameters out. The
+// float8 and float4 types, int32 and other float types stay on the CPU.
+//
+// The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
+// ONNX nodes on it. Nothing else uses the kernel, so it has no header.
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "backends/gpu_compute/buffer.h"
+#include "backends/gpu_compute/descriptors.h"
+#include "backends/gpu_compute/device.h"
+#include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/pipeline.h"
+#include "backends/gpu_compute/shaders.h"
+#include "opdefs/quantize_linear.h"
+
+namespace kiln::gpu_compute {
+namespace {
+
+// ---- The kernel ------------------------------------------------------------------------------
+
+constexpr uint32_t kWorkgroup = 64;
+
+// Mirrors the shader's push-constant block.
+struct QuantizePushConstants {
+  uint32_t quantize = 0, count = 0, bits = 8, is_signed = 0, has_zero_point = 0;
+  int32_t lo = 0, hi = 0;
+  uint32_t extent = 1, inner = 1, block = 1;
+  uint32_t outer_stride = 0, axis_stride = 0, inner_stride = 0;
+};
+static_assert(sizeof(QuantizePushConstants) <= kMaxPushConstantBytes);
+
+class QuantizeLinear {
+ public:
+  explicit QuantizeLinear(Device& device)
+      : device_(device),
+        pipeline_(device, PipelineDesc{shaders::quantize_linear(), 4,
+                                       sizeof(QuantizePushConstants), kWorkgroup}) {}
+
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const QuantizePushConstants& pc,
+              const Buffer& x, const Buffer& scale, const Buffer& zero_point,
+              const Buffer& y) const {
+    if (pc.count == 0) return;
+    const Buffer* buffers[] = {&x, &scale, &zero_point, &y};
+    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+    const Buffer* written[] = {&y};
+    // Quantizing writes a whole word (32 / bits elements) per invocation.
+    const uint64_t per_invocation = pc.quantize ? 32 / pc.bits : 1;
+    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                    groups_for(device_, pipeline_, (pc.count + per_invocation - 1) / per_invocation),
+                    written);
+  }
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
+};
+
+// ---- The adapter -----------------------------------------------------------------------------
+
+// Bits an element of the integer types the shader takes occupies (kiln's tensors hold the 4- and
+// 2-bit types a byte per element, sign-extended); nullopt for the others.
+std::optional<uint32_t> packed_bits(DataType t) {
+  switch (t) {
+    case DataType::Int8:
+    case DataType::UInt8:
+    case DataType::Int4:
+    case DataType::UInt4:
+    case DataType::Int2:
+    case DataType::UInt2:
+      return 8;
+    case DataType::Int16:
+    case DataType::UInt16:
+      return 16;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The push constants for x of shape `x` and the scale's shape; nullopt when the layout does not
+// fit (the CPU kernel reports it) or the tensor exceeds 32-bit indexing.
+std::optional<QuantizePushConstants> plan(const QuantAttrs& a, bool quantize, DataType int_type,
+                                          const Shape& x, const Shape& scale) {
+  std::string error;
+  const std::optional<QuantParamLayout> l =
+      quant_param_layout(x, scale, a.axis, a.block_size, "scale", error);
+  const std::optional<uint32_t> bits = packed_bits(int_type);
+  IntRange range;
+  if (!l || !bits || !quantized_int_range(int_type, range) || x.element_count() > INT32_MAX)
+    return std::nullopt;
+  QuantizePushConstants pc;
+  pc.quantize = quantize ? 1 : 0;
+  pc.count = static_cast<uint32_t>(x.element_count());
+  pc.bits = *bits;
+  pc.is_signed = range.lo < 0 ? 1 : 0;
+  pc.lo = static_cast<int32_t>(range.lo);
+  pc.hi = static_cast<int32_t>(range.hi);
+  pc.extent = static_cast<uint32_t>(std::max<int64_t>(l->extent, 1));
+  pc.inner = static_cast<uint32_t>(std::max<int64_t>(l->inner, 1));
+  pc.block = static_cast<uint32_t>(l->block);
+  pc.outer_stride = static_cast<uint32_t>(l->outer_stride);
+  pc.axis_stride = static_cast<uint32_t>(l->axis_stride);
+  pc.inner_stride = static_cast<uint32_t>(l->inner_stride);
+  return pc;
+}
+
+// Whether the zero point (of shape `zero_point`, nullptr when absent) fits the scale: one value,
+// or the scale's shape.
+bool zero_point_fits(const Shape* zero_point, const Shape& scale) {
+  return !zero_point || *zero_point == scale || zero_point->element_count() == 1;
+}
+
+RecordFn quantize_linear(QuantAttrs attrs, bool quantize, DataType int_type) {
+  return [=](OpRecorder& r) {
+    std::optional<QuantizePushConstants> pc = plan(attrs, quantize, int_type, r.shape(0), r.shape(1));
+    const bool has_zero_point = r.has_input(2);
+    if (!pc || !zero_point_fits(has_zero_point ? &r.shape(2) : nullptr, r.shape(1)))
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                     "parameter shapes outside the GPU quantization kernel");
+    pc->has_zero_point = has_zero_point ? 1 : 0;
+    const Buffer& x = r.buffer(0);
+    const Buffer& scale = r.buffer(1);
+    const Buffer& zero_point = has_zero_point ? r.buffer(2) : scale;
+    const Buffer& y = r.output(0, quantize ? int_type : DataType::Float32, r.shape(0));
+    r.kernel<QuantizeLinear>().record(r.cmd(), r.arena(), *pc, x, scale, zero_point, y);
+  };
+}
+
+std::string type_name(DataType t) { return std::string(dtype_name(t)); }
+
+// With the shapes fixed at load time, whether the kernel covers them (else `reason` says why).
+bool static_shapes_covered(const DevicePlacementQuery& q, const QuantAttrs& attrs, bool quantize,
+                           DataType int_type, std::string& reason) {
+  const Shape *x = static_input_shape(q, 0), *scale = static_input_shape(q, 1),
+              *zero_point = static_input_shape(q, 2);
+  if (!x || !scale || (q.info.has_input(2) && !zero_point)) return true;  // decided per run
+  if (plan(attrs, quantize, int_type, *x, *scale) && zero_point_fits(zero_point, *scale))
+    return true;
+  reason = "parameter shapes outside the GPU quantization kernel";
+  return false;
+}
+
+OpFactory quantize_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason, 0, 2)) return nullptr;
+    const QuantAttrs attrs = parse_quant_attrs(q.info, true);
+    if (attrs.precision != DataType::Undefined && attrs.precision != DataType::Float32) {
+      reason = "no GPU kernel dividing in " + type_name(attrs.precision);
+      return nullptr;
+    }
+    // The output type: the zero point's, else output_dtype, else uint8.
+    DataType out = attrs.output_dtype == DataType::Undefined ? DataType::UInt8 : attrs.output_dtype;
+    if (q.info.has_input(2)) out = q.input_types[2];
+    if (!packed_bits(out)) {
+      reason = "no GPU kernel quantizing to " + type_name(out);
+      return nullptr;
+    }
+    if (!static_shapes_covered(q, attrs, true, out, reason)) return nullptr;
+    return quantize_linear(attrs, true, out);
+  };
+}
+
+OpFactory dequantize_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason, 1, 1)) return nullptr;
+    const QuantAttrs attrs = parse_quant_attrs(q.info, false);
+    if (attrs.output_dtype != DataType::Undefined && attrs.output_dtype != DataType::Float32) {
+      reason = "no GPU kernel dequantizing to " + type_name(attrs.output_dtype);
+      return nullptr;
+    }
+    const DataType in = q.input_types[0];
+    if (!packed_bits(in) || (q.info.has_input(2) && q.input_types[2] != in)) {
+      reason = "no GPU kernel dequantizing " + type_name(in);
+      return nullptr;
+    }
+    if (!static_shapes_covered(q, attrs, false, in, reason)) return nullptr;
+    return quantize_linear(attrs, false, in);
+  };
+}
+
+}  // namespace
+
+KILN_GPU_COMPUTE_OPS(quantize_linear);
+void register_quantize_linear_ops(OpTable& t) {
+  t.add("QuantizeLinear", quantize_factory());
+  t.add("DequantizeLinear", dequantize_factory());
+}
+
+}  // namespace kiln::gpu_compute
