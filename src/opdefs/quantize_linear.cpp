@@ -90,9 +90,9 @@ QuantAttrs parse_quant_attrs(const NodeInfo& info, bool quantize) {
   return a;
 }
 
-std::optional<QuantParamLayout> quant_param_layout(const Shape& x, const Shape& param,
-                                                   int64_t axis, int64_t block_size,
-                                                   const char* what, std::string& error) {
+std::optional<QuantParamLayout> quant_param_layout(const Shape& x, const Shape& param, int64_t axis,
+                                                   int64_t block_size, const char* what,
+                                                   std::string& error) {
   QuantParamLayout l;
   l.outer = x.element_count();  // per-tensor: one pass over every element
   if (param.element_count() == 1) return l;

@@ -52,8 +52,8 @@ struct QuantParamLayout {
 // `x`: a single value is per-tensor whatever the axis; otherwise block_size 0 asks for a 1-D
 // per-axis parameter and a positive block_size for a blocked one. nullopt with `error` set for
 // any shape that fits neither.
-std::optional<QuantParamLayout> quant_param_layout(const Shape& x, const Shape& param,
-                                                   int64_t axis, int64_t block_size,
-                                                   const char* what, std::string& error);
+std::optional<QuantParamLayout> quant_param_layout(const Shape& x, const Shape& param, int64_t axis,
+                                                   int64_t block_size, const char* what,
+                                                   std::string& error);
 
 }  // namespace kiln

@@ -81,8 +81,8 @@ std::optional<LossGeometry> loss_geometry(const Shape& x, const Shape& target, c
     return std::nullopt;
   }
   if (weight && (weight->size() != 1 || (*weight)[0] != x[1])) {
-    error = "weight must have shape [C] = [" + std::to_string(x[1]) + "], got " +
-            weight->to_string();
+    error =
+        "weight must have shape [C] = [" + std::to_string(x[1]) + "], got " + weight->to_string();
     return std::nullopt;
   }
   LossGeometry g;

@@ -146,7 +146,7 @@ struct AttentionCase {
   bool packed = false;  // 3-D inputs
   int64_t batch = 2, q_heads = 4, kv_heads = 2, q_len = 3, kv_len = 5, past = 0;
   int64_t head = 8, v_head = 8;
-  Shape mask;          // empty: none
+  Shape mask;  // empty: none
   bool bool_mask = false;
   bool causal = false;
   float scale = 0, softcap = 0;  // 0: the attribute is left out
@@ -166,14 +166,25 @@ void add_attention_cases(std::vector<OpCase>& c) {
       {.name = "4d_float_mask_broadcast", .mask = {2, 1, 1, 5}},
       {.name = "4d_float_mask_short", .mask = {3, 4}},
       {.name = "4d_bool_mask", .mask = {1, 4, 3, 5}, .bool_mask = true},
-      {.name = "4d_bool_mask_causal_past", .past = 4, .mask = {3, 9}, .bool_mask = true,
+      {.name = "4d_bool_mask_causal_past",
+       .past = 4,
+       .mask = {3, 9},
+       .bool_mask = true,
        .causal = true},
       {.name = "4d_causal", .q_len = 5, .causal = true},
       {.name = "4d_scaled_softcap", .scale = 0.7f, .softcap = 2.0f},
       {.name = "4d_past", .past = 6},
-      {.name = "3d_past_causal", .packed = true, .q_len = 1, .kv_len = 1, .past = 70,
+      {.name = "3d_past_causal",
+       .packed = true,
+       .q_len = 1,
+       .kv_len = 1,
+       .past = 70,
        .causal = true},
-      {.name = "4d_nonpad_causal", .batch = 3, .q_len = 2, .kv_len = 7, .causal = true,
+      {.name = "4d_nonpad_causal",
+       .batch = 3,
+       .q_len = 2,
+       .kv_len = 7,
+       .causal = true,
        .nonpad = true},
   };
   for (int mode = 0; mode < 4; ++mode) {
@@ -184,7 +195,8 @@ void add_attention_cases(std::vector<OpCase>& c) {
                      .scores_mode = mode});
   }
   for (const AttentionCase& a : cases) {
-    OpCase op{"Attention_" + a.name, [a] {
+    OpCase op{"Attention_" + a.name,
+              [a] {
                 OpTest t("Attention", a.nonpad ? 24 : 23);
                 auto operand = [&](int64_t heads, int64_t seq, int64_t size, unsigned seed) {
                   const Shape s = a.packed ? Shape{a.batch, seq, heads * size}
@@ -266,17 +278,17 @@ void add_attention_cases(std::vector<OpCase>& c) {
     }
   }
   // A row the mask hides wholly attends to nothing: probabilities and output zero, not NaN.
-  OpCase hidden{"Attention_fully_masked_row", [] {
-                  return OpTest("Attention", 23)
-                      .input(random_f32({1, 2, 3, 8}, 206))
-                      .input(random_f32({1, 2, 4, 8}, 207))
-                      .input(random_f32({1, 2, 4, 8}, 208))
-                      .input(Tensor::from_data<bool>(
-                          {3, 4}, {true, false, true, true, false, false, false, false, true, true,
-                                   false, true}))
-                      .outputs(4)
-                      .attr("qk_matmul_output_mode", int64_t{3});
-                }};
+  OpCase hidden{
+      "Attention_fully_masked_row", [] {
+        return OpTest("Attention", 23)
+            .input(random_f32({1, 2, 3, 8}, 206))
+            .input(random_f32({1, 2, 4, 8}, 207))
+            .input(random_f32({1, 2, 4, 8}, 208))
+            .input(Tensor::from_data<bool>({3, 4}, {true, false, true, true, false, false, false,
+                                                    false, true, true, false, true}))
+            .outputs(4)
+            .attr("qk_matmul_output_mode", int64_t{3});
+      }};
   hidden.on_pixel = false;
   c.push_back(hidden);
 }
@@ -364,8 +376,9 @@ void add_trilu_cases(std::vector<OpCase>& c) {
       c.back().on_pixel = false;
     }
   }
-  c.push_back({"Trilu_no_k_int32",
-               [] { return OpTest("Trilu").input(random_int<int32_t>({5, 3}, 194)); }});
+  c.push_back({"Trilu_no_k_int32", [] {
+                 return OpTest("Trilu").input(random_int<int32_t>({5, 3}, 194));
+               }});
   c.back().on_pixel = false;
   c.push_back({"Trilu_lower_float32", [] {
                  return OpTest("Trilu")
@@ -389,8 +402,7 @@ void add_grid_sample_cases(std::vector<OpCase>& c) {
                            std::to_string(align) + "_" + std::to_string(spatial) + "d",
                        [mode, padding, align, spatial] {
                          const Shape x = spatial == 2 ? Shape{2, 3, 5, 4} : Shape{2, 2, 3, 4, 5};
-                         const Shape g =
-                             spatial == 2 ? Shape{2, 6, 7, 2} : Shape{2, 3, 2, 4, 3};
+                         const Shape g = spatial == 2 ? Shape{2, 6, 7, 2} : Shape{2, 3, 2, 4, 3};
                          return OpTest("GridSample", 22)
                              .input(random_f32(x, 197))
                              .input(random_f32(g, 198, -1.7f, 1.7f))
@@ -445,14 +457,13 @@ void add_scatter_cases(std::vector<OpCase>& c) {
     }
     // ScatterND: element tuples (k = rank), row tuples (k = 1) and k = 2, duplicates among them.
     for (int64_t k : {1, 2, 3}) {
-      c.push_back({"ScatterND_k" + std::to_string(k) + "_" + suffix,
-                   [data_of, dt, reduction, k] {
+      c.push_back({"ScatterND_k" + std::to_string(k) + "_" + suffix, [data_of, dt, reduction, k] {
                      const Shape data{4, 3, 5};
                      Shape idx{6, k};
                      Shape upd{6};
                      for (int64_t d = k; d < 3; ++d) upd.push_back(data[d]);
-                     std::vector<int64_t> v = random_int<int64_t>(idx, 203, -3, 2)
-                                                  .to_vector<int64_t>();
+                     std::vector<int64_t> v =
+                         random_int<int64_t>(idx, 203, -3, 2).to_vector<int64_t>();
                      return OpTest("ScatterND", 18)
                          .input(data_of(dt, data, 204))
                          .input(i64(idx, v))
@@ -484,10 +495,10 @@ void add_scatter_cases(std::vector<OpCase>& c) {
 // types a sign-extended byte each) with random values in the type's range.
 Tensor random_quantized(DataType dt, const Shape& shape, unsigned seed) {
   const std::map<DataType, std::pair<int, int>> ranges = {
-      {DataType::Int8, {-128, 127}}, {DataType::UInt8, {0, 255}},
+      {DataType::Int8, {-128, 127}},      {DataType::UInt8, {0, 255}},
       {DataType::Int16, {-32768, 32767}}, {DataType::UInt16, {0, 65535}},
-      {DataType::Int4, {-8, 7}}, {DataType::UInt4, {0, 15}},
-      {DataType::Int2, {-2, 1}}, {DataType::UInt2, {0, 3}}};
+      {DataType::Int4, {-8, 7}},          {DataType::UInt4, {0, 15}},
+      {DataType::Int2, {-2, 1}},          {DataType::UInt2, {0, 3}}};
   const auto [lo, hi] = ranges.at(dt);
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> dist(lo, hi);
@@ -510,9 +521,9 @@ Tensor random_quantized(DataType dt, const Shape& shape, unsigned seed) {
 // and non-dyadic scales whose quotients Vulkan's division may round differently.
 void add_quantize_cases(std::vector<OpCase>& c) {
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<DataType> types = {DataType::Int8,  DataType::UInt8, DataType::Int16,
-                                       DataType::UInt16, DataType::Int4, DataType::UInt4,
-                                       DataType::Int2,  DataType::UInt2};
+  const std::vector<DataType> types = {DataType::Int8,   DataType::UInt8, DataType::Int16,
+                                       DataType::UInt16, DataType::Int4,  DataType::UInt4,
+                                       DataType::Int2,   DataType::UInt2};
   enum class Layout { Tensor, Axis, Blocked };
   for (DataType dt : types) {
     for (Layout layout : {Layout::Tensor, Layout::Axis, Layout::Blocked}) {
@@ -542,8 +553,8 @@ void add_quantize_cases(std::vector<OpCase>& c) {
         c.back().on_pixel = false;
         c.push_back({"QuantizeLinear_" + name, [dt, params, inf] {
                        OpTest t("QuantizeLinear", 21);
-                       std::vector<float> x = random_f32({3, 7, 4}, 214, -300.0f, 300.0f)
-                                                  .to_vector<float>();
+                       std::vector<float> x =
+                           random_f32({3, 7, 4}, 214, -300.0f, 300.0f).to_vector<float>();
                        x[0] = std::nanf("");
                        x[1] = inf;
                        x[2] = -inf;
@@ -576,9 +587,8 @@ void add_top_k_cases(std::vector<OpCase>& c) {
     for (int64_t axis : {0, 1, -1}) {
       for (int64_t largest : {0, 1}) {
         for (int64_t k : {0, 1, 3, 5}) {
-          c.push_back({"TopK_" + std::string(dtype_name(dt)) + "_axis" +
-                           std::to_string(axis + 1) + (largest ? "_largest" : "_smallest") +
-                           "_k" + std::to_string(k),
+          c.push_back({"TopK_" + std::string(dtype_name(dt)) + "_axis" + std::to_string(axis + 1) +
+                           (largest ? "_largest" : "_smallest") + "_k" + std::to_string(k),
                        [dt, axis, largest, k] {
                          // Every axis is at least 5 long.
                          return OpTest("TopK", 11)
@@ -594,12 +604,10 @@ void add_top_k_cases(std::vector<OpCase>& c) {
       }
     }
   }
-  c.push_back({"TopK_opset1_k_attribute", [] {
-                 return OpTest("TopK", 1)
-                     .input(random_f32({4, 9}, 224))
-                     .outputs(2)
-                     .attr("k", int64_t{4});
-               }});
+  c.push_back(
+      {"TopK_opset1_k_attribute", [] {
+         return OpTest("TopK", 1).input(random_f32({4, 9}, 224)).outputs(2).attr("k", int64_t{4});
+       }});
   c.back().on_pixel = false;
 }
 
@@ -622,8 +630,7 @@ void add_cumulative_cases(std::vector<OpCase>& c) {
                                            ? random_f32(x, 225, product ? 0.6f : -2.0f,
                                                         product ? 1.5f : 2.0f)
                                            : random_int<int32_t>(x, 226, -99, 99);
-                           Tensor axis_t = axis == 1 ? Tensor::scalar<int32_t>(1)
-                                                     : i64({}, {axis});
+                           Tensor axis_t = axis == 1 ? Tensor::scalar<int32_t>(1) : i64({}, {axis});
                            return OpTest(op)
                                .input(in)
                                .input(axis_t)
@@ -643,8 +650,8 @@ void add_cumulative_cases(std::vector<OpCase>& c) {
 // and int64 ones (beyond 32 bits too); float32, int32 and int64 values; every axis; a
 // fractional float32 depth and an int64 one.
 void add_one_hot_cases(std::vector<OpCase>& c) {
-  const Tensor float_indices = f32(
-      {2, 5}, {0.0f, 2.7f, -1.2f, std::nanf(""), 9.0f, -7.0f, 4.999f, -0.5f, 3.0f, 1e10f});
+  const Tensor float_indices =
+      f32({2, 5}, {0.0f, 2.7f, -1.2f, std::nanf(""), 9.0f, -7.0f, 4.999f, -0.5f, 3.0f, 1e10f});
   const Tensor int32_indices = Tensor::from_data<int32_t>({2, 3}, {0, -1, 5, 6, -6, 2});
   const Tensor int64_indices = i64({5}, {1, -3, int64_t{1} << 33, -(int64_t{1} << 40), 4});
   const std::vector<std::pair<std::string, Tensor>> indices = {
@@ -655,8 +662,8 @@ void add_one_hot_cases(std::vector<OpCase>& c) {
   for (const auto& [name, idx] : indices) {
     for (const Tensor& v : values) {
       for (int64_t axis : {0, 1, -1}) {
-        c.push_back({"OneHot_" + name + "_indices_" + std::string(dtype_name(v.dtype())) +
-                         "_axis" + std::to_string(axis + 1),
+        c.push_back({"OneHot_" + name + "_indices_" + std::string(dtype_name(v.dtype())) + "_axis" +
+                         std::to_string(axis + 1),
                      [idx, v, axis] {
                        Tensor depth = axis == 0 ? f32({}, {6.7f}) : i64({}, {6});
                        return OpTest("OneHot", 11)
@@ -678,8 +685,8 @@ void add_gather_nd_cases(std::vector<OpCase>& c) {
   struct NdCase {
     int64_t batch_dims, k;
   };
-  for (const NdCase& n : {NdCase{0, 1}, NdCase{0, 2}, NdCase{0, 3}, NdCase{1, 1}, NdCase{1, 2},
-                          NdCase{2, 1}}) {
+  for (const NdCase& n :
+       {NdCase{0, 1}, NdCase{0, 2}, NdCase{0, 3}, NdCase{1, 1}, NdCase{1, 2}, NdCase{2, 1}}) {
     for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Int64}) {
       c.push_back({"GatherND_batch" + std::to_string(n.batch_dims) + "_k" + std::to_string(n.k) +
                        "_" + std::string(dtype_name(dt)),
@@ -1566,7 +1573,8 @@ std::vector<OpCase> make_cases() {
   }
   for (bool simplified : {false, true}) {
     for (bool broadcast_skip : {false, true}) {
-      const std::string op = simplified ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
+      const std::string op =
+          simplified ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
       c.push_back({op + (broadcast_skip ? "_broadcast_skip" : "_every_output"),
                    [op, simplified, broadcast_skip] {
                      const Shape x{2, 3, 70}, hidden{70};
@@ -1744,11 +1752,9 @@ std::vector<OpCase> make_cases() {
       {few_values(DataType::Bool, {2, 3}, 219), DataType::UInt8},
       {random_int<int8_t>({9}, 220, -128, 127), DataType::UInt8}};
   for (const auto& [x, to] : bit_casts) {
-    c.push_back({"BitCast_" + std::string(dtype_name(x.dtype())) + "_to_" +
-                     std::string(dtype_name(to)),
-                 [x, to] {
-                   return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to));
-                 }});
+    c.push_back(
+        {"BitCast_" + std::string(dtype_name(x.dtype())) + "_to_" + std::string(dtype_name(to)),
+         [x, to] { return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to)); }});
     c.back().on_pixel = false;
   }
   c.push_back({"Squeeze_bool", [] {

@@ -48,8 +48,7 @@ struct HeadStrides {
 
 // Mirrors the shader's push-constant block.
 struct AttentionPushConstants {
-  uint32_t rows = 0, q_heads = 0, group = 1, q_len = 0, total = 0, head_size = 0,
-           v_head_size = 0;
+  uint32_t rows = 0, q_heads = 0, group = 1, q_len = 0, total = 0, head_size = 0, v_head_size = 0;
   uint32_t q[3] = {}, k[3] = {}, v[3] = {}, y[3] = {};
   uint32_t mask_kind = 0, m_batch = 0, m_head = 0, m_row = 0, m_columns = 0;
   int32_t causal_offset = 0;
@@ -85,8 +84,8 @@ class AttentionKernel {
  public:
   explicit AttentionKernel(Device& device)
       : device_(device),
-        pipeline_(device,
-                  PipelineDesc{shaders::attention(), 8, sizeof(AttentionPushConstants), kWorkgroup}) {}
+        pipeline_(device, PipelineDesc{shaders::attention(), 8, sizeof(AttentionPushConstants),
+                                       kWorkgroup}) {}
 
   // Records the attention of every query row; `probs` holds rows * total floats (at least one).
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const AttentionProblem& pr,
@@ -133,8 +132,9 @@ class AttentionKernel {
       return buf != nullptr && buf->size() > 0 ? buf : b.probs;
     };
     const Buffer* scores = b.scores ? b.scores : b.probs;
-    const Buffer* buffers[] = {b.q,           or_probs(b.k), or_probs(b.v), or_probs(b.mask),
-                               or_probs(b.valid), b.y,     b.probs,       scores};
+    const Buffer* buffers[] = {
+        b.q, or_probs(b.k), or_probs(b.v), or_probs(b.mask), or_probs(b.valid),
+        b.y, b.probs,       scores};
     const VkDescriptorSet set = arena.bind(pipeline_, buffers);
     const Buffer* written[] = {b.y, b.probs, scores};
     record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
@@ -211,8 +211,7 @@ class Float32Io {
     if (dt == DataType::Float32 || dt == DataType::Bool) return r_.buffer(k);
     const uint64_t count = static_cast<uint64_t>(r_.shape(k).element_count());
     const Buffer& f32 = scratch(count);
-    r_.kernel<Cast>().record(r_.cmd(), r_.arena(), dt, r_.buffer(k), DataType::Float32, f32,
-                             count);
+    r_.kernel<Cast>().record(r_.cmd(), r_.arena(), dt, r_.buffer(k), DataType::Float32, f32, count);
     return f32;
   }
 

@@ -69,10 +69,7 @@ void BinaryElementwise::record(VkCommandBuffer cmd, DescriptorArena& arena, Bina
             c.size() >= uint64_t{pc.count} * sizeof(float),
         "binary op on the GPU: a buffer is smaller than its shape");
   const Buffer* buffers[] = {&a, &b, &c};
-  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-  const Buffer* written[] = {&c};
-  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, pc.count), written);
+  record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
 }
 
 }  // namespace kiln::gpu_compute

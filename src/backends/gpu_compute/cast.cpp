@@ -70,24 +70,24 @@ bool Cast::converts(DataType dtype) { return cast_type(dtype).has_value(); }
 
 void Cast::record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, const Buffer& in,
                   DataType to, const Buffer& out, uint64_t count) const {
-    const std::optional<CastType> f = cast_type(from), t = cast_type(to);
-    check(f && t, "Cast on the GPU: no kernel from " + std::string(dtype_name(from)) + " to " +
-                      std::string(dtype_name(to)));
-    if (count == 0) return;
-    // int64 elements are two words, and the shader indexes words in 32 bits.
-    check(count < (uint64_t{1} << 31),
-          "Cast on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
-    const CastPushConstants pc{static_cast<uint32_t>(count), static_cast<uint32_t>(*f),
-                               static_cast<uint32_t>(*t)};
-    // A bool output is written a word (4 elements) per invocation, a 16-bit float one 2.
-    const bool half = *t == CastType::Float16 || *t == CastType::BFloat16;
-    const uint64_t invocations =
-        *t == CastType::Bool ? (count + 3) / 4 : (half ? (count + 1) / 2 : count);
-    const Buffer* buffers[] = {&in, &out};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {&out};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, invocations), written);
+  const std::optional<CastType> f = cast_type(from), t = cast_type(to);
+  check(f && t, "Cast on the GPU: no kernel from " + std::string(dtype_name(from)) + " to " +
+                    std::string(dtype_name(to)));
+  if (count == 0) return;
+  // int64 elements are two words, and the shader indexes words in 32 bits.
+  check(count < (uint64_t{1} << 31),
+        "Cast on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
+  const CastPushConstants pc{static_cast<uint32_t>(count), static_cast<uint32_t>(*f),
+                             static_cast<uint32_t>(*t)};
+  // A bool output is written a word (4 elements) per invocation, a 16-bit float one 2.
+  const bool half = *t == CastType::Float16 || *t == CastType::BFloat16;
+  const uint64_t invocations =
+      *t == CastType::Bool ? (count + 3) / 4 : (half ? (count + 1) / 2 : count);
+  const Buffer* buffers[] = {&in, &out};
+  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+  const Buffer* written[] = {&out};
+  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device_, pipeline_, invocations), written);
 }
 
 namespace {

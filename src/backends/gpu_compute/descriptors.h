@@ -37,4 +37,16 @@ class DescriptorArena {
   size_t current_ = 0;  // the pool allocated from; later ones are spares after a reset
 };
 
+// The dispatch most kernels record: `buffers` bound in order, the last `written` of them written
+// by the shader, one invocation per element of a `count`-element output (nothing for 0).
+template <class PushConstants>
+void record_per_element(VkCommandBuffer cmd, const Device& device, DescriptorArena& arena,
+                        const ComputePipeline& pipeline, const PushConstants& pc, uint64_t count,
+                        std::span<const Buffer* const> buffers, size_t written = 1) {
+  if (count == 0) return;
+  const VkDescriptorSet set = arena.bind(pipeline, buffers);
+  record_dispatch(cmd, pipeline, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device, pipeline, count), buffers.last(written));
+}
+
 }  // namespace kiln::gpu_compute

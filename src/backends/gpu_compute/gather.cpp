@@ -119,8 +119,7 @@ std::optional<GatherPlan> gather_nd_plan(const Shape& data, const Shape& indices
                                          int64_t batch_dims, DataType dtype, DataType index_type) {
   const std::optional<uint32_t> iw = index_words(index_type);
   const auto r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
-  if (!iw || r < 1 || q < 1 || batch_dims < 0 || batch_dims >= std::min(r, q))
-    return std::nullopt;
+  if (!iw || r < 1 || q < 1 || batch_dims < 0 || batch_dims >= std::min(r, q)) return std::nullopt;
   const int64_t k = indices[q - 1];
   if (k < 1 || k > r - batch_dims || k > kGatherMaxRank) return std::nullopt;
   GatherPlan plan;
@@ -185,12 +184,8 @@ Gather::Gather(Device& device, uint32_t workgroup_size)
 
 void Gather::record(VkCommandBuffer cmd, DescriptorArena& arena, const GatherPushConstants& pc,
                     const Buffer& data, const Buffer& indices, const Buffer& out) const {
-  if (pc.count == 0) return;
   const Buffer* buffers[] = {&data, &indices, &out};
-  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-  const Buffer* written[] = {&out};
-  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, pc.count), written);
+  record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
 }
 
 }  // namespace kiln::gpu_compute

@@ -1,5 +1,5 @@
-// Host side of shaders/gather.comp: ONNX Gather, GatherElements and GatherND for 32- and 64-bit data
-// with int32 or int64 indices. The shader clamps every index into its axis, so indices that
+// Host side of shaders/gather.comp: ONNX Gather, GatherElements and GatherND for 32- and 64-bit
+// data with int32 or int64 indices. The shader clamps every index into its axis, so indices that
 // live on the device cannot make it read out of bounds; callers with host-resident indices
 // validate them first (gather_indices_in_range) so that bad ones fail with the CPU's message.
 //

@@ -1,6 +1,7 @@
 // Host side of shaders/integer_elementwise.comp: int32 and int64 Add/Sub/Mul/Div/Mod/Max/Min
-// and BitwiseAnd/Or/Xor with numpy broadcasting, and Neg/Abs/BitwiseNot. Needs shaderInt64 (device.info().has_int64) for both
-// types: 32-bit results are computed in 64 bits and wrapped. Division or Mod by zero yields 0.
+// and BitwiseAnd/Or/Xor with numpy broadcasting, and Neg/Abs/BitwiseNot. Needs shaderInt64
+// (device.info().has_int64) for both types: 32-bit results are computed in 64 bits and wrapped.
+// Division or Mod by zero yields 0.
 //
 //   const auto pc = integer_push_constants(IntegerOp::Div, DataType::Int64, a_shape, b_shape);
 //   context.kernel<IntegerElementwise>().record(cmd, arena, pc, a, b, c);
@@ -23,8 +24,20 @@ namespace kiln::gpu_compute {
 // The shader's op codes; the order is part of the shader interface. Mod takes the divisor's
 // sign (ONNX fmod=0), FMod the dividend's (fmod=1).
 enum class IntegerOp : uint32_t {
-  Add, Sub, Mul, Div, Mod, FMod, Max, Min, Neg, Abs,
-  BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  FMod,
+  Max,
+  Min,
+  Neg,
+  Abs,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  BitwiseNot
 };
 
 // Mirrors the shader's push-constant block: the broadcast layout of the float kernel, then the

@@ -44,7 +44,8 @@ class Loss {
  public:
   explicit Loss(Device& device)
       : device_(device),
-        pipeline_(device, PipelineDesc{shaders::loss(), 4, sizeof(LossPushConstants), kWorkgroup}) {}
+        pipeline_(device, PipelineDesc{shaders::loss(), 4, sizeof(LossPushConstants), kWorkgroup}) {
+  }
 
   // One pass over `x` (scores for LogProb, log-probabilities otherwise) into `out`; `weight` is
   // any bound buffer when pc.has_weight is 0.
@@ -80,8 +81,8 @@ bool targets_valid(const Tensor& target, int64_t classes, const LossAttrs& a) {
   return true;
 }
 
-LossPushConstants push_constants(const LossGeometry& g, DataType target_type,
-                                 const LossAttrs& a, bool has_weight) {
+LossPushConstants push_constants(const LossGeometry& g, DataType target_type, const LossAttrs& a,
+                                 bool has_weight) {
   LossPushConstants pc;
   pc.samples = static_cast<uint32_t>(g.samples());
   pc.classes = static_cast<uint32_t>(g.classes);

@@ -42,12 +42,8 @@ class OneHot {
 
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const OneHotPushConstants& pc,
               const Buffer& indices, const Buffer& values, const Buffer& out) const {
-    if (pc.count == 0) return;
     const Buffer* buffers[] = {&indices, &values, &out};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {&out};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, pc.count), written);
+    record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
   }
 
  private:

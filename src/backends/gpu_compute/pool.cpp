@@ -55,10 +55,7 @@ void Pool::record(VkCommandBuffer cmd, DescriptorArena& arena, const PoolPushCon
   check(y.size() >= uint64_t{pc.count} * sizeof(float),
         "pooling on the GPU: the output buffer is too small");
   const Buffer* buffers[] = {&x, &y};
-  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-  const Buffer* written[] = {&y};
-  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, pc.count), written);
+  record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
 }
 
 }  // namespace kiln::gpu_compute

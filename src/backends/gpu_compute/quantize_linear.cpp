@@ -39,8 +39,8 @@ class QuantizeLinear {
  public:
   explicit QuantizeLinear(Device& device)
       : device_(device),
-        pipeline_(device, PipelineDesc{shaders::quantize_linear(), 4,
-                                       sizeof(QuantizePushConstants), kWorkgroup}) {}
+        pipeline_(device, PipelineDesc{shaders::quantize_linear(), 4, sizeof(QuantizePushConstants),
+                                       kWorkgroup}) {}
 
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const QuantizePushConstants& pc,
               const Buffer& x, const Buffer& scale, const Buffer& zero_point,
@@ -51,9 +51,9 @@ class QuantizeLinear {
     const Buffer* written[] = {&y};
     // Quantizing writes a whole word (32 / bits elements) per invocation.
     const uint64_t per_invocation = pc.quantize ? 32 / pc.bits : 1;
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, (pc.count + per_invocation - 1) / per_invocation),
-                    written);
+    record_dispatch(
+        cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+        groups_for(device_, pipeline_, (pc.count + per_invocation - 1) / per_invocation), written);
   }
 
  private:
@@ -117,7 +117,8 @@ bool zero_point_fits(const Shape* zero_point, const Shape& scale) {
 
 RecordFn quantize_linear(QuantAttrs attrs, bool quantize, DataType int_type) {
   return [=](OpRecorder& r) {
-    std::optional<QuantizePushConstants> pc = plan(attrs, quantize, int_type, r.shape(0), r.shape(1));
+    std::optional<QuantizePushConstants> pc =
+        plan(attrs, quantize, int_type, r.shape(0), r.shape(1));
     const bool has_zero_point = r.has_input(2);
     if (!pc || !zero_point_fits(has_zero_point ? &r.shape(2) : nullptr, r.shape(1)))
       throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,

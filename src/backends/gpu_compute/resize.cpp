@@ -78,10 +78,7 @@ void Resize::record(VkCommandBuffer cmd, DescriptorArena& arena, const ResizePla
             x.size() >= plan.in_elements * sizeof(float),
         "Resize on the GPU: a buffer is smaller than its shape");
   const Buffer* buffers[] = {&x, &table, &y};
-  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-  const Buffer* written[] = {&y};
-  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, pc.count), written);
+  record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
 }
 
 }  // namespace kiln::gpu_compute

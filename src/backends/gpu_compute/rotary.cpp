@@ -32,8 +32,8 @@ constexpr uint32_t kWorkgroup = 64;
 
 // Mirrors the shader's push-constant block.
 struct RotaryPushConstants {
-  uint32_t count = 0, heads = 0, seq = 0, head_size = 0, half_dim = 0, packed = 0,
-           interleaved = 0, cache_stride = 0;
+  uint32_t count = 0, heads = 0, seq = 0, head_size = 0, half_dim = 0, packed = 0, interleaved = 0,
+           cache_stride = 0;
 };
 static_assert(sizeof(RotaryPushConstants) <= kMaxPushConstantBytes);
 
@@ -55,10 +55,14 @@ class Rotary {
           "RotaryEmbedding on the GPU: the tensors exceed 32-bit indexing");
     check(x.size() >= static_cast<uint64_t>(count) * sizeof(float) && y.size() >= x.size(),
           "RotaryEmbedding on the GPU: a buffer is too small");
-    RotaryPushConstants pc{static_cast<uint32_t>(count),        static_cast<uint32_t>(g.heads),
-                           static_cast<uint32_t>(g.seq),        static_cast<uint32_t>(g.head_size),
-                           static_cast<uint32_t>(g.rotary_dim / 2), g.packed ? 1u : 0u,
-                           interleaved ? 1u : 0u,                 static_cast<uint32_t>(cache_stride)};
+    RotaryPushConstants pc{static_cast<uint32_t>(count),
+                           static_cast<uint32_t>(g.heads),
+                           static_cast<uint32_t>(g.seq),
+                           static_cast<uint32_t>(g.head_size),
+                           static_cast<uint32_t>(g.rotary_dim / 2),
+                           g.packed ? 1u : 0u,
+                           interleaved ? 1u : 0u,
+                           static_cast<uint32_t>(cache_stride)};
     // Without a rotated feature the caches may be empty: x stands in, never read through them.
     const Buffer* cos_slot = cos_cache.size() > 0 ? &cos_cache : &x;
     const Buffer* sin_slot = sin_cache.size() > 0 ? &sin_cache : &x;

@@ -51,12 +51,8 @@ class Scatter {
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const ScatterPushConstants& pc,
               const Buffer& data, const Buffer& indices, const Buffer& updates,
               const Buffer& out) const {
-    if (pc.count == 0) return;
     const Buffer* buffers[] = {&data, &indices, &updates, &out};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {&out};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, pc.count), written);
+    record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
   }
 
  private:
@@ -66,9 +62,7 @@ class Scatter {
 
 // ---- The adapter -----------------------------------------------------------------------------
 
-uint32_t type_code(DataType t) {
-  return t == DataType::Float32 ? 0 : t == DataType::Int32 ? 1 : 2;
-}
+uint32_t type_code(DataType t) { return t == DataType::Float32 ? 0 : t == DataType::Int32 ? 1 : 2; }
 
 // The common part of both plans; nullopt beyond rank 6 or 32-bit indexing.
 std::optional<ScatterPushConstants> base_plan(const Shape& data, DataType dtype,
@@ -143,8 +137,7 @@ bool tuples_in_range(const I* v, int64_t count, int64_t k, const Shape& data) {
   return true;
 }
 
-bool host_indices_valid(const Tensor& indices, const ScatterPushConstants& pc,
-                        const Shape& data) {
+bool host_indices_valid(const Tensor& indices, const ScatterPushConstants& pc, const Shape& data) {
   if (pc.nd == 0) return gather_indices_in_range(indices, data[pc.axis]);
   const int64_t n = indices.element_count();
   if (indices.dtype() == DataType::Int64)
@@ -152,8 +145,8 @@ bool host_indices_valid(const Tensor& indices, const ScatterPushConstants& pc,
   return tuples_in_range(indices.data<int32_t>(), n, pc.axis, data);
 }
 
-using PlanFn = std::function<std::optional<ScatterPushConstants>(
-    const Shape&, const Shape&, const Shape&, DataType, DataType)>;
+using PlanFn = std::function<std::optional<ScatterPushConstants>(const Shape&, const Shape&,
+                                                                 const Shape&, DataType, DataType)>;
 
 RecordFn scatter(PlanFn plan_of) {
   return [plan_of](OpRecorder& r) {
@@ -204,8 +197,9 @@ OpFactory scatter_factory(bool nd) {
     const Shape *d = static_input_shape(q, 0), *i = static_input_shape(q, 1),
                 *u = static_input_shape(q, 2);
     if (d && i && u && !plan_of(*d, *i, *u, q.input_types[0], q.input_types[1])) {
-      reason = "shapes outside the GPU scatter kernel (rank above 6, or too many updates per "
-               "element)";
+      reason =
+          "shapes outside the GPU scatter kernel (rank above 6, or too many updates per "
+          "element)";
       return nullptr;
     }
     return scatter(std::move(plan_of));

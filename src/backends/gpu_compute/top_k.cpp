@@ -44,12 +44,9 @@ class TopK {
 
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const TopKPushConstants& pc,
               const Buffer& x, const Buffer& values, const Buffer& indices) const {
-    if (pc.count == 0 || pc.k == 0) return;
+    if (pc.k == 0) return;
     const Buffer* buffers[] = {&x, &values, &indices};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {&values, &indices};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, pc.count), written);
+    record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers, 2);
   }
 
  private:

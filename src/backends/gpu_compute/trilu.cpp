@@ -42,12 +42,8 @@ class Trilu {
   // out = the kept triangle of x; nothing for an empty tensor.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const TriluPushConstants& pc,
               const Buffer& x, const Buffer& out) const {
-    if (pc.count == 0) return;
     const Buffer* buffers[] = {&x, &out};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {&out};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, pc.count), written);
+    record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
   }
 
  private:
@@ -74,8 +70,7 @@ RecordFn trilu(bool upper) {
       throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
                      "an input of rank below 2; the CPU kernel reports it");
     const std::optional<int64_t> k = diagonal_offset(r);
-    if (!k)
-      throw RunOnCpu(RunTimeCause::InputValues, "k is not a host-held int64 scalar");
+    if (!k) throw RunOnCpu(RunTimeCause::InputValues, "k is not a host-held int64 scalar");
     const uint32_t words = element_words(r.dtype(0));
     const uint64_t count = static_cast<uint64_t>(shape.element_count());
     if (count * words > INT32_MAX)

@@ -18,8 +18,8 @@ const std::initializer_list<DataType> kMovable = {DataType::Float32, DataType::I
 // A view never reads its elements, so it takes every fixed-size element type: device buffers
 // hold a tensor's bytes as the host does.
 const std::initializer_list<DataType> kViewable = {
-    DataType::Float32, DataType::Int32,  DataType::Int64,  DataType::Float16, DataType::BFloat16,
-    DataType::Float64, DataType::Bool,   DataType::Int8,   DataType::UInt8,   DataType::Int16,
+    DataType::Float32, DataType::Int32,  DataType::Int64, DataType::Float16, DataType::BFloat16,
+    DataType::Float64, DataType::Bool,   DataType::Int8,  DataType::UInt8,   DataType::Int16,
     DataType::UInt16,  DataType::UInt32, DataType::UInt64};
 
 // Views reuse the CPU kernel for their shape rules (Reshape's 0 and -1, Squeeze's axes...).

@@ -56,9 +56,9 @@ const Buffer& row_param(OpRecorder& r, size_t k, const Shape& norm) {
                       return broadcast_shapes(s, norm, "normalization parameter") == norm;
                     });
   if (!fits)
-    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
-                   "a parameter of shape " + s.to_string() + " does not broadcast to " +
-                       norm.to_string());
+    throw RunOnCpu(
+        RunTimeCause::ShapeOutsideKernel,
+        "a parameter of shape " + s.to_string() + " does not broadcast to " + norm.to_string());
   if (s.element_count() == norm.element_count()) return r.buffer(k);
   const Buffer& full =
       r.scratch(static_cast<size_t>(std::max<int64_t>(norm.element_count(), 1)) * sizeof(float));
@@ -74,7 +74,9 @@ struct RowNormSpec {
   int mean_output = 1, inv_std_output = 2, sum_output = -1;
 };
 
-bool given(OpRecorder& r, int input) { return input >= 0 && r.has_input(static_cast<size_t>(input)); }
+bool given(OpRecorder& r, int input) {
+  return input >= 0 && r.has_input(static_cast<size_t>(input));
+}
 bool produced(OpRecorder& r, int output) {
   return output >= 0 && r.num_outputs() > static_cast<size_t>(output);
 }
@@ -95,10 +97,10 @@ const Buffer& skip_sum(OpRecorder& r, const RowNormSpec& spec, const Shape& hidd
     if (given(r, k) && r.shape(static_cast<size_t>(k)) != hidden)
       throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "a parameter that is not [hidden]");
   }
-  const Buffer& sum = produced(r, spec.sum_output)
-                          ? r.output(static_cast<size_t>(spec.sum_output), DataType::Float32, x)
-                          : r.scratch(static_cast<size_t>(std::max<int64_t>(x.element_count(), 1)) *
-                                      sizeof(float));
+  const Buffer& sum =
+      produced(r, spec.sum_output)
+          ? r.output(static_cast<size_t>(spec.sum_output), DataType::Float32, x)
+          : r.scratch(static_cast<size_t>(std::max<int64_t>(x.element_count(), 1)) * sizeof(float));
   if (x.element_count() == 0) return sum;
   BinaryElementwise& add = r.kernel<BinaryElementwise>();
   add.record(r.cmd(), r.arena(), BinaryOp::Add, r.buffer(0), x, r.buffer(1), skip, sum);
@@ -140,7 +142,8 @@ RecordFn row_norm(RowNormSpec spec, int64_t axis, float epsilon) {
     const bool with_stats = produced(r, spec.mean_output) || produced(r, spec.inv_std_output);
     auto stat = [&](int output) -> const Buffer* {
       if (!with_stats) return nullptr;
-      if (produced(r, output)) return &r.output(static_cast<size_t>(output), DataType::Float32, stats);
+      if (produced(r, output))
+        return &r.output(static_cast<size_t>(output), DataType::Float32, stats);
       return &r.scratch(static_cast<size_t>(std::max<int64_t>(p.outer, 1)) * sizeof(float));
     };
     const Buffer& y = r.output(0, DataType::Float32, x);
@@ -275,14 +278,18 @@ bool single_output(const DevicePlacementQuery& q, const char* what, std::string&
 KILN_GPU_COMPUTE_OPS(normalization);
 void register_normalization_ops(OpTable& t) {
   const RowNormSpec layer_norm;
-  const RowNormSpec rms_norm{.mode = NormMode::Rms, .shift_input = -1, .mean_output = -1,
-                             .inv_std_output = -1};
-  const RowNormSpec simplified{.mode = NormMode::Rms, .shift_input = -1, .mean_output = -1,
-                               .inv_std_output = 1};
-  const RowNormSpec skip{.skip = true, .scale_input = 2, .shift_input = 3,
-                         .skip_bias_input = 4, .sum_output = 3};
-  const RowNormSpec skip_simplified{.mode = NormMode::Rms, .skip = true, .scale_input = 2,
-                                    .shift_input = -1, .skip_bias_input = 3, .sum_output = 3};
+  const RowNormSpec rms_norm{
+      .mode = NormMode::Rms, .shift_input = -1, .mean_output = -1, .inv_std_output = -1};
+  const RowNormSpec simplified{
+      .mode = NormMode::Rms, .shift_input = -1, .mean_output = -1, .inv_std_output = 1};
+  const RowNormSpec skip{
+      .skip = true, .scale_input = 2, .shift_input = 3, .skip_bias_input = 4, .sum_output = 3};
+  const RowNormSpec skip_simplified{.mode = NormMode::Rms,
+                                    .skip = true,
+                                    .scale_input = 2,
+                                    .shift_input = -1,
+                                    .skip_bias_input = 3,
+                                    .sum_output = 3};
   t.add("LayerNormalization", row_norm_factory(layer_norm, 1e-5f));
   t.add(ir::kMicrosoftDomain, "LayerNormalization", row_norm_factory(layer_norm, 1e-5f));
   t.add("RMSNormalization", row_norm_factory(rms_norm, 1e-5f));
