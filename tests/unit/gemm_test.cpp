@@ -41,6 +41,21 @@ struct Case {
   GemmEpilogue ep;
 };
 
+// The epilogue the packed-operand tests use: a row bias, beta 0.5 and a clip to [-2, 2].
+Case row_bias_clip_case(int64_t m, int64_t n, int64_t k, int64_t pad) {
+  Case c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.pad = pad;
+  c.ep.beta = 0.5f;
+  c.ep.bias_kind = GemmBias::kPerRow;
+  c.ep.activation = GemmActivation::kClip;
+  c.ep.clip_min = -2.0f;
+  c.ep.clip_max = 2.0f;
+  return c;
+}
+
 std::string describe(const Case& c) {
   return "trans_a=" + std::to_string(c.trans_a) + " trans_b=" + std::to_string(c.trans_b) +
          " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) + " K=" + std::to_string(c.k) +
@@ -449,18 +464,9 @@ TEST(Gemm, BlockEdgesAndPackedEqualsUnpacked) {
     for (auto [m, n, k, pad] : std::vector<std::array<int64_t, 4>>{
              {45, 2100, 40, 0}, {31, 70, 1030, 0}, {29, 37, 1000, 24}, {40, 5, 300, 3}}) {
       for (int trans = 0; trans < 4; ++trans) {
-        Case cs;
+        Case cs = row_bias_clip_case(m, n, k, pad);
         cs.trans_a = trans & 1;
         cs.trans_b = trans & 2;
-        cs.m = m;
-        cs.n = n;
-        cs.k = k;
-        cs.pad = pad;
-        cs.ep.beta = 0.5f;
-        cs.ep.bias_kind = GemmBias::kPerRow;
-        cs.ep.activation = GemmActivation::kClip;
-        cs.ep.clip_min = -2.0f;
-        cs.ep.clip_max = 2.0f;
         Operands unpacked(cs, seed), prepacked(cs, seed);
         ++seed;
         sgemm(cs.trans_a, cs.trans_b, m, n, k, unpacked.a.data(), unpacked.lda, unpacked.b.data(),
@@ -492,16 +498,7 @@ TEST(Gemm, PackedAEveryTargetAndThreadCount) {
                                                                    {29, 37, 1000, 24},
                                                                    {45, 2100, 40, 3},
                                                                    {15, 5, 300, 1}}) {
-      Case cs;
-      cs.m = m;
-      cs.n = n;
-      cs.k = k;
-      cs.pad = pad;
-      cs.ep.beta = 0.5f;
-      cs.ep.bias_kind = GemmBias::kPerRow;
-      cs.ep.activation = GemmActivation::kClip;
-      cs.ep.clip_min = -2.0f;
-      cs.ep.clip_max = 2.0f;
+      const Case cs = row_bias_clip_case(m, n, k, pad);
       Operands ops(cs, seed++);
       const PackedA packed = pack_a(m, k, ops.a.data(), ops.lda);
       EXPECT_EQ(packed.m(), m);
