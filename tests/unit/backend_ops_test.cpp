@@ -438,7 +438,7 @@ void add_scatter_cases(std::vector<OpCase>& c) {
     const std::string suffix = std::string(dtype_name(dt)) + "_" + reduction;
     for (int64_t axis : {0, 1, -1}) {
       c.push_back({"ScatterElements_axis" + std::to_string(axis + 1) + "_" + suffix,
-                   [data_of, dt, reduction, axis] {
+                   [data_of, dt = dt, reduction = reduction, axis] {
                      // Indices smaller than data outside the axis; 7 updates per axis line
                      // into 4 or 5 slots make duplicates.
                      const Shape data{4, 5, 3};
@@ -457,7 +457,8 @@ void add_scatter_cases(std::vector<OpCase>& c) {
     }
     // ScatterND: element tuples (k = rank), row tuples (k = 1) and k = 2, duplicates among them.
     for (int64_t k : {1, 2, 3}) {
-      c.push_back({"ScatterND_k" + std::to_string(k) + "_" + suffix, [data_of, dt, reduction, k] {
+      c.push_back({"ScatterND_k" + std::to_string(k) + "_" + suffix,
+                   [data_of, dt = dt, reduction = reduction, k] {
                      const Shape data{4, 3, 5};
                      Shape idx{6, k};
                      Shape upd{6};
@@ -664,7 +665,7 @@ void add_one_hot_cases(std::vector<OpCase>& c) {
       for (int64_t axis : {0, 1, -1}) {
         c.push_back({"OneHot_" + name + "_indices_" + std::string(dtype_name(v.dtype())) + "_axis" +
                          std::to_string(axis + 1),
-                     [idx, v, axis] {
+                     [idx = idx, v, axis] {
                        Tensor depth = axis == 0 ? f32({}, {6.7f}) : i64({}, {6});
                        return OpTest("OneHot", 11)
                            .input(idx)
@@ -1754,7 +1755,9 @@ std::vector<OpCase> make_cases() {
   for (const auto& [x, to] : bit_casts) {
     c.push_back(
         {"BitCast_" + std::string(dtype_name(x.dtype())) + "_to_" + std::string(dtype_name(to)),
-         [x, to] { return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to)); }});
+         [x = x, to = to] {
+           return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to));
+         }});
     c.back().on_pixel = false;
   }
   c.push_back({"Squeeze_bool", [] {
