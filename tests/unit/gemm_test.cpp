@@ -504,8 +504,8 @@ TEST(Gemm, PackedAEveryTargetAndThreadCount) {
       EXPECT_EQ(packed.m(), m);
       EXPECT_EQ(packed.k(), k);
       Operands pooled = ops;
-      run_single_threaded([&] {
-        sgemm_packed_a(packed, n, ops.b.data(), ops.ldb, ops.c.data(), ops.ldc,
+      run_single_threaded([&] {  // cs.n: clang 14 captures no structured binding
+        sgemm_packed_a(packed, cs.n, ops.b.data(), ops.ldb, ops.c.data(), ops.ldc,
                        with_bias(cs.ep, ops));
       });
       expect_matches_reference(cs, ops);
