@@ -520,10 +520,9 @@ uint64_t Execution::overwritable_inputs(const CompiledNode& cn) const {
 
 bool Execution::is_overwritable_input(const CompiledNode& cn, const Storage* storage) const {
   if (storage == nullptr) return false;
-  const uint64_t mask = overwritable_inputs(cn);
-  for (size_t k = 0; k < cn.inputs.size() && k < 64; ++k) {
-    if ((mask >> k & 1) &&
-        values_[static_cast<size_t>(cn.inputs[k])].impl()->storage.get() == storage)
+  for (int in : cn.inputs) {
+    if (in >= 0 && donated_[static_cast<size_t>(in)] &&
+        values_[static_cast<size_t>(in)].impl()->storage.get() == storage)
       return true;
   }
   return false;
