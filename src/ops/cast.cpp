@@ -23,19 +23,13 @@
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/cast.h"
 #include "ops/all_ops.h"
 
 namespace kiln {
 namespace {
 
 constexpr int64_t kCastGrain = 32768;
-
-enum class E8M0Rounding { kUp, kDown, kNearest };
-
-struct CastOptions {
-  bool saturate = true;
-  E8M0Rounding rounding = E8M0Rounding::kUp;
-};
 
 // float32 -> float8e8m0 for the rounding modes the constructor does not implement.
 Float8E8M0 to_e8m0(float f, bool saturate, E8M0Rounding rounding) {
@@ -223,41 +217,15 @@ void cast_tensor(OpContext& ctx, const Tensor& in, DataType to, const CastOption
   });
 }
 
-CastOptions parse_options(const NodeInfo& info) {
-  CastOptions opt;
-  opt.saturate = info.attr_int("saturate", 1) != 0;
-  const std::string mode = info.attr_string("round_mode", "up");
-  if (mode == "up") {
-    opt.rounding = E8M0Rounding::kUp;
-  } else if (mode == "down") {
-    opt.rounding = E8M0Rounding::kDown;
-  } else if (mode == "nearest") {
-    opt.rounding = E8M0Rounding::kNearest;
-  } else {
-    info.fail("round_mode must be \"up\", \"down\" or \"nearest\", got \"" + mode + "\"");
-  }
-  return opt;
-}
-
-// The element type named by the required attribute 'to'.
-DataType parse_target_type(const NodeInfo& info) {
-  const int64_t to_code = info.required_int("to");
-  if (to_code > INT32_MAX || !is_valid_dtype(static_cast<int32_t>(to_code)) ||
-      to_code == static_cast<int64_t>(DataType::Undefined)) {
-    info.fail("attribute 'to' is not a valid ONNX element type: " + std::to_string(to_code));
-  }
-  return static_cast<DataType>(to_code);
-}
-
 CpuKernel make_cast(const NodeInfo& info) {
-  const DataType to = parse_target_type(info);
-  const CastOptions opt = parse_options(info);
+  const DataType to = parse_cast_target(info);
+  const CastOptions opt = parse_cast_options(info);
   return [to, opt](OpContext& ctx) { cast_tensor(ctx, ctx.input(0), to, opt); };
 }
 
 CpuKernel make_cast_like(const NodeInfo& info) {
   if (!info.has_input(1)) info.fail("CastLike needs a second input (target_type)");
-  const CastOptions opt = parse_options(info);
+  const CastOptions opt = parse_cast_options(info);
   return [opt](OpContext& ctx) { cast_tensor(ctx, ctx.input(0), ctx.input(1).dtype(), opt); };
 }
 
@@ -340,7 +308,7 @@ void bit_cast_tensor(OpContext& ctx, const Tensor& in, DataType to) {
 }
 
 CpuKernel make_bit_cast(const NodeInfo& info) {
-  const DataType to = parse_target_type(info);
+  const DataType to = parse_cast_target(info);
   return [to](OpContext& ctx) { bit_cast_tensor(ctx, ctx.input(0), to); };
 }
 

@@ -3,6 +3,7 @@
 // node must have run natively on the backend (not quietly on the CPU fallback).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "backends/gpu_common/device_unary_op.h"
+#include "cast_sources.h"
 #include "kernels/device_backend.h"
 #include "test_util.h"
 #if KILN_GPU_COMPUTE
@@ -40,50 +42,6 @@ Tensor random_int(const Shape& shape, unsigned seed, int lo = -50, int hi = 50) 
   std::vector<T> v(static_cast<size_t>(shape.element_count()));
   for (T& x : v) x = static_cast<T>(dist(rng));
   return Tensor::from_data<T>(shape, v);
-}
-
-// Values that probe a conversion's edges, per type: rounding and truncation, NaN, infinities,
-// -0, values beyond the narrower types' ranges, and int64 values no float holds exactly.
-Tensor cast_source(DataType dt) {
-  const float inf = std::numeric_limits<float>::infinity();
-  switch (dt) {
-    case DataType::Float32:
-      return Tensor::from_data<float>(
-          {30},
-          {0.0f, -0.0f, 2.5f, -2.5f, 0.99f, -0.99f, 1e-30f, std::nanf(""), inf, -inf, 2147483520.0f,
-           2147483648.0f, -2147483648.0f, -2147483904.0f, 3e9f, -3e9f, 9.2233715e18f, 9.223372e18f,
-           -9.223372e18f, -9.2233725e18f, 1e19f, 16777217.0f, 123456.75f,
-           // float16's edges: the largest finite and the first that rounds to infinity,
-           // the smallest subnormal and the tie below it, a tie to even, a subnormal.
-           65519.0f, 65520.0f, 5.9604645e-8f, 2.9802322e-8f, 1.00048828125f, 3.0517578e-5f,
-           -1.00146484375f});
-    case DataType::Int32:
-      return Tensor::from_data<int32_t>(
-          {11}, {0, 1, -1, 7, -7, 16777217, -16777219, 2147483647, -2147483647 - 1, 255, 256});
-    case DataType::Int64:
-      return Tensor::from_data<int64_t>(
-          {15},
-          {0, 1, -1, 7, -300, int64_t{1} << 40, (int64_t{1} << 53) + 1, -((int64_t{1} << 53) + 3),
-           (int64_t{1} << 40) + (int64_t{1} << 16) + 1, (int64_t{1} << 24) + 1,
-           std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 4294967296 + 5,
-           -4294967291, (int64_t{1} << 62) + (int64_t{1} << 38) + 1});
-    case DataType::Float16:
-    case DataType::BFloat16: {
-      // Zeros, subnormals, the largest finite, infinities, NaNs (one with a payload), and
-      // values that are and are not integers.
-      const std::vector<uint16_t> bits =
-          dt == DataType::Float16
-              ? std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00,
-                                      0xfc00, 0x7e00, 0x7d01, 0x3e00, 0xc100, 0x5a40, 0x3555}
-              : std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x807f, 0x7f7f, 0xff7f, 0x7f80,
-                                      0xff80, 0x7fc0, 0x7fa1, 0x3fc0, 0xc020, 0x4f00, 0x3eab};
-      Tensor t = Tensor::zeros(dt, {static_cast<int64_t>(bits.size())});
-      std::memcpy(t.mutable_raw_data(), bits.data(), bits.size() * sizeof(uint16_t));
-      return t;
-    }
-    default:
-      return Tensor::from_data<bool>({7}, {true, false, false, true, true, true, false});
-  }
 }
 
 // Few distinct values, so comparisons see ties; float32 adds a NaN and int64 values that differ
@@ -122,6 +80,8 @@ struct OpCase {
   // CPU: textures hold float32 only).
   bool on_compute = true;
   bool on_pixel = true;
+  // Float32 outputs compared bit for bit (Cast: zero signs and NaN payloads included).
+  bool bit_exact = false;
 };
 
 // LSTM: every direction, optional input and output combination the step kernels take; hidden
@@ -850,6 +810,84 @@ void add_lstm_cases(std::vector<OpCase>& c) {
     c.push_back(std::move(op));
   }
 }
+// Cast, compared bit for bit over each type's edge values (cast_sources.h): every pair of the
+// types cast.comp converts; each other fixed-size type (cast_wide.comp) from float32, float64
+// and int64 and to float32 (the floats to int64 too), the paths that round twice on a careless
+// device, float8 without saturation and float8e8m0's rounding modes.
+void add_cast_cases(std::vector<OpCase>& c) {
+  auto cast_case = [&c](DataType from, DataType to, int64_t saturate = 1,
+                        const char* round_mode = nullptr) {
+    std::string name = std::string("Cast_") + std::string(dtype_name(from)) + "_to_" +
+                       std::string(dtype_name(to));
+    if (saturate == 0) name += "_no_saturate";
+    if (round_mode) name += std::string("_") + round_mode;
+    OpCase op{name, [from, to, saturate, round_mode] {
+                OpTest t = OpTest("Cast", 25).input(cast_source(from));
+                t.attr("to", static_cast<int64_t>(to)).attr("saturate", saturate);
+                if (round_mode) t.attr("round_mode", round_mode);
+                return t;
+              }};
+    op.bit_exact = true;
+    c.push_back(op);
+  };
+  const DataType narrow[] = {DataType::Float32, DataType::Float16, DataType::BFloat16,
+                             DataType::Int32,   DataType::Int64,   DataType::Bool};
+  for (DataType from : narrow) {
+    for (DataType to : narrow) cast_case(from, to);
+  }
+  const DataType wide[] = {DataType::Float64,        DataType::Int8,
+                           DataType::Int16,          DataType::UInt8,
+                           DataType::UInt16,         DataType::UInt32,
+                           DataType::UInt64,         DataType::Float8E4M3FN,
+                           DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
+                           DataType::Float8E5M2FNUZ, DataType::Float8E8M0,
+                           DataType::Float4E2M1,     DataType::Int4,
+                           DataType::UInt4,          DataType::Int2,
+                           DataType::UInt2};
+  for (DataType t : wide) {
+    cast_case(DataType::Float32, t);
+    cast_case(t, DataType::Float32);
+    cast_case(DataType::Int64, t);
+    if (t != DataType::Float64) cast_case(DataType::Float64, t);
+    if (is_float_dtype(t)) cast_case(t, DataType::Int64);
+  }
+  // float64 and the 64-bit integers to the 16-bit floats round once (through float32 rounded
+  // to odd); the narrow floats to bool; the sub-byte integers between themselves.
+  const std::pair<DataType, DataType> pairs[] = {
+      {DataType::Float64, DataType::Float16},       {DataType::Float64, DataType::BFloat16},
+      {DataType::UInt64, DataType::Float16},        {DataType::Float16, DataType::Float64},
+      {DataType::Float16, DataType::Float8E4M3FN},  {DataType::BFloat16, DataType::Float8E5M2},
+      {DataType::Float64, DataType::Bool},          {DataType::Float8E4M3FNUZ, DataType::Bool},
+      {DataType::Float4E2M1, DataType::Bool},       {DataType::Int4, DataType::UInt2},
+      {DataType::UInt4, DataType::Int4},            {DataType::Bool, DataType::Float8E8M0}};
+  for (const auto& [from, to] : pairs) cast_case(from, to);
+  for (DataType to : {DataType::Float8E4M3FN, DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
+                      DataType::Float8E5M2FNUZ, DataType::Float8E8M0})
+    cast_case(DataType::Float32, to, 0);
+  cast_case(DataType::Float64, DataType::Float8E5M2, 0);
+  cast_case(DataType::Float16, DataType::Float8E4M3FN, 0);
+  for (const char* mode : {"down", "nearest"}) {
+    cast_case(DataType::Float32, DataType::Float8E8M0, 1, mode);
+    cast_case(DataType::Float64, DataType::Float8E8M0, 1, mode);
+  }
+  c.push_back({"CastLike", [] {
+                 return OpTest("CastLike")
+                     .input(cast_source(DataType::Float32))
+                     .input(Tensor::from_data<int64_t>({1}, {0}));
+               }});
+  c.push_back({"CastLike_float16", [] {
+                 return OpTest("CastLike")
+                     .input(cast_source(DataType::Float32))
+                     .input(cast_source(DataType::Float16));
+               }});
+  c.push_back({"CastLike_float8_no_saturate", [] {
+                 return OpTest("CastLike", 19)
+                     .input(cast_source(DataType::Float32))
+                     .input(cast_source(DataType::Float8E5M2))
+                     .attr("saturate", int64_t{0});
+               }});
+}
+
 std::vector<OpCase> make_cases() {
   std::vector<OpCase> c;
   // Element-wise binary with broadcasting.
@@ -1095,29 +1133,7 @@ std::vector<OpCase> make_cases() {
                        .attr("axis", int64_t{0});
                  }});
   }
-  // Cast between every pair of device types, over each type's edge values.
-  const DataType castable[] = {DataType::Float32, DataType::Float16, DataType::BFloat16,
-                               DataType::Int32,   DataType::Int64,   DataType::Bool};
-  for (DataType from : castable) {
-    for (DataType to : castable) {
-      c.push_back(
-          {std::string("Cast_") + std::string(dtype_name(from)) + "_to_" +
-               std::string(dtype_name(to)),
-           [from, to] {
-             return OpTest("Cast").input(cast_source(from)).attr("to", static_cast<int64_t>(to));
-           }});
-    }
-  }
-  c.push_back({"CastLike", [] {
-                 return OpTest("CastLike")
-                     .input(cast_source(DataType::Float32))
-                     .input(Tensor::from_data<int64_t>({1}, {0}));
-               }});
-  c.push_back({"CastLike_float16", [] {
-                 return OpTest("CastLike")
-                     .input(cast_source(DataType::Float32))
-                     .input(cast_source(DataType::Float16));
-               }});
+  add_cast_cases(c);
   // Integer arithmetic with broadcasting; divisors are never zero (the CPU rejects those).
   auto nonzero = [](Tensor t) {
     if (t.dtype() == DataType::Int32) {
@@ -1817,7 +1833,7 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
   for (size_t k = 0; k < expected.size(); ++k) {
     ASSERT_EQ(actual[k].dtype(), expected[k].dtype());
     ASSERT_EQ(actual[k].shape(), expected[k].shape());
-    if (expected[k].dtype() == DataType::Float32) {
+    if (expected[k].dtype() == DataType::Float32 && !op.bit_exact) {
       const auto a = actual[k].to_vector<float>(), e = expected[k].to_vector<float>();
       for (size_t i = 0; i < e.size(); ++i) {
         ASSERT_TRUE(value_matches(a[i], e[i], op.atol, op.rtol))

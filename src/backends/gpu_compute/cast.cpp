@@ -1,11 +1,13 @@
-// Cast and CastLike on the GPU (shaders/cast.comp): element type conversion between float32,
-// float16, bfloat16, int32, int64 and bool, matching the CPU's Cast exactly (truncation toward
-// zero; NaN and out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to
-// bool). Needs no shaderInt64. A cast to the input's own type is a view, and so is BitCast
-// between types of one byte or more of equal size (their bytes are the same).
+// Cast and CastLike on the GPU, matching the CPU's Cast bit for bit (truncation toward zero; NaN
+// and out-of-range floats become the integer type's minimum; integers wrap; "!= 0" to bool;
+// ONNX's rounding and saturation for the narrow floats). Between float32, float16, bfloat16,
+// int32, int64 and bool: shaders/cast.comp, which needs no shaderInt64; between any other pair
+// of fixed-size types: shaders/cast_wide.comp, which does. A cast to the input's own type is a
+// view, and so is BitCast between types of one byte or more of equal size (their bytes are the
+// same).
 //
-// The kernel (cast.h; Attention also converts its 16-bit operands with it) and the adapter that
-// places ONNX nodes on it.
+// The kernels (cast.h; Attention also converts its 16-bit operands with Cast) and the adapter
+// that places ONNX nodes on them.
 #include "backends/gpu_compute/cast.h"
 
 #include <vulkan/vulkan.h>
@@ -23,6 +25,7 @@
 #include "backends/gpu_compute/shaders.h"
 #include "kiln/dtype.h"
 #include "kiln/error.h"
+#include "opdefs/cast.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -59,6 +62,22 @@ struct CastPushConstants {
 };
 static_assert(sizeof(CastPushConstants) <= kMaxPushConstantBytes);
 
+// Must match cast_wide.comp's Params; types are ONNX's codes (DataType's values).
+struct WideCastPushConstants {
+  uint32_t count = 0;
+  uint32_t from = 0;
+  uint32_t to = 0;
+  uint32_t saturate = 1;
+  uint32_t round_mode = 0;  // E8M0Rounding
+};
+static_assert(sizeof(WideCastPushConstants) <= kMaxPushConstantBytes);
+
+// Checked before the pipeline exists: a device without shaderInt64 cannot create it.
+Device& with_int64(Device& device) {
+  check(device.info().has_int64, "Cast on the GPU between these types needs shaderInt64");
+  return device;
+}
+
 }  // namespace
 
 Cast::Cast(Device& device, uint32_t workgroup_size)
@@ -90,24 +109,70 @@ void Cast::record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, co
                   groups_for(device_, pipeline_, invocations), written);
 }
 
+WideCast::WideCast(Device& device, uint32_t workgroup_size)
+    : device_(with_int64(device)),
+      pipeline_(device, PipelineDesc{shaders::cast_wide(), 2, sizeof(WideCastPushConstants),
+                                     workgroup_size}) {}
+
+bool WideCast::converts(DataType dtype) {
+  return dtype != DataType::Undefined && dtype != DataType::String &&
+         dtype != DataType::Complex64 && dtype != DataType::Complex128 &&
+         is_valid_dtype(static_cast<int32_t>(dtype));
+}
+
+void WideCast::record(VkCommandBuffer cmd, DescriptorArena& arena, DataType from, const Buffer& in,
+                      DataType to, const Buffer& out, uint64_t count,
+                      const CastOptions& options) const {
+  check(converts(from) && converts(to), "Cast on the GPU: no kernel from " +
+                                            std::string(dtype_name(from)) + " to " +
+                                            std::string(dtype_name(to)));
+  if (count == 0) return;
+  // 8-byte elements are two words, and the shader indexes words in 32 bits.
+  check(count < (uint64_t{1} << 31),
+        "Cast on the GPU: " + std::to_string(count) + " elements exceed 32-bit indexing");
+  const WideCastPushConstants pc{static_cast<uint32_t>(count), static_cast<uint32_t>(from),
+                                 static_cast<uint32_t>(to), options.saturate ? 1u : 0u,
+                                 static_cast<uint32_t>(options.rounding)};
+  // One invocation per output word, or per element of 8 bytes.
+  const uint64_t size = dtype_size(to);
+  const uint64_t invocations = size >= 4 ? count : (count + 4 / size - 1) / (4 / size);
+  const Buffer* buffers[] = {&in, &out};
+  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+  const Buffer* written[] = {&out};
+  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device_, pipeline_, invocations), written);
+}
+
 namespace {
 
 // ---- The adapter -----------------------------------------------------------------------------
 
-const std::initializer_list<DataType> kCastable = {DataType::Float32,  DataType::Float16,
-                                                   DataType::BFloat16, DataType::Int32,
-                                                   DataType::Int64,    DataType::Bool};
+// Every fixed-size type: the types a Cast node can take and make on the GPU.
+const std::initializer_list<DataType> kCastable = {
+    DataType::Float32,      DataType::Float16,        DataType::BFloat16,   DataType::Float64,
+    DataType::Int8,         DataType::Int16,          DataType::Int32,      DataType::Int64,
+    DataType::UInt8,        DataType::UInt16,         DataType::UInt32,     DataType::UInt64,
+    DataType::Bool,         DataType::Float8E4M3FN,   DataType::Float8E4M3FNUZ,
+    DataType::Float8E5M2,   DataType::Float8E5M2FNUZ, DataType::Float8E8M0, DataType::Float4E2M1,
+    DataType::Int4,         DataType::UInt4,          DataType::Int2,       DataType::UInt2};
 
-void record_cast(OpRecorder& r, DataType to) {
+void record_cast(OpRecorder& r, DataType to, const CastOptions& options) {
   const DataType from = r.dtype(0);
   if (from == to) {
     r.output_view(0, 0, r.shape(0));
     return;
   }
+  const bool narrow_set = Cast::converts(from) && Cast::converts(to);
+  if (!narrow_set && !r.device().info().has_int64)
+    throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
   const Buffer& in = r.buffer(0);
   const Buffer& out = r.output(0, to, r.shape(0));
-  r.kernel<Cast>().record(r.cmd(), r.arena(), from, in, to, out,
-                          static_cast<uint64_t>(r.shape(0).element_count()));
+  const auto count = static_cast<uint64_t>(r.shape(0).element_count());
+  if (narrow_set) {
+    r.kernel<Cast>().record(r.cmd(), r.arena(), from, in, to, out, count);
+  } else {
+    r.kernel<WideCast>().record(r.cmd(), r.arena(), from, in, to, out, count, options);
+  }
 }
 
 // Whether BitCast from `from` to `to` is a view: both held as whole bytes of ONNX's width (not
@@ -129,12 +194,13 @@ KILN_GPU_COMPUTE_OPS(cast);
 void register_cast_ops(OpTable& t) {
   t.add("Cast", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kCastable, reason)) return nullptr;
-    const auto to = static_cast<DataType>(q.info.required_int("to"));
-    if (!cast_type(to)) {
+    const DataType to = parse_cast_target(q.info);
+    if (!WideCast::converts(to)) {
       reason = "no GPU kernel casting to " + std::string(dtype_name(to));
       return nullptr;
     }
-    return [to](OpRecorder& r) { record_cast(r, to); };
+    const CastOptions options = parse_cast_options(q.info);
+    return [to, options](OpRecorder& r) { record_cast(r, to, options); };
   });
   t.add("BitCast", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     const DataType from = q.input_types[0];
@@ -152,7 +218,8 @@ void register_cast_ops(OpTable& t) {
   });
   t.add("CastLike", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kCastable, reason)) return nullptr;
-    return [](OpRecorder& r) { record_cast(r, r.dtype(1)); };
+    const CastOptions options = parse_cast_options(q.info);
+    return [options](OpRecorder& r) { record_cast(r, r.dtype(1), options); };
   });
 }
 
