@@ -693,6 +693,63 @@ void add_bitwise_cases(std::vector<OpCase>& c) {
   }
 }
 
+// The 8-, 16-bit and unsigned integers through the integer and comparison kernels: values over
+// each type's whole range (its minimum and -1 included, so division wraps), odd output lengths
+// (8- and 16-bit outputs are written a word at a time), divisors never zero.
+Tensor full_range(DataType dt, const Shape& shape, unsigned seed, bool nonzero) {
+  std::mt19937_64 rng(seed);
+  Tensor t = Tensor::zeros(dt, shape);
+  const size_t size = dtype_size(dt);
+  auto* bytes = static_cast<uint8_t*>(t.mutable_raw_data());
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    uint8_t* e = bytes + static_cast<size_t>(i) * size;
+    const uint64_t bits = rng();
+    std::memcpy(e, &bits, size);
+    if (i == 0) std::memset(e, 0xff, size);  // -1, or the largest unsigned
+    if (i == 1) {                             // the signed minimum
+      std::memset(e, 0, size);
+      e[size - 1] = 0x80;
+    }
+    if (nonzero && std::all_of(e, e + size, [](uint8_t b) { return b == 0; })) e[0] = 3;
+  }
+  return t;
+}
+
+void add_small_integer_cases(std::vector<OpCase>& c) {
+  const DataType types[] = {DataType::Int8,   DataType::UInt8,  DataType::Int16,
+                            DataType::UInt16, DataType::UInt32, DataType::UInt64};
+  for (DataType dt : types) {
+    const std::string type(dtype_name(dt));
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "FMod", "Max", "Min", "BitwiseAnd",
+                           "BitwiseXor", "Less", "Equal"}) {
+      c.push_back({std::string(op) + "_" + type, [op, dt] {
+                     const std::string name = op;
+                     const bool divides = name == "Div" || name == "Mod" || name == "FMod";
+                     OpTest t(name == "FMod" ? "Mod" : name, 18);
+                     t.input(full_range(dt, {3, 1, 7}, 301, false))
+                         .input(full_range(dt, {5, 1}, 302, divides));
+                     if (name == "FMod") t.attr("fmod", int64_t{1});
+                     return t;
+                   }});
+      c.back().on_pixel = false;
+    }
+    c.push_back({"BitwiseNot_" + type, [dt] {
+                   return OpTest("BitwiseNot", 18).input(full_range(dt, {3, 5}, 303, false));
+                 }});
+    c.back().on_pixel = false;
+  }
+  for (DataType dt : {DataType::Int16, DataType::UInt64}) {
+    for (const char* op : {"LessOrEqual", "Greater", "GreaterOrEqual", "BitwiseOr"}) {
+      c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)), [op, dt] {
+                     return OpTest(op, 18)
+                         .input(full_range(dt, {2, 9}, 304, false))
+                         .input(full_range(dt, {9}, 305, false));
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+}
+
 void add_lstm_cases(std::vector<OpCase>& c) {
   const std::vector<LstmCase> lstms = {
       {.name = "forward_defaults"},
@@ -1753,6 +1810,7 @@ std::vector<OpCase> make_cases() {
   add_one_hot_cases(c);
   add_gather_nd_cases(c);
   add_bitwise_cases(c);
+  add_small_integer_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
@@ -1840,8 +1898,19 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
             << "element " << i << " is " << a[i] << ", expected " << e[i];
       }
     } else {
-      ASSERT_EQ(0,
-                std::memcmp(actual[k].raw_data(), expected[k].raw_data(), expected[k].byte_size()));
+      // Bit for bit; the first differing element's bytes tell what went wrong.
+      const auto* a = static_cast<const uint8_t*>(actual[k].raw_data());
+      const auto* e = static_cast<const uint8_t*>(expected[k].raw_data());
+      const size_t size = dtype_size(expected[k].dtype());
+      for (size_t i = 0; i < expected[k].byte_size(); i += size) {
+        if (std::memcmp(a + i, e + i, size) == 0) continue;
+        std::string got, want;
+        for (size_t b = size; b-- > 0;) {
+          got += std::to_string(a[i + b]) + (b ? "." : "");
+          want += std::to_string(e[i + b]) + (b ? "." : "");
+        }
+        FAIL() << "element " << i / size << " has bytes " << got << ", expected " << want;
+      }
     }
   }
 }

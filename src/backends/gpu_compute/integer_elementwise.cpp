@@ -17,14 +17,28 @@ Device& with_int64(Device& device) {
 
 }  // namespace
 
+std::optional<IntegerType> integer_type(DataType dtype) {
+  switch (dtype) {
+    case DataType::Int32: return IntegerType::Int32;
+    case DataType::Int64: return IntegerType::Int64;
+    case DataType::Int8: return IntegerType::Int8;
+    case DataType::UInt8: return IntegerType::UInt8;
+    case DataType::Int16: return IntegerType::Int16;
+    case DataType::UInt16: return IntegerType::UInt16;
+    case DataType::UInt32: return IntegerType::UInt32;
+    case DataType::UInt64: return IntegerType::UInt64;
+    default: return std::nullopt;
+  }
+}
+
 IntegerPushConstants integer_push_constants(IntegerOp op, DataType type, const Shape& a,
                                             const Shape& b) {
-  check(type == DataType::Int32 || type == DataType::Int64,
-        "integer op on the GPU: no kernel for " + std::string(dtype_name(type)));
+  const std::optional<IntegerType> code = integer_type(type);
+  check(code.has_value(), "integer op on the GPU: no kernel for " + std::string(dtype_name(type)));
   IntegerPushConstants pc;
   pc.layout = binary_push_constants(BinaryOp::Add, a, b);
   pc.layout.op = static_cast<uint32_t>(op);
-  pc.is64 = type == DataType::Int64 ? 1 : 0;
+  pc.type = static_cast<uint32_t>(*code);
   return pc;
 }
 
@@ -37,11 +51,17 @@ void IntegerElementwise::record(VkCommandBuffer cmd, DescriptorArena& arena,
                                 const IntegerPushConstants& pc, const Buffer& a, const Buffer& b,
                                 const Buffer& c) const {
   if (pc.layout.count == 0) return;
+  // 8- and 16-bit outputs: one invocation per output word (4 or 2 elements).
+  const auto type = static_cast<IntegerType>(pc.type);
+  const uint64_t per_word = type == IntegerType::Int8 || type == IntegerType::UInt8     ? 4
+                            : type == IntegerType::Int16 || type == IntegerType::UInt16 ? 2
+                                                                                        : 1;
+  const uint64_t invocations = (pc.layout.count + per_word - 1) / per_word;
   const Buffer* buffers[] = {&a, &b, &c};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&c};
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, pc.layout.count), written);
+                  groups_for(device_, pipeline_, invocations), written);
 }
 
 }  // namespace kiln::gpu_compute

@@ -1,7 +1,7 @@
-// Host side of shaders/integer_elementwise.comp: int32 and int64 Add/Sub/Mul/Div/Mod/Max/Min
-// and BitwiseAnd/Or/Xor with numpy broadcasting, and Neg/Abs/BitwiseNot. Needs shaderInt64
-// (device.info().has_int64) for both types: 32-bit results are computed in 64 bits and wrapped.
-// Division or Mod by zero yields 0.
+// Host side of shaders/integer_elementwise.comp: Add/Sub/Mul/Div/Mod/Max/Min and
+// BitwiseAnd/Or/Xor with numpy broadcasting, and Neg/Abs/BitwiseNot, on the signed and unsigned
+// integers of 8, 16, 32 and 64 bits. Needs shaderInt64 (device.info().has_int64) for every type:
+// results are computed in 64 bits and wrapped. Division or Mod by zero yields 0.
 //
 //   const auto pc = integer_push_constants(IntegerOp::Div, DataType::Int64, a_shape, b_shape);
 //   context.kernel<IntegerElementwise>().record(cmd, arena, pc, a, b, c);
@@ -10,6 +10,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "backends/gpu_compute/binary_elementwise.h"
 #include "backends/gpu_compute/buffer.h"
@@ -40,16 +41,22 @@ enum class IntegerOp : uint32_t {
   BitwiseNot
 };
 
+// The shader's element type codes; the order is part of the shader interface.
+enum class IntegerType : uint32_t { Int32, Int64, Int8, UInt8, Int16, UInt16, UInt32, UInt64 };
+
+// The code of `dtype`, or nullopt for a type the shader does not compute on.
+std::optional<IntegerType> integer_type(DataType dtype);
+
 // Mirrors the shader's push-constant block: the broadcast layout of the float kernel, then the
-// element width.
+// element type.
 struct IntegerPushConstants {
   BinaryPushConstants layout;
-  uint32_t is64 = 0;
+  uint32_t type = 0;  // IntegerType
 };
 static_assert(sizeof(IntegerPushConstants) <= kMaxPushConstantBytes);
 
 // kiln::Error when the shapes do not broadcast, the output is beyond the shader (see
-// binary_push_constants) or `type` is not int32/int64.
+// binary_push_constants) or `type` has no IntegerType.
 IntegerPushConstants integer_push_constants(IntegerOp op, DataType type, const Shape& a,
                                             const Shape& b);
 

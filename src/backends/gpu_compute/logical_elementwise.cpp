@@ -41,6 +41,22 @@ std::optional<LogicalPushConstants> logical_push_constants(LogicalOp op, DataTyp
     case DataType::Int64:
       pc.type = 2;
       break;
+    // The narrower and unsigned integers are compared only (Where writes 4- and 8-byte values).
+    case DataType::Int8:
+    case DataType::UInt8:
+    case DataType::Int16:
+    case DataType::UInt16:
+    case DataType::UInt32:
+    case DataType::UInt64:
+      check(op <= LogicalOp::GreaterOrEqual,
+            "logical op on the GPU: " + std::string(dtype_name(type)) + " is compared only");
+      pc.type = type == DataType::Int8     ? 3
+                : type == DataType::UInt8  ? 4
+                : type == DataType::Int16  ? 5
+                : type == DataType::UInt16 ? 6
+                : type == DataType::UInt32 ? 7
+                                           : 8;
+      break;
     default:
       check(false, "logical op on the GPU: no kernel for " + std::string(dtype_name(type)));
   }

@@ -55,7 +55,8 @@ static_assert(sizeof(LogicalPushConstants) <= kMaxPushConstantBytes);
 std::optional<Shape> broadcast_all(std::span<const Shape> shapes);
 
 // Push constants for `op` over operands of `shapes` (1 to 3), `type` being the compared
-// operands' type (comparisons) or the values' type (Where): float32, int32 or int64. nullopt
+// operands' type (comparisons) or the values' type (Where): float32, int32 or int64, and for
+// the comparisons also int8, uint8, int16, uint16, uint32 and uint64. nullopt
 // when the shapes do not broadcast (the CPU kernel reports it), or the output is beyond the
 // shader: more than 6 dimensions that are not 1, or more than 2^31 - 1 words.
 std::optional<LogicalPushConstants> logical_push_constants(LogicalOp op, DataType type,

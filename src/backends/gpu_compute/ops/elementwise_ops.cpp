@@ -1,5 +1,5 @@
-// Element-wise ops on the GPU: float32 binary arithmetic with broadcasting, int32/int64
-// arithmetic (shaders/integer_elementwise.comp), and the unary math and activation functions
+// Element-wise ops on the GPU: float32 binary arithmetic with broadcasting, integer arithmetic
+// on 8- to 64-bit signed and unsigned integers (shaders/integer_elementwise.comp), and the unary math and activation functions
 // (shaders/binary_elementwise.comp, shaders/unary_elementwise.comp).
 #include <algorithm>
 #include <optional>
@@ -16,6 +16,14 @@
 namespace kiln::gpu_compute {
 namespace {
 
+// The types the integer kernel computes on, and with float32 what the arithmetic ops take.
+const std::initializer_list<DataType> kIntegers = {
+    DataType::Int8,  DataType::UInt8,  DataType::Int16, DataType::UInt16,
+    DataType::Int32, DataType::UInt32, DataType::Int64, DataType::UInt64};
+const std::initializer_list<DataType> kNumbers = {
+    DataType::Float32, DataType::Int8,   DataType::UInt8, DataType::Int16,  DataType::UInt16,
+    DataType::Int32,   DataType::UInt32, DataType::Int64, DataType::UInt64};
+
 RecordFn binary(BinaryOp op) {
   return [op](OpRecorder& r) {
     const Shape out = broadcast_shapes(r.shape(0), r.shape(1), "binary op");
@@ -26,22 +34,19 @@ RecordFn binary(BinaryOp op) {
   };
 }
 
-// Whether the host tensor `t` holds a zero (a divisor the CPU kernel rejects).
+// Whether the host tensor `t` (of an integer type) holds a zero (a divisor the CPU kernel
+// rejects): some element's bytes all zero.
 bool has_zero(const Tensor& t) {
-  const int64_t n = t.element_count();
-  if (t.dtype() == DataType::Int32) {
-    const int32_t* v = t.data<int32_t>();
-    for (int64_t i = 0; i < n; ++i)
-      if (v[i] == 0) return true;
-  } else {
-    const int64_t* v = t.data<int64_t>();
-    for (int64_t i = 0; i < n; ++i)
-      if (v[i] == 0) return true;
+  const auto* bytes = static_cast<const uint8_t*>(t.raw_data());
+  const size_t size = dtype_size(t.dtype());
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    const uint8_t* e = bytes + static_cast<size_t>(i) * size;
+    if (std::all_of(e, e + size, [](uint8_t b) { return b == 0; })) return true;
   }
   return false;
 }
 
-// int32/int64 arithmetic; unary ops bind input 0 twice.
+// Integer arithmetic (kIntegers); unary ops bind input 0 twice.
 void record_integer(OpRecorder& r, IntegerOp op) {
   if (!r.device().info().has_int64)
     throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
@@ -62,15 +67,14 @@ void record_integer(OpRecorder& r, IntegerOp op) {
   r.kernel<IntegerElementwise>().record(r.cmd(), r.arena(), pc, a, b, c);
 }
 
-// Float32 through the float kernel (when it has the op), int32/int64 through the integer one.
+// Float32 through the float kernel (when it has the op), the integers through the integer one.
 OpFactory binary_factory(std::optional<BinaryOp> float_op, std::optional<IntegerOp> int_op) {
   return [float_op, int_op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     std::vector<DataType> allowed;
     if (float_op) allowed.push_back(DataType::Float32);
-    if (int_op) allowed.insert(allowed.end(), {DataType::Int32, DataType::Int64});
+    if (int_op) allowed.insert(allowed.end(), kIntegers.begin(), kIntegers.end());
     for (size_t k = 0; k < q.info.num_inputs(); ++k) {
-      if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, k, 1))
-        return nullptr;
+      if (!inputs_are(q, kNumbers, reason, k, 1)) return nullptr;
       const DataType t = q.input_types[k];
       if (t != DataType::Undefined &&
           std::find(allowed.begin(), allowed.end(), t) == allowed.end()) {
@@ -144,8 +148,7 @@ OpFactory variadic_factory(BinaryOp op, IntegerOp int_op) {
   return [two, op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!every_input_present(q.info, reason)) return nullptr;
     if (q.info.num_inputs() == 1) {
-      if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason))
-        return nullptr;
+      if (!inputs_are(q, kNumbers, reason)) return nullptr;
       return record_identity;
     }
     if (q.info.num_inputs() == 2) return two(q, reason);
@@ -208,10 +211,10 @@ OpFactory signed_unary(UnaryOp float_op, IntegerOp int_op) {
   };
 }
 
-// BitwiseNot: int32/int64 only, through the integer kernel.
+// BitwiseNot: the integers only, through the integer kernel.
 OpFactory bitwise_not() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Int32, DataType::Int64}, reason, 0, 1)) return nullptr;
+    if (!inputs_are(q, kIntegers, reason, 0, 1)) return nullptr;
     return [](OpRecorder& r) { record_integer(r, IntegerOp::BitwiseNot); };
   };
 }

@@ -10,6 +10,10 @@ namespace {
 
 const std::initializer_list<DataType> kNumbers = {DataType::Float32, DataType::Int32,
                                                   DataType::Int64};
+// What the comparisons take: every integer type of a byte or more.
+const std::initializer_list<DataType> kComparable = {
+    DataType::Float32, DataType::Int8,   DataType::UInt8,  DataType::Int16,  DataType::UInt16,
+    DataType::Int32,   DataType::UInt32, DataType::Int64,  DataType::UInt64};
 
 // `type_input`: the input whose dtype the shader needs (compared operands, Where's values).
 RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t flags = 0) {
@@ -37,8 +41,12 @@ bool takes_inputs(const DevicePlacementQuery& q, size_t n, std::string& reason) 
 
 OpFactory comparison(LogicalOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!takes_inputs(q, 2, reason) || !inputs_are(q, kNumbers, reason)) return nullptr;
-    return logical(op, 0, DataType::Bool);
+    if (!takes_inputs(q, 2, reason) || !inputs_are(q, kComparable, reason)) return nullptr;
+    return [op](OpRecorder& r) {
+      if (r.dtype(0) != r.dtype(1))
+        throw RunOnCpu(RunTimeCause::InputKind, "compared operands differ in type");
+      logical(op, 0, DataType::Bool)(r);
+    };
   };
 }
 

@@ -1,19 +1,26 @@
 #version 450
-// Integer arithmetic on int32 or int64 with numpy broadcasting: Add, Sub, Mul (wrapping), Div
-// (truncating), Mod (fmod 0: the divisor's sign, fmod 1: the dividend's), Max, Min, the bitwise
-// And, Or and Xor, and the unary Neg, Abs and bitwise Not (which read `a` only). Division or Mod by zero gives 0: a divisor the host
-// can see is checked there first (the CPU kernel reports it), so this only defines what a
-// divisor computed on the device produces instead of leaving it undefined.
+// Integer arithmetic with numpy broadcasting on int8, uint8, int16, uint16, int32, uint32, int64
+// or uint64: Add, Sub, Mul (wrapping), Div (truncating), Mod (fmod 0: the divisor's sign, fmod 1:
+// the dividend's), Max, Min, the bitwise And, Or and Xor, and the unary Neg, Abs and bitwise Not
+// (which read `a` only). The 8-, 16- and 32-bit types compute in 32 bits (sign-extended for the
+// signed ones) and keep the low bits, which is what the CPU's wrapping arithmetic in the narrow
+// type gives; the 64-bit ones in 64.
+// Division or Mod by zero gives 0: a divisor the host can see is checked there first (the CPU
+// kernel reports it), so this only defines what a divisor computed on the device produces
+// instead of leaving it undefined.
+//
+// 8- and 16-bit elements are packed in words: each invocation computes the elements of one
+// whole output word, so no two invocations write the same word.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 layout(local_size_x_id = 0) in;
 
-layout(std430, set = 0, binding = 0) readonly buffer A32 { int a32[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B32 { int b32[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer C32 { int c32[]; };
-layout(std430, set = 0, binding = 0) readonly buffer A64 { int64_t a64[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B64 { int64_t b64[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer C64 { int64_t c64[]; };
+layout(std430, set = 0, binding = 0) readonly buffer A32 { uint a32[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B32 { uint b32[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer C32 { uint c32[]; };
+layout(std430, set = 0, binding = 0) readonly buffer A64 { uint64_t a64[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B64 { uint64_t b64[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer C64 { uint64_t c64[]; };
 
 // Must match IntegerPushConstants in integer_elementwise.h.
 layout(push_constant) uniform Params {
@@ -23,15 +30,16 @@ layout(push_constant) uniform Params {
   uint shape[6];
   uint a_stride[6];
   uint b_stride[6];
-  uint is64;  // 1: int64 elements
+  uint type;  // IntegerType
 } p;
 
 const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, MOD = 4, FMOD = 5, MAX = 6, MIN = 7, NEG = 8,
            ABS = 9, AND = 10, OR = 11, XOR = 12, NOT = 13;
+const uint I32 = 0, I64 = 1, I8 = 2, U8 = 3, I16 = 4, U16 = 5, U32 = 6, U64 = 7;
 
-// Truncating division and remainder without the undefined cases: y == 0 gives 0, and y == -1
-// negates with wrapping (INT_MIN / -1 == INT_MIN, INT_MIN % -1 == 0). One definition per width.
-#define APPLY(T)                                                                        \
+// Truncating division and remainder without the undefined cases: y == 0 gives 0, and for the
+// signed types y == -1 negates with wrapping (INT_MIN / -1 == INT_MIN, INT_MIN % -1 == 0).
+#define APPLY(T, SIGNED)                                                                \
   T apply(T x, T y) {                                                                   \
     switch (p.op) {                                                                     \
       case ADD: return x + y;                                                           \
@@ -39,13 +47,13 @@ const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, MOD = 4, FMOD = 5, MAX = 6, MIN =
       case MUL: return x * y;                                                           \
       case DIV:                                                                         \
         if (y == T(0)) return T(0);                                                     \
-        if (y == T(-1)) return T(0) - x;                                                \
+        if (SIGNED && y == T(-1)) return T(0) - x;                                      \
         return x / y;                                                                   \
       case MOD:                                                                         \
       case FMOD: {                                                                      \
-        if (y == T(0) || y == T(-1)) return T(0);                                       \
+        if (y == T(0) || (SIGNED && y == T(-1))) return T(0);                           \
         T r = x - (x / y) * y;                                                          \
-        if (p.op == MOD && r != T(0) && ((r < T(0)) != (y < T(0)))) r += y;             \
+        if (SIGNED && p.op == MOD && r != T(0) && ((r < T(0)) != (y < T(0)))) r += y;   \
         return r;                                                                       \
       }                                                                                 \
       case MAX: return max(x, y);                                                       \
@@ -58,14 +66,38 @@ const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, MOD = 4, FMOD = 5, MAX = 6, MIN =
       default: return x < T(0) ? T(0) - x : x;                                          \
     }                                                                                   \
   }
-APPLY(int)
-APPLY(int64_t)
+APPLY(int, true)
+APPLY(uint, false)
+APPLY(int64_t, true)
+APPLY(uint64_t, false)
 
-void main() {
-  const uint row = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  const uint i = gl_GlobalInvocationID.y * row + gl_GlobalInvocationID.x;
-  if (i >= p.count) return;
+uint byte_size() {
+  switch (p.type) {
+    case I64: case U64: return 8u;
+    case I32: case U32: return 4u;
+    case I16: case U16: return 2u;
+    default: return 1u;
+  }
+}
 
+bool is_signed() { return p.type == I32 || p.type == I64 || p.type == I8 || p.type == I16; }
+
+// Element k of an operand of 1, 2 or 4 bytes (`word` holding it), sign- or zero-extended to 32
+// bits: the narrow types compute in 32 bits (their sums, products and quotients wrap to the same
+// low bits), the 64-bit ones in 64.
+int signed_part(uint word, uint k, uint size) {
+  if (size == 4u) return int(word);
+  const int bits = int(8u * size);
+  return bitfieldExtract(int(word), int(k % (4u / size)) * bits, bits);
+}
+uint unsigned_part(uint word, uint k, uint size) {
+  if (size == 4u) return word;
+  const int bits = int(8u * size);
+  return bitfieldExtract(word, int(k % (4u / size)) * bits, bits);
+}
+
+// The broadcast operand indices of output element i.
+uvec2 operands(uint i) {
   uint rest = i, ia = 0, ib = 0;
   for (int d = int(p.rank) - 1; d >= 0; --d) {
     const uint coord = rest % p.shape[d];
@@ -73,9 +105,38 @@ void main() {
     ia += coord * p.a_stride[d];
     ib += coord * p.b_stride[d];
   }
-  if (p.is64 == 1u) {
-    c64[i] = apply(a64[ia], b64[ib]);
-  } else {
-    c32[i] = apply(a32[ia], b32[ib]);
+  return uvec2(ia, ib);
+}
+
+// Output element i of an operand type of 4 bytes or less, as its low 32 bits.
+uint element32(uint i, uint size) {
+  const uvec2 k = operands(i);
+  const uint wa = a32[(k.x * size) >> 2], wb = b32[(k.y * size) >> 2];
+  if (is_signed()) return uint(apply(signed_part(wa, k.x, size), signed_part(wb, k.y, size)));
+  return apply(unsigned_part(wa, k.x, size), unsigned_part(wb, k.y, size));
+}
+
+void main() {
+  const uint row = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const uint i = gl_GlobalInvocationID.y * row + gl_GlobalInvocationID.x;
+  const uint size = byte_size();
+  if (size == 8u) {
+    if (i >= p.count) return;
+    const uvec2 k = operands(i);
+    c64[i] = is_signed() ? uint64_t(apply(int64_t(a64[k.x]), int64_t(b64[k.y])))
+                         : apply(a64[k.x], b64[k.y]);
+    return;
   }
+  // Invocation i owns output word i.
+  const uint per = 4u / size;
+  if (per * i >= p.count) return;
+  const uint bits = 8u * size;
+  uint word = 0u;
+  for (uint e = 0u; e < per; ++e) {
+    const uint k = per * i + e;
+    if (k >= p.count) break;
+    const uint v = element32(k, size);
+    word |= size == 4u ? v : (v & ((1u << bits) - 1u)) << (e * bits);
+  }
+  c32[i] = word;
 }

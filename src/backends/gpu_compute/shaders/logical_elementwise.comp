@@ -1,7 +1,8 @@
 #version 450
 // Comparisons, boolean logic, IsNaN/IsInf and Where, with numpy broadcasting of up to three
 // operands. Operands are float32, int32, int64 (two little-endian words, compared with 32-bit
-// operations, so no shaderInt64 is needed) or bool (one byte each). A bool output is written a
+// operations, so no shaderInt64 is needed) or bool (one byte each); the comparisons also take
+// int8, uint8, int16, uint16 (packed in words), uint32 and uint64. A bool output is written a
 // whole word (4 elements) per invocation, so no two invocations write the same word.
 
 layout(local_size_x_id = 0) in;
@@ -24,7 +25,7 @@ layout(push_constant) uniform Params {
   uint c_stride[6];
 } p;
 
-const uint F32 = 0, I32 = 1, I64 = 2;
+const uint F32 = 0, I32 = 1, I64 = 2, I8 = 3, U8 = 4, I16 = 5, U16 = 6, U32 = 7, U64 = 8;
 const uint EQUAL = 0, LESS = 1, LESS_EQUAL = 2, GREATER = 3, GREATER_EQUAL = 4, AND = 5, OR = 6,
            XOR = 7, NOT = 8, IS_NAN = 9, IS_INF = 10, WHERE = 11;
 
@@ -33,7 +34,32 @@ uint byte_of_b(uint k) { return (b[k >> 2] >> ((k & 3u) * 8u)) & 0xffu; }
 
 // -1, 0 or 1 as x compares to y; 2 when unordered (a NaN), which every comparison treats as
 // false.
+int compare_ints(int x, int y) { return x < y ? -1 : (x > y ? 1 : 0); }
+int compare_uints(uint x, uint y) { return x < y ? -1 : (x > y ? 1 : 0); }
+
+// A 16-bit element of a or b, sign-extended when `signed_`.
+int half_of_a(uint k, bool signed_) {
+  const uint v = (a[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu;
+  return signed_ ? (int(v << 16) >> 16) : int(v);
+}
+int half_of_b(uint k, bool signed_) {
+  const uint v = (b[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu;
+  return signed_ ? (int(v << 16) >> 16) : int(v);
+}
+
 int compare(uint ia, uint ib) {
+  switch (p.type) {
+    case I8: return compare_ints(int(byte_of_a(ia) << 24) >> 24, int(byte_of_b(ib) << 24) >> 24);
+    case U8: return compare_uints(byte_of_a(ia), byte_of_b(ib));
+    case I16: case U16: return compare_ints(half_of_a(ia, p.type == I16), half_of_b(ib, p.type == I16));
+    case U32: return compare_uints(a[ia], b[ib]);
+    case U64: {
+      const uint xh = a[2 * ia + 1], yh = b[2 * ib + 1];
+      if (xh != yh) return xh < yh ? -1 : 1;
+      return compare_uints(a[2 * ia], b[2 * ib]);
+    }
+    default: break;
+  }
   if (p.type == F32) {
     const float x = uintBitsToFloat(a[ia]), y = uintBitsToFloat(b[ib]);
     if (isnan(x) || isnan(y)) return 2;
