@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
   using namespace kiln_bench;
   int threads = 1, rounds = 7;
   int64_t block = 32;
+  bool hot = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--target=", 0) == 0) {
@@ -192,6 +193,8 @@ int main(int argc, char** argv) {
       threads = std::atoi(arg.c_str() + 10);
     } else if (arg.rfind("--rounds=", 0) == 0) {
       rounds = std::atoi(arg.c_str() + 9);
+    } else if (arg == "--hot") {
+      hot = true;
     } else if (arg.rfind("--block=", 0) == 0) {
       block = std::atoll(arg.c_str() + 8);
     } else {
@@ -218,7 +221,7 @@ int main(int argc, char** argv) {
                           {"gate   2816 x 1024", 2816, 1024}, {"down   1024 x 2816", 1024, 2816},
                           {"square 3072 x 1024", 3072, 1024}, {"lm    32000 x 1024", 32000, 1024}};
   for (const Shape& s : shapes) {
-    const ColdWeights c = make_weights(s.N, s.K, block, kColdBytes);
+    const ColdWeights c = make_weights(s.N, s.K, block, hot ? 0 : kColdBytes);
     const double t = time_calls(pool, c, 1, true, rounds);
     const double gbs = static_cast<double>(c.bytes()) / t * 1e-9;
     std::printf("  %-24s %8.2f MB  %7.1f us  %6.1f  %5.0f %%\n", s.name, c.bytes() * 1e-6, t * 1e6,

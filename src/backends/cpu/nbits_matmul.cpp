@@ -57,77 +57,6 @@ HWY_INLINE hn::Vec<D> unpack(D d, hn::Vec<hn::Rebind<uint32_t, D>> bytes, int p)
   return hn::ConvertTo(d, hn::BitCast(di, q));
 }
 
-// sum(a * q) over one block (its `chunks` chunks of Lanes(d) bytes at `bytes`), per row of A
-// (their values for the block at `a`, rows k_pad apart), as vectors.
-template <int kBits, int kRows, class D>
-HWY_INLINE void block_sums(D d, const uint8_t* HWY_RESTRICT bytes, const float* HWY_RESTRICT a,
-                           int64_t chunks, int64_t k_pad, hn::Vec<D>* HWY_RESTRICT sum) {
-  constexpr int kPer = 8 / kBits;
-  const hn::Rebind<uint8_t, D> d8;
-  const hn::Rebind<uint32_t, D> du;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int r = 0; r < kRows; ++r) sum[r] = hn::Zero(d);
-  for (int64_t c = 0; c < chunks; ++c) {
-    const auto packed = hn::PromoteTo(du, hn::LoadU(d8, bytes + c * lanes));
-    const float* ac = a + c * lanes * kPer;
-    for (int p = 0; p < kPer; ++p) {
-      const hn::Vec<D> q = unpack<kBits>(d, packed, p);
-      for (int r = 0; r < kRows; ++r) {
-        sum[r] = hn::MulAdd(q, hn::LoadU(d, ac + r * k_pad + p * lanes), sum[r]);
-      }
-    }
-  }
-}
-
-// Rows [n0, n1) of Y for kRows rows of A: ap holds them rearranged ([kRows, k_pad], see the
-// header), asum their sums per block ([kRows, k_blocks]). Per block, sum(a * q) is accumulated
-// in a vector and scaled once; the zero point enters as scale * zp * sum(a) per block, summed
-// in a scalar loop of its own so that the vector loop does nothing else. Blocks go in pairs
-// into two accumulators, which halves the dependency chain.
-template <int kBits, int kRows, class D>
-void gemv_rows(D d, const NBitsWeight& w, const float* HWY_RESTRICT ap,
-               const float* HWY_RESTRICT asum, int64_t k_pad, const float* bias,
-               float* HWY_RESTRICT y, int64_t n0, int64_t n1) {
-  using V = hn::Vec<D>;
-  constexpr int kPer = 8 / kBits;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t blocks = w.k_blocks(), blob = w.blob_size(), chunks = blob / lanes;
-  const int64_t block_values = blob * kPer;
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t* row = w.data + n * blocks * blob;
-    const float* scales = w.scales + n * blocks;
-    const RowZeroPoints zp = row_zero_points(w, n);
-    float correction[kRows] = {};
-    for (int64_t b = 0; b < blocks; ++b) {
-      const float zs = scales[b] * zero_point<kBits>(zp, b);
-      for (int r = 0; r < kRows; ++r) correction[r] += zs * asum[r * blocks + b];
-    }
-    V acc0[kRows], acc1[kRows], sum0[kRows], sum1[kRows];
-    for (int r = 0; r < kRows; ++r) acc0[r] = acc1[r] = hn::Zero(d);
-    int64_t b = 0;
-    for (; b + 2 <= blocks; b += 2) {
-      block_sums<kBits, kRows>(d, row + b * blob, ap + b * block_values, chunks, k_pad, sum0);
-      block_sums<kBits, kRows>(d, row + (b + 1) * blob, ap + (b + 1) * block_values, chunks, k_pad,
-                               sum1);
-      const V s0 = hn::Set(d, scales[b]), s1 = hn::Set(d, scales[b + 1]);
-      for (int r = 0; r < kRows; ++r) {
-        acc0[r] = hn::MulAdd(sum0[r], s0, acc0[r]);
-        acc1[r] = hn::MulAdd(sum1[r], s1, acc1[r]);
-      }
-    }
-    if (b < blocks) {
-      block_sums<kBits, kRows>(d, row + b * blob, ap + b * block_values, chunks, k_pad, sum0);
-      const V s0 = hn::Set(d, scales[b]);
-      for (int r = 0; r < kRows; ++r) acc0[r] = hn::MulAdd(sum0[r], s0, acc0[r]);
-    }
-    const float add = bias ? bias[n] : 0.0f;
-    for (int r = 0; r < kRows; ++r) {
-      y[r * w.N + n] =
-          hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0[r], acc1[r]))) - correction[r] + add;
-    }
-  }
-}
-
 // Rows [n0, n1) of W, dequantized in the rearranged order into out ([n1 - n0, k_pad]).
 template <int kBits, class D>
 void dequantize_rows(D d, const NBitsWeight& w, int64_t n0, int64_t n1, int64_t k_pad,
@@ -167,34 +96,6 @@ void with_tag(int64_t lanes, F&& f) {
   }
 }
 
-template <int kBits>
-void gemv_bits(int64_t lanes, const NBitsWeight& w, int64_t rows, const float* ap,
-               const float* asum, int64_t k_pad, const float* bias, float* y, int64_t n0,
-               int64_t n1) {
-  with_tag(lanes, [&](auto d) {
-    if (rows == 4) {
-      gemv_rows<kBits, 4>(d, w, ap, asum, k_pad, bias, y, n0, n1);
-    } else if (rows == 2) {
-      gemv_rows<kBits, 2>(d, w, ap, asum, k_pad, bias, y, n0, n1);
-    } else {
-      gemv_rows<kBits, 1>(d, w, ap, asum, k_pad, bias, y, n0, n1);
-    }
-  });
-}
-
-// `rows` is 1, 2 or 4.
-void nbits_gemv_rows(int64_t lanes, const NBitsWeight& w, int64_t rows, const float* ap,
-                     const float* asum, int64_t k_pad, const float* bias, float* y, int64_t n0,
-                     int64_t n1) {
-  if (w.bits == 2) {
-    gemv_bits<2>(lanes, w, rows, ap, asum, k_pad, bias, y, n0, n1);
-  } else if (w.bits == 4) {
-    gemv_bits<4>(lanes, w, rows, ap, asum, k_pad, bias, y, n0, n1);
-  } else {
-    gemv_bits<8>(lanes, w, rows, ap, asum, k_pad, bias, y, n0, n1);
-  }
-}
-
 void nbits_dequantize_rows(int64_t lanes, const NBitsWeight& w, int64_t n0, int64_t n1,
                            int64_t k_pad, float* out) {
   with_tag(lanes, [&](auto d) {
@@ -215,13 +116,13 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/nbits_gemv.h"
 #include "core/thread_pool.h"
 #include "hwy/aligned_allocator.h"
 
 namespace kiln::cpu {
 
 HWY_EXPORT(nbits_vector_lanes);
-HWY_EXPORT(nbits_gemv_rows);
 HWY_EXPORT(nbits_dequantize_rows);
 
 namespace {
@@ -262,24 +163,15 @@ Rearranged rearrange(const NBitsWeight& w, int64_t M, const float* A, int64_t la
 void nbits_matmul_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
                        bool gemv) {
   if (M <= 0 || w.N <= 0) return;
+  if (gemv) {
+    nbits_gemv(w, M, A, bias, Y);
+    return;
+  }
   const int64_t blocks = w.k_blocks(), k_pad = blocks * w.block_size;
   // Chunks never straddle a block: blob sizes are powers of two of at least 4 bytes.
   const int64_t lanes =
       std::min({HWY_DYNAMIC_DISPATCH(nbits_vector_lanes)(), int64_t{16}, w.blob_size()});
   const Rearranged r = rearrange(w, M, A, lanes);
-  if (gemv) {
-    const auto gemv_rows = HWY_DYNAMIC_DISPATCH(nbits_gemv_rows);
-    parallel_for(w.N, std::max<int64_t>(1, kMinChunkValues / (k_pad * M)),
-                 [&](int64_t n0, int64_t n1) {
-                   for (int64_t m = 0; m < M;) {
-                     const int64_t rows = M - m >= 4 ? 4 : M - m >= 2 ? 2 : 1;
-                     gemv_rows(lanes, w, rows, r.a.data() + m * k_pad, r.sum.data() + m * blocks,
-                               k_pad, bias, Y + m * w.N, n0, n1);
-                     m += rows;
-                   }
-                 });
-    return;
-  }
   const auto dequantize = HWY_DYNAMIC_DISPATCH(nbits_dequantize_rows);
   const int64_t tile = std::min(w.N, std::max<int64_t>(16, kTileFloats / k_pad / 16 * 16));
   thread_local hwy::AlignedFreeUniquePtr<float[]> buffer;

@@ -1,0 +1,325 @@
+// MatMulNBits' GEMV (few rows of A against a packed weight; backends/cpu/nbits_gemv.h): reads
+// the packed bytes once and does all of its arithmetic in vector registers.
+//
+// A weight row is read as 32-bit lanes of 4 packed bytes each: lane i of a chunk of L lanes
+// holds the F = 32 / bits consecutive values F * i.., its field s (bits s * bits up) being value
+// F * i + s. A field is a shift and a mask away from an integer, for all L lanes at once, so a
+// chunk of 4 L bytes costs one load and, per field, a shift, a mask, a conversion and an FMA
+// with the matching vector of A. A's rows are rearranged once per call into that order (field
+// by field, lanes within), so that these are plain vector loads.
+//
+// A lane's values lie in one quantization block (a block is at least 4 bytes), but a chunk can
+// span several blocks: the per-block scale and zero point then come as vectors holding each
+// lane's block's value (a table lookup). Per lane, sum(a * (q - zp)) * scale is
+// (sum(a * q) - zp * sum(a)) * scale, with sum(a) per lane computed once per call during the
+// rearrangement: the zero point costs one FMA per chunk and weight row, and no scalar loop.
+//
+// Several weight rows go through a chunk of A together (4 with one row of A, 2 with two, 1 with
+// four), so that each vector of A loaded serves several FMAs and independent accumulators hide
+// the FMA latency.
+#include "backends/cpu/nbits_gemv.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/thread_pool.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/nbits_gemv.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+using DF = hn::ScalableTag<float>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
+using VF = hn::Vec<DF>;
+using VU = hn::Vec<DU>;
+
+// How a weight row falls into chunks of L 32-bit lanes on this target.
+struct Geometry {
+  int64_t lanes = 0;         // L
+  int64_t chunk_bytes = 0;   // 4 L
+  int64_t chunk_values = 0;  // 4 L * 8 / bits
+  int64_t row_bytes = 0;
+  int64_t full_chunks = 0;       // chunks wholly inside the row
+  int64_t tail_bytes = 0;        // bytes of the last, partial chunk (0: none)
+  int64_t chunks = 0;            // full_chunks, plus one for a tail
+  int64_t k_pad = 0;             // chunks * chunk_values: a rearranged row of A
+  int64_t blocks = 0;            // quantization blocks per row
+  int64_t block_size = 0;        // values per block
+  int64_t blocks_per_chunk = 0;  // > 1: a chunk spans several blocks; else it lies in one
+};
+
+Geometry geometry(const NBitsWeight& w) {
+  Geometry g;
+  g.lanes = static_cast<int64_t>(hn::Lanes(DF()));
+  g.chunk_bytes = 4 * g.lanes;
+  g.chunk_values = g.chunk_bytes * (8 / w.bits);
+  g.blocks = w.k_blocks();
+  g.block_size = w.block_size;
+  g.row_bytes = g.blocks * w.blob_size();
+  g.full_chunks = g.row_bytes / g.chunk_bytes;
+  g.tail_bytes = g.row_bytes % g.chunk_bytes;
+  g.chunks = g.full_chunks + (g.tail_bytes > 0 ? 1 : 0);
+  g.k_pad = g.chunks * g.chunk_values;
+  g.blocks_per_chunk = g.chunk_values / w.block_size;
+  return g;
+}
+
+// Field s (bits s * kBits up) of every lane, as a float (s a constant once unrolled).
+template <int kBits>
+HWY_INLINE VF field(VU packed, int s) {
+  const DU du;
+  const DF df;
+  const DI di;
+  VU q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  if constexpr (kBits == 4) {
+    // vpermps reads only the low 4 bits of each index: a 16-entry table of the floats 0..15
+    // masks and converts in one instruction. (Not hn::TableLookupLanes, whose debug builds
+    // check that the indices are in range.)
+    const VF table = hn::Iota(df, 0.0f);
+    return VF{_mm512_permutexvar_ps(q.raw, table.raw)};
+  }
+#endif
+  // The top field needs no mask.
+  if ((s + 1) * kBits < 32) q = hn::And(q, hn::Set(du, (1u << kBits) - 1));
+  return hn::ConvertTo(df, hn::BitCast(di, q));
+}
+
+// A vector of each lane's block's value of chunk c, from a row's per-block values (scales or
+// zero points) at `row`; `end` is where the array they lie in ends, which no load passes.
+HWY_INLINE VF block_values(const Geometry& g, const decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr)))& lane_block,
+                           const float* HWY_RESTRICT row, const float* end, int64_t c) {
+  const DF d;
+  if (g.blocks_per_chunk <= 1) return hn::Set(d, row[c * g.chunk_values / g.block_size]);
+  const float* first = row + c * g.blocks_per_chunk;
+  VF v;
+  if (end - first >= g.lanes) {
+    v = hn::LoadU(d, first);
+  } else {
+    HWY_ALIGN float buffer[hn::MaxLanes(d)] = {};
+    std::copy(first, end, buffer);
+    v = hn::Load(d, buffer);
+  }
+  return hn::TableLookupLanes(v, lane_block);
+}
+
+// The zero points of a row as floats, into `out` (blocks floats); packed ones are unpacked.
+struct ZeroPoints {
+  const NBitsWeight* w = nullptr;
+  // Fixed: every block's zero point (no zero points given).
+  bool fixed = false;
+  float fixed_value = 0.0f;
+
+  // The row's zero points and the end of the array they lie in.
+  std::pair<const float*, const float*> row(int64_t n, float* HWY_RESTRICT out) const {
+    const int64_t blocks = w->k_blocks();
+    if (w->float_zero_points) {
+      return {w->float_zero_points + n * blocks, w->float_zero_points + w->N * blocks};
+    }
+    const int64_t bits = w->bits, per = 8 / bits;
+    const uint8_t* packed = w->packed_zero_points + n * ((blocks * bits + 7) / 8);
+    const unsigned mask = (1u << bits) - 1;
+    for (int64_t b = 0; b < blocks; ++b) {
+      out[b] = static_cast<float>((packed[b / per] >> ((b % per) * bits)) & mask);
+    }
+    return {out, out + blocks};
+  }
+};
+
+// Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
+// chunks * L apart) and kRowsW weight rows from n on.
+template <int kBits, int kRowsA, int kRowsW>
+HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
+                             float* HWY_RESTRICT zp_buffer, int64_t n,
+                             const float* HWY_RESTRICT ar, const float* HWY_RESTRICT lane_sums,
+                             const float* bias, float* HWY_RESTRICT y) {
+  constexpr int kFields = 32 / kBits;
+  const DF d;
+  const DU du;
+  const int64_t L = g.lanes, sums_stride = g.chunks * L;
+  HWY_ALIGN int32_t lane_block_index[hn::MaxLanes(d)];
+  for (int64_t i = 0; i < L; ++i) {
+    lane_block_index[i] =
+        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (L / g.blocks_per_chunk) : 0);
+  }
+  const auto lane_block = hn::SetTableIndices(d, lane_block_index);
+
+  const uint8_t* rows[kRowsW];
+  const float* scales[kRowsW];
+  const float* zp_rows[kRowsW];
+  const float* zp_ends[kRowsW];
+  const float* scales_end = w.scales + w.N * g.blocks;
+  for (int j = 0; j < kRowsW; ++j) {
+    rows[j] = w.data + (n + j) * g.row_bytes;
+    scales[j] = w.scales + (n + j) * g.blocks;
+    if (!zps.fixed) {
+      const auto [row, end] = zps.row(n + j, zp_buffer + j * g.blocks);
+      zp_rows[j] = row;
+      zp_ends[j] = end;
+    }
+  }
+  const VF fixed_zp = hn::Set(d, zps.fixed_value);
+
+  VF acc[kRowsA][kRowsW];
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
+  }
+  for (int64_t c = 0; c < g.chunks; ++c) {
+    VU packed[kRowsW];
+    for (int j = 0; j < kRowsW; ++j) {
+      const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
+      if (c < g.full_chunks) {
+        // Rows start at multiples of 4 bytes (a block is at least 4 bytes); LoadU copies.
+        packed[j] = hn::LoadU(du, reinterpret_cast<const uint32_t*>(bytes));
+      } else {  // the tail: whole lanes (blocks are multiples of 4 bytes), the rest zero
+        HWY_ALIGN uint32_t buffer[hn::MaxLanes(du)] = {};
+        std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
+        packed[j] = hn::Load(du, buffer);
+      }
+    }
+    VF dot[kRowsA][kRowsW];
+    for (int r = 0; r < kRowsA; ++r) {
+      for (int j = 0; j < kRowsW; ++j) dot[r][j] = hn::Zero(d);
+    }
+    const float* a = ar + c * g.chunk_values;
+    // The next group's rows (which follow this group's in memory) a chunk at a time: a group
+    // reads kRowsW short runs at once, too short for the hardware prefetcher to follow.
+    for (int j = 0; j < kRowsW; ++j) {
+      hwy::Prefetch(rows[j] + kRowsW * g.row_bytes + c * g.chunk_bytes);
+    }
+#pragma GCC unroll 16
+    for (int s = 0; s < kFields; ++s) {
+      VF av[kRowsA];
+      for (int r = 0; r < kRowsA; ++r) av[r] = hn::LoadU(d, a + r * g.k_pad + s * L);
+      for (int j = 0; j < kRowsW; ++j) {
+        const VF q = field<kBits>(packed[j], s);
+        for (int r = 0; r < kRowsA; ++r) dot[r][j] = hn::MulAdd(q, av[r], dot[r][j]);
+      }
+    }
+    VF sums[kRowsA];
+    for (int r = 0; r < kRowsA; ++r) sums[r] = hn::LoadU(d, lane_sums + r * sums_stride + c * L);
+    for (int j = 0; j < kRowsW; ++j) {
+      const VF scale = block_values(g, lane_block, scales[j], scales_end, c);
+      const VF zp = zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+      for (int r = 0; r < kRowsA; ++r) {
+        acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums[r], dot[r][j]), scale, acc[r][j]);
+      }
+    }
+  }
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) {
+      y[r * w.N + n + j] =
+          hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
+    }
+  }
+}
+
+// Weight rows [n0, n1) for kRowsA rows of A: groups of kRowsW rows, then single rows.
+template <int kBits, int kRowsA>
+void gemv_rows(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
+               int64_t n1, const float* ar, const float* lane_sums, const float* bias, float* y) {
+  constexpr int kRowsW = 4 / kRowsA;
+  thread_local std::vector<float> zp_buffer;
+  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
+  int64_t n = n0;
+  for (; n + kRowsW <= n1; n += kRowsW) {
+    gemv_group<kBits, kRowsA, kRowsW>(g, w, zps, zp_buffer.data(), n, ar, lane_sums, bias, y);
+  }
+  for (; n < n1; ++n) {
+    gemv_group<kBits, kRowsA, 1>(g, w, zps, zp_buffer.data(), n, ar, lane_sums, bias, y);
+  }
+}
+
+template <int kBits>
+void gemv_bits(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t rows,
+               int64_t n0, int64_t n1, const float* ar, const float* lane_sums, const float* bias,
+               float* y) {
+  if (rows == 4) {
+    gemv_rows<kBits, 4>(g, w, zps, n0, n1, ar, lane_sums, bias, y);
+  } else if (rows == 2) {
+    gemv_rows<kBits, 2>(g, w, zps, n0, n1, ar, lane_sums, bias, y);
+  } else {
+    gemv_rows<kBits, 1>(g, w, zps, n0, n1, ar, lane_sums, bias, y);
+  }
+}
+
+// Weight values a parallel range should cover at least: a split costs a few microseconds, and
+// each thread should stream long runs of the weight.
+constexpr int64_t kMinRangeValues = int64_t{1} << 18;
+
+}  // namespace
+
+void nbits_gemv(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
+  const Geometry g = geometry(w);
+  const int64_t L = g.lanes, fields = 32 / w.bits, per_lane = fields;
+  // A rearranged (zero past K, so that whatever the padding of the last block holds adds
+  // nothing) and its sums per chunk lane.
+  thread_local std::vector<float> ar, lane_sums;
+  ar.assign(static_cast<size_t>(M * g.k_pad), 0.0f);
+  lane_sums.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
+  for (int64_t m = 0; m < M; ++m) {
+    const float* a = A + m * w.K;
+    float* out = ar.data() + m * g.k_pad;
+    float* sums = lane_sums.data() + m * g.chunks * L;
+    for (int64_t k = 0; k < w.K; ++k) {
+      // Value k is in chunk k / chunk_values, lane i of it, field s.
+      const int64_t in_chunk = k % g.chunk_values, i = in_chunk / per_lane, s = in_chunk % per_lane;
+      const int64_t chunk_start = k - in_chunk;
+      out[chunk_start + s * L + i] = a[k];
+      sums[chunk_start / g.chunk_values * L + i] += a[k];
+    }
+  }
+  ZeroPoints zps;
+  zps.w = &w;
+  zps.fixed = !w.float_zero_points && !w.packed_zero_points;
+  zps.fixed_value = static_cast<float>(1 << (w.bits - 1));
+  const float* ar_data = ar.data();
+  const float* sums_data = lane_sums.data();
+  const int64_t grain = std::max<int64_t>(4, kMinRangeValues / (g.k_pad * M) / 4 * 4);
+  parallel_for(w.N, grain, [&](int64_t n0, int64_t n1) {
+    for (int64_t m = 0; m < M;) {
+      const int64_t rows = M - m >= 4 ? 4 : M - m >= 2 ? 2 : 1;
+      const float* a = ar_data + m * g.k_pad;
+      const float* s = sums_data + m * g.chunks * L;
+      float* y = Y + m * w.N;
+      if (w.bits == 2) {
+        gemv_bits<2>(g, w, zps, rows, n0, n1, a, s, bias, y);
+      } else if (w.bits == 4) {
+        gemv_bits<4>(g, w, zps, rows, n0, n1, a, s, bias, y);
+      } else {
+        gemv_bits<8>(g, w, zps, rows, n0, n1, a, s, bias, y);
+      }
+      m += rows;
+    }
+  });
+}
+
+}  // namespace kiln::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(nbits_gemv);
+
+void nbits_gemv(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
+  if (M <= 0 || w.N <= 0) return;
+  HWY_DYNAMIC_DISPATCH(nbits_gemv)(w, M, A, bias, Y);
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE
