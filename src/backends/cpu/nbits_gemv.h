@@ -9,6 +9,7 @@
 
 namespace kiln::cpu {
 
-void nbits_gemv(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y);
+void nbits_gemv(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                NBitsArithmetic arithmetic);
 
 }  // namespace kiln::cpu

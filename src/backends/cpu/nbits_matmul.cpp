@@ -1,7 +1,30 @@
+// MatMulNBits' entry point and its GEMM path (many rows of A; the GEMV path is nbits_gemv.cpp).
+//
+// The GEMM path dequantizes the weight a tile of columns at a time straight into the column
+// panels kiln's GEMM kernel streams (gemm.h's sgemm_packed_ab), with A packed once per call:
+// each weight value is then written once, as the float the kernel reads, where dequantizing
+// into a plain matrix and letting the GEMM pack it cost a second pass over every value (and
+// a repacking of A per tile). A tile's panels (about 2 MiB) stay in cache between being written
+// and being read. Caching the dequantized panels across calls would save the dequantization
+// too, but take 32 / bits times the weight's memory, which is what keeping the weight packed
+// avoids.
+//
+// A panel holds, per k, the values of gemm_panel_columns() consecutive weight rows, so writing
+// it is a transpose: it is done on the packed bytes, 8 / bits values at a time, before they
+// are unpacked. Per group of L rows (L the vector length), the 32-bit words of the rows are
+// interleaved (word w of row j goes to lane j of vector w); field s of vector w is then value
+// w * 32 / bits + s of each of the L rows: L consecutive columns of panel row k, scaled and
+// shifted by their blocks' scales and zero points (also interleaved) in one FMA.
 #include "backends/cpu/nbits_matmul.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/nbits_gemv.h"
+#include "core/thread_pool.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/nbits_matmul.cpp"
@@ -14,190 +37,162 @@ namespace kiln::cpu::HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-int64_t nbits_vector_lanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+namespace {
 
-// One row's zero points: per block, packed `kBits`-bit values, floats, or the default.
-struct RowZeroPoints {
-  const uint8_t* packed = nullptr;
-  const float* floats = nullptr;
-  float fixed = 0.0f;
-};
+using DF = hn::ScalableTag<float>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
 
-RowZeroPoints row_zero_points(const NBitsWeight& w, int64_t n) {
-  RowZeroPoints z;
-  if (w.float_zero_points) {
-    z.floats = w.float_zero_points + n * w.k_blocks();
-  } else if (w.packed_zero_points) {
-    z.packed = w.packed_zero_points + n * ((w.k_blocks() * w.bits + 7) / 8);
-  } else {
-    z.fixed = static_cast<float>(1 << (w.bits - 1));
+// Block b's zero point of row n as a float.
+float zero_point(const NBitsWeight& w, int64_t n, int64_t b) {
+  if (w.float_zero_points) return w.float_zero_points[n * w.k_blocks() + b];
+  if (w.packed_zero_points) {
+    const int64_t per = 8 / w.bits, row = (w.k_blocks() * w.bits + 7) / 8;
+    const unsigned q = w.packed_zero_points[n * row + b / per] >> ((b % per) * w.bits);
+    return static_cast<float>(q & ((1u << w.bits) - 1));
   }
-  return z;
+  return static_cast<float>(1 << (w.bits - 1));
 }
 
-// Block b's zero point (kBits a constant, so that no division is left in the loop).
+// Weight rows [n0, n0 + cols) into one panel of `width` columns (a multiple of L, >= cols):
+// panel[k * width + j] = W[n0 + j, k] for k < K, zero for j >= cols.
 template <int kBits>
-HWY_INLINE float zero_point(const RowZeroPoints& z, int64_t b) {
-  constexpr int64_t kPer = 8 / kBits;
-  if (z.floats) return z.floats[b];
-  if (z.packed) {
-    return static_cast<float>((z.packed[b / kPer] >> ((b % kPer) * kBits)) & ((1 << kBits) - 1));
-  }
-  return z.fixed;
-}
-
-// The values of the chunk of Lanes(d) packed bytes at `bytes` (zero-extended to 32 bits),
-// phase p (the p-th value of every byte), as floats. The last phase needs no mask.
-template <int kBits, class D>
-HWY_INLINE hn::Vec<D> unpack(D d, hn::Vec<hn::Rebind<uint32_t, D>> bytes, int p) {
-  const hn::Rebind<uint32_t, D> du;
-  const hn::Rebind<int32_t, D> di;
-  auto q = hn::ShiftRightSame(bytes, p * kBits);
-  if (p + 1 < 8 / kBits) q = hn::And(q, hn::Set(du, (1u << kBits) - 1));
-  return hn::ConvertTo(d, hn::BitCast(di, q));
-}
-
-// Rows [n0, n1) of W, dequantized in the rearranged order into out ([n1 - n0, k_pad]).
-template <int kBits, class D>
-void dequantize_rows(D d, const NBitsWeight& w, int64_t n0, int64_t n1, int64_t k_pad,
-                     float* HWY_RESTRICT out) {
-  constexpr int kPer = 8 / kBits;
-  const hn::Rebind<uint8_t, D> d8;
-  const hn::Rebind<uint32_t, D> du;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t blocks = w.k_blocks(), blob = w.blob_size();
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t* row = w.data + n * blocks * blob;
-    float* o = out + (n - n0) * k_pad;
-    const RowZeroPoints zp = row_zero_points(w, n);
-    for (int64_t b = 0; b < blocks; ++b) {
-      const float s = w.scales[n * blocks + b];
-      const auto scale = hn::Set(d, s), shift = hn::Set(d, s * zero_point<kBits>(zp, b));
-      for (int64_t c = b * blob; c < (b + 1) * blob; c += lanes) {
-        const auto bytes = hn::PromoteTo(du, hn::LoadU(d8, row + c));
-        for (int p = 0; p < kPer; ++p) {
-          hn::StoreU(hn::MulSub(unpack<kBits>(d, bytes, p), scale, shift), d,
-                     o + c * kPer + p * lanes);
+void dequantize_panel(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t width,
+                      float* HWY_RESTRICT panel) {
+  constexpr int kFields = 32 / kBits;
+  const DF d;
+  const DU du;
+  const DI di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t blocks = w.k_blocks(), row_bytes = blocks * w.blob_size(), words = row_bytes / 4;
+  const int64_t words_per_block = w.blob_size() / 4;
+  // Per group of L rows: their words, scales and scale * zero point, interleaved by row.
+  thread_local std::vector<uint32_t> words_t;
+  thread_local std::vector<float> scales_t, shifts_t;
+  words_t.resize(static_cast<size_t>(words * L));
+  scales_t.resize(static_cast<size_t>(blocks * L));
+  shifts_t.resize(static_cast<size_t>(blocks * L));
+  const hn::Vec<DU> mask = hn::Set(du, (1u << kBits) - 1);
+  for (int64_t g = 0; g < width; g += L) {
+    for (int64_t j = 0; j < L; ++j) {
+      const int64_t n = n0 + g + j;
+      if (g + j < cols) {
+        const uint8_t* row = w.data + n * row_bytes;
+        for (int64_t v = 0; v < words; ++v) std::memcpy(&words_t[v * L + j], row + 4 * v, 4);
+        for (int64_t b = 0; b < blocks; ++b) {
+          const float s = w.scales[n * blocks + b];
+          scales_t[b * L + j] = s;
+          shifts_t[b * L + j] = s * zero_point(w, n, b);
         }
+      } else {  // past the last row: zeros
+        for (int64_t v = 0; v < words; ++v) words_t[v * L + j] = 0;
+        for (int64_t b = 0; b < blocks; ++b) scales_t[b * L + j] = shifts_t[b * L + j] = 0.0f;
+      }
+    }
+    float* out = panel + g;
+    for (int64_t v = 0; v < words; ++v) {
+      const int64_t b = v / words_per_block;
+      const auto packed = hn::LoadU(du, &words_t[v * L]);
+      const auto scale = hn::LoadU(d, &scales_t[b * L]);
+      const auto shift = hn::LoadU(d, &shifts_t[b * L]);
+      const int64_t k0 = v * kFields;
+      const int64_t fields = std::min<int64_t>(kFields, w.K - k0);  // none past K
+#pragma GCC unroll 16
+      for (int s = 0; s < kFields; ++s) {
+        if (s >= fields) break;
+        auto q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
+        if ((s + 1) * kBits < 32) q = hn::And(q, mask);
+        const auto value = hn::MulSub(hn::ConvertTo(d, hn::BitCast(di, q)), scale, shift);
+        hn::Store(value, d, out + (k0 + s) * width);
       }
     }
   }
 }
 
-// The chunk width `lanes` (4, 8 or 16, at most this target's vector) picks the tag.
-template <class F>
-void with_tag(int64_t lanes, F&& f) {
-  if (lanes >= 16) {
-    f(hn::CappedTag<float, 16>());
-  } else if (lanes >= 8) {
-    f(hn::CappedTag<float, 8>());
-  } else {
-    f(hn::CappedTag<float, 4>());
-  }
-}
+}  // namespace
 
-void nbits_dequantize_rows(int64_t lanes, const NBitsWeight& w, int64_t n0, int64_t n1,
-                           int64_t k_pad, float* out) {
-  with_tag(lanes, [&](auto d) {
+// Weight rows [n0, n0 + cols) into the panels gemm.h's sgemm_packed_ab reads for a B of `cols`
+// columns, panels [p0, p1) of them; `panels` is where panel 0 starts.
+void nbits_dequantize_panels(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t p0,
+                             int64_t p1, int64_t panel_columns, float* panels) {
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t first = p * panel_columns;
+    const int64_t width = gemm_panel_width(p, cols);
+    float* panel = panels + first * w.K;
+    const int64_t n = std::min(panel_columns, cols - first);
     if (w.bits == 2) {
-      dequantize_rows<2>(d, w, n0, n1, k_pad, out);
+      dequantize_panel<2>(w, n0 + first, n, width, panel);
     } else if (w.bits == 4) {
-      dequantize_rows<4>(d, w, n0, n1, k_pad, out);
+      dequantize_panel<4>(w, n0 + first, n, width, panel);
     } else {
-      dequantize_rows<8>(d, w, n0, n1, k_pad, out);
+      dequantize_panel<8>(w, n0 + first, n, width, panel);
     }
-  });
+  }
 }
 
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <vector>
-
-#include "backends/cpu/gemm.h"
-#include "backends/cpu/nbits_gemv.h"
-#include "core/thread_pool.h"
 #include "hwy/aligned_allocator.h"
 
 namespace kiln::cpu {
 
-HWY_EXPORT(nbits_vector_lanes);
-HWY_EXPORT(nbits_dequantize_rows);
+HWY_EXPORT(nbits_dequantize_panels);
 
 namespace {
 
-// Weight values a parallel chunk should cover at least.
-constexpr int64_t kMinChunkValues = 16384;
-// Floats of the dequantized tile of the GEMM path: 1 MiB, about an L2 cache.
-constexpr int64_t kTileFloats = int64_t{1} << 18;
+// Floats of a tile of dequantized panels: 2 MiB, which stays in the L2 or L3 cache between
+// being written and being read by the GEMM.
+constexpr int64_t kTileFloats = int64_t{1} << 19;
+// Weight values a parallel range of the dequantization should cover at least.
+constexpr int64_t kMinRangeValues = int64_t{1} << 16;
 
-// A's rows rearranged into the weight's chunk order (zero past K, so that whatever the padding
-// of the last block holds adds nothing), and their sums per block.
-struct Rearranged {
-  std::vector<float> a;    // [M, k_pad]
-  std::vector<float> sum;  // [M, k_blocks]
-};
-
-Rearranged rearrange(const NBitsWeight& w, int64_t M, const float* A, int64_t lanes) {
-  const int64_t per = 8 / w.bits, blocks = w.k_blocks(), k_pad = blocks * w.block_size;
-  const int64_t chunk = lanes * per;  // values per chunk of `lanes` bytes
-  Rearranged r;
-  r.a.assign(static_cast<size_t>(M * k_pad), 0.0f);
-  r.sum.assign(static_cast<size_t>(M * blocks), 0.0f);
-  for (int64_t m = 0; m < M; ++m) {
-    const float* a = A + m * w.K;
-    float* out = r.a.data() + m * k_pad;
-    for (int64_t k = 0; k < w.K; ++k) {
-      // Value k is in chunk k / chunk, byte i of it, phase p.
-      const int64_t in_chunk = k % chunk, i = in_chunk / per, p = in_chunk % per;
-      out[k - in_chunk + p * lanes + i] = a[k];
-      r.sum[static_cast<size_t>(m * blocks + k / w.block_size)] += a[k];
-    }
-  }
-  return r;
-}
-
-}  // namespace
-
-void nbits_matmul_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
-                       bool gemv) {
-  if (M <= 0 || w.N <= 0) return;
-  if (gemv) {
-    nbits_gemv(w, M, A, bias, Y);
-    return;
-  }
-  const int64_t blocks = w.k_blocks(), k_pad = blocks * w.block_size;
-  // Chunks never straddle a block: blob sizes are powers of two of at least 4 bytes.
-  const int64_t lanes =
-      std::min({HWY_DYNAMIC_DISPATCH(nbits_vector_lanes)(), int64_t{16}, w.blob_size()});
-  const Rearranged r = rearrange(w, M, A, lanes);
-  const auto dequantize = HWY_DYNAMIC_DISPATCH(nbits_dequantize_rows);
-  const int64_t tile = std::min(w.N, std::max<int64_t>(16, kTileFloats / k_pad / 16 * 16));
+void gemm_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
+  const PackedA a = pack_a(M, w.K, A, w.K);
+  const int64_t panel_columns = gemm_panel_columns();
+  const int64_t tile =
+      std::min(w.N, std::max<int64_t>(1, kTileFloats / w.K / panel_columns) * panel_columns);
   thread_local hwy::AlignedFreeUniquePtr<float[]> buffer;
   thread_local size_t capacity = 0;
-  const size_t floats = static_cast<size_t>(tile * k_pad);
+  const size_t floats = static_cast<size_t>(gemm_panels_floats(w.K, tile));
   if (floats > capacity) {
     buffer = hwy::AllocateAligned<float>(floats);
     capacity = floats;
   }
-  float* wt = buffer.get();
+  float* panels = buffer.get();
+  const auto dequantize = HWY_DYNAMIC_DISPATCH(nbits_dequantize_panels);
   for (int64_t n0 = 0; n0 < w.N; n0 += tile) {
-    const int64_t rows = std::min(tile, w.N - n0);
-    parallel_for(rows, std::max<int64_t>(1, kMinChunkValues / k_pad), [&](int64_t b, int64_t e) {
-      dequantize(lanes, w, n0 + b, n0 + e, k_pad, wt + b * k_pad);
-    });
+    const int64_t cols = std::min(tile, w.N - n0);
+    const int64_t count = (cols + panel_columns - 1) / panel_columns;
+    parallel_for(count, std::max<int64_t>(1, kMinRangeValues / (w.K * panel_columns)),
+                 [&](int64_t p0, int64_t p1) {
+                   dequantize(w, n0, cols, p0, p1, panel_columns, panels);
+                 });
     GemmEpilogue epilogue;
     if (bias) {
       epilogue.bias_kind = GemmBias::kPerColumn;
       epilogue.bias = bias + n0;
     }
-    sgemm(false, true, M, rows, k_pad, r.a.data(), k_pad, wt, k_pad, Y + n0, w.N, epilogue);
+    sgemm_packed_ab(a, panels, cols, Y + n0, w.N, epilogue);
   }
 }
 
-void nbits_matmul(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
-  nbits_matmul_path(w, M, A, bias, Y, M <= kNBitsGemvMaxRows);
+}  // namespace
+
+void nbits_matmul_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                       bool gemv, NBitsArithmetic arithmetic) {
+  if (M <= 0 || w.N <= 0) return;
+  if (gemv) {
+    nbits_gemv(w, M, A, bias, Y, arithmetic);
+  } else {
+    gemm_path(w, M, A, bias, Y);
+  }
+}
+
+void nbits_matmul(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                  NBitsArithmetic arithmetic) {
+  nbits_matmul_path(w, M, A, bias, Y, M <= kNBitsGemvMaxRows, arithmetic);
 }
 
 }  // namespace kiln::cpu
