@@ -216,25 +216,31 @@ void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const Pa
 }
 
 PackedA pack_a(int64_t M, int64_t K, const float* A, int64_t lda) {
-  check_dims(M, 0, K);
   PackedA packed;
-  packed.m_ = M;
-  packed.k_ = K;
-  packed.panel_rows_ = HWY_DYNAMIC_DISPATCH(gemm_panel_rows)();
+  pack_a(M, K, A, lda, packed);
+  return packed;
+}
+
+void pack_a(int64_t M, int64_t K, const float* A, int64_t lda, PackedA& out) {
+  check_dims(M, 0, K);
+  out.m_ = M;
+  out.k_ = K;
+  out.panel_rows_ = HWY_DYNAMIC_DISPATCH(gemm_panel_rows)();
   const size_t floats = static_cast<size_t>(HWY_DYNAMIC_DISPATCH(gemm_packed_a_floats)(M, K));
-  // Zeroed (a host block is): the rows past M in the last panel are never read, but defined.
-  packed.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
-  std::fill(packed.data_.get(), packed.data_.get() + floats, 0.0f);
-  packed.capacity_ = std::max<size_t>(floats, 1);
-  if (M == 0 || K == 0) return packed;
+  if (floats > out.capacity_ || out.data_ == nullptr) {
+    out.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
+    out.capacity_ = std::max<size_t>(floats, 1);
+  }
+  // Zeroed: the rows past M in the last panel are never read, but defined.
+  std::fill(out.data_.get(), out.data_.get() + floats, 0.0f);
+  if (M == 0 || K == 0) return;
   check_ld("lda", lda, K);
   gemm_detail::Problem p;
   p.m = M;
   p.k = K;
   p.a = A;
   p.lda = lda;
-  HWY_DYNAMIC_DISPATCH(gemm_pack_a)(p, packed.data_.get());
-  return packed;
+  HWY_DYNAMIC_DISPATCH(gemm_pack_a)(p, out.data_.get());
 }
 
 void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, float* C, int64_t ldc,

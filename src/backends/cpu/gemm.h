@@ -105,7 +105,7 @@ class PackedA {
   size_t size_bytes() const { return capacity_ * sizeof(float); }
 
  private:
-  friend PackedA pack_a(int64_t, int64_t, const float*, int64_t);
+  friend void pack_a(int64_t, int64_t, const float*, int64_t, PackedA&);
   friend void sgemm_packed_a(const PackedA&, int64_t, const float*, int64_t, float*, int64_t,
                              const GemmEpilogue&);
   friend void sgemm_packed_ab(const PackedA&, const float*, int64_t, float*, int64_t,
@@ -118,7 +118,10 @@ class PackedA {
   HostArray<float> data_;
 };
 
+// The overload taking `out` reuses its storage when it is large enough, so packing a
+// same-sized A on every call (MatMulNBits' activations) does not allocate.
 PackedA pack_a(int64_t M, int64_t K, const float* A, int64_t lda);
+void pack_a(int64_t M, int64_t K, const float* A, int64_t lda, PackedA& out);
 
 // C = epilogue(A * B) with a packed A (M x K) and B (K x N) as it is, rows ldb apart.
 void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, float* C, int64_t ldc,

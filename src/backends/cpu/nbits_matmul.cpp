@@ -149,7 +149,8 @@ constexpr int64_t kTileFloats = int64_t{1} << 19;
 constexpr int64_t kMinRangeValues = int64_t{1} << 16;
 
 void gemm_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
-  const PackedA a = pack_a(M, w.K, A, w.K);
+  thread_local PackedA a;
+  pack_a(M, w.K, A, w.K, a);
   const int64_t panel_columns = gemm_panel_columns();
   const int64_t tile =
       std::min(w.N, std::max<int64_t>(1, kTileFloats / w.K / panel_columns) * panel_columns);
