@@ -60,6 +60,7 @@ struct Geometry {
   int64_t blocks = 0;            // quantization blocks per row
   int64_t block_size = 0;        // values per block
   int64_t blocks_per_chunk = 0;  // > 1: a chunk spans several blocks; else it lies in one
+  int64_t prefetch_bytes = 0;    // how far ahead of a row's reads to prefetch
 };
 
 Geometry geometry(const NBitsWeight& w) {
@@ -75,6 +76,9 @@ Geometry geometry(const NBitsWeight& w) {
   g.chunks = g.full_chunks + (g.tail_bytes > 0 ? 1 : 0);
   g.k_pad = g.chunks * g.chunk_values;
   g.blocks_per_chunk = g.chunk_values / w.block_size;
+  // The next group's rows, which follow this group's in memory: a group reads several short
+  // runs at once, which the hardware prefetchers follow less well than one long one.
+  g.prefetch_bytes = 4 * g.row_bytes;
   return g;
 }
 
@@ -196,10 +200,8 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
       for (int j = 0; j < kRowsW; ++j) dot[r][j] = hn::Zero(d);
     }
     const float* a = ar + c * g.chunk_values;
-    // The next group's rows (which follow this group's in memory) a chunk at a time: a group
-    // reads kRowsW short runs at once, too short for the hardware prefetcher to follow.
     for (int j = 0; j < kRowsW; ++j) {
-      hwy::Prefetch(rows[j] + kRowsW * g.row_bytes + c * g.chunk_bytes);
+      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
     }
 #pragma GCC unroll 16
     for (int s = 0; s < kFields; ++s) {
@@ -340,7 +342,7 @@ HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const
         std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
         packed[j] = hn::Load(du, buffer);
       }
-      hwy::Prefetch(rows[j] + kRowsW * g.row_bytes + c * g.chunk_bytes);
+      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
     }
     for (int j = 0; j < kRowsW; ++j) {
       const VF w_scale = block_values(g, lane_block, scales[j], scales_end, c);
