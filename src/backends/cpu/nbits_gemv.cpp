@@ -419,12 +419,18 @@ void gemv_float(const NBitsWeight& w, int64_t M, const float* A, const float* bi
     const float* a = A + m * w.K;
     float* out = ar.data() + m * g.k_pad;
     float* sums = lane_sums.data() + m * g.chunks * L;
-    for (int64_t k = 0; k < w.K; ++k) {
-      // Value k is in chunk k / chunk_values, lane i of it, field s.
-      const int64_t in_chunk = k % g.chunk_values, i = in_chunk / per_lane, s = in_chunk % per_lane;
-      const int64_t chunk_start = k - in_chunk;
-      out[chunk_start + s * L + i] = a[k];
-      sums[chunk_start / g.chunk_values * L + i] += a[k];
+    // Value k = c * chunk_values + i * per_lane + s goes to lane i, field s of chunk c.
+    for (int64_t c = 0; c < g.chunks; ++c) {
+      for (int64_t i = 0; i < L; ++i) {
+        const int64_t k0 = c * g.chunk_values + i * per_lane;
+        const int64_t count = std::min(per_lane, w.K - k0);
+        float sum = 0.0f;
+        for (int64_t s = 0; s < count; ++s) {
+          out[c * g.chunk_values + s * L + i] = a[k0 + s];
+          sum += a[k0 + s];
+        }
+        sums[c * L + i] = sum;
+      }
     }
   }
   const ZeroPoints zps = zero_points(w);
@@ -465,15 +471,14 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
       const float scale = nbits_quantize_block(a + k0, count, values.data());
       for (int64_t t = 0; t < count; ++t) {
         // Value k: chunk k / chunk_values; in it, byte (k % chunk_values) / 2 of the even or
-        // the odd values' bytes; lane (k % chunk_values) / 8.
-        const int64_t k = k0 + t, in_chunk = k % chunk_values, c = k / chunk_values;
-        out[c * chunk_values + (in_chunk % 2) * g.chunk_bytes + in_chunk / 2] = values[t];
-        sums[c * L + in_chunk / 8] += static_cast<float>(values[t]);
+        // the odd values' bytes; lane (k % chunk_values) / 8. (chunk_values is a power of two.)
+        const int64_t k = k0 + t, in_chunk = k & (chunk_values - 1), c = k - in_chunk;
+        out[c + (in_chunk & 1) * g.chunk_bytes + (in_chunk >> 1)] = values[t];
+        sums[c / 8 + (in_chunk >> 3)] += static_cast<float>(values[t]);
       }
-      // Every lane of the block (a lane lies in one block; lanes past K sum nothing).
-      for (int64_t k = k0; k < k0 + w.block_size; k += 8) {
-        scales[k / chunk_values * L + (k % chunk_values) / 8] = scale;
-      }
+      // Every lane of the block (a lane lies in one block; lanes past K sum nothing). Lane
+      // (k % chunk_values) / 8 of chunk k / chunk_values, L lanes a chunk, is entry k / 8.
+      for (int64_t k = k0; k < k0 + w.block_size; k += 8) scales[k / 8] = scale;
     }
   }
   const ZeroPoints zps = zero_points(w);
