@@ -17,6 +17,7 @@
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/matmul_geometry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -88,64 +89,6 @@ bool is_float_type(DataType t) {
 
 // --- MatMul -------------------------------------------------------------------------------
 
-struct MatMulGeometry {
-  Shape batch;                             // broadcast batch dimensions
-  Shape a_batch_strides, b_batch_strides;  // element strides of each operand's matrices
-  int64_t M = 1, K = 1, N = 1;
-  Shape out;
-  bool b_has_batch = false;  // B has batch dimensions of its own (else one B for every batch)
-};
-
-MatMulGeometry matmul_geometry(const OpContext& ctx, const Shape& a, const Shape& b) {
-  if (a.empty() || b.empty()) ctx.fail("operands must have rank >= 1 (got scalars)");
-  MatMulGeometry g;
-  Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
-  Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
-  g.M = a.size() == 1 ? 1 : a[a.size() - 2];
-  g.K = a.back();
-  const int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
-  g.N = b.size() == 1 ? 1 : b.back();
-  if (g.K != kb) {
-    ctx.fail("inner dimensions differ: A is " + a.to_string() + ", B is " + b.to_string());
-  }
-  const size_t rank = std::max(a_batch.size(), b_batch.size());
-  g.batch.resize(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a_batch.size() ? 1 : a_batch[i - (rank - a_batch.size())];
-    const int64_t db = i < rank - b_batch.size() ? 1 : b_batch[i - (rank - b_batch.size())];
-    if (da != db && da != 1 && db != 1) {
-      ctx.fail("batch dimensions of " + a.to_string() + " and " + b.to_string() +
-               " cannot be broadcast together");
-    }
-    g.batch[i] = da == 1 ? db : da;
-  }
-  g.a_batch_strides = broadcast_strides(a_batch, g.batch);
-  g.b_batch_strides = broadcast_strides(b_batch, g.batch);
-  for (auto& s : g.a_batch_strides) s *= g.M * g.K;
-  for (auto& s : g.b_batch_strides) s *= g.K * g.N;
-  g.b_has_batch = b_batch.element_count() > 1;
-  g.out = g.batch;
-  if (a.size() > 1) g.out.push_back(g.M);
-  if (b.size() > 1) g.out.push_back(g.N);
-  return g;
-}
-
-struct Offsets {
-  int64_t a = 0, b = 0;
-};
-
-// Where the matrices of batch i (row-major over g.batch) start in A and B, in elements.
-Offsets batch_offsets(const MatMulGeometry& g, int64_t i) {
-  Offsets o;
-  for (size_t d = g.batch.size(); d-- > 0;) {
-    const int64_t idx = i % g.batch[d];
-    i /= g.batch[d];
-    o.a += idx * g.a_batch_strides[d];
-    o.b += idx * g.b_batch_strides[d];
-  }
-  return o;
-}
-
 // A float32 B known at load time with no batch dimensions, packed once.
 struct PackedWeights {
   cpu::PackedB packed;
@@ -214,7 +157,7 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
         return;
       }
       auto product = [&](int64_t i) {
-        const Offsets o = batch_offsets(g, i);
+        const BatchOffsets o = batch_offsets(g, i);
         cpu::sgemm(ta, tb, M, N, K, attrs.alpha, pa + o.a, lda, pb + o.b, ldb, 0.0f, py + i * M * N,
                    N);
       };
@@ -234,7 +177,7 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
         const T* pb = b.data<T>();
         T* py = y.mutable_data<T>();
         for (int64_t i = 0; i < batches; ++i) {
-          const Offsets o = batch_offsets(g, i);
+          const BatchOffsets o = batch_offsets(g, i);
           reference_gemm<T>(ta, tb, M, N, K, static_cast<Acc<T>>(attrs.alpha), pa + o.a, lda,
                             pb + o.b, ldb, Acc<T>(0), py + i * M * N, N);
         }
@@ -439,7 +382,7 @@ void matmul_integer(const MatMulGeometry& g, const TA* a, const TB* b, const Zer
                  int32_t* acc = scratch_row<int32_t>(N);
                  for (int64_t row = begin; row < end; ++row) {
                    const int64_t i = row / M, m = row % M;
-                   const Offsets o = batch_offsets(g, i);
+                   const BatchOffsets o = batch_offsets(g, i);
                    // Zero points follow their operand's own batch index.
                    const int64_t ab = za.per_batch && a_batches > 1 ? o.a / (M * K) : 0;
                    const int64_t bb = zb.per_batch && b_batches > 1 ? o.b / (K * N) : 0;
