@@ -11,7 +11,13 @@
 namespace kiln {
 namespace {
 
-double at(const std::vector<double>& v, int64_t i) { return v.size() == 1 ? v[0] : v[i]; }
+// The zero point of line `line` of the operand's batch matrix `batch`: zero points hold one value,
+// one per line, or one per line of every batch matrix.
+int32_t zero_point_at(const std::vector<double>& z, int64_t lines, int64_t batch, int64_t line) {
+  if (z.size() == 1) return static_cast<int32_t>(z[0]);
+  const int64_t i = static_cast<int64_t>(z.size()) > lines ? batch * lines + line : line;
+  return static_cast<int32_t>(z[static_cast<size_t>(i)]);
+}
 
 template <class TA, class TB>
 void product_rows(const MatMulGeometry& p, const TA* a, const TB* b, const std::vector<double>& za,
@@ -19,17 +25,23 @@ void product_rows(const MatMulGeometry& p, const TA* a, const TB* b, const std::
                   std::vector<int32_t>& acc, int32_t* out) {
   const int64_t M = p.M, K = p.K, N = p.N;
   std::vector<int32_t> zb_int(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) zb_int[n] = static_cast<int32_t>(at(zb, n));
+  int64_t zb_batch = -1;
   for (int64_t row = row_begin; row < row_end; ++row) {
     const int64_t batch = row / M, m = row % M;
     const BatchOffsets o = batch_offsets(p, batch);
-    const int64_t a_off = o.a, b_off = o.b;
-    const auto zam = static_cast<int32_t>(at(za, m));
+    // Zero points follow their operand's own batch matrix, which broadcasting may repeat.
+    const int64_t a_batch = M * K > 0 ? o.a / (M * K) : 0;
+    const int64_t b_batch = K * N > 0 ? o.b / (K * N) : 0;
+    if (b_batch != zb_batch) {
+      for (int64_t n = 0; n < N; ++n) zb_int[n] = zero_point_at(zb, N, b_batch, n);
+      zb_batch = b_batch;
+    }
+    const int32_t zam = zero_point_at(za, M, a_batch, m);
     std::fill(acc.begin(), acc.end(), 0);
     for (int64_t k = 0; k < K; ++k) {
-      const int32_t av = static_cast<int32_t>(a[a_off + m * K + k]) - zam;
+      const int32_t av = static_cast<int32_t>(a[o.a + m * K + k]) - zam;
       if (av == 0) continue;
-      const TB* brow = b + b_off + k * N;
+      const TB* brow = b + o.b + k * N;
       // Each product fits int32, but long sums may not: they wrap as ONNX's int32 accumulation
       // does, in unsigned arithmetic (signed overflow would be undefined behaviour).
       for (int64_t n = 0; n < N; ++n) {

@@ -16,8 +16,8 @@
 namespace kiln {
 
 // The int32 products of every row of the (broadcast) batch, in `out` ([batch * M, N]). a and b
-// are int8 or uint8; za holds one zero point or one per row of A, zb one or one per column of
-// B (integers, as doubles).
+// are int8 or uint8; za holds one zero point, one per row of A or one per row of every batch
+// matrix of A, zb likewise per column of B (integers, as doubles).
 void integer_product(const MatMulGeometry& p, const Tensor& a, const Tensor& b,
                      const std::vector<double>& za, const std::vector<double>& zb, int32_t* out);
 

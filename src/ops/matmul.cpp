@@ -17,6 +17,7 @@
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/integer_product.h"
 #include "ops/matmul_geometry.h"
 #include "ops/op_utils.h"
 
@@ -339,65 +340,25 @@ CpuKernel make_gemm(const NodeInfo& info) {
 
 // --- MatMulInteger -------------------------------------------------------------------------
 
-// A zero point, read as int32: one value for the whole operand, or one per row of A (per
-// column of B) and batch. `lines` is M for A and N for B.
-struct ZeroPoint {
-  const void* data = nullptr;
-  bool is_signed = false;
-  int64_t per_batch = 0;  // values per batch matrix (0: a single value)
-  int32_t at(int64_t batch, int64_t line) const {
-    if (!data) return 0;
-    const int64_t i = per_batch == 0 ? 0 : batch * per_batch + line;
-    return is_signed ? static_cast<const int8_t*>(data)[i] : static_cast<const uint8_t*>(data)[i];
-  }
-};
-
-ZeroPoint zero_point(const OpContext& ctx, size_t index, const Tensor& operand, int64_t lines,
-                     int64_t operand_batches) {
-  ZeroPoint z;
-  if (!ctx.has_input(index)) return z;
+// MatMulInteger's zero point of operand a (index 2) or b (index 3), as integer_product takes it:
+// one value, one per row of A (column of B), or one per row and batch matrix. `lines` is M for A
+// and N for B.
+std::vector<double> zero_points(const OpContext& ctx, size_t index, const Tensor& operand,
+                                int64_t lines, int64_t operand_batches) {
+  if (!ctx.has_input(index)) return {0.0};
   const Tensor& t = ctx.input(index);
   if (t.dtype() != operand.dtype()) ctx.fail("a zero point's type differs from its operand's");
   const int64_t n = t.element_count();
-  z.data = t.raw_data();
-  z.is_signed = t.dtype() == DataType::Int8;
-  if (n == 1) return z;
-  if (n == lines || n == lines * operand_batches) {
-    z.per_batch = lines;
-    if (n == lines) operand_batches = 1;
-    return z;
+  if (n != 1 && n != lines && n != lines * operand_batches) {
+    ctx.fail("zero point of shape " + t.shape().to_string() + " fits neither per-tensor nor per-" +
+             (index == 2 ? "row" : "column") + " quantization of an operand of shape " +
+             operand.shape().to_string());
   }
-  ctx.fail("zero point of shape " + t.shape().to_string() + " fits neither per-tensor nor per-" +
-           (index == 2 ? "row" : "column") + " quantization of an operand of shape " +
-           operand.shape().to_string());
-}
-
-template <class TA, class TB>
-void matmul_integer(const MatMulGeometry& g, const TA* a, const TB* b, const ZeroPoint& za,
-                    const ZeroPoint& zb, int64_t a_batches, int64_t b_batches, int32_t* y) {
-  const int64_t M = g.M, N = g.N, K = g.K;
-  const int64_t batches = g.batch.element_count();
-  parallel_for(batches * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N * K)),
-               [&](int64_t begin, int64_t end) {
-                 int32_t* acc = scratch_row<int32_t>(N);
-                 for (int64_t row = begin; row < end; ++row) {
-                   const int64_t i = row / M, m = row % M;
-                   const BatchOffsets o = batch_offsets(g, i);
-                   // Zero points follow their operand's own batch index.
-                   const int64_t ab = za.per_batch && a_batches > 1 ? o.a / (M * K) : 0;
-                   const int64_t bb = zb.per_batch && b_batches > 1 ? o.b / (K * N) : 0;
-                   const int32_t zam = za.at(ab, m);
-                   std::fill_n(acc, N, 0);
-                   for (int64_t k = 0; k < K; ++k) {
-                     const int32_t av = static_cast<int32_t>(a[o.a + m * K + k]) - zam;
-                     const TB* brow = b + o.b + k * N;
-                     for (int64_t n = 0; n < N; ++n) {
-                       acc[n] += av * (static_cast<int32_t>(brow[n]) - zb.at(bb, n));
-                     }
-                   }
-                   std::copy_n(acc, N, y + row * N);
-                 }
-               });
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    values[i] = t.dtype() == DataType::Int8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
+  }
+  return values;
 }
 
 CpuKernel make_matmul_integer(const NodeInfo&) {
@@ -409,21 +370,11 @@ CpuKernel make_matmul_integer(const NodeInfo&) {
     const MatMulGeometry g = matmul_geometry(ctx, a.shape(), b.shape());
     const int64_t a_batches = a.element_count() / std::max<int64_t>(1, g.M * g.K);
     const int64_t b_batches = b.element_count() / std::max<int64_t>(1, g.K * g.N);
-    const ZeroPoint za = zero_point(ctx, 2, a, g.M, a_batches);
-    const ZeroPoint zb = zero_point(ctx, 3, b, g.N, b_batches);
+    const std::vector<double> za = zero_points(ctx, 2, a, g.M, a_batches);
+    const std::vector<double> zb = zero_points(ctx, 3, b, g.N, b_batches);
     Tensor& y = ctx.allocate_output(0, DataType::Int32, g.out);
     if (y.element_count() == 0) return;
-    int32_t* py = y.mutable_data<int32_t>();
-    const bool a_signed = a.dtype() == DataType::Int8, b_signed = b.dtype() == DataType::Int8;
-    if (a_signed && b_signed) {
-      matmul_integer(g, a.data<int8_t>(), b.data<int8_t>(), za, zb, a_batches, b_batches, py);
-    } else if (a_signed) {
-      matmul_integer(g, a.data<int8_t>(), b.data<uint8_t>(), za, zb, a_batches, b_batches, py);
-    } else if (b_signed) {
-      matmul_integer(g, a.data<uint8_t>(), b.data<int8_t>(), za, zb, a_batches, b_batches, py);
-    } else {
-      matmul_integer(g, a.data<uint8_t>(), b.data<uint8_t>(), za, zb, a_batches, b_batches, py);
-    }
+    integer_product(g, a, b, za, zb, y.mutable_data<int32_t>());
   };
 }
 
