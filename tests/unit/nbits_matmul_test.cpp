@@ -20,7 +20,9 @@
 
 #include "backends/cpu/nbits_matmul.h"
 #include "hwy/targets.h"
+#include "core/thread_pool.h"
 #include "random_data.h"
+#include "run_as_job.h"
 
 namespace kiln::cpu {
 namespace {
@@ -207,6 +209,34 @@ TEST(NBitsMatmul, Int8ActivationsEveryTarget) {
     }
   }
   hwy::SetSupportedTargetsForTest(0);
+}
+
+// Both paths, the GEMV in both arithmetics, as a job of a 4-thread pool, with enough weight rows
+// to be split over the threads (GEMV ranges of 64 rows at K = 4072), against the same call as a
+// job of a 1-thread pool: the same bits (each output sums in an order that depends on the
+// shapes only), and the reference's values.
+TEST(NBitsMatmul, SameBitsOverThreads) {
+  const Weight r = make_weight(301, 4096 - 24, 4, 32, Zp::kPacked, 77);
+  ThreadPool four(4), one(1);
+  for (NBitsArithmetic arithmetic :
+       {NBitsArithmetic::kFloat32, NBitsArithmetic::kInt8Activations}) {
+    for (auto [M, gemv] : {std::pair{int64_t{1}, true}, std::pair{int64_t{4}, true},
+                           std::pair{int64_t{9}, false}}) {
+      const auto a = uniform_floats(M * r.w.K, 78, -1.0f, 1.0f);
+      std::vector<float> pooled(static_cast<size_t>(M * r.w.N)), single(pooled.size());
+      const int64_t rows = M;  // clang 14 captures no structured binding
+      const bool use_gemv = gemv;
+      kiln::testing::run_as_job(four, [&] {
+        nbits_matmul_path(r.w, rows, a.data(), nullptr, pooled.data(), use_gemv, arithmetic);
+      });
+      kiln::testing::run_as_job(one, [&] {
+        nbits_matmul_path(r.w, rows, a.data(), nullptr, single.data(), use_gemv, arithmetic);
+      });
+      EXPECT_EQ(pooled, single) << "M " << M;
+    }
+  }
+  kiln::testing::run_as_job(four, [&] { check(r, 4, true, true, 79); });
+  kiln::testing::run_as_job(four, [&] { check(r, 20, false, true, 80); });
 }
 
 // nbits_matmul picks the path by the rows of A; both give the reference's values.

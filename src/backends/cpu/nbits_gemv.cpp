@@ -95,7 +95,7 @@ HWY_INLINE VF field(VU packed, int s) {
   const DF df;
   const DI di;
   VU q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
-#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   if constexpr (kBits == 4) {
     // vpermps reads only the low 4 bits of each index: a 16-entry table of the floats 0..15
     // masks and converts in one instruction. (Not hn::TableLookupLanes, whose debug builds
@@ -440,6 +440,7 @@ void gemv_float(const NBitsWeight& w, int64_t M, const float* A, const float* bi
     }
   }
   const ZeroPoints zps = zero_points(w);
+  // The calling thread's buffers: named inside the body, a thread_local would be the worker's.
   const float* ar_data = ar.data();
   const float* sums_data = lane_sums.data();
   for_row_ranges(w, g, M, [&](int64_t m, int64_t rows, int64_t n0, int64_t n1) {
@@ -488,11 +489,15 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
     }
   }
   const ZeroPoints zps = zero_points(w);
+  // The calling thread's buffers: named inside the body, a thread_local would be the worker's.
+  const int8_t* q_data = q.data();
+  const float* sums_data = lane_sums.data();
+  const float* scales_data = lane_scales.data();
   for_row_ranges(w, g, M, [&](int64_t m, int64_t rows, int64_t n0, int64_t n1) {
     QuantizedRows qa;
-    qa.q = q.data() + m * g.k_pad;
-    qa.lane_sums = lane_sums.data() + m * g.chunks * L;
-    qa.lane_scales = lane_scales.data() + m * g.chunks * L;
+    qa.q = q_data + m * g.k_pad;
+    qa.lane_sums = sums_data + m * g.chunks * L;
+    qa.lane_scales = scales_data + m * g.chunks * L;
     float* y = Y + m * w.N;
     if (rows == 4) {
       gemv_rows_int8<4>(g, w, zps, n0, n1, qa, bias, y);
