@@ -43,16 +43,24 @@ using DF = hn::ScalableTag<float>;
 using DU = hn::RebindToUnsigned<DF>;
 using DI = hn::RebindToSigned<DF>;
 
-// Block b's zero point of row n as a float.
-float zero_point(const NBitsWeight& w, int64_t n, int64_t b) {
-  if (w.float_zero_points) return w.float_zero_points[n * w.k_blocks() + b];
-  if (w.packed_zero_points) {
-    const int64_t per = 8 / w.bits, row = (w.k_blocks() * w.bits + 7) / 8;
-    const unsigned q = w.packed_zero_points[n * row + b / per] >> ((b % per) * w.bits);
-    return static_cast<float>(q & ((1u << w.bits) - 1));
+// Row n's zero points as floats, one per block, into `out` (kBits a constant: no division).
+template <int kBits>
+void row_zero_points(const NBitsWeight& w, int64_t n, int64_t blocks, float* HWY_RESTRICT out) {
+  constexpr int kPer = 8 / kBits;
+  if (w.float_zero_points) {
+    std::copy_n(w.float_zero_points + n * blocks, blocks, out);
+  } else if (w.packed_zero_points) {
+    const uint8_t* row = w.packed_zero_points + n * ((blocks * kBits + 7) / 8);
+    for (int64_t b = 0; b < blocks; ++b) {
+      out[b] = static_cast<float>((row[b / kPer] >> ((b % kPer) * kBits)) & ((1 << kBits) - 1));
+    }
+  } else {
+    std::fill_n(out, blocks, static_cast<float>(1 << (kBits - 1)));
   }
-  return static_cast<float>(1 << (w.bits - 1));
 }
+
+// Vectors across a panel: kiln's GEMM panels are at most 3 vectors wide.
+constexpr int64_t kMaxGroups = 4;
 
 // Weight rows [n0, n0 + cols) into one panel of `width` columns (a multiple of L, >= cols):
 // panel[k * width + j] = W[n0 + j, k] for k < K, zero for j >= cols.
@@ -67,43 +75,57 @@ void dequantize_panel(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t wi
   const int64_t blocks = w.k_blocks(), row_bytes = blocks * w.blob_size(), words = row_bytes / 4;
   const int64_t words_per_block = w.blob_size() / 4;
   // Per group of L rows: their words, scales and scale * zero point, interleaved by row.
+  const int64_t groups = width / L;
+  HWY_DASSERT(groups <= kMaxGroups);
   thread_local std::vector<uint32_t> words_t;
-  thread_local std::vector<float> scales_t, shifts_t;
-  words_t.resize(static_cast<size_t>(words * L));
-  scales_t.resize(static_cast<size_t>(blocks * L));
-  shifts_t.resize(static_cast<size_t>(blocks * L));
-  const hn::Vec<DU> mask = hn::Set(du, (1u << kBits) - 1);
-  for (int64_t g = 0; g < width; g += L) {
+  thread_local std::vector<float> scales_t, shifts_t, zero_points;
+  words_t.resize(static_cast<size_t>(groups * words * L));
+  scales_t.resize(static_cast<size_t>(groups * blocks * L));
+  shifts_t.resize(static_cast<size_t>(groups * blocks * L));
+  zero_points.resize(static_cast<size_t>(blocks));
+  for (int64_t g = 0; g < groups; ++g) {
+    uint32_t* group_words = words_t.data() + g * words * L;
+    float* group_scales = scales_t.data() + g * blocks * L;
+    float* group_shifts = shifts_t.data() + g * blocks * L;
     for (int64_t j = 0; j < L; ++j) {
-      const int64_t n = n0 + g + j;
-      if (g + j < cols) {
+      const int64_t n = n0 + g * L + j;
+      if (g * L + j < cols) {
         const uint8_t* row = w.data + n * row_bytes;
-        for (int64_t v = 0; v < words; ++v) std::memcpy(&words_t[v * L + j], row + 4 * v, 4);
+        for (int64_t v = 0; v < words; ++v) std::memcpy(&group_words[v * L + j], row + 4 * v, 4);
+        row_zero_points<kBits>(w, n, blocks, zero_points.data());
         for (int64_t b = 0; b < blocks; ++b) {
           const float s = w.scales[n * blocks + b];
-          scales_t[b * L + j] = s;
-          shifts_t[b * L + j] = s * zero_point(w, n, b);
+          group_scales[b * L + j] = s;
+          group_shifts[b * L + j] = s * zero_points[b];
         }
       } else {  // past the last row: zeros
-        for (int64_t v = 0; v < words; ++v) words_t[v * L + j] = 0;
-        for (int64_t b = 0; b < blocks; ++b) scales_t[b * L + j] = shifts_t[b * L + j] = 0.0f;
+        for (int64_t v = 0; v < words; ++v) group_words[v * L + j] = 0;
+        for (int64_t b = 0; b < blocks; ++b) group_scales[b * L + j] = group_shifts[b * L + j] = 0;
       }
     }
-    float* out = panel + g;
-    for (int64_t v = 0; v < words; ++v) {
-      const int64_t b = v / words_per_block;
-      const auto packed = hn::LoadU(du, &words_t[v * L]);
-      const auto scale = hn::LoadU(d, &scales_t[b * L]);
-      const auto shift = hn::LoadU(d, &shifts_t[b * L]);
-      const int64_t k0 = v * kFields;
-      const int64_t fields = std::min<int64_t>(kFields, w.K - k0);  // none past K
+  }
+  // Word by word, all groups at once, so that each panel row is written whole and in order.
+  const hn::Vec<DU> mask = hn::Set(du, (1u << kBits) - 1);
+  for (int64_t v = 0; v < words; ++v) {
+    const int64_t b = v / words_per_block;
+    hn::Vec<DU> packed[kMaxGroups];
+    hn::Vec<DF> scale[kMaxGroups], shift[kMaxGroups];
+    for (int64_t g = 0; g < groups; ++g) {
+      packed[g] = hn::LoadU(du, words_t.data() + (g * words + v) * L);
+      scale[g] = hn::LoadU(d, scales_t.data() + (g * blocks + b) * L);
+      shift[g] = hn::LoadU(d, shifts_t.data() + (g * blocks + b) * L);
+    }
+    const int64_t k0 = v * kFields;
+    const int64_t fields = std::min<int64_t>(kFields, w.K - k0);  // none past K
 #pragma GCC unroll 16
-      for (int s = 0; s < kFields; ++s) {
-        if (s >= fields) break;
-        auto q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
+    for (int s = 0; s < kFields; ++s) {
+      if (s >= fields) break;
+      float* out = panel + (k0 + s) * width;
+      for (int64_t g = 0; g < groups; ++g) {
+        auto q = s == 0 ? packed[g] : hn::ShiftRightSame(packed[g], s * kBits);
         if ((s + 1) * kBits < 32) q = hn::And(q, mask);
-        const auto value = hn::MulSub(hn::ConvertTo(d, hn::BitCast(di, q)), scale, shift);
-        hn::Store(value, d, out + (k0 + s) * width);
+        const auto value = hn::MulSub(hn::ConvertTo(d, hn::BitCast(di, q)), scale[g], shift[g]);
+        hn::Store(value, d, out + g * L);
       }
     }
   }
