@@ -81,8 +81,8 @@ const Buffer& gather_heads(OpRecorder& r, const Geometry& g, const Buffer& src, 
 
 // present [batch, kv_heads, present_len, head]: zeros, then the past's first past_b rows and
 // the new rows `fresh` ([batch, seq, kv_heads * head]) after them.
-void build_present(OpRecorder& r, const Geometry& g, const GroupQuerySequences& seqs,
-                   const Buffer* past, const Buffer& fresh, const Buffer& present) {
+void build_present(OpRecorder& r, const Geometry& g, const Buffer* past,
+                   const GroupQuerySequences& seqs, const Buffer& fresh, const Buffer& present) {
   const int64_t count = g.batch * g.kv_heads * g.present_len * g.head;
   r.kernel<Fill>().record(r.cmd(), r.arena(), Tensor::scalar<float>(0.0f), present,
                           static_cast<uint64_t>(count));
@@ -170,7 +170,9 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
     auto present = [&](size_t out, size_t past, const Buffer& fresh) -> const Buffer& {
       const Buffer& dest = r.num_outputs() > out ? r.output(out, DataType::Float32, present_shape)
                                                  : scratch_floats(r, present_count);
-      build_present(r, g, seqs, has_past ? &r.buffer(past) : nullptr, fresh, dest);
+      // An empty past (a first prompt's) has no device buffer to bind.
+      build_present(r, g, has_past && g.past_buffer > 0 ? &r.buffer(past) : nullptr, seqs, fresh,
+                    dest);
       return dest;
     };
     const Buffer& keys = present(1, kPastKey, *k);
