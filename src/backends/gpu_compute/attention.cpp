@@ -176,54 +176,6 @@ const Buffer& valid_lengths(OpRecorder& r, const AttentionGeometry& g) {
   return r.upload(std::as_bytes(std::span(lengths)));
 }
 
-// The node's float32 operands and results. 16-bit float inputs are converted into float32
-// scratch first, and results meant for 16-bit float outputs are computed in float32 scratch and
-// converted at the end, as the CPU kernel computes them in float32 and rounds.
-class Float32Io {
- public:
-  explicit Float32Io(OpRecorder& r) : r_(r) {}
-
-  const Buffer& input(size_t k) {
-    const DataType dt = r_.dtype(k);
-    if (dt == DataType::Float32 || dt == DataType::Bool) return r_.buffer(k);
-    const uint64_t count = static_cast<uint64_t>(r_.shape(k).element_count());
-    const Buffer& f32 = scratch(count);
-    r_.kernel<Cast>().record(r_.cmd(), r_.arena(), dt, r_.buffer(k), DataType::Float32, f32, count);
-    return f32;
-  }
-
-  // Output k of element type `dt` and shape `shape`, or float32 scratch standing in for it.
-  const Buffer& output(size_t k, DataType dt, const Shape& shape) {
-    if (dt == DataType::Float32) return r_.output(k, dt, shape);
-    const Buffer& f32 = scratch(static_cast<uint64_t>(shape.element_count()));
-    pending_.push_back({k, dt, shape, &f32});
-    return f32;
-  }
-
-  const Buffer& scratch(uint64_t floats) {
-    return r_.scratch(static_cast<size_t>(std::max<uint64_t>(floats, 1)) * sizeof(float));
-  }
-
-  // Converts the stand-ins into their outputs.
-  void finish() {
-    for (const Pending& p : pending_) {
-      r_.kernel<Cast>().record(r_.cmd(), r_.arena(), DataType::Float32, *p.f32, p.dtype,
-                               r_.output(p.index, p.dtype, p.shape),
-                               static_cast<uint64_t>(p.shape.element_count()));
-    }
-  }
-
- private:
-  struct Pending {
-    size_t index;
-    DataType dtype;
-    Shape shape;
-    const Buffer* f32;
-  };
-  OpRecorder& r_;
-  std::vector<Pending> pending_;
-};
-
 RecordFn attention(AttentionAttrs a, NodeRef node) {
   return [=](OpRecorder& r) {
     const bool has_past = r.has_input(kPastKey) && r.has_input(kPastValue);

@@ -7,7 +7,9 @@
 //
 // seqlens_k, total_sequence_length and position_ids decide shapes and where each row goes: they
 // are read on the host (values a device node computed are brought back first, once a run) and
-// checked by the op's definition (opdefs/group_query_attention.h), as on the CPU.
+// checked by the op's definition (opdefs/group_query_attention.h), as on the CPU. float16 and
+// bfloat16 operands are converted to float32 on the way in and rounded on the way out, and the
+// rotated Q and K are rounded to the input's type, as the CPU kernel does.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +19,7 @@
 
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/attention.h"
+#include "backends/gpu_compute/cast.h"
 #include "backends/gpu_compute/fill.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/region_copy.h"
@@ -79,6 +82,15 @@ const Buffer& gather_heads(OpRecorder& r, const Geometry& g, const Buffer& src, 
   return out;
 }
 
+// Rounds `count` float32 values to the nearest of `dtype` (float16, bfloat16) in place.
+void round_to(OpRecorder& r, DataType dtype, const Buffer& x, int64_t count) {
+  if (dtype == DataType::Float32 || count == 0) return;
+  const auto n = static_cast<uint64_t>(count);
+  const Buffer& narrow = r.scratch(static_cast<size_t>(n) * dtype_size(dtype));
+  r.kernel<Cast>().record(r.cmd(), r.arena(), DataType::Float32, x, dtype, narrow, n);
+  r.kernel<Cast>().record(r.cmd(), r.arena(), dtype, narrow, DataType::Float32, x, n);
+}
+
 // present [batch, kv_heads, present_len, head]: zeros, then the past's first past_b rows and
 // the new rows `fresh` ([batch, seq, kv_heads * head]) after them.
 void build_present(OpRecorder& r, const Geometry& g, const Buffer* past,
@@ -123,9 +135,16 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
         total.defined() ? &total : nullptr);
     const GroupQuerySequences seqs = resolve_group_query_sequences(n, g, seqlens);
     const bool has_past = r.has_input(kPastKey);
+    // 16-bit float operands are computed in float32, as on the CPU; one float type throughout.
+    const DataType dt = r.dtype(kQuery);
+    for (size_t k : {kKey, kValue, kPastKey, kPastValue, kCosCache, kSinCache}) {
+      if (r.has_input(k) && r.dtype(k) != dt)
+        throw RunOnCpu(RunTimeCause::InputKind, "operands of differing element types");
+    }
+    Float32Io io(r);
 
     // Q and the new K and V, [batch, seq, heads * head] each.
-    const Buffer& query = r.buffer(kQuery);
+    const Buffer& query = io.input(kQuery);
     const Buffer *q = &query, *k = nullptr, *v = nullptr;
     if (g.packed) {
       const int64_t width = (g.heads + 2 * g.kv_heads) * g.head;
@@ -133,8 +152,8 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
       k = &gather_heads(r, g, query, width, g.heads, g.kv_heads);
       v = &gather_heads(r, g, query, width, g.heads + g.kv_heads, g.kv_heads);
     } else {
-      k = &r.buffer(kKey);
-      v = &r.buffer(kValue);
+      k = &io.input(kKey);
+      v = &io.input(kValue);
     }
 
     if (a.do_rotary) {
@@ -150,7 +169,7 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
       std::vector<int32_t> rows32(std::max<size_t>(rows64.size(), 1), 0);
       std::copy(rows64.begin(), rows64.end(), rows32.begin());
       const Buffer& rows = r.upload(std::as_bytes(std::span(rows32)));
-      const Buffer &cos = r.buffer(kCosCache), &sin = r.buffer(kSinCache);
+      const Buffer &cos = io.input(kCosCache), &sin = io.input(kSinCache);
       RotaryGeometry rg{true, g.batch, g.heads, g.seq, g.head, cs[1] * 2};
       const Buffer& q_rot = scratch_floats(r, g.batch * g.seq * g.heads * g.head);
       r.kernel<Rotary>().record(r.cmd(), r.arena(), rg, a.rotary_interleaved, *q, cos, sin, cs[1],
@@ -159,6 +178,9 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
       const Buffer& k_rot = scratch_floats(r, g.batch * g.seq * g.kv_heads * g.head);
       r.kernel<Rotary>().record(r.cmd(), r.arena(), rg, a.rotary_interleaved, *k, cos, sin, cs[1],
                                 rows, k_rot);
+      // The rotated Q and K are values of the input's type, as ONNX Runtime stores them.
+      round_to(r, dt, q_rot, g.batch * g.seq * g.heads * g.head);
+      round_to(r, dt, k_rot, g.batch * g.seq * g.kv_heads * g.head);
       q = &q_rot;
       k = &k_rot;
     } else if (r.has_input(kCosCache) || r.has_input(kSinCache)) {
@@ -168,10 +190,10 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
     const Shape present_shape{g.batch, g.kv_heads, g.present_len, g.head};
     const int64_t present_count = present_shape.element_count();
     auto present = [&](size_t out, size_t past, const Buffer& fresh) -> const Buffer& {
-      const Buffer& dest = r.num_outputs() > out ? r.output(out, DataType::Float32, present_shape)
+      const Buffer& dest = r.num_outputs() > out ? io.output(out, dt, present_shape)
                                                  : scratch_floats(r, present_count);
       // An empty past (a first prompt's) has no device buffer to bind.
-      build_present(r, g, has_past && g.past_buffer > 0 ? &r.buffer(past) : nullptr, seqs, fresh,
+      build_present(r, g, has_past && g.past_buffer > 0 ? &io.input(past) : nullptr, seqs, fresh,
                     dest);
       return dest;
     };
@@ -211,25 +233,30 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
       check_group_query_attention_bias(n, g, s);
       p.mask = MaskKind::Float;
       p.mask_layout = {s[0] == 1 ? 0 : s[1] * s[2] * s[3], s[1] == 1 ? 0 : s[2] * s[3], s[3], s[3]};
-      b.mask = &r.buffer(kAttentionBias);
+      if (r.dtype(kAttentionBias) != dt)
+        throw RunOnCpu(RunTimeCause::InputKind, "operands of differing element types");
+      b.mask = &io.input(kAttentionBias);
     }
     b.q = q;
     b.k = &keys;
     b.v = &values;
-    b.y = &r.output(0, DataType::Float32, Shape{g.batch, g.seq, g.heads * g.head});
+    b.y = &io.output(0, dt, Shape{g.batch, g.seq, g.heads * g.head});
     const int64_t rows = g.batch * g.heads * g.seq;
     b.probs = &scratch_floats(r, rows * g.present_len);
     r.add_work(static_cast<uint64_t>(rows * g.present_len * 2 * g.head));
     r.kernel<AttentionKernel>().record(r.cmd(), r.arena(), p, b);
+    io.finish();
   };
 }
 
 RecordFn group_query_attention_factory(const DevicePlacementQuery& q, std::string& reason) {
-  if (!inputs_are(q, {DataType::Float32}, reason, kQuery, 5) ||
+  const std::initializer_list<DataType> floats = {DataType::Float32, DataType::Float16,
+                                                  DataType::BFloat16};
+  if (!inputs_are(q, floats, reason, kQuery, 5) ||
       !inputs_are(q, {DataType::Int32}, reason, kSeqlensK, 2) ||
-      !inputs_are(q, {DataType::Float32}, reason, kCosCache, 2) ||
+      !inputs_are(q, floats, reason, kCosCache, 2) ||
       !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, kPositionIds, 1) ||
-      !inputs_are(q, {DataType::Float32}, reason, kAttentionBias, 1))
+      !inputs_are(q, floats, reason, kAttentionBias, 1))
     return nullptr;
   for (size_t k = kHeadSink; k < q.info.num_inputs(); ++k) {
     if (q.info.has_input(k)) {
