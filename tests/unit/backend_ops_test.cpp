@@ -860,7 +860,8 @@ Tensor random_bytes(const Shape& shape, unsigned seed) {
 
 // MatMulNBits: every bit width, block sizes 16 to 256, K with and without a partial last block,
 // no / packed / float zero points, a g_idx that permutes the blocks, bias, A of rank 2 and 3
-// (one row: the decode GEMV), and weights given at run time rather than as initializers.
+// (one row: the decode GEMV; 19 rows: several blocks of a workgroup's rows), and weights given
+// at run time rather than as initializers.
 struct NBitsCase {
   std::string name;
   int64_t bits = 4, block = 32, K = 64, N = 24;
@@ -903,6 +904,8 @@ void add_matmul_nbits_cases(std::vector<OpCase>& c) {
        .bias = true,
        .constant_weights = false},
       {.name = "4bit_no_rows", .a = {0, 64}},
+      // More rows than one workgroup takes (8), and not a multiple of them.
+      {.name = "4bit_19_rows_packed_zp", .a = {19, 64}, .zp = NBitsCase::kPackedZp, .bias = true},
   };
   for (const NBitsCase& n : cases) {
     OpCase op{

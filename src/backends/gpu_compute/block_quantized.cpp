@@ -32,6 +32,8 @@ namespace {
 // ---- The kernels -----------------------------------------------------------------------------
 
 constexpr uint32_t kWorkgroup = 64;
+// Rows of A one MatMulNBits workgroup takes (the shader's kRows).
+constexpr int64_t kNBitsRows = 8;
 
 uint32_t narrow(int64_t v, const char* op) {
   check(v >= 0 && v <= UINT32_MAX,
@@ -89,9 +91,11 @@ class NBitsMatMul {
                                or_a(b.g_idx), or_a(b.bias), b.y};
     const VkDescriptorSet set = arena.bind(pipeline_, buffers);
     const Buffer* written[] = {b.y};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, static_cast<uint64_t>(M * attrs.N) * kWorkgroup),
-                    written);
+    record_dispatch(
+        cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+        groups_for(device_, pipeline_,
+                   static_cast<uint64_t>((M + kNBitsRows - 1) / kNBitsRows * attrs.N) * kWorkgroup),
+        written);
   }
 
  private:

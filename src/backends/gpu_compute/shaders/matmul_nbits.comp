@@ -8,9 +8,11 @@
 // n's blobs; zero points are packed like q (a row of ceil(k_blocks * bits / 8) bytes), float
 // (one per block), or the default 2^(bits - 1).
 //
-// One workgroup per output element: its invocations stride over K (neighbours read neighbouring
-// bytes of the weight row) and a shared-memory tree adds their partial sums. With M = 1 (token
-// generation) this is a GEMV reading each weight byte once.
+// One workgroup per weight row n and block of up to kRows rows of A: its invocations stride
+// over K (neighbours read neighbouring bytes of the weight row), dequantize each weight once
+// for all the block's rows, and a shared-memory tree adds their partial sums. With M = 1 (token
+// generation) this is a GEMV reading each weight byte once; a prompt's rows share each
+// dequantized weight kRows ways.
 
 layout(local_size_x_id = 0) in;
 
@@ -26,6 +28,8 @@ layout(std430, set = 0, binding = 6) writeonly buffer Y { float y[]; };
 
 // The largest workgroup the host creates this pipeline with.
 const uint kMaxWorkgroup = 256;
+// Rows of A a workgroup takes (kNBitsRows in block_quantized.cpp).
+const uint kRows = 8;
 const uint kZpDefault = 0, kZpPacked = 1, kZpFloat = 2;
 
 // Must match NBitsPushConstants in block_quantized.cpp.
@@ -36,22 +40,25 @@ layout(push_constant) uniform Params {
   uint has_g_idx, has_bias;
 } p;
 
-shared float partial[kMaxWorkgroup];
+shared float partial[kRows][kMaxWorkgroup];
 
 uint byte_of_b(uint i) { return (b_words[i >> 2] >> ((i & 3u) * 8u)) & 0xffu; }
 uint byte_of_zp(uint i) { return (zp_words[i >> 2] >> ((i & 3u) * 8u)) & 0xffu; }
 
 void main() {
-  const uint out_index = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint m_blocks = (p.M + kRows - 1) / kRows;
   // Uniform per workgroup, so no barrier is skipped.
-  if (out_index >= p.M * p.N) return;
+  if (group >= m_blocks * p.N) return;
   const uint tid = gl_LocalInvocationID.x;
-  const uint n = out_index % p.N, m = out_index / p.N;
+  const uint n = group % p.N, m0 = (group / p.N) * kRows;
+  const uint rows = min(kRows, p.M - m0);
   const uint per = 8u / p.bits, mask = (1u << p.bits) - 1u;
   const float default_zp = float(1u << (p.bits - 1u));
-  const uint row = n * p.row_bytes, a0 = m * p.K;
+  const uint row = n * p.row_bytes;
 
-  float acc = 0.0;
+  float acc[kRows];
+  for (uint r = 0; r < kRows; ++r) acc[r] = 0.0;
   for (uint k = tid; k < p.K; k += gl_WorkGroupSize.x) {
     const uint blk = p.has_g_idx != 0 ? uint(g_idx[k]) : k / p.block_size;
     const float q = float((byte_of_b(row + k / per) >> ((k % per) * p.bits)) & mask);
@@ -61,14 +68,17 @@ void main() {
     } else if (p.zp_kind == kZpFloat) {
       zp = uintBitsToFloat(zp_words[n * p.k_blocks + blk]);
     }
-    acc += a[a0 + k] * ((q - zp) * scales[n * p.k_blocks + blk]);
+    const float w = (q - zp) * scales[n * p.k_blocks + blk];
+    for (uint r = 0; r < rows; ++r) acc[r] += a[(m0 + r) * p.K + k] * w;
   }
 
-  partial[tid] = acc;
+  for (uint r = 0; r < kRows; ++r) partial[r][tid] = acc[r];
   barrier();
   for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-    if (tid < s) partial[tid] += partial[tid + s];
+    if (tid < s) {
+      for (uint r = 0; r < rows; ++r) partial[r][tid] += partial[r][tid + s];
+    }
     barrier();
   }
-  if (tid == 0) y[out_index] = partial[0] + (p.has_bias != 0 ? bias[n] : 0.0);
+  if (tid < rows) y[(m0 + tid) * p.N + n] = partial[tid][0] + (p.has_bias != 0 ? bias[n] : 0.0);
 }
