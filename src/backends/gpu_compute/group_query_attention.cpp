@@ -135,6 +135,8 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
         total.defined() ? &total : nullptr);
     const GroupQuerySequences seqs = resolve_group_query_sequences(n, g, seqlens);
     const bool has_past = r.has_input(kPastKey);
+    if (g.batch * g.seq * g.heads * g.head == 0)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "an empty query");
     // 16-bit float operands are computed in float32, as on the CPU; one float type throughout.
     const DataType dt = r.dtype(kQuery);
     for (size_t k : {kKey, kValue, kPastKey, kPastValue, kCosCache, kSinCache}) {
