@@ -49,9 +49,6 @@ enum Input : size_t {
 
 using Geometry = GroupQueryAttentionGeometry;
 
-const Tensor* optional_input(const OpRecorder& r, size_t k) {
-  return r.has_input(k) ? &r.input(k) : nullptr;
-}
 const Shape* shape_of(const OpRecorder& r, size_t k) {
   return r.has_input(k) ? &r.shape(k) : nullptr;
 }
