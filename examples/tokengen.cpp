@@ -6,6 +6,11 @@
 // present output the next run takes as its past is that same memory. Nothing is copied.
 //
 //   tokengen MODEL.onnx [--prompt 128] [--steps 64] [--threads N] [--reference DIR]
+//                       [--backend cpu|gpu-compute|gpu-pixel]
+//
+// On a GPU backend the caches stay on the device from step to step: each run's present outputs
+// are device tensors, handed to the next run as its past (GroupQueryAttention on gpu-compute
+// builds the present from them there; only the logits come back to the host).
 //
 // With --reference (a folder ort_generate.mjs wrote) the run replays ONNX Runtime's tokens and
 // checks every step's last logits against ONNX Runtime's (|a - e| <= 1e-3 + 1e-3 |e|).
@@ -70,7 +75,8 @@ int64_t argmax(const float* row, int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt{{"prompt", "128"}, {"steps", "64"}, {"threads", "0"}};
+  std::map<std::string, std::string> opt{
+      {"prompt", "128"}, {"steps", "64"}, {"threads", "0"}, {"backend", "cpu"}};
   std::string model_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -81,17 +87,18 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: tokengen MODEL.onnx [--prompt N] [--steps N] [--threads N] "
-                   "[--reference DIR]\n");
+                   "[--reference DIR] [--backend NAME]\n");
       return 2;
     }
   }
   if (model_path.empty()) {
     std::fprintf(stderr,
                  "usage: tokengen MODEL.onnx [--prompt N] [--steps N] [--threads N] "
-                 "[--reference DIR]\n");
+                 "[--reference DIR] [--backend NAME]\n");
     return 2;
   }
   try {
+    const kiln::Backend backend = kiln::parse_backend(opt["backend"]);
     Reference ref;
     const bool check = opt.count("reference") != 0;
     int64_t prompt = std::stoll(opt["prompt"]), steps = std::stoll(opt["steps"]);
@@ -103,7 +110,14 @@ int main(int argc, char** argv) {
     kiln::Model model = kiln::load_model(model_path);
     kiln::WorkerOptions options;
     options.num_threads = std::stoi(opt["threads"]);
-    kiln::Worker worker(model, kiln::Backend::Cpu, options);
+    kiln::Worker worker(model, backend, options);
+    if (backend != kiln::Backend::Cpu) {
+      const std::vector<kiln::NodePlacement> placements = worker.placements();
+      const auto native = std::count_if(placements.begin(), placements.end(),
+                                        [&](const auto& p) { return p.backend == backend; });
+      std::printf("%lld of %zu nodes on %s\n", static_cast<long long>(native), placements.size(),
+                  std::string(kiln::backend_name(backend)).c_str());
+    }
 
     // The prompt: ONNX Runtime's, or the same fixed sequence ort_generate.mjs makes.
     std::vector<int64_t> tokens;
@@ -123,8 +137,12 @@ int main(int argc, char** argv) {
     }
     std::vector<double> times, cpu_times;
     // Where each cache lies: a step whose present output lies elsewhere copied it.
+    // (On a GPU backend the caches are device tensors, whose memory the host cannot see.)
+    const bool on_host = backend == kiln::Backend::Cpu;
     std::map<std::string, const void*> cache_memory;
-    for (const std::string& name : past_names) cache_memory[name] = past[name].raw_data();
+    if (on_host) {
+      for (const std::string& name : past_names) cache_memory[name] = past[name].raw_data();
+    }
     int64_t copied_steps = 0;
     int64_t matched = 0;
     double worst = 0;
@@ -150,7 +168,7 @@ int main(int argc, char** argv) {
       bool copied = false;
       for (const std::string& name : past_names) {
         past[name] = worker.take_output("present." + name.substr(16));  // the same memory
-        copied = copied || past[name].raw_data() != cache_memory[name];
+        copied = copied || (on_host && past[name].raw_data() != cache_memory[name]);
       }
       copied_steps += copied ? 1 : 0;
       const int64_t vocab = logits.shape().back();
@@ -184,10 +202,15 @@ int main(int argc, char** argv) {
         "%.2f ms) (%.1f tokens/s)\n",
         static_cast<long long>(prompt), times[0], cpu_times[0], static_cast<long long>(steps),
         median(decode), median(decode_cpu), decode.empty() ? 0.0 : 1e3 / median(decode));
-    std::printf("key/value caches: %s\n",
-                copied_steps == 0
-                    ? "appended in place at every step"
-                    : ("copied at " + std::to_string(copied_steps) + " steps").c_str());
+    if (on_host) {
+      std::printf("key/value caches: %s\n",
+                  copied_steps == 0
+                      ? "appended in place at every step"
+                      : ("copied at " + std::to_string(copied_steps) + " steps").c_str());
+    } else {
+      std::printf("key/value caches: handed from step to step on %s\n",
+                  std::string(kiln::backend_name(backend)).c_str());
+    }
     if (check) {
       std::printf("%lld of %lld steps match ONNX Runtime's logits (largest |diff| %.3g)\n",
                   static_cast<long long>(matched), static_cast<long long>(steps + 1), worst);
