@@ -11,30 +11,37 @@
 namespace kiln {
 namespace {
 
-double at(const std::vector<double>& v, int64_t i) { return v.size() == 1 ? v[0] : v[i]; }
+// The zero point of line `line` of the operand's batch matrix `batch`: zero points hold one value,
+// one per line, or one per line of every batch matrix.
+int32_t zero_point_at(const std::vector<double>& z, int64_t lines, int64_t batch, int64_t line) {
+  if (z.size() == 1) return static_cast<int32_t>(z[0]);
+  const int64_t i = static_cast<int64_t>(z.size()) > lines ? batch * lines + line : line;
+  return static_cast<int32_t>(z[static_cast<size_t>(i)]);
+}
 
 template <class TA, class TB>
-void product_rows(const ProductShape& p, const TA* a, const TB* b, const std::vector<double>& za,
+void product_rows(const MatMulGeometry& p, const TA* a, const TB* b, const std::vector<double>& za,
                   const std::vector<double>& zb, int64_t row_begin, int64_t row_end,
                   std::vector<int32_t>& acc, int32_t* out) {
   const int64_t M = p.M, K = p.K, N = p.N;
   std::vector<int32_t> zb_int(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) zb_int[n] = static_cast<int32_t>(at(zb, n));
+  int64_t zb_batch = -1;
   for (int64_t row = row_begin; row < row_end; ++row) {
     const int64_t batch = row / M, m = row % M;
-    int64_t a_off = 0, b_off = 0;
-    for (size_t d = p.batch.size(), rest = batch; d-- > 0;) {
-      const auto idx = static_cast<int64_t>(rest % p.batch[d]);
-      rest /= p.batch[d];
-      a_off += idx * p.a_strides[d];
-      b_off += idx * p.b_strides[d];
+    const BatchOffsets o = batch_offsets(p, batch);
+    // Zero points follow their operand's own batch matrix, which broadcasting may repeat.
+    const int64_t a_batch = M * K > 0 ? o.a / (M * K) : 0;
+    const int64_t b_batch = K * N > 0 ? o.b / (K * N) : 0;
+    if (b_batch != zb_batch) {
+      for (int64_t n = 0; n < N; ++n) zb_int[n] = zero_point_at(zb, N, b_batch, n);
+      zb_batch = b_batch;
     }
-    const auto zam = static_cast<int32_t>(at(za, m));
+    const int32_t zam = zero_point_at(za, M, a_batch, m);
     std::fill(acc.begin(), acc.end(), 0);
     for (int64_t k = 0; k < K; ++k) {
-      const int32_t av = static_cast<int32_t>(a[a_off + m * K + k]) - zam;
+      const int32_t av = static_cast<int32_t>(a[o.a + m * K + k]) - zam;
       if (av == 0) continue;
-      const TB* brow = b + b_off + k * N;
+      const TB* brow = b + o.b + k * N;
       // Each product fits int32, but long sums may not: they wrap as ONNX's int32 accumulation
       // does, in unsigned arithmetic (signed overflow would be undefined behaviour).
       for (int64_t n = 0; n < N; ++n) {
@@ -49,30 +56,7 @@ void product_rows(const ProductShape& p, const TA* a, const TB* b, const std::ve
 
 }  // namespace
 
-ProductShape product_shape(const OpContext& ctx, const Shape& a, const Shape& b) {
-  if (a.empty() || b.empty()) ctx.fail("a and b must have rank >= 1");
-  ProductShape p;
-  const Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
-  const Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
-  p.M = a.size() == 1 ? 1 : a[a.size() - 2];
-  p.K = a.back();
-  const int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
-  p.N = b.size() == 1 ? 1 : b.back();
-  if (p.K != kb) {
-    ctx.fail("inner dimensions differ: a is " + a.to_string() + ", b is " + b.to_string());
-  }
-  p.batch = broadcast_shapes(a_batch, b_batch, ctx.node().op_type);
-  p.a_strides = broadcast_strides(a_batch, p.batch);
-  p.b_strides = broadcast_strides(b_batch, p.batch);
-  for (auto& s : p.a_strides) s *= p.M * p.K;
-  for (auto& s : p.b_strides) s *= p.K * p.N;
-  p.out = p.batch;
-  if (a.size() > 1) p.out.push_back(p.M);
-  if (b.size() > 1) p.out.push_back(p.N);
-  return p;
-}
-
-void integer_product(const ProductShape& p, const Tensor& a, const Tensor& b,
+void integer_product(const MatMulGeometry& p, const Tensor& a, const Tensor& b,
                      const std::vector<double>& za, const std::vector<double>& zb, int32_t* out) {
   const int64_t rows = p.batch.element_count() * p.M;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, p.N * p.K));

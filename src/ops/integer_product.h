@@ -4,31 +4,21 @@
 //
 //   acc[m, n] = sum_k (a[m, k] - a_zero_point) * (b[k, n] - b_zero_point)
 //
-// Shapes follow numpy.matmul: 1-D operands are promoted to matrices, batch dimensions broadcast.
+// Shapes follow numpy.matmul (matmul_geometry).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "kernels/op_context.h"
 #include "kiln/tensor.h"
+#include "ops/matmul_geometry.h"
 
 namespace kiln {
 
-struct ProductShape {
-  Shape batch;
-  Shape a_strides, b_strides;  // per batch dimension, in elements (0 where broadcast)
-  int64_t M = 1, K = 1, N = 1;
-  Shape out;
-};
-
-// ctx.fail for scalars, differing inner dimensions or batches that do not broadcast.
-ProductShape product_shape(const OpContext& ctx, const Shape& a, const Shape& b);
-
 // The int32 products of every row of the (broadcast) batch, in `out` ([batch * M, N]). a and b
-// are int8 or uint8; za holds one zero point or one per row of A, zb one or one per column of
-// B (integers, as doubles).
-void integer_product(const ProductShape& p, const Tensor& a, const Tensor& b,
+// are int8 or uint8; za holds one zero point, one per row of A or one per row of every batch
+// matrix of A, zb likewise per column of B (integers, as doubles).
+void integer_product(const MatMulGeometry& p, const Tensor& a, const Tensor& b,
                      const std::vector<double>& za, const std::vector<double>& zb, int32_t* out);
 
 }  // namespace kiln

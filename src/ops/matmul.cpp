@@ -17,6 +17,8 @@
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/integer_product.h"
+#include "ops/matmul_geometry.h"
 #include "ops/op_utils.h"
 
 namespace kiln {
@@ -88,64 +90,6 @@ bool is_float_type(DataType t) {
 
 // --- MatMul -------------------------------------------------------------------------------
 
-struct MatMulGeometry {
-  Shape batch;                             // broadcast batch dimensions
-  Shape a_batch_strides, b_batch_strides;  // element strides of each operand's matrices
-  int64_t M = 1, K = 1, N = 1;
-  Shape out;
-  bool b_has_batch = false;  // B has batch dimensions of its own (else one B for every batch)
-};
-
-MatMulGeometry matmul_geometry(const OpContext& ctx, const Shape& a, const Shape& b) {
-  if (a.empty() || b.empty()) ctx.fail("operands must have rank >= 1 (got scalars)");
-  MatMulGeometry g;
-  Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
-  Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
-  g.M = a.size() == 1 ? 1 : a[a.size() - 2];
-  g.K = a.back();
-  const int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
-  g.N = b.size() == 1 ? 1 : b.back();
-  if (g.K != kb) {
-    ctx.fail("inner dimensions differ: A is " + a.to_string() + ", B is " + b.to_string());
-  }
-  const size_t rank = std::max(a_batch.size(), b_batch.size());
-  g.batch.resize(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a_batch.size() ? 1 : a_batch[i - (rank - a_batch.size())];
-    const int64_t db = i < rank - b_batch.size() ? 1 : b_batch[i - (rank - b_batch.size())];
-    if (da != db && da != 1 && db != 1) {
-      ctx.fail("batch dimensions of " + a.to_string() + " and " + b.to_string() +
-               " cannot be broadcast together");
-    }
-    g.batch[i] = da == 1 ? db : da;
-  }
-  g.a_batch_strides = broadcast_strides(a_batch, g.batch);
-  g.b_batch_strides = broadcast_strides(b_batch, g.batch);
-  for (auto& s : g.a_batch_strides) s *= g.M * g.K;
-  for (auto& s : g.b_batch_strides) s *= g.K * g.N;
-  g.b_has_batch = b_batch.element_count() > 1;
-  g.out = g.batch;
-  if (a.size() > 1) g.out.push_back(g.M);
-  if (b.size() > 1) g.out.push_back(g.N);
-  return g;
-}
-
-struct Offsets {
-  int64_t a = 0, b = 0;
-};
-
-// Where the matrices of batch i (row-major over g.batch) start in A and B, in elements.
-Offsets batch_offsets(const MatMulGeometry& g, int64_t i) {
-  Offsets o;
-  for (size_t d = g.batch.size(); d-- > 0;) {
-    const int64_t idx = i % g.batch[d];
-    i /= g.batch[d];
-    o.a += idx * g.a_batch_strides[d];
-    o.b += idx * g.b_batch_strides[d];
-  }
-  return o;
-}
-
 // A float32 B known at load time with no batch dimensions, packed once.
 struct PackedWeights {
   cpu::PackedB packed;
@@ -214,7 +158,7 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
         return;
       }
       auto product = [&](int64_t i) {
-        const Offsets o = batch_offsets(g, i);
+        const BatchOffsets o = batch_offsets(g, i);
         cpu::sgemm(ta, tb, M, N, K, attrs.alpha, pa + o.a, lda, pb + o.b, ldb, 0.0f, py + i * M * N,
                    N);
       };
@@ -234,7 +178,7 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
         const T* pb = b.data<T>();
         T* py = y.mutable_data<T>();
         for (int64_t i = 0; i < batches; ++i) {
-          const Offsets o = batch_offsets(g, i);
+          const BatchOffsets o = batch_offsets(g, i);
           reference_gemm<T>(ta, tb, M, N, K, static_cast<Acc<T>>(attrs.alpha), pa + o.a, lda,
                             pb + o.b, ldb, Acc<T>(0), py + i * M * N, N);
         }
@@ -396,65 +340,25 @@ CpuKernel make_gemm(const NodeInfo& info) {
 
 // --- MatMulInteger -------------------------------------------------------------------------
 
-// A zero point, read as int32: one value for the whole operand, or one per row of A (per
-// column of B) and batch. `lines` is M for A and N for B.
-struct ZeroPoint {
-  const void* data = nullptr;
-  bool is_signed = false;
-  int64_t per_batch = 0;  // values per batch matrix (0: a single value)
-  int32_t at(int64_t batch, int64_t line) const {
-    if (!data) return 0;
-    const int64_t i = per_batch == 0 ? 0 : batch * per_batch + line;
-    return is_signed ? static_cast<const int8_t*>(data)[i] : static_cast<const uint8_t*>(data)[i];
-  }
-};
-
-ZeroPoint zero_point(const OpContext& ctx, size_t index, const Tensor& operand, int64_t lines,
-                     int64_t operand_batches) {
-  ZeroPoint z;
-  if (!ctx.has_input(index)) return z;
+// MatMulInteger's zero point of operand a (index 2) or b (index 3), as integer_product takes it:
+// one value, one per row of A (column of B), or one per row and batch matrix. `lines` is M for A
+// and N for B.
+std::vector<double> zero_points(const OpContext& ctx, size_t index, const Tensor& operand,
+                                int64_t lines, int64_t operand_batches) {
+  if (!ctx.has_input(index)) return {0.0};
   const Tensor& t = ctx.input(index);
   if (t.dtype() != operand.dtype()) ctx.fail("a zero point's type differs from its operand's");
   const int64_t n = t.element_count();
-  z.data = t.raw_data();
-  z.is_signed = t.dtype() == DataType::Int8;
-  if (n == 1) return z;
-  if (n == lines || n == lines * operand_batches) {
-    z.per_batch = lines;
-    if (n == lines) operand_batches = 1;
-    return z;
+  if (n != 1 && n != lines && n != lines * operand_batches) {
+    ctx.fail("zero point of shape " + t.shape().to_string() + " fits neither per-tensor nor per-" +
+             (index == 2 ? "row" : "column") + " quantization of an operand of shape " +
+             operand.shape().to_string());
   }
-  ctx.fail("zero point of shape " + t.shape().to_string() + " fits neither per-tensor nor per-" +
-           (index == 2 ? "row" : "column") + " quantization of an operand of shape " +
-           operand.shape().to_string());
-}
-
-template <class TA, class TB>
-void matmul_integer(const MatMulGeometry& g, const TA* a, const TB* b, const ZeroPoint& za,
-                    const ZeroPoint& zb, int64_t a_batches, int64_t b_batches, int32_t* y) {
-  const int64_t M = g.M, N = g.N, K = g.K;
-  const int64_t batches = g.batch.element_count();
-  parallel_for(batches * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N * K)),
-               [&](int64_t begin, int64_t end) {
-                 int32_t* acc = scratch_row<int32_t>(N);
-                 for (int64_t row = begin; row < end; ++row) {
-                   const int64_t i = row / M, m = row % M;
-                   const Offsets o = batch_offsets(g, i);
-                   // Zero points follow their operand's own batch index.
-                   const int64_t ab = za.per_batch && a_batches > 1 ? o.a / (M * K) : 0;
-                   const int64_t bb = zb.per_batch && b_batches > 1 ? o.b / (K * N) : 0;
-                   const int32_t zam = za.at(ab, m);
-                   std::fill_n(acc, N, 0);
-                   for (int64_t k = 0; k < K; ++k) {
-                     const int32_t av = static_cast<int32_t>(a[o.a + m * K + k]) - zam;
-                     const TB* brow = b + o.b + k * N;
-                     for (int64_t n = 0; n < N; ++n) {
-                       acc[n] += av * (static_cast<int32_t>(brow[n]) - zb.at(bb, n));
-                     }
-                   }
-                   std::copy_n(acc, N, y + row * N);
-                 }
-               });
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    values[i] = t.dtype() == DataType::Int8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
+  }
+  return values;
 }
 
 CpuKernel make_matmul_integer(const NodeInfo&) {
@@ -466,21 +370,11 @@ CpuKernel make_matmul_integer(const NodeInfo&) {
     const MatMulGeometry g = matmul_geometry(ctx, a.shape(), b.shape());
     const int64_t a_batches = a.element_count() / std::max<int64_t>(1, g.M * g.K);
     const int64_t b_batches = b.element_count() / std::max<int64_t>(1, g.K * g.N);
-    const ZeroPoint za = zero_point(ctx, 2, a, g.M, a_batches);
-    const ZeroPoint zb = zero_point(ctx, 3, b, g.N, b_batches);
+    const std::vector<double> za = zero_points(ctx, 2, a, g.M, a_batches);
+    const std::vector<double> zb = zero_points(ctx, 3, b, g.N, b_batches);
     Tensor& y = ctx.allocate_output(0, DataType::Int32, g.out);
     if (y.element_count() == 0) return;
-    int32_t* py = y.mutable_data<int32_t>();
-    const bool a_signed = a.dtype() == DataType::Int8, b_signed = b.dtype() == DataType::Int8;
-    if (a_signed && b_signed) {
-      matmul_integer(g, a.data<int8_t>(), b.data<int8_t>(), za, zb, a_batches, b_batches, py);
-    } else if (a_signed) {
-      matmul_integer(g, a.data<int8_t>(), b.data<uint8_t>(), za, zb, a_batches, b_batches, py);
-    } else if (b_signed) {
-      matmul_integer(g, a.data<uint8_t>(), b.data<int8_t>(), za, zb, a_batches, b_batches, py);
-    } else {
-      matmul_integer(g, a.data<uint8_t>(), b.data<uint8_t>(), za, zb, a_batches, b_batches, py);
-    }
+    integer_product(g, a, b, za, zb, y.mutable_data<int32_t>());
   };
 }
 

@@ -65,7 +65,7 @@ void product_to_float(OpContext& ctx, const Tensor& a, float a_scale, double a_z
   if (!is_8bit(b.dtype())) {
     ctx.fail("b must be int8 or uint8, got " + std::string(dtype_name(b.dtype())));
   }
-  const ProductShape p = product_shape(ctx, a.shape(), b.shape());
+  const MatMulGeometry p = matmul_geometry(ctx, a.shape(), b.shape());
   check_float32(ctx, in.b_scale, "b_scale");
   const std::vector<double> b_scale = params(ctx, in.b_scale, p.N, true, "b_scale");
   const std::vector<double> zb = zero_points(ctx, in.b_zero, b.dtype(), p.N, true, "b_zero_point");

@@ -73,7 +73,8 @@ void run_binary(const Tensor& a, const Tensor& b, const Formula& f, Tensor& c) {
     });
     return;
   }
-  // General broadcast: each operand's element offset from the output index.
+  // General broadcast, walked by the shared odometer (serially: the same-shape case above is the
+  // one that carries large tensors).
   const Shape& out = c.shape();
   const Shape sa = broadcast_strides(a.shape(), out), sb = broadcast_strides(b.shape(), out);
   const bool a_fixed = a.element_count() == 1 || (!out.empty() && sa.back() == 0);
@@ -81,18 +82,8 @@ void run_binary(const Tensor& a, const Tensor& b, const Formula& f, Tensor& c) {
   auto store = [&](int64_t i, int32_t av, int32_t bv) {
     pc[i] = clamp(b_fixed ? f.scalar_b(av, bv) : (a_fixed ? f.scalar_a(av, bv) : f(av, bv)));
   };
-  parallel_for(n, 16384, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      int64_t rest = i, oa = 0, ob = 0;
-      for (size_t d = out.size(); d-- > 0;) {
-        const int64_t idx = rest % out[d];
-        rest /= out[d];
-        oa += idx * sa[d];
-        ob += idx * sb[d];
-      }
-      store(i, pa[oa], pb[ob]);
-    }
-  });
+  for_each_broadcast(out, sa, sb,
+                     [&](int64_t i, int64_t oa, int64_t ob) { store(i, pa[oa], pb[ob]); });
 }
 
 template <class Formula>

@@ -56,7 +56,7 @@ CpuKernel make_qlinear_matmul(const NodeInfo&) {
     const Tensor& a = ctx.input(kA);
     const Tensor& b = ctx.input(kB);
     if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) ctx.fail("a and b must be int8 or uint8");
-    const ProductShape p = product_shape(ctx, a.shape(), b.shape());
+    const MatMulGeometry p = matmul_geometry(ctx, a.shape(), b.shape());
 
     const DataType out_type = ctx.has_input(kYZero) ? ctx.input(kYZero).dtype() : a.dtype();
     if (!is_8bit(out_type)) ctx.fail("y_zero_point must be int8 or uint8");

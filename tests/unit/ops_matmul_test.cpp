@@ -171,6 +171,40 @@ TEST(MatMulInteger, ZeroPointsPerTensorRowAndColumn) {
       Error);
 }
 
+TEST(MatMulInteger, ZeroPointsPerBatchMatrixFollowTheirOperandThroughBroadcasting) {
+  // A [2, 1, 2, 3] with one zero point per row of each of its 2 batch matrices, against B
+  // [3, 3, 2] with one per column of each of its 3: the output [2, 3, 2, 2] pairs every A matrix
+  // with every B matrix, each product less its own matrices' zero points.
+  const std::vector<int> av = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const std::vector<int> bv = {1, -1, 2, 0, 0, 3, -2, 1, 4, 4, 1, 0, 5, -3, 0, 2, -1, 1};
+  const std::vector<int> zav = {1, 2, 3, 4}, zbv = {0, 1, -1, 2, 3, -3};
+  std::vector<uint8_t> a8(av.begin(), av.end()), za8(zav.begin(), zav.end());
+  std::vector<int8_t> b8(bv.begin(), bv.end()), zb8(zbv.begin(), zbv.end());
+  std::vector<int32_t> want;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (int m = 0; m < 2; ++m) {
+        for (int n = 0; n < 2; ++n) {
+          int s = 0;
+          for (int k = 0; k < 3; ++k) {
+            s +=
+                (av[i * 6 + m * 3 + k] - zav[i * 2 + m]) * (bv[j * 6 + k * 2 + n] - zbv[j * 2 + n]);
+          }
+          want.push_back(s);
+        }
+      }
+    }
+  }
+  auto y = OpTest("MatMulInteger")
+               .input(Tensor::from_data<uint8_t>({2, 1, 2, 3}, a8))
+               .input(Tensor::from_data<int8_t>({3, 3, 2}, b8))
+               .input(Tensor::from_data<uint8_t>({2, 1, 2}, za8))
+               .input(Tensor::from_data<int8_t>({3, 1, 2}, zb8))
+               .run();
+  EXPECT_EQ(y[0].shape(), (Shape{2, 3, 2, 2}));
+  EXPECT_EQ(y[0].to_vector<int32_t>(), want);
+}
+
 // Y = alpha * op(A) op(B) + beta * C in double.
 Tensor reference_gemm(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, bool tb,
                       float alpha, float beta) {

@@ -266,6 +266,13 @@ std::map<std::string, std::string> read_test_list(const std::string& path, const
   return listed;
 }
 
+// A known failure whose reason starts with "random draw:" expects one draw of a random generator
+// no engine reproduces; kiln's own draw can match it by chance, so its passing is no news.
+bool is_random_draw(const std::string& reason) {
+  const size_t start = reason.find_first_not_of(" \t");
+  return start != std::string::npos && reason.compare(start, 12, "random draw:") == 0;
+}
+
 struct TestOnnxOptions {
   std::vector<std::string> dirs;
   WorkerFlags worker;
@@ -321,7 +328,8 @@ int test_onnx(const TestOnnxOptions& o) {
     const std::string name = dir.filename().string();
     if (!std::regex_search(name, filter)) continue;
     Outcome o = run_isolated(dir, settings);
-    const bool is_known = known.count(name) > 0;
+    const auto known_entry = known.find(name);
+    const bool is_known = known_entry != known.end();
     if (o.coverage) {
       ++measured;
       complete += o.coverage->complete() ? 1 : 0;
@@ -344,7 +352,9 @@ int test_onnx(const TestOnnxOptions& o) {
     switch (o.kind) {
       case Outcome::Pass:
         ++passed;
-        if (is_known) {
+        if (is_known && is_random_draw(known_entry->second)) {
+          std::cout << "PASS " << name << "  (listed as a random draw: matched it by chance)\n";
+        } else if (is_known) {
           ++unexpected_passes;
           std::cout << "PASS " << name
                     << "  (listed as a known failure: remove it from the list)\n";
@@ -408,9 +418,11 @@ const Registration kCommand{
       cmd.add_option("--atol", o->atol, "absolute tolerance (default 1e-7, as the ONNX runner)")
           ->check(non_negative_number())
           ->type_name("A");
-      cmd.add_option("--known-failures", o->known_failures,
-                     "tests expected to fail, one per line (\"name  # reason\"); the exit status "
-                     "is then 0 unless a test not listed fails or a listed one passes")
+      cmd.add_option(
+             "--known-failures", o->known_failures,
+             "tests expected to fail, one per line (\"name  # reason\"); the exit status "
+             "is then 0 unless a test not listed fails or a listed one passes (except one whose "
+             "reason starts with \"random draw:\", which may match by chance)")
           ->type_name("FILE");
       cmd.add_option("--cpu-only", o->cpu_only,
                      "tests allowed to run partly or wholly on the CPU under --strict, one per "
