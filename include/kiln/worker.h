@@ -88,6 +88,12 @@ struct DeviceCounters {
   uint64_t bytes_downloaded = 0;
   // CPU time spent recording the nodes' device work (uploads of host inputs included).
   std::chrono::nanoseconds recording_time{0};
+  // Device nodes whose work their kernels recorded, and those replayed instead because the run's
+  // inputs matched the node's previous recording (same shapes and dtypes, and the same values in
+  // the host inputs its kernel reads): a replay repeats the dispatches (draws) with this run's
+  // buffers and skips the kernel's planning.
+  uint64_t nodes_recorded = 0;
+  uint64_t nodes_replayed = 0;
 };
 
 // What a run may do with an input's memory.

@@ -219,11 +219,14 @@ several workers run at once.)")
             d["bytes_uploaded"] = c.bytes_uploaded;
             d["bytes_downloaded"] = c.bytes_downloaded;
             d["recording_seconds"] = std::chrono::duration<double>(c.recording_time).count();
+            d["nodes_recorded"] = c.nodes_recorded;
+            d["nodes_replayed"] = c.nodes_replayed;
             return d;
           },
           "What a GPU worker asked of its device so far (all zero on the cpu backend): "
           "dispatches (draws on gpu-pixel), barriers, submissions, bytes_uploaded, "
-          "bytes_downloaded, recording_seconds (CPU time spent recording).")
+          "bytes_downloaded, recording_seconds (CPU time spent recording), nodes_recorded, "
+          "nodes_replayed (device nodes replayed from their previous recording).")
       .def("schedule", &PyWorker::schedule, py::arg("feeds"),
            R"(Queues every layer of one run and returns without waiting.
 

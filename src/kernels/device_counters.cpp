@@ -10,6 +10,8 @@ DeviceCounters DeviceWorkCounters::snapshot() const {
   c.bytes_uploaded = bytes_uploaded.load(std::memory_order_relaxed);
   c.bytes_downloaded = bytes_downloaded.load(std::memory_order_relaxed);
   c.recording_time = std::chrono::nanoseconds(recording_ns.load(std::memory_order_relaxed));
+  c.nodes_recorded = nodes_recorded.load(std::memory_order_relaxed);
+  c.nodes_replayed = nodes_replayed.load(std::memory_order_relaxed);
   return c;
 }
 

@@ -19,6 +19,8 @@ struct DeviceWorkCounters {
   std::atomic<uint64_t> bytes_uploaded{0};
   std::atomic<uint64_t> bytes_downloaded{0};
   std::atomic<uint64_t> recording_ns{0};
+  std::atomic<uint64_t> nodes_recorded{0};  // by their kernels
+  std::atomic<uint64_t> nodes_replayed{0};  // from the node's previous recording
 
   static void add(std::atomic<uint64_t>& counter, uint64_t n = 1) {
     counter.fetch_add(n, std::memory_order_relaxed);

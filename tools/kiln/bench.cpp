@@ -64,6 +64,7 @@ double quantile(const std::vector<double>& sorted, double q) {
 // A GPU worker's device counters (Worker::device_counters) averaged over the timed runs.
 struct DeviceWorkPerRun {
   double dispatches, barriers, submissions, uploaded_mb, downloaded_mb, recording_ms;
+  double nodes_recorded, nodes_replayed;
 };
 
 DeviceWorkPerRun per_run(const DeviceCounters& before, const DeviceCounters& after, double runs) {
@@ -75,7 +76,9 @@ DeviceWorkPerRun per_run(const DeviceCounters& before, const DeviceCounters& aft
           each(before.bytes_downloaded, after.bytes_downloaded) / 1e6,
           std::chrono::duration<double, std::milli>(after.recording_time - before.recording_time)
                   .count() /
-              runs};
+              runs,
+          each(before.nodes_recorded, after.nodes_recorded),
+          each(before.nodes_replayed, after.nodes_replayed)};
 }
 
 struct BenchOptions {
@@ -173,10 +176,12 @@ int bench(const BenchOptions& o) {
     std::cout << "device: " << worker.device_description() << "\n";
     std::snprintf(text, sizeof text,
                   "device work per run: %.1f %s, %.1f barriers, %.1f submissions, %.3f MB "
-                  "uploaded, %.3f MB downloaded, %.3f ms of CPU time recording\n",
+                  "uploaded, %.3f MB downloaded, %.3f ms of CPU time recording (%.1f nodes "
+                  "recorded, %.1f replayed)\n",
                   device_work.dispatches, backend == Backend::GpuPixel ? "draws" : "dispatches",
                   device_work.barriers, device_work.submissions, device_work.uploaded_mb,
-                  device_work.downloaded_mb, device_work.recording_ms);
+                  device_work.downloaded_mb, device_work.recording_ms, device_work.nodes_recorded,
+                  device_work.nodes_replayed);
     std::cout << text;
   }
   if (!o.trace.empty()) {
@@ -205,9 +210,10 @@ int bench(const BenchOptions& o) {
   if (on_gpu) {
     std::snprintf(text, sizeof text,
                   " dispatches=%.1f barriers=%.1f submissions=%.1f upload_mb=%.4f "
-                  "download_mb=%.4f record_ms=%.4f",
+                  "download_mb=%.4f record_ms=%.4f nodes_recorded=%.1f nodes_replayed=%.1f",
                   device_work.dispatches, device_work.barriers, device_work.submissions,
-                  device_work.uploaded_mb, device_work.downloaded_mb, device_work.recording_ms);
+                  device_work.uploaded_mb, device_work.downloaded_mb, device_work.recording_ms,
+                  device_work.nodes_recorded, device_work.nodes_replayed);
     std::cout << text;
   }
   std::cout << "\n";
@@ -226,7 +232,7 @@ const Registration kCommand{
           "  bench: model=M backend=B threads=N simd=T load_model_ms=X load_ms=X min_ms=X\n"
           "         median_ms=X mean_ms=X p90_ms=X max_ms=X peak_rss_mb=X arena_bytes=N\n"
           "         peak_bytes=N [dispatches=X barriers=X submissions=X upload_mb=X\n"
-          "         download_mb=X record_ms=X]\n"
+          "         download_mb=X record_ms=X nodes_recorded=X nodes_replayed=X]\n"
           "(simd: the SIMD target the CPU kernels dispatched to; load_model_ms: load_model alone;\n"
           "load_ms: with the Worker; peak_rss_mb: the process's peak resident memory after the\n"
           "timed runs. The bracketed fields come on GPU backends: what one run asked of the\n"

@@ -19,11 +19,14 @@ struct NodeRef {
   int opset;
 };
 
-// The inputs of the run `recorder` records: host tensors and device tensors.
+// The inputs of the run `recorder` records, host tensors and device tensors, for a definition's
+// shape rule: it reads the values of only the inputs whose contents decide shapes
+// (DevicePlacementQuery::input_on_cpu), and the shapes of the rest.
 template <class Recorder>
 std::vector<Tensor> run_inputs(const Recorder& recorder) {
   std::vector<Tensor> inputs;
-  for (size_t k = 0; k < recorder.num_inputs(); ++k) inputs.push_back(recorder.input(k));
+  for (size_t k = 0; k < recorder.num_inputs(); ++k)
+    inputs.push_back(recorder.input_for_shape_rule(k));
   return inputs;
 }
 

@@ -5,18 +5,45 @@
 
 #include "backends/gpu_common/op_table_kernel.h"
 #include "backends/gpu_compute/context.h"
+#include "backends/gpu_compute/node_replay.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/timestamps.h"
 
 namespace kiln::gpu_compute {
 namespace {
 
-RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context) {
-  return [context](DeviceOpRun& run, const RecordFn& record) {
+bool replay_enabled() {
+  const char* env = std::getenv("KILN_GPU_REPLAY");
+  return !(env && std::string(env) == "0");
+}
+
+// One node's recording session. A run whose inputs match the node's previous recording replays
+// it (node_replay.h) instead of running the kernel; otherwise the kernel records with a capture
+// installed, and what it noted becomes the node's recording for the next run. The cache belongs
+// to this node's session and is used only under the stream's lock. `replay` false (KILN_GPU_REPLAY=0)
+// records every run afresh, for comparing the two.
+RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context, bool replay,
+                                           std::vector<bool> decides_shapes) {
+  auto cache = std::make_shared<NodeReplayCache>();
+  return [context, cache, replay, decides_shapes](DeviceOpRun& run, const RecordFn& record) {
     auto lock = context->stream.lock();
-    RecordingTimer timer(context->device.counters());
+    DeviceWorkCounters& counters = context->device.counters();
+    RecordingTimer timer(counters);
     OpRecorder recorder(context, run);
-    record(recorder);
+    if (const NodeRecording* recording = replay ? cache->match(run, *context) : nullptr) {
+      recording->replay(recorder);
+      DeviceWorkCounters::add(counters.nodes_replayed);
+    } else {
+      auto fresh = std::make_unique<NodeRecording>(decides_shapes);
+      cache->forget();  // a recording that fails (RunOnCpu, an error) leaves none behind
+      {
+        CaptureScope capture(context->device, *fresh);
+        record(recorder);
+      }
+      fresh->finish(run, *context, recorder.work());
+      if (fresh->replayable()) cache->keep(std::move(fresh));
+      DeviceWorkCounters::add(counters.nodes_recorded);
+    }
     // Its work counts toward splitting the stream into submissions.
     context->stream.dispatched(recorder.work());
   };
@@ -25,7 +52,7 @@ RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context) {
 class GpuComputeBackend final : public DeviceBackend {
  public:
   explicit GpuComputeBackend(const DeviceOptions& options)
-      : context_(std::make_shared<Context>(options)) {}
+      : context_(std::make_shared<Context>(options)), replay_(replay_enabled()) {}
 
   Backend kind() const override { return Backend::GpuCompute; }
 
@@ -42,7 +69,7 @@ class GpuComputeBackend final : public DeviceBackend {
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
                                         std::string& reason) override {
-    return compile_from_table(op_table(), query, reason, dispatch_session(context_));
+    return compile_from_table(op_table(), query, reason, dispatch_session(context_, replay_, query.input_on_cpu));
   }
 
   void flush() override {
@@ -74,6 +101,7 @@ class GpuComputeBackend final : public DeviceBackend {
 
  private:
   std::shared_ptr<Context> context_;
+  bool replay_;
   std::unique_ptr<Timestamps> timestamps_;  // created by the first profiled layer
 };
 

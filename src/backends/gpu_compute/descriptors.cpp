@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/gpu_compute/node_replay.h"
 #include "backends/gpu_compute/vk_check.h"
 #include "kiln/error.h"
 
@@ -78,6 +79,7 @@ VkDescriptorSet DescriptorArena::bind(const ComputePipeline& pipeline,
   vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0,
                          nullptr);
   device_.hazards().note_set(set, buffers);
+  if (NodeRecording* capture = device_.capture()) capture->note_set(set, buffers);
   return set;
 }
 

@@ -25,6 +25,8 @@
 
 namespace kiln::gpu_compute {
 
+class NodeRecording;
+
 // Ordered by preference: a discrete GPU beats an integrated one, and a CPU implementation
 // (lavapipe) is the last resort that still runs everywhere.
 enum class DeviceType { Discrete, Integrated, Virtual, Cpu, Other };
@@ -98,6 +100,11 @@ class Device {
   // the command stream's lock.
   HazardTracker& hazards() { return hazards_; }
 
+  // The recording that notes what the node being recorded does, to replay it later
+  // (node_replay.h); null when none is. Used under the command stream's lock.
+  NodeRecording* capture() const { return capture_; }
+  void set_capture(NodeRecording* recording) { capture_ = recording; }
+
   // What was asked of this device (dispatches, barriers, submissions, transfers).
   DeviceWorkCounters& counters() { return counters_; }
   const DeviceWorkCounters& counters() const { return counters_; }
@@ -129,6 +136,7 @@ class Device {
   std::mutex submit_mutex_;
   DeviceWorkCounters counters_;
   HazardTracker hazards_;
+  NodeRecording* capture_ = nullptr;
   mutable std::mutex messages_mutex_;
   std::vector<std::string> messages_;
 };

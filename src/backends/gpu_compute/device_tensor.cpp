@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "backends/gpu_compute/node_replay.h"
 #include "backends/gpu_compute/pipeline.h"
 
 namespace kiln::gpu_compute {
@@ -52,6 +53,8 @@ void DeviceTensor::record_upload(const void* bytes, size_t size) {
 void DeviceTensor::request_locked() {
   if (staging_) return;
   auto lock = context_->stream.lock();
+  // A transfer a node's recording cannot repeat: that node records afresh every run.
+  if (NodeRecording* capture = context_->device.capture()) capture->note_unrepeatable();
   staging_ = std::make_shared<Buffer>(context_->device, context_->staging, buffer_->size());
   downloads.fetch_add(1, std::memory_order_relaxed);
   if (buffer_->size() > 0) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/gpu_compute/node_replay.h"
 #include "core/element_count.h"
 #include "core/tensor_impl.h"
 #include "kernels/transfer_timing.h"
@@ -25,7 +26,27 @@ void OpRecorder::check_binding(size_t bytes) const {
   }
 }
 
+const Tensor& OpRecorder::input(size_t k) const {
+  const Tensor& t = run_.inputs[k];
+  NodeRecording* capture = context_->device.capture();
+  if (capture && t.defined() && !device_tensor_of(t, *context_)) capture->note_host_read(k);
+  return t;
+}
+
+const Tensor& OpRecorder::input_for_shape_rule(size_t k) const {
+  const Tensor& t = run_.inputs[k];
+  NodeRecording* capture = context_->device.capture();
+  if (capture && t.defined() && !device_tensor_of(t, *context_)) capture->note_shape_rule_read(k);
+  return t;
+}
+
 const Buffer& OpRecorder::buffer(size_t k) {
+  const Buffer& b = input_buffer(k);
+  if (NodeRecording* capture = context_->device.capture()) capture->note_input_buffer(k, b);
+  return b;
+}
+
+const Buffer& OpRecorder::input_buffer(size_t k) {
   const Tensor& t = run_.inputs[k];
   check_binding(t.byte_size());
   if (DeviceTensor* d = device_tensor_of(t, *context_)) return d->buffer();
@@ -52,6 +73,7 @@ const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
   auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);
   impl->device = std::move(d);
   run_.outputs[k] = Tensor(std::move(impl));
+  if (NodeRecording* capture = context_->device.capture()) capture->note_output(k, dtype, shape, b);
   return b;
 }
 
@@ -61,6 +83,7 @@ const Buffer& OpRecorder::upload(std::span<const std::byte> bytes) {
   TimedTransfer timed(true, bytes.size());
   d->record_upload(bytes.data(), bytes.size());
   uploads_.push_back(d);  // the destructor hands the buffer to the stream until the GPU is done
+  if (NodeRecording* capture = context_->device.capture()) capture->note_upload(bytes, d->buffer());
   return d->buffer();
 }
 
@@ -68,6 +91,7 @@ const Buffer& OpRecorder::scratch(size_t bytes) {
   check_binding(bytes);
   auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
   uploads_.push_back(d);
+  if (NodeRecording* capture = context_->device.capture()) capture->note_scratch(bytes, d->buffer());
   return d->buffer();
 }
 
@@ -76,7 +100,7 @@ void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
 }
 
 void OpRecorder::output_view(size_t k, size_t source, const Shape& shape, DataType dtype) {
-  buffer(source);  // a host input goes to the device first
+  input_buffer(source);  // a host input goes to the device first
   const Tensor& in = run_.inputs[source];
   auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);
   if (device_tensor_of(in, *context_)) {
@@ -85,6 +109,8 @@ void OpRecorder::output_view(size_t k, size_t source, const Shape& shape, DataTy
     impl->device = std::static_pointer_cast<DeviceTensor>(*run_.mirrors[source]);
   }
   run_.outputs[k] = Tensor(std::move(impl));
+  if (NodeRecording* capture = context_->device.capture())
+    capture->note_output_view(k, source, shape, dtype);
 }
 
 }  // namespace kiln::gpu_compute

@@ -33,7 +33,11 @@ class OpRecorder {
   size_t num_inputs() const { return run_.inputs.size(); }
   bool has_input(size_t k) const { return k < run_.inputs.size() && run_.inputs[k].defined(); }
   // Shape and dtype of any input; host data of host inputs (CPU-resident values, constants).
-  const Tensor& input(size_t k) const { return run_.inputs[k]; }
+  // A replay of the node's recording needs the same values in the host inputs read here.
+  const Tensor& input(size_t k) const;
+  // The same for a definition's shape rule (run_inputs), which reads the values of only the
+  // inputs whose contents decide shapes: only those are held to the same values for a replay.
+  const Tensor& input_for_shape_rule(size_t k) const;
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
   DataType dtype(size_t k) const { return run_.inputs[k].dtype(); }
   // Input k on the device.
@@ -64,6 +68,7 @@ class OpRecorder {
 
  private:
   void check_binding(size_t bytes) const;
+  const Buffer& input_buffer(size_t k);  // buffer(k) without noting it for a replay
 
   const std::shared_ptr<Context>& context_;
   DeviceOpRun& run_;

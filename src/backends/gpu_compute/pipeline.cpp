@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu_compute/node_replay.h"
 #include "backends/gpu_compute/vk_check.h"
 #include "kiln/error.h"
 
@@ -108,6 +109,8 @@ void record_dispatch(VkCommandBuffer cmd, const ComputePipeline& pipeline, VkDes
             std::to_string(pipeline.push_constant_bytes()) + "-byte range");
   if (groups.x == 0 || groups.y == 0 || groups.z == 0) return;
   Device& device = pipeline.device();
+  if (NodeRecording* capture = device.capture())
+    capture->note_dispatch(pipeline, set, push_constants, groups, written);
   if (device.hazards().before_dispatch(set, written)) record_compute_barrier(device, cmd);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0,

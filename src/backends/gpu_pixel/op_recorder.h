@@ -26,6 +26,7 @@ class OpRecorder {
   size_t num_inputs() const { return run_.inputs.size(); }
   bool has_input(size_t k) const { return k < run_.inputs.size() && run_.inputs[k].defined(); }
   const Tensor& input(size_t k) const { return run_.inputs[k]; }
+  const Tensor& input_for_shape_rule(size_t k) const { return input(k); }  // run_inputs
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
   // Input k (float32) as a texture.
   const TextureTensor& texture(size_t k);
