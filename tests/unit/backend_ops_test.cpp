@@ -81,6 +81,15 @@ Tensor cast_source(DataType dt) {
       std::memcpy(t.mutable_raw_data(), bits.data(), bits.size() * sizeof(uint16_t));
       return t;
     }
+    // The small integers' extremes, and values that wrap into the narrower ones.
+    case DataType::Int8:
+      return Tensor::from_data<int8_t>({7}, {-128, -127, -1, 0, 1, 100, 127});
+    case DataType::UInt8:
+      return Tensor::from_data<uint8_t>({6}, {0, 1, 127, 128, 200, 255});
+    case DataType::Int16:
+      return Tensor::from_data<int16_t>({9}, {-32768, -129, -128, -1, 0, 128, 255, 256, 32767});
+    case DataType::UInt16:
+      return Tensor::from_data<uint16_t>({8}, {0, 1, 127, 255, 256, 32768, 65504, 65535});
     default:
       return Tensor::from_data<bool>({7}, {true, false, false, true, true, true, false});
   }
@@ -108,6 +117,22 @@ Tensor few_values(DataType dt, const Shape& shape, unsigned seed) {
     for (int64_t& x : v) x = dist(rng) + (int64_t{dist(rng) % 2} << 33);
     return Tensor::from_data<int64_t>(shape, v);
   }
+  if (dt == DataType::Float16) {
+    std::vector<Float16> v(n);
+    for (Float16& x : v) x = Float16(static_cast<float>(dist(rng)) * 0.5f);
+    if (n > 2) v[2] = Float16(std::nanf(""));
+    if (n > 4) v[4] = Float16(-std::numeric_limits<float>::infinity());
+    return Tensor::from_data<Float16>(shape, v);
+  }
+  auto ints = [&]<class T>(int scale) {
+    std::vector<T> v(n);
+    for (T& x : v) x = static_cast<T>(dist(rng) * scale);
+    return Tensor::from_data<T>(shape, v);
+  };
+  if (dt == DataType::Int8) return ints.operator()<int8_t>(40);
+  if (dt == DataType::UInt8) return ints.operator()<uint8_t>(80);  // wraps: 16..255 as well
+  if (dt == DataType::Int16) return ints.operator()<int16_t>(10000);
+  if (dt == DataType::UInt16) return ints.operator()<uint16_t>(20000);
   std::vector<bool> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = (rng() & 1) != 0;
   return Tensor::from_data<bool>(shape, v);
@@ -118,11 +143,89 @@ struct OpCase {
   std::function<OpTest()> make;
   double rtol = 1e-5;  // long sums (MatMul, Conv) need more: float32 summation order differs
   double atol = 1e-6;
-  // Which GPU backends run the op natively (the GPU-pixel backend keeps integer tensors on the
-  // CPU: textures hold float32 only).
+  // Which GPU backends run the op natively (the GPU-pixel backend keeps int32, int64 and float64
+  // tensors on the CPU: textures hold float32 and the dtypes exact in it).
   bool on_compute = true;
   bool on_pixel = true;
 };
+
+// The dtypes GPU-pixel keeps in float textures besides float32 (float16, bool, 8- and 16-bit
+// integers), which GPU-compute leaves to the CPU: Cast between each pair (saturation, wrapping,
+// NaN, float16 rounding ties and overflow), the comparisons (NaN, -inf, negative values), Where
+// and data movement. Integer and bool results are compared exactly.
+void add_texel_dtype_cases(std::vector<OpCase>& c) {
+  const size_t first = c.size();
+  const DataType texel[] = {DataType::Float32, DataType::Float16, DataType::Bool,  DataType::Int8,
+                            DataType::UInt8,   DataType::Int16,   DataType::UInt16};
+  auto small_int = [](DataType t) {
+    return t == DataType::Int8 || t == DataType::UInt8 || t == DataType::Int16 ||
+           t == DataType::UInt16;
+  };
+  for (DataType from : texel) {
+    for (DataType to : texel) {
+      if (!small_int(from) && !small_int(to)) continue;  // among the Cast cases above
+      c.push_back(
+          {"Texel_Cast_" + std::string(dtype_name(from)) + "_to_" + std::string(dtype_name(to)),
+           [from, to] {
+             return OpTest("Cast").input(cast_source(from)).attr("to", static_cast<int64_t>(to));
+           }});
+    }
+  }
+  c.push_back({"Texel_CastLike_int16_to_uint8", [] {
+                 return OpTest("CastLike")
+                     .input(cast_source(DataType::Int16))
+                     .input(cast_source(DataType::UInt8));
+               }});
+  const std::vector<std::pair<Shape, Shape>> pairs = {{{13}, {13}}, {{3, 1}, {1, 7}}, {{}, {6}}};
+  for (const char* op : {"Equal", "Less", "GreaterOrEqual"}) {
+    for (DataType dt : {DataType::Float16, DataType::Int8, DataType::UInt8, DataType::Int16,
+                        DataType::UInt16, DataType::Bool}) {
+      if (dt == DataType::Bool && std::string(op) != "Equal") continue;  // not an ONNX type there
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        c.push_back({"Texel_" + std::string(op) + "_" + std::string(dtype_name(dt)) + "_" +
+                         std::to_string(i),
+                     [op, dt, p = pairs[i], i] {
+                       return OpTest(op)
+                           .input(few_values(dt, p.first, 230 + i))
+                           .input(few_values(dt, p.second, 240 + i));
+                     }});
+      }
+    }
+  }
+  for (DataType dt : {DataType::Float16, DataType::Int8, DataType::UInt16, DataType::Bool}) {
+    c.push_back({"Texel_Where_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Where")
+                       .input(few_values(DataType::Bool, {3, 1, 5}, 250))
+                       .input(few_values(dt, {4, 1}, 251))
+                       .input(few_values(dt, {1, 4, 5}, 252));
+                 }});
+    c.push_back({"Texel_Transpose_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Transpose")
+                       .input(few_values(dt, {2, 3, 5}, 253))
+                       .attr("perm", std::vector<int64_t>{2, 0, 1});
+                 }});
+    c.push_back({"Texel_Concat_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Concat")
+                       .input(few_values(dt, {2, 3}, 254))
+                       .input(few_values(dt, {2, 5}, 255))
+                       .attr("axis", int64_t{1});
+                 }});
+  }
+  c.push_back({"Texel_Pad_int16_constant", [] {
+                 return OpTest("Pad")
+                     .input(cast_source(DataType::Int16))
+                     .input(i64({2}, {2, 3}))
+                     .input(Tensor::from_data<int16_t>({}, {-32768}))
+                     .constant_input(1)
+                     .constant_input(2);
+               }});
+  c.push_back({"Texel_ConstantOfShape_uint8", [] {
+                 return OpTest("ConstantOfShape")
+                     .input(i64({2}, {3, 5}))
+                     .attr("value", Tensor::from_data<uint8_t>({1}, {255}));
+               }});
+  for (size_t i = first; i < c.size(); ++i) c[i].on_compute = false;
+}
 
 // LSTM: every direction, optional input and output combination the step kernels take; hidden
 // sizes that are and are not a multiple of 4 (the pixel kernel reads R a texel at a time when
@@ -1226,12 +1329,20 @@ std::vector<OpCase> make_cases() {
                    return t;
                  }});
   }
-  // Integer, bool and device-computed-index ops: textures hold float32 only. Gather of float32
-  // data and float32 fills do run there: indices and shapes are host values.
+  // On GPU-pixel: Gather of float32 data (indices are host values); Cast, the comparisons, the
+  // logical ops, Where and ConstantOfShape of the dtypes textures hold (float32, float16, bool);
+  // nothing with int32, int64 or bfloat16 tensors, and no device-computed indices.
   for (size_t i = first_compute_indexing; i < c.size(); ++i) {
     const std::string& name = c[i].name;
-    c[i].on_pixel = (name.rfind("Gather_", 0) == 0 && name.ends_with("_float32")) ||
-                    name == "ConstantOfShape_default" || name == "ConstantOfShape_float32";
+    auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
+    const bool texel_types = name.find("int32") == std::string::npos &&
+                             name.find("int64") == std::string::npos &&
+                             name.find("bfloat16") == std::string::npos;
+    const bool texel_op = starts("Cast_") || name == "CastLike_float16" || starts("Equal_") ||
+                          starts("Less") || starts("Greater") || starts("And_") || starts("Or_") ||
+                          starts("Xor_") || name == "Not" || starts("Where_") ||
+                          starts("ConstantOfShape_");
+    c[i].on_pixel = (starts("Gather_") && name.ends_with("_float32")) || (texel_op && texel_types);
   }
   const size_t first_product = c.size();
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
@@ -1744,7 +1855,6 @@ std::vector<OpCase> make_cases() {
                  for (uint16_t i = 0; i < 24; ++i) bits[i] = static_cast<uint16_t>(0x3c00 + 37 * i);
                  return OpTest("Reshape").input(x).input(i64({2}, {4, -1})).constant_input(1);
                }});
-  c.back().on_pixel = false;
   // BitCast between types of equal size is a view with the bytes read as the new type.
   const std::vector<std::pair<Tensor, DataType>> bit_casts = {
       {random_f32({3, 4}, 216), DataType::Int32},
@@ -1766,7 +1876,7 @@ std::vector<OpCase> make_cases() {
                      .input(i64({1}, {1}))
                      .constant_input(1);
                }});
-  c.back().on_pixel = false;
+  add_texel_dtype_cases(c);
   return c;
 }
 

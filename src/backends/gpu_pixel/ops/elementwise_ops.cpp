@@ -1,6 +1,9 @@
 // Element-wise ops as draws: float32 binary arithmetic with broadcasting, Sum, Max, Min and Mean
 // of any number of inputs, and the unary math and activation functions
-// (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise).
+// (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise); the
+// comparisons of any texture dtype and the logical ops on bool, which write bool, and Where
+// (backends/gpu_pixel/where).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -8,6 +11,7 @@
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/unary_elementwise.h"
 #include "backends/gpu_pixel/variadic_elementwise.h"
+#include "backends/gpu_pixel/where.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -60,6 +64,60 @@ OpFactory binary_factory(BinaryOp op) {
       TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)));
       r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
     };
+  };
+}
+
+// The comparisons (inputs of one texture dtype) and the logical ops (`bool_inputs`): bool 0/1
+// outputs.
+OpFactory predicate_factory(BinaryOp op, bool bool_inputs) {
+  return [op, bool_inputs](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    static constexpr DataType kBool[] = {DataType::Bool};
+    if (bool_inputs) {
+      if (const std::optional<size_t> k = input_outside_dtypes(q, kBool, 0, SIZE_MAX)) {
+        reason = std::string(dtype_name(q.input_types[*k])) + " inputs of a logical op";
+        return nullptr;
+      }
+    } else if (!texel_inputs(q, reason)) {
+      return nullptr;
+    } else if (op != BinaryOp::Equal && std::find(q.input_types.begin(), q.input_types.end(),
+                                                  DataType::Bool) != q.input_types.end()) {
+      reason = "bool inputs of an ordering comparison (the CPU kernel reports them)";
+      return nullptr;
+    }
+    if (q.info.num_inputs() != 2) {
+      reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
+      return nullptr;
+    }
+    if (!static_shapes_broadcast(q, reason)) return nullptr;
+    return [op](OpRecorder& r) {
+      if (r.input(0).dtype() != r.input(1).dtype())
+        throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)), DataType::Bool);
+      r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+    };
+  };
+}
+
+// Where: a bool condition choosing between x and y of one texture dtype.
+RecordFn where_factory(const DevicePlacementQuery& q, std::string& reason) {
+  static constexpr DataType kBool[] = {DataType::Bool};
+  if (input_outside_dtypes(q, kBool, 0, 1)) {
+    reason = "Where's condition is not bool";
+    return nullptr;
+  }
+  if (!texel_inputs(q, reason, 1, 2) || !every_input_present(q.info, reason) ||
+      !static_shapes_broadcast(q, reason))
+    return nullptr;
+  return [](OpRecorder& r) {
+    if (r.input(1).dtype() != r.input(2).dtype())
+      throw RunOnCpu(RunTimeCause::InputKind, "x and y of two dtypes");
+    const Shape out = broadcast(broadcast(r.shape(0), r.shape(1)), r.shape(2));
+    const WhereOperand c{&r.texture(0), r.shape(0)};
+    const WhereOperand x{&r.texture(1), r.shape(1)};
+    const WhereOperand y{&r.texture(2), r.shape(2)};
+    r.kernel<Where>().record(c, x, y, r.output(0, out, r.input(1).dtype()));
   };
 }
 
@@ -122,6 +180,16 @@ void register_elementwise_ops(OpTable& t) {
     }
     return binary_factory(BinaryOp::Mod)(q, reason);
   });
+
+  t.add("Equal", predicate_factory(BinaryOp::Equal, false));
+  t.add("Less", predicate_factory(BinaryOp::Less, false));
+  t.add("LessOrEqual", predicate_factory(BinaryOp::LessOrEqual, false));
+  t.add("Greater", predicate_factory(BinaryOp::Greater, false));
+  t.add("GreaterOrEqual", predicate_factory(BinaryOp::GreaterOrEqual, false));
+  t.add("And", predicate_factory(BinaryOp::And, true));
+  t.add("Or", predicate_factory(BinaryOp::Or, true));
+  t.add("Xor", predicate_factory(BinaryOp::Xor, true));
+  t.add("Where", where_factory);
 
   // The ops of the shared table (gpu_common/unary_ops.inc).
   for (const std::string& op : unary_onnx_types()) {
