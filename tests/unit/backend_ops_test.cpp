@@ -90,6 +90,10 @@ Tensor cast_source(DataType dt) {
       return Tensor::from_data<int16_t>({9}, {-32768, -129, -128, -1, 0, 128, 255, 256, 32767});
     case DataType::UInt16:
       return Tensor::from_data<uint16_t>({8}, {0, 1, 127, 255, 256, 32768, 65504, 65535});
+    case DataType::Int4:
+      return Tensor::from_data<Int4>({5}, {Int4(-8), Int4(-1), Int4(0), Int4(3), Int4(7)});
+    case DataType::UInt4:
+      return Tensor::from_data<UInt4>({4}, {UInt4(0), UInt4(1), UInt4(8), UInt4(15)});
     default:
       return Tensor::from_data<bool>({7}, {true, false, false, true, true, true, false});
   }
@@ -155,12 +159,14 @@ struct OpCase {
 // and data movement. Integer and bool results are compared exactly.
 void add_texel_dtype_cases(std::vector<OpCase>& c) {
   const size_t first = c.size();
-  const DataType texel[] = {DataType::Float32, DataType::Float16, DataType::Bool,  DataType::Int8,
-                            DataType::UInt8,   DataType::Int16,   DataType::UInt16};
+  const DataType texel[] = {
+      DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Bool, DataType::Int8,
+      DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Int4, DataType::UInt4};
   auto small_int = [](DataType t) {
     return t == DataType::Int8 || t == DataType::UInt8 || t == DataType::Int16 ||
-           t == DataType::UInt16;
+           t == DataType::UInt16 || t == DataType::Int4 || t == DataType::UInt4;
   };
+
   for (DataType from : texel) {
     for (DataType to : texel) {
       if (!small_int(from) && !small_int(to)) continue;  // among the Cast cases above
@@ -170,6 +176,33 @@ void add_texel_dtype_cases(std::vector<OpCase>& c) {
              return OpTest("Cast").input(cast_source(from)).attr("to", static_cast<int64_t>(to));
            }});
     }
+  }
+  // float8: from float32's edges (beyond each type's range, inf, NaN, ties), saturating and not,
+  // and back.
+  for (DataType f8 : {DataType::Float8E4M3FN, DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
+                      DataType::Float8E5M2FNUZ}) {
+    for (int64_t saturate : {1, 0}) {
+      c.push_back({"Texel_Cast_float32_to_" + std::string(dtype_name(f8)) + "_saturate" +
+                       std::to_string(saturate),
+                   [f8, saturate] {
+                     std::vector<float> v = cast_source(DataType::Float32).to_vector<float>();
+                     for (float x : {448.0f, 464.0f, 480.0f, 57344.0f, 61440.0f, 0.0009765625f,
+                                     0.001953125f, 1.0625f, 1.1875f, -3.5e-3f, 1e-6f, 240.0f}) {
+                       v.push_back(x);
+                       v.push_back(-x);
+                     }
+                     return OpTest("Cast", 21)
+                         .input(Tensor::from_data<float>({static_cast<int64_t>(v.size())}, v))
+                         .attr("to", static_cast<int64_t>(f8))
+                         .attr("saturate", saturate);
+                   }});
+    }
+    c.push_back({"Texel_Cast_" + std::string(dtype_name(f8)) + "_to_float16", [f8] {
+                   Tensor x = Tensor::zeros(f8, {256});
+                   auto* bits = static_cast<uint8_t*>(x.mutable_raw_data());
+                   for (int i = 0; i < 256; ++i) bits[i] = static_cast<uint8_t>(i);
+                   return OpTest("Cast", 21).input(x).attr("to", int64_t{10});
+                 }});
   }
   c.push_back({"Texel_CastLike_int16_to_uint8", [] {
                  return OpTest("CastLike")
@@ -1330,14 +1363,13 @@ std::vector<OpCase> make_cases() {
                  }});
   }
   // On GPU-pixel: Gather of float32 data (indices are host values); Cast, the comparisons, the
-  // logical ops, Where and ConstantOfShape of the dtypes textures hold (float32, float16, bool);
-  // nothing with int32, int64 or bfloat16 tensors, and no device-computed indices.
+  // logical ops, Where and ConstantOfShape of the dtypes textures hold (float32, float16,
+  // bfloat16, bool); nothing with int32 or int64 tensors, and no device-computed indices.
   for (size_t i = first_compute_indexing; i < c.size(); ++i) {
     const std::string& name = c[i].name;
     auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
-    const bool texel_types = name.find("int32") == std::string::npos &&
-                             name.find("int64") == std::string::npos &&
-                             name.find("bfloat16") == std::string::npos;
+    const bool texel_types =
+        name.find("int32") == std::string::npos && name.find("int64") == std::string::npos;
     const bool texel_op = starts("Cast_") || name == "CastLike_float16" || starts("Equal_") ||
                           starts("Less") || starts("Greater") || starts("And_") || starts("Or_") ||
                           starts("Xor_") || name == "Not" || starts("Where_") ||

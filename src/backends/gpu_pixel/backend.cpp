@@ -24,8 +24,7 @@ BackendPlacementRule texel_outputs(int mantissa_bits) {
       const DataType t = query.output_types[k];
       if (query.info.has_output(k) && t != DataType::Undefined && !texel_holds(t, mantissa_bits)) {
         reason = std::string(dtype_name(t)) +
-                 " outputs stay on the CPU (textures hold float32, float16, bool and 8/16-bit "
-                 "integers)";
+                 " outputs stay on the CPU (textures hold only the dtypes exact in float32)";
         return false;
       }
     }

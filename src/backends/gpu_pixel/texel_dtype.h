@@ -2,15 +2,18 @@
 // elements and texel values.
 //
 // A texture holds float32 components (RGBA32F, or RGBA16F where float32 cannot be rendered to).
-// bool (0/1), int8, uint8, int16, uint16 and float16 values are all exactly representable in
-// float32, so those tensors live in the same textures: the texture holds each element's value as
-// a float, and the tensor's logical dtype travels beside the texture (TextureData). Uploads
-// convert the elements to floats and downloads convert back, both exactly. Kernels that produce
-// such a dtype round their result to it in the shader (float16 to half precision, integers
-// wrapped or truncated as ONNX's Cast does), so the texture never holds a value the dtype cannot.
+// bool (0/1), int8, uint8, int16, uint16, the 4- and 2-bit integers, float16, bfloat16 and the
+// four float8 types' values are all exactly representable in float32, so those tensors live in
+// the same textures: the texture
+// holds each element's value as a float, and the tensor's logical dtype travels beside the texture
+// (TextureData). Uploads convert the elements to floats and downloads convert back, both exactly.
+// Kernels that produce such a dtype round their result to it in the shader (float16 to half
+// precision, integers wrapped or truncated as ONNX's Cast does), so the texture never holds a value
+// the dtype cannot.
 //
 // int32, uint32 and int64 do not fit float32's 24-bit significand, and float64 does not either:
-// those tensors stay on the CPU.
+// those tensors stay on the CPU. float4e2m1 and float8e8m0 would fit too; their Cast rounding
+// has no shader yet, so they stay on the CPU.
 #pragma once
 
 #include <cstddef>

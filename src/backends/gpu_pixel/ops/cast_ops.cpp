@@ -8,7 +8,7 @@ namespace kiln::gpu_pixel {
 namespace {
 
 // y = x as `to`: a view when the dtype does not change (the CPU kernel shares the data too).
-void record_cast(OpRecorder& r, DataType to) {
+void record_cast(OpRecorder& r, DataType to, bool saturate) {
   const std::optional<ConvertOp> op = convert_to(to);
   if (!op) throw RunOnCpu(RunTimeCause::InputKind, "a cast to a dtype textures do not hold");
   if (r.input(0).dtype() == to) {
@@ -16,7 +16,7 @@ void record_cast(OpRecorder& r, DataType to) {
     return;
   }
   const TextureTensor& x = r.texture(0);
-  r.kernel<Convert>().record(*op, x, r.output(0, r.shape(0), to));
+  r.kernel<Convert>().record(*op, x, r.output(0, r.shape(0), to), saturate);
 }
 
 DataType input_dtype(const DevicePlacementQuery& q, size_t k) {
@@ -44,13 +44,15 @@ void register_cast_ops(OpTable& t) {
     if (!texel_inputs(q, reason, 0, 1)) return nullptr;
     const auto to = static_cast<DataType>(q.info.required_int("to"));
     if (!castable(input_dtype(q, 0), to, reason)) return nullptr;
-    return [to](OpRecorder& r) { record_cast(r, to); };
+    const bool saturate = q.info.attr_int("saturate", 1) != 0;
+    return [to, saturate](OpRecorder& r) { record_cast(r, to, saturate); };
   });
   t.add("CastLike", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!texel_inputs(q, reason, 0, 1)) return nullptr;
     if (!castable(input_dtype(q, 0), input_dtype(q, 1), reason)) return nullptr;
     // Only input 1's dtype matters: its values are never read.
-    return [](OpRecorder& r) { record_cast(r, r.input(1).dtype()); };
+    const bool saturate = q.info.attr_int("saturate", 1) != 0;
+    return [saturate](OpRecorder& r) { record_cast(r, r.input(1).dtype(), saturate); };
   });
   t.add("Not", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     static constexpr DataType kBool[] = {DataType::Bool};

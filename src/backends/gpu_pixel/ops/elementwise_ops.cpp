@@ -3,8 +3,8 @@
 // (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise); the
 // comparisons of any texture dtype and the logical ops on bool, which write bool, and Where
 // (backends/gpu_pixel/where).
-#include <algorithm>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "backends/gpu_pixel/binary_elementwise.h"
@@ -77,12 +77,21 @@ OpFactory predicate_factory(BinaryOp op, bool bool_inputs) {
         reason = std::string(dtype_name(q.input_types[*k])) + " inputs of a logical op";
         return nullptr;
       }
-    } else if (!texel_inputs(q, reason)) {
-      return nullptr;
-    } else if (op != BinaryOp::Equal && std::find(q.input_types.begin(), q.input_types.end(),
-                                                  DataType::Bool) != q.input_types.end()) {
-      reason = "bool inputs of an ordering comparison (the CPU kernel reports them)";
-      return nullptr;
+    } else {
+      // The numeric types textures hold, and bool for Equal: ONNX's comparisons take no 4- or
+      // 2-bit integers, and the CPU kernel reports those.
+      static constexpr DataType kOrdered[] = {
+          DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Int8,
+          DataType::UInt8,   DataType::Int16,   DataType::UInt16};
+      static constexpr DataType kEquatable[] = {
+          DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Int8,
+          DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Bool};
+      const std::span<const DataType> allowed =
+          op == BinaryOp::Equal ? std::span<const DataType>(kEquatable) : kOrdered;
+      if (const std::optional<size_t> k = input_outside_dtypes(q, allowed, 0, SIZE_MAX)) {
+        reason = std::string(dtype_name(q.input_types[*k])) + " inputs of a comparison";
+        return nullptr;
+      }
     }
     if (q.info.num_inputs() != 2) {
       reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";

@@ -28,7 +28,7 @@ bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
   const std::optional<size_t> k = input_outside_dtypes(q, texel_dtypes(), first, count);
   if (!k) return true;
   reason = std::string(dtype_name(q.input_types[*k])) +
-           " tensors stay on the CPU (textures hold float32, float16, bool and 8/16-bit integers)";
+           " tensors stay on the CPU (textures hold only the dtypes exact in float32)";
   return false;
 }
 
