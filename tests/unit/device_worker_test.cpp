@@ -317,7 +317,8 @@ TEST_P(DeviceWorker, DeviceCountersCountOneRunsWork) {
   EXPECT_EQ(none.recording_time.count(), 0);
 }
 
-// x[1,4,6,6] -> Conv(w, b, pads 1) -> c -> `activation` (Relu, or Clip to [0, 6]) -> y, plus
+// x[1,4,6,6] -> Conv(w, b, pads 1) -> c -> `activation` (Relu, HardSwish, Clip to [0, 0.5], or
+// SiLU spelled Mul(c, Sigmoid(c)) as exporters write it) -> y, plus
 // z -> Add(c, z) before the activation when `residual`. With `expose_conv`, c is a graph output
 // too, which keeps the chain unfused.
 Model conv_chain_model(const std::string& activation, bool residual, bool expose_conv) {
@@ -336,6 +337,9 @@ Model conv_chain_model(const std::string& activation, bool residual, bool expose
   }
   if (activation == "Clip") {
     b.node("Clip", {last, "lo", "hi"}, {"y"});
+  } else if (activation == "SiLU") {
+    b.node("Sigmoid", {last}, {"sg"});
+    b.node("Mul", {last, "sg"}, {"y"});
   } else {
     b.node(activation, {last}, {"y"});
   }
@@ -353,21 +357,26 @@ std::vector<std::string> op_types(const Worker& worker, Backend backend) {
   return ops;
 }
 
-// A Conv and the Relu or Clip after it run as one kiln::FusedConv on the device (one dispatch or
-// draw series instead of two), with the unfused graph's result. A residual Add stays its own node
-// on the GPU backends, whose shaders add none.
+// A Conv and the activation after it run as one kiln::FusedConv on the device (one dispatch or
+// draw series instead of two or three), with the unfused graph's result. A residual Add stays its
+// own node on the GPU backends, whose shaders add none.
 TEST_P(DeviceWorker, ConvActivationsFuseIntoOneDeviceNodeWithTheUnfusedResult) {
   const Tensor x = ramp({1, 4, 6, 6}, 0.21f), z = ramp({1, 8, 6, 6}, 0.05f);
-  for (const std::string activation : {"Relu", "Clip"}) {
+  for (const std::string activation : {"Relu", "Clip", "HardSwish", "SiLU"}) {
     for (bool residual : {false, true}) {
       SCOPED_TRACE(activation + (residual ? " after a residual Add" : ""));
       Worker fused(conv_chain_model(activation, residual, false), backend());
       Worker plain(conv_chain_model(activation, residual, true), backend());
-      const std::vector<std::string> expected =
-          residual ? std::vector<std::string>{"Conv", "Add", activation}
-                   : std::vector<std::string>{"FusedConv"};
+      const std::vector<std::string> activation_ops =
+          activation == "SiLU" ? std::vector<std::string>{"Sigmoid", "Mul"}
+                               : std::vector<std::string>{activation};
+      std::vector<std::string> expected{"FusedConv"};
+      if (residual) {
+        expected = {"Conv", "Add"};
+        expected.insert(expected.end(), activation_ops.begin(), activation_ops.end());
+      }
       EXPECT_EQ(op_types(fused, backend()), expected);
-      EXPECT_EQ(op_types(plain, backend()).size(), residual ? 3u : 2u);
+      EXPECT_EQ(op_types(plain, backend()).size(), (residual ? 2 : 1) + activation_ops.size());
       fused.schedule({{"x", x}, {"z", z}});
       plain.schedule({{"x", x}, {"z", z}});
       expect_near(fused.peek_output("y").readback_and_clone(),

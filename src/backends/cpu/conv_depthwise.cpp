@@ -174,6 +174,15 @@ void depthwise_padded(const WindowGeometry& g, const float* HWY_RESTRICT xp, int
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// The lanes of a load that starts at column `first` of a row `width` columns wide that lie inside
+// the row; `iota` holds 0, 1, 2, ... in the signed lanes.
+template <class D, class VI>
+HWY_INLINE hn::Mask<D> lanes_inside_row(D d, VI iota, VI width, int64_t first) {
+  const hn::RebindToSigned<D> di;
+  const VI col = hn::Add(iota, hn::Set(di, static_cast<int32_t>(first)));
+  return hn::RebindMask(d, hn::And(hn::Lt(col, width), hn::Not(hn::Lt(col, hn::Zero(di)))));
+}
+
 // Without the padded copy: AVX2 and AVX-512 load with a mask, and a masked-off lane neither
 // reads memory nor faults, so the window's lanes outside the row (the zero padding) are simply
 // not loaded. Rows of the window above or below the image are skipped. Vectors whose every
@@ -198,11 +207,7 @@ void depthwise_direct(const WindowGeometry& g, const float* HWY_RESTRICT x,
   const bool clamped = clamp.active();
   const VI iota = hn::Iota(di, 0);
   const VI width = hn::Set(di, static_cast<int32_t>(iw_size));
-  // The lanes of a load that starts at column `first` of a row and lie inside it.
-  auto inside = [&](int64_t first) HWY_ATTR {
-    const VI col = hn::Add(iota, hn::Set(di, static_cast<int32_t>(first)));
-    return hn::RebindMask(d, hn::And(hn::Lt(col, width), hn::Not(hn::Lt(col, hn::Zero(di)))));
-  };
+  auto inside = [&](int64_t first) HWY_ATTR { return lanes_inside_row(d, iota, width, first); };
   // Span of input columns one output vector reads: its first and one past its last.
   const int64_t span = (lanes * kS - (kS - 1)) + (kK - 1) * dw;
   // Column strips of one vector, each down the whole plane: an edge strip's masks depend on
@@ -292,10 +297,7 @@ void depthwise_rows(const WindowGeometry& g, const float* HWY_RESTRICT x,
   const bool clamped = clamp.active();
   const auto iota = hn::Iota(di, 0);
   const auto width = hn::Set(di, static_cast<int32_t>(iw_size));
-  auto inside = [&](int64_t first) HWY_ATTR {
-    const auto col = hn::Add(iota, hn::Set(di, static_cast<int32_t>(first)));
-    return hn::RebindMask(d, hn::And(hn::Lt(col, width), hn::Not(hn::Lt(col, hn::Zero(di)))));
-  };
+  auto inside = [&](int64_t first) HWY_ATTR { return lanes_inside_row(d, iota, width, first); };
   // Columns one output vector reads, from its first: kS * lanes + kK - 1 (stride 2 loads two
   // whole vectors per tap).
   const int64_t reach = kS * lanes + kK - 1;

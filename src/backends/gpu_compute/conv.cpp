@@ -97,7 +97,7 @@ ConvPushConstants conv_push_constants(const ConvProblem& problem, bool has_bias,
         "conv on the GPU: group " + std::to_string(problem.group) + " must divide the " +
             std::to_string(problem.in_channels) + " input and " +
             std::to_string(problem.out_channels) + " output channels");
-  check(activation.kind <= Activation::kClip, "conv on the GPU: unknown activation");
+  check(activation.kind <= Activation::kSilu, "conv on the GPU: unknown activation");
   ConvPushConstants pc;
   const size_t first = kConvMaxSpatialRank - rank;
   for (size_t d = 0; d < rank; ++d) {

@@ -155,7 +155,7 @@ MatMulPushConstants matmul_push_constants(const MatMulProblem& problem,
     pc.c_col_stride = narrow(addend->col_stride, "addend stride");
   }
   pc.activation = static_cast<uint32_t>(epilogue.activation.kind);
-  check(epilogue.activation.kind <= Activation::kClip, "matmul on the GPU: unknown activation");
+  check(epilogue.activation.kind <= Activation::kSilu, "matmul on the GPU: unknown activation");
   pc.act_min = epilogue.activation.min;
   pc.act_max = epilogue.activation.max;
 

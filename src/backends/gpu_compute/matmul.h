@@ -37,10 +37,10 @@
 
 namespace kiln::gpu_compute {
 
-// An activation applied to each result before it is stored (fused Relu / Clip). The order is
+// An activation applied to each result before it is stored (a fused activation). The order is
 // part of the shader interface of matmul.comp and conv*.comp.
-// The fused activations' one enum (opdefs/fused_conv.h); the shaders take None, Relu and Clip,
-// whose values are the codes of shaders/activation.glsl.
+// The fused activations' one enum (opdefs/fused_conv.h); the shaders take None, Relu, Clip,
+// HardSwish and SiLU, whose values are the codes of shaders/activation.glsl.
 using Activation = FusedActivation;
 
 struct ActivationParams {

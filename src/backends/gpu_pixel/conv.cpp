@@ -17,7 +17,7 @@ namespace kiln::gpu_pixel {
 namespace {
 
 // Spatial vectors are (height, width). TRANSPOSE selects ConvTranspose, HAS_BIAS the bias,
-// ACT_RELU / ACT_CLIP the fused activation.
+// the fused activation's define (fused_activation.h).
 constexpr const char* kShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;

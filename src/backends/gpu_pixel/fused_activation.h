@@ -12,8 +12,10 @@
 
 namespace kiln::gpu_pixel {
 
-// `float activate(float v)`: v itself, or ReLU or Clip when ACT_RELU or ACT_CLIP is defined.
-// Comparisons rather than max and clamp, which GLSL leaves undefined for NaN; NaN must pass.
+// `float activate(float v)`: v itself, or ReLU, Clip, HardSwish or SiLU when ACT_RELU,
+// ACT_CLIP, ACT_HARDSWISH or ACT_SILU is defined, with the CPU's formulas
+// (backends/cpu/conv_epilogue.cpp). Comparisons rather than max and clamp, which GLSL leaves
+// undefined for NaN; NaN must pass.
 inline constexpr const char* kFusedActivation = R"(
 uniform float u_clip_min;
 uniform float u_clip_max;
@@ -24,12 +26,17 @@ float activate(float v) {
 #elif defined(ACT_CLIP)
   if (v < u_clip_min) v = u_clip_min;
   if (v > u_clip_max) v = u_clip_max;
+#elif defined(ACT_HARDSWISH)
+  float s = v / 6.0 + 0.5;
+  v *= s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
+#elif defined(ACT_SILU)
+  v /= 1.0 + exp(-v);
 #endif
   return v;
 }
 )";
 
-// Adds ACT_RELU or ACT_CLIP to `variant` for those activations.
+// Adds the define of `activation` to `variant`.
 void add_activation(ProgramVariant& variant, FusedActivation activation);
 
 // The Clip bounds, for the program in use.

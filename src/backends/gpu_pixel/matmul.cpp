@@ -16,7 +16,7 @@ namespace kiln::gpu_pixel {
 namespace {
 
 // Variants: ROW_TEXEL (the four outputs share row m; B read a texel at a time), A_TEXEL (A too),
-// HAS_C, ACT_RELU / ACT_CLIP.
+// HAS_C, and the fused activation's define (fused_activation.h).
 constexpr const char* kShader = R"(
 uniform highp sampler2D a;
 uniform int a_width;

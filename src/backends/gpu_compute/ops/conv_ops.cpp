@@ -64,7 +64,9 @@ OpFactory fused_conv_factory() {
 }  // namespace
 
 FusedConvCoverage fused_conv_coverage() {
-  return {false, {FusedActivation::kRelu, FusedActivation::kClip}};
+  return {false,
+          {FusedActivation::kRelu, FusedActivation::kClip, FusedActivation::kHardSwish,
+           FusedActivation::kSilu}};
 }
 
 KILN_GPU_COMPUTE_OPS(conv);

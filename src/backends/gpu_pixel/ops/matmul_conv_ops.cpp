@@ -120,7 +120,9 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
 }  // namespace
 
 FusedConvCoverage fused_conv_coverage() {
-  return {false, {FusedActivation::kRelu, FusedActivation::kClip}};
+  return {false,
+          {FusedActivation::kRelu, FusedActivation::kClip, FusedActivation::kHardSwish,
+           FusedActivation::kSilu}};
 }
 
 KILN_GPU_PIXEL_OPS(matmul_conv);
