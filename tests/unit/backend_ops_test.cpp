@@ -244,6 +244,23 @@ void add_texel_dtype_cases(std::vector<OpCase>& c) {
                        .attr("axis", int64_t{1});
                  }});
   }
+  // float16 arithmetic: computed in float32, rounded once to half precision, as on the CPU.
+  auto halves = [](const Shape& shape, unsigned seed) {
+    const Tensor f = random_f32(shape, seed, -3.0f, 3.0f);
+    std::vector<Float16> v;
+    for (float x : f.to_vector<float>()) v.push_back(Float16(x));
+    return Tensor::from_data<Float16>(shape, v);
+  };
+  for (const char* op : {"Add", "Sub", "Mul", "Max", "Min"}) {
+    c.push_back({std::string("Texel_") + op + "_float16", [op, halves] {
+                   return OpTest(op).input(halves({3, 1, 5}, 256)).input(halves({4, 5}, 257));
+                 }});
+  }
+  for (const char* op : {"Relu", "Neg", "Abs", "Floor"}) {
+    c.push_back({std::string("Texel_") + op + "_float16", [op, halves] {
+                   return OpTest(op).input(halves({2, 7}, 258));
+                 }});
+  }
   c.push_back({"Texel_Pad_int16_constant", [] {
                  return OpTest("Pad")
                      .input(cast_source(DataType::Int16))
