@@ -153,10 +153,11 @@ struct OpCase {
   bool on_pixel = true;
 };
 
-// The dtypes GPU-pixel keeps in float textures besides float32 (float16, bool, 8- and 16-bit
-// integers), which GPU-compute leaves to the CPU: Cast between each pair (saturation, wrapping,
-// NaN, float16 rounding ties and overflow), the comparisons (NaN, -inf, negative values), Where
-// and data movement. Integer and bool results are compared exactly.
+// The dtypes GPU-pixel keeps in float textures besides float32 (float16, bfloat16, float8, bool,
+// 8-, 16- and 4-bit integers), most of which GPU-compute leaves to the CPU: Cast between each pair
+// (saturation, wrapping, NaN, float16 rounding ties and overflow, float8 with and without
+// saturate), the comparisons (NaN, -inf, negative values), Where, data movement and float16
+// arithmetic. Non-float32 results are compared bit for bit.
 void add_texel_dtype_cases(std::vector<OpCase>& c) {
   const size_t first = c.size();
   const DataType texel[] = {

@@ -1,8 +1,8 @@
 // The ONNX ops the GPU-pixel backend runs as draws, one family file each (the table is
-// backends/gpu_common/device_op_table.h). Textures hold float32, float16, bool, int8, uint8,
-// int16 and uint16 tensors exactly (texel_dtype.h): the float ops take float32, the data-movement
-// ops every texture dtype, and Cast, Where, the comparison and the logical ops their own. int32,
-// int64 and float64 tensors, and the ops on them, stay on the CPU.
+// backends/gpu_common/device_op_table.h). Textures hold every dtype whose values are exactly
+// float32 values (texel_dtype.h): the float ops take float32 (the element-wise ones float16 too),
+// the data-movement ops every texture dtype, and Cast, Where, the comparison and the logical ops
+// their own. int32, int64 and float64 tensors, and the ops on them, stay on the CPU.
 #pragma once
 
 #include <string>
