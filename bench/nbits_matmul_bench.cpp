@@ -1,16 +1,19 @@
 // MatMulNBits' packed int4 GEMV (backends/cpu/nbits_matmul.h) against the memory bandwidth a
 // streaming read reaches on this machine.
 //
-//   nbits_matmul_bench [--target=NAME] [--threads=N] [--rounds=R] [--block=B]
+//   nbits_matmul_bench [--target=NAME] [--threads=N] [--rounds=R] [--block=B] [--hot]
 //
 // First the yardstick: a vectorised sum over a 512 MiB buffer (far beyond any cache), in GB/s.
 // Then, for the weight shapes of the decoder examples/tokengen/build_decoder.py writes (N x K:
-// QKV, output, gate/up, down projections and the lm_head), one GEMV of a single row of A:
-// bytes of packed weights and scales read per second, and that as a percentage of the stream.
+// QKV, output, gate/up, down projections and the lm_head), one GEMV of a single row of A, in
+// float32 and with int8 activations (accuracy_level 4): bytes of packed weights and scales read
+// per second, and that as a percentage of the stream. --hot keeps the weights in cache instead
+// (two copies), which shows what the arithmetic alone allows.
 // Each call reads another copy of the weight (copies totalling at least 512 MiB), so that no
 // weight comes from a cache, as in token generation where all layers' weights are read once a
-// step. Last, the rows of A at which the tiled GEMM path overtakes the GEMV (what
-// kNBitsGemvMaxRows rests on), beside kiln's GEMM on a float32 copy of the weight packed once.
+// step. Last, the rows of A at which the GEMM path overtakes the GEMV (what
+// kNBitsGemvMaxRows rests on), beside kiln's GEMM on a float32 copy of the weight packed once
+// (the GEMM path's price for dequantizing on every call).
 // Figures are medians of R rounds of wall-clock time, run on a kiln ThreadPool of N threads (kiln's
 // job system, as the op runs), timed by the thread's CPU time with one thread (the host may be
 // shared) and by wall time with more; --target restricts Highway's dispatch (e.g. AVX2 on an
@@ -150,18 +153,19 @@ ColdWeights make_weights(int64_t N, int64_t K, int64_t block, int64_t min_total_
 }
 
 // Median seconds of one call with M rows of A, each call on the next copy.
-double time_calls(kiln::ThreadPool& pool, const ColdWeights& c, int64_t M, bool gemv, int rounds) {
+double time_calls(kiln::ThreadPool& pool, const ColdWeights& c, int64_t M, bool gemv, int rounds,
+                  kiln::cpu::NBitsArithmetic arithmetic = kiln::cpu::NBitsArithmetic::kFloat32) {
   std::vector<float> a(static_cast<size_t>(M * c.shape.K), 0.5f);
   std::vector<float> y(static_cast<size_t>(M * c.shape.N));
   std::vector<double> seconds;
   run_in_pool(pool, [&] {
     for (size_t i = 0; i < c.data.size(); ++i) {  // warm-up: touches every copy once
-      kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv);
+      kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
     }
     for (int r = 0; r < rounds; ++r) {
       const double start = now();
       for (size_t i = 0; i < c.data.size(); ++i) {
-        kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv);
+        kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
       }
       seconds.push_back((now() - start) / static_cast<double>(c.data.size()));
     }
@@ -172,7 +176,7 @@ double time_calls(kiln::ThreadPool& pool, const ColdWeights& c, int64_t M, bool 
 int usage(const char* arg) {
   std::fprintf(stderr,
                "unknown argument %s\nusage: nbits_matmul_bench [--target=NAME] [--threads=N] "
-               "[--rounds=R] [--block=B]\n",
+               "[--rounds=R] [--block=B] [--hot]\n",
                arg);
   return 2;
 }
@@ -184,6 +188,7 @@ int main(int argc, char** argv) {
   using namespace kiln_bench;
   int threads = 1, rounds = 7;
   int64_t block = 32;
+  bool hot = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--target=", 0) == 0) {
@@ -192,6 +197,8 @@ int main(int argc, char** argv) {
       threads = std::atoi(arg.c_str() + 10);
     } else if (arg.rfind("--rounds=", 0) == 0) {
       rounds = std::atoi(arg.c_str() + 9);
+    } else if (arg == "--hot") {
+      hot = true;
     } else if (arg.rfind("--block=", 0) == 0) {
       block = std::atoll(arg.c_str() + 8);
     } else {
@@ -209,7 +216,11 @@ int main(int argc, char** argv) {
               g_thread_clock ? "thread CPU time" : "wall time");
   const double stream = stream_bandwidth(pool, rounds);
   std::printf("streaming read: %.1f GB/s\n\n", stream);
-  std::printf("int4 GEMV, one row of A   weights+scales   time      GB/s    of stream\n");
+  std::printf(
+      "int4 GEMV, one row of A   weights+scales   float32 arithmetic          int8 activations "
+      "(accuracy_level 4)\n"
+      "                                             time      GB/s  of stream   time      GB/s  "
+      "of stream\n");
   struct Shape {
     const char* name;
     int64_t N, K;
@@ -218,14 +229,18 @@ int main(int argc, char** argv) {
                           {"gate   2816 x 1024", 2816, 1024}, {"down   1024 x 2816", 1024, 2816},
                           {"square 3072 x 1024", 3072, 1024}, {"lm    32000 x 1024", 32000, 1024}};
   for (const Shape& s : shapes) {
-    const ColdWeights c = make_weights(s.N, s.K, block, kColdBytes);
+    const ColdWeights c = make_weights(s.N, s.K, block, hot ? 0 : kColdBytes);
     const double t = time_calls(pool, c, 1, true, rounds);
+    const double t8 =
+        time_calls(pool, c, 1, true, rounds, kiln::cpu::NBitsArithmetic::kInt8Activations);
     const double gbs = static_cast<double>(c.bytes()) / t * 1e-9;
-    std::printf("  %-24s %8.2f MB  %7.1f us  %6.1f  %5.0f %%\n", s.name, c.bytes() * 1e-6, t * 1e6,
-                gbs, 100.0 * gbs / stream);
+    const double gbs8 = static_cast<double>(c.bytes()) / t8 * 1e-9;
+    std::printf("  %-24s %8.2f MB  %7.1f us  %6.1f  %5.0f %%  %7.1f us  %6.1f  %5.0f %%\n", s.name,
+                c.bytes() * 1e-6, t * 1e6, gbs, 100.0 * gbs / stream, t8 * 1e6, gbs8,
+                100.0 * gbs8 / stream);
   }
   std::printf(
-      "\nrows of A, gate 2816 x 1024, us per call: GEMV, tiled GEMM, and kiln's GEMM on a\n"
+      "\nrows of A, gate 2816 x 1024, us per call: GEMV, GEMM path, and kiln's GEMM on a\n"
       "float32 copy packed once (what keeping a float copy would cost 8x the memory for)\n");
   const ColdWeights gate = make_weights(2816, 1024, block, kColdBytes / 8);  // still > L3
   std::vector<float> dense(static_cast<size_t>(2816 * 1024), 0.01f);

@@ -6,12 +6,18 @@
 // present output the next run takes as its past is that same memory. Nothing is copied.
 //
 //   tokengen MODEL.onnx [--prompt 128] [--steps 64] [--threads N] [--reference DIR]
+//                       [--backend cpu|gpu-compute|gpu-pixel]
+//
+// On a GPU backend the caches stay on the device from step to step: each run's present outputs
+// are device tensors, handed to the next run as its past (GroupQueryAttention on gpu-compute
+// builds the present from them there; only the logits come back to the host).
 //
 // With --reference (a folder ort_generate.mjs wrote) the run replays ONNX Runtime's tokens and
 // checks every step's last logits against ONNX Runtime's (|a - e| <= 1e-3 + 1e-3 |e|).
 // Prints the prefill time and the median decode time per token.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -69,7 +75,8 @@ int64_t argmax(const float* row, int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> opt{{"prompt", "128"}, {"steps", "64"}, {"threads", "0"}};
+  std::map<std::string, std::string> opt{
+      {"prompt", "128"}, {"steps", "64"}, {"threads", "0"}, {"backend", "cpu"}};
   std::string model_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -80,17 +87,18 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: tokengen MODEL.onnx [--prompt N] [--steps N] [--threads N] "
-                   "[--reference DIR]\n");
+                   "[--reference DIR] [--backend NAME]\n");
       return 2;
     }
   }
   if (model_path.empty()) {
     std::fprintf(stderr,
                  "usage: tokengen MODEL.onnx [--prompt N] [--steps N] [--threads N] "
-                 "[--reference DIR]\n");
+                 "[--reference DIR] [--backend NAME]\n");
     return 2;
   }
   try {
+    const kiln::Backend backend = kiln::parse_backend(opt["backend"]);
     Reference ref;
     const bool check = opt.count("reference") != 0;
     int64_t prompt = std::stoll(opt["prompt"]), steps = std::stoll(opt["steps"]);
@@ -102,7 +110,14 @@ int main(int argc, char** argv) {
     kiln::Model model = kiln::load_model(model_path);
     kiln::WorkerOptions options;
     options.num_threads = std::stoi(opt["threads"]);
-    kiln::Worker worker(model, kiln::Backend::Cpu, options);
+    kiln::Worker worker(model, backend, options);
+    if (backend != kiln::Backend::Cpu) {
+      const std::vector<kiln::NodePlacement> placements = worker.placements();
+      const auto native = std::count_if(placements.begin(), placements.end(),
+                                        [&](const auto& p) { return p.backend == backend; });
+      std::printf("%lld of %zu nodes on %s\n", static_cast<long long>(native), placements.size(),
+                  std::string(kiln::backend_name(backend)).c_str());
+    }
 
     // The prompt: ONNX Runtime's, or the same fixed sequence ort_generate.mjs makes.
     std::vector<int64_t> tokens;
@@ -120,10 +135,14 @@ int main(int argc, char** argv) {
       past[in.name] = kiln::Tensor::zeros(
           kiln::DataType::Float32, {1, in.shape.at(1).value, prompt + steps, in.shape.at(3).value});
     }
-    std::vector<double> times;
+    std::vector<double> times, cpu_times;
     // Where each cache lies: a step whose present output lies elsewhere copied it.
+    // (On a GPU backend the caches are device tensors, whose memory the host cannot see.)
+    const bool on_host = backend == kiln::Backend::Cpu;
     std::map<std::string, const void*> cache_memory;
-    for (const std::string& name : past_names) cache_memory[name] = past[name].raw_data();
+    if (on_host) {
+      for (const std::string& name : past_names) cache_memory[name] = past[name].raw_data();
+    }
     int64_t copied_steps = 0;
     int64_t matched = 0;
     double worst = 0;
@@ -139,15 +158,17 @@ int main(int argc, char** argv) {
         feed.push_back({name, std::move(past[name]), kiln::InputUse::Donate});
       }
       const auto t0 = std::chrono::steady_clock::now();
+      const std::clock_t cpu0 = std::clock();
       worker.schedule(std::span<const kiln::NamedTensor>(feed));
       feed.clear();  // the donated caches are the worker's now
       const kiln::Tensor logits = worker.take_output("logits").readback_and_clone();
       times.push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      cpu_times.push_back(1e3 * static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC);
       bool copied = false;
       for (const std::string& name : past_names) {
         past[name] = worker.take_output("present." + name.substr(16));  // the same memory
-        copied = copied || past[name].raw_data() != cache_memory[name];
+        copied = copied || (on_host && past[name].raw_data() != cache_memory[name]);
       }
       copied_steps += copied ? 1 : 0;
       const int64_t vocab = logits.shape().back();
@@ -171,15 +192,25 @@ int main(int argc, char** argv) {
     }
     std::vector<double> decode(times.begin() + 1, times.end());
     std::sort(decode.begin(), decode.end());
+    std::vector<double> decode_cpu(cpu_times.begin() + 1, cpu_times.end());
+    std::sort(decode_cpu.begin(), decode_cpu.end());
+    const auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : v[v.size() / 2]; };
+    // CPU time (all threads of the process) beside wall time: on a shared machine, with one
+    // thread, it is the steadier measure of the work.
     std::printf(
-        "prompt %lld tokens: %.1f ms; %lld generated: median %.2f ms/token (%.1f tokens/s)\n",
-        static_cast<long long>(prompt), times[0], static_cast<long long>(steps),
-        decode.empty() ? 0.0 : decode[decode.size() / 2],
-        decode.empty() ? 0.0 : 1e3 / decode[decode.size() / 2]);
-    std::printf("key/value caches: %s\n",
-                copied_steps == 0
-                    ? "appended in place at every step"
-                    : ("copied at " + std::to_string(copied_steps) + " steps").c_str());
+        "prompt %lld tokens: %.1f ms (CPU %.1f ms); %lld generated: median %.2f ms/token (CPU "
+        "%.2f ms) (%.1f tokens/s)\n",
+        static_cast<long long>(prompt), times[0], cpu_times[0], static_cast<long long>(steps),
+        median(decode), median(decode_cpu), decode.empty() ? 0.0 : 1e3 / median(decode));
+    if (on_host) {
+      std::printf("key/value caches: %s\n",
+                  copied_steps == 0
+                      ? "appended in place at every step"
+                      : ("copied at " + std::to_string(copied_steps) + " steps").c_str());
+    } else {
+      std::printf("key/value caches: handed from step to step on %s\n",
+                  std::string(kiln::backend_name(backend)).c_str());
+    }
     if (check) {
       std::printf("%lld of %lld steps match ONNX Runtime's logits (largest |diff| %.3g)\n",
                   static_cast<long long>(matched), static_cast<long long>(steps + 1), worst);

@@ -43,7 +43,7 @@ for (const n of pastNames) {
 }
 const rows = [];
 let input = tokens.slice();
-const times = [];
+const times = [], cpuTimes = [];
 for (let step = 0; step <= steps; step++) {
   const total = tokens.length;
   const feeds = {
@@ -52,8 +52,11 @@ for (let step = 0; step <= steps; step++) {
     ...past,
   };
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   const out = await session.run(feeds);
   times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  const cpu = process.cpuUsage(cpu0);  // all threads of the process, as kiln's tokengen counts
+  cpuTimes.push((cpu.user + cpu.system) / 1e3);
   const logits = out.logits.data;
   const v = out.logits.dims[2];
   const last = logits.subarray((input.length - 1) * v, input.length * v);
@@ -73,5 +76,7 @@ const all = new Float32Array(rows.length * rows[0].length);
 rows.forEach((r, i) => all.set(r, i * r.length));
 fs.writeFileSync(path.join(outDir, 'logits.f32'), Buffer.from(all.buffer));
 const decode = times.slice(1).sort((a, b) => a - b);
-console.log(`ONNX Runtime: prompt ${promptLen} tokens ${times[0].toFixed(1)} ms, ` +
-            `decode median ${decode[Math.floor(decode.length / 2)].toFixed(2)} ms/token (${threads} threads)`);
+const decodeCpu = cpuTimes.slice(1).sort((a, b) => a - b);
+const mid = (v) => v[Math.floor(v.length / 2)];
+console.log(`ONNX Runtime: prompt ${promptLen} tokens ${times[0].toFixed(1)} ms (CPU ${cpuTimes[0].toFixed(1)} ms), ` +
+            `decode median ${mid(decode).toFixed(2)} ms/token (CPU ${mid(decodeCpu).toFixed(2)} ms) (${threads} threads)`);

@@ -7,6 +7,7 @@
 #include "opdefs/all_defs.h"
 #include "opdefs/concat.h"
 #include "opdefs/op_def.h"
+#include "opdefs/shape_slice.h"
 
 namespace kiln {
 namespace {
@@ -100,13 +101,9 @@ std::vector<ValueInfo> concat_rule(const InferenceContext& ctx) {
 std::vector<ValueInfo> shape_rule(const InferenceContext& ctx) {
   const std::vector<Dim>* in = ctx.shape(0);
   if (!in) return {dtype_only(DataType::Int64)};
-  const int64_t rank = static_cast<int64_t>(in->size());
-  int64_t start = ctx.info().attr_int("start", 0), end = ctx.info().attr_int("end", rank);
-  if (start < 0) start += rank;
-  if (end < 0) end += rank;
-  start = std::clamp<int64_t>(start, 0, rank);
-  end = std::clamp<int64_t>(end, start, rank);
-  return {tensor_type(DataType::Int64, {fixed_dim(end - start)})};
+  const ShapeSlice slice =
+      resolve_shape_slice(parse_shape_slice_attrs(ctx.info()), static_cast<int64_t>(in->size()));
+  return {tensor_type(DataType::Int64, {fixed_dim(slice.end - slice.begin)})};
 }
 
 std::vector<ValueInfo> size_rule(const InferenceContext&) {
@@ -299,6 +296,22 @@ std::vector<ValueInfo> depth_space_rule(const InferenceContext& ctx) {
 }
 
 }  // namespace
+
+ShapeSliceAttrs parse_shape_slice_attrs(const NodeInfo& info) {
+  ShapeSliceAttrs a;
+  if (info.opset() < 15) return a;
+  a.start = info.attr_int("start", 0);
+  a.has_end = info.has_attr("end");
+  a.end = a.has_end ? info.attr_int("end", 0) : 0;
+  return a;
+}
+
+ShapeSlice resolve_shape_slice(const ShapeSliceAttrs& a, int64_t rank) {
+  auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+  const int64_t begin = clamp(a.start);
+  const int64_t end = a.has_end ? clamp(a.end) : rank;
+  return {begin, std::max(begin, end)};
+}
 
 KILN_OP_DEFS(shape);
 void define_shape_ops(OpDefs& defs) {

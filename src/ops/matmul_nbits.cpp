@@ -1,6 +1,7 @@
 // MatMulNBits (com.microsoft): A times a block-quantized weight (opdefs/block_quantized.h has
-// the layout and the checks). Every accuracy_level computes in float32 (the level only allows
-// lower precision).
+// the layout and the checks). accuracy_level 4 lets the GEMV quantize A to int8 per block, as
+// ONNX Runtime does (cpu::NBitsArithmetic says where); everything else computes in float32 (a
+// level only allows lower precision).
 //
 // Blocks in order (no g_idx, or the g_idx that says the same, as the quantization tools write
 // for models without act-order) run on the packed weight (backends/cpu/nbits_matmul.h): a GEMV
@@ -118,7 +119,9 @@ CpuKernel make_matmul_nbits(const NodeInfo& info) {
     const int64_t M = a.element_count() / attrs.K;
     if (!packed && blocks_in_order(attrs, in.g_idx)) {
       cpu::nbits_matmul(packed_weight(attrs, in), M, a.data<float>(),
-                        in.bias ? in.bias->data<float>() : nullptr, y.mutable_data<float>());
+                        in.bias ? in.bias->data<float>() : nullptr, y.mutable_data<float>(),
+                        attrs.accuracy_level == 4 ? cpu::NBitsArithmetic::kInt8Activations
+                                                  : cpu::NBitsArithmetic::kFloat32);
       return;
     }
     cpu::GemmEpilogue epilogue;

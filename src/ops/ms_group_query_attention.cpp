@@ -26,6 +26,7 @@
 #include "core/element_storage.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
+#include "opdefs/group_query_attention.h"
 #include "opdefs/ms_attention.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
@@ -53,75 +54,34 @@ enum Input : size_t {
   kHeadSink,
 };
 
-struct Geometry {
-  bool packed = false;  // Q, K and V in query's last axis
-  int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head = 0;
-  int64_t past_buffer = 0, present_len = 0, total = 0;
-};
+using Geometry = GroupQueryAttentionGeometry;
 
+const Shape* shape_of(const OpContext& ctx, size_t i) {
+  return ctx.has_input(i) ? &ctx.input(i).shape() : nullptr;
+}
+const Tensor* optional_input(const OpContext& ctx, size_t i) {
+  return ctx.has_input(i) ? &ctx.input(i) : nullptr;
+}
+
+// The definition's geometry (opdefs/group_query_attention.h), and the element types it leaves
+// to the kernels: one float type for query, key, value and the past.
 Geometry resolve(const OpContext& ctx, const GroupQueryAttentionAttrs& a) {
   const Tensor& query = ctx.input(kQuery);
   attn::require_float(ctx, query, "query");
-  const Shape& qs = query.shape();
-  if (qs.size() != 3) ctx.fail("query must be 3-D [batch, seq, hidden], got " + qs.to_string());
-  Geometry g;
-  g.batch = qs[0];
-  g.seq = qs[1];
-  g.heads = a.num_heads;
-  g.kv_heads = a.kv_num_heads;
-  g.packed = !ctx.has_input(kKey);
-  if (g.packed) {
-    if (ctx.has_input(kValue)) ctx.fail("value is given without key");
-    const int64_t parts = g.heads + 2 * g.kv_heads;
-    if (qs[2] % parts != 0) {
-      ctx.fail("packed query width " + std::to_string(qs[2]) + " is not a multiple of " +
-               "num_heads + 2 * kv_num_heads = " + std::to_string(parts));
-    }
-    g.head = qs[2] / parts;
-  } else {
-    if (!ctx.has_input(kValue)) ctx.fail("key is given without value");
-    if (qs[2] % g.heads != 0) {
-      ctx.fail("query width " + std::to_string(qs[2]) + " is not a multiple of num_heads " +
-               std::to_string(g.heads));
-    }
-    g.head = qs[2] / g.heads;
-    const Shape want{g.batch, g.seq, g.kv_heads * g.head};
+  const Geometry g = resolve_group_query_attention(
+      ctx.node(), a, query.shape(), shape_of(ctx, kKey), shape_of(ctx, kValue),
+      shape_of(ctx, kPastKey), shape_of(ctx, kPastValue), optional_input(ctx, kSeqlensK),
+      optional_input(ctx, kTotalSeqLen));
+  if (!g.packed) {
     for (size_t i : {size_t{kKey}, size_t{kValue}}) {
-      const Tensor& t = ctx.input(i);
-      if (t.dtype() != query.dtype()) ctx.fail("query, key and value must have one element type");
-      if (t.shape() != want) {
-        ctx.fail(std::string(i == kKey ? "key" : "value") + " must have shape " + want.to_string() +
-                 ", got " + t.shape().to_string());
-      }
+      if (ctx.input(i).dtype() != query.dtype())
+        ctx.fail("query, key and value must have one element type");
     }
   }
-  if (ctx.has_input(kPastKey) != ctx.has_input(kPastValue)) {
-    ctx.fail("past_key and past_value must be given together");
+  if (ctx.has_input(kPastKey) && (ctx.input(kPastKey).dtype() != query.dtype() ||
+                                  ctx.input(kPastValue).dtype() != query.dtype())) {
+    ctx.fail("past_key and past_value must have query's element type");
   }
-  if (ctx.has_input(kPastKey)) {
-    const Shape& ps = ctx.input(kPastKey).shape();
-    if (ps.size() != 4 || ps[0] != g.batch || ps[1] != g.kv_heads || ps[3] != g.head ||
-        ctx.input(kPastValue).shape() != ps) {
-      ctx.fail("past_key and past_value must both have shape [" + std::to_string(g.batch) + ", " +
-               std::to_string(g.kv_heads) + ", past, " + std::to_string(g.head) + "], got " +
-               ps.to_string() + " and " + ctx.input(kPastValue).shape().to_string());
-    }
-    if (ctx.input(kPastKey).dtype() != query.dtype() ||
-        ctx.input(kPastValue).dtype() != query.dtype()) {
-      ctx.fail("past_key and past_value must have query's element type");
-    }
-    g.past_buffer = ps[2];
-  }
-  if (!ctx.has_input(kSeqlensK) || !ctx.has_input(kTotalSeqLen)) {
-    ctx.fail("seqlens_k and total_sequence_length are required");
-  }
-  const Tensor& total = ctx.input(kTotalSeqLen);
-  if (total.dtype() != DataType::Int32 || total.element_count() != 1) {
-    ctx.fail("total_sequence_length must be one int32 value, got " + total.to_string(0));
-  }
-  g.total = total.data<int32_t>()[0];
-  if (g.total <= 0) ctx.fail("total_sequence_length must be positive");
-  g.present_len = std::max(g.total, g.past_buffer);
   return g;
 }
 
@@ -130,75 +90,6 @@ struct Lengths {
   const int64_t* valid = nullptr;  // seqlens_k[b] + 1
   const int64_t* past = nullptr;   // keys before the new tokens
 };
-struct ValidTag {};
-struct PastTag {};
-
-Lengths sequence_lengths(const OpContext& ctx, const Geometry& g) {
-  const Tensor& seqlens = ctx.input(kSeqlensK);
-  if (seqlens.dtype() != DataType::Int32 || seqlens.element_count() != g.batch ||
-      seqlens.rank() != 1) {
-    ctx.fail("seqlens_k must be an int32 tensor of shape [" + std::to_string(g.batch) + "], got " +
-             seqlens.to_string(0));
-  }
-  const bool later_prompt = g.seq > 1 && g.seq != g.total;
-  if (later_prompt && g.batch != 1) {
-    ctx.fail("a prompt of " + std::to_string(g.seq) + " tokens after " +
-             "a past (sequence length differs from total_sequence_length " +
-             std::to_string(g.total) + ") needs batch size 1");
-  }
-  const bool first_prompt = !later_prompt && g.seq == g.total;
-  int64_t* valid = scratch<int64_t, ValidTag>(g.batch);
-  int64_t* past = scratch<int64_t, PastTag>(g.batch);
-  for (int64_t b = 0; b < g.batch; ++b) {
-    valid[b] = int64_t{seqlens.data<int32_t>()[b]} + 1;
-    past[b] = first_prompt ? 0 : valid[b] - g.seq;
-    const std::string which =
-        "seqlens_k[" + std::to_string(b) + "] = " + std::to_string(valid[b] - 1);
-    if (valid[b] < 1 || valid[b] > g.total) {
-      ctx.fail(which +
-               " must be in [0, total_sequence_length - 1 = " + std::to_string(g.total - 1) + "]");
-    }
-    if (past[b] < 0) {
-      ctx.fail(which + " counts fewer keys than the " + std::to_string(g.seq) + " new tokens");
-    }
-    if (past[b] > g.past_buffer) {
-      ctx.fail(which + " needs " + std::to_string(past[b]) + " past keys but the past holds " +
-               std::to_string(g.past_buffer));
-    }
-  }
-  return {valid, past};
-}
-
-// The cos/sin cache row of every new token.
-struct RowTag {};
-const int64_t* rotary_rows(const OpContext& ctx, const Geometry& g, const Lengths& len,
-                           int64_t cache_rows) {
-  int64_t* rows = scratch<int64_t, RowTag>(g.batch * g.seq);
-  Shape ids;
-  if (ctx.has_input(kPositionIds)) {
-    const Tensor& p = ctx.input(kPositionIds);
-    if (!copy_int_list(p, ids) || p.shape() != Shape{g.batch, g.seq}) {
-      ctx.fail("position_ids must be an integer tensor of shape [" + std::to_string(g.batch) +
-               ", " + std::to_string(g.seq) + "], got " + p.to_string(0));
-    }
-  }
-  for (int64_t b = 0; b < g.batch; ++b) {
-    for (int64_t s = 0; s < g.seq; ++s) {
-      int64_t row = len.past[b] + s;
-      if (!ids.empty()) {
-        row = ids[b * g.seq + s];
-      } else if (row >= len.valid[b]) {
-        row = 1;  // a padding token of a first prompt
-      }
-      if (row < 0 || row >= cache_rows) {
-        ctx.fail("position " + std::to_string(row) + " is outside the rotary caches' " +
-                 std::to_string(cache_rows) + " rows");
-      }
-      rows[b * g.seq + s] = row;
-    }
-  }
-  return rows;
-}
 
 // Copies `heads` heads starting at feature `first` of each token of `src` (rows of `width`
 // floats) into dst [batch, seq, heads * head], contiguous.
@@ -294,12 +185,7 @@ cpu::MaskView bias_view(const OpContext& ctx, const Geometry& g) {
   const Tensor& bias = ctx.input(kAttentionBias);
   attn::require_float(ctx, bias, "attention_bias");
   const Shape& s = bias.shape();
-  if (s.size() != 4 || (s[0] != 1 && s[0] != g.batch) || (s[1] != 1 && s[1] != g.heads) ||
-      s[2] != g.seq || s[3] != g.total) {
-    ctx.fail("attention_bias must have shape [" + std::to_string(g.batch) + " or 1, " +
-             std::to_string(g.heads) + " or 1, " + std::to_string(g.seq) + ", " +
-             std::to_string(g.total) + "], got " + s.to_string());
-  }
+  check_group_query_attention_bias(ctx.node(), g, s);
   const float* data = attn::as_float(bias, scratch<float, BiasTag>(bias.element_count()));
   return {data, s[0] == 1 ? 0 : s[1] * s[2] * s[3], s[1] == 1 ? 0 : s[2] * s[3], s[3], s[3]};
 }
@@ -312,7 +198,9 @@ void run_group_query_attention(OpContext& ctx, const GroupQueryAttentionAttrs& a
     }
   }
   const Geometry g = resolve(ctx, a);
-  const Lengths len = sequence_lengths(ctx, g);
+  const GroupQuerySequences seqs =
+      resolve_group_query_sequences(ctx.node(), g, ctx.input(kSeqlensK));
+  const Lengths len{seqs.valid.data(), seqs.past.data()};
   const Tensor& query = ctx.input(kQuery);
   const float* qin = attn::as_float(query, scratch<float, InputTag>(query.element_count()));
 
@@ -336,15 +224,13 @@ void run_group_query_attention(OpContext& ctx, const GroupQueryAttentionAttrs& a
     }
     const Tensor &cos = ctx.input(kCosCache), &sin = ctx.input(kSinCache);
     const Shape& cs = cos.shape();
-    if (cs.size() != 2 || sin.shape() != cs || cs[1] * 2 > g.head || cs[1] == 0) {
-      ctx.fail("cos_cache and sin_cache must both be [max_position, rotary_dim / 2] with " +
-               std::string("rotary_dim <= head size ") + std::to_string(g.head) + ", got " +
-               cs.to_string() + " and " + sin.shape().to_string());
-    }
+    check_group_query_rotary_caches(ctx.node(), g, cs, sin.shape());
     if (cos.dtype() != query.dtype() || sin.dtype() != query.dtype()) {
       ctx.fail("cos_cache and sin_cache must have query's element type");
     }
-    const int64_t* rows = rotary_rows(ctx, g, len, cs[0]);
+    const std::vector<int64_t> row_list =
+        group_query_rotary_rows(ctx.node(), g, seqs, optional_input(ctx, kPositionIds), cs[0]);
+    const int64_t* rows = row_list.data();
     const float* cf = attn::as_float(cos, scratch<float, CosTag>(cos.element_count()));
     const float* sf = attn::as_float(sin, scratch<float, SinTag>(sin.element_count()));
     RotaryGeometry rq{true, g.batch, g.heads, g.seq, g.head, cs[1] * 2};

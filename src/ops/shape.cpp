@@ -8,6 +8,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/shape_slice.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
 
@@ -166,20 +167,14 @@ CpuKernel make_unsqueeze(const NodeInfo& info) {
 // --- Shape / Size / Identity -------------------------------------------------------------------
 
 CpuKernel make_shape(const NodeInfo& info) {
-  const int64_t start_attr = info.opset() >= 15 ? info.attr_int("start", 0) : 0;
-  const bool has_end = info.opset() >= 15 && info.has_attr("end");
-  const int64_t end_attr = has_end ? info.attr_int("end", 0) : 0;
+  const ShapeSliceAttrs attrs = parse_shape_slice_attrs(info);
   return [=](OpContext& ctx) {
     const Shape& in = ctx.input(0).shape();
-    const auto rank = static_cast<int64_t>(in.size());
-    // Out-of-range start/end are clamped, not errors (ONNX Shape-15).
-    auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
-    const int64_t start = clamp(start_attr);
-    const int64_t end = has_end ? clamp(end_attr) : rank;
-    const int64_t n = std::max<int64_t>(0, end - start);
+    const ShapeSlice slice = resolve_shape_slice(attrs, static_cast<int64_t>(in.size()));
+    const int64_t n = slice.end - slice.begin;
     Tensor& out = ctx.allocate_output(0, DataType::Int64, Shape{n});
     int64_t* p = out.mutable_data<int64_t>();
-    for (int64_t i = 0; i < n; ++i) p[i] = in[start + i];
+    for (int64_t i = 0; i < n; ++i) p[i] = in[slice.begin + i];
   };
 }
 

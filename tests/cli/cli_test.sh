@@ -78,14 +78,22 @@ fi
 expect_match "inspect gpu summary" "$work/inspect_gpu.txt" "gpu-compute: +[0-9]+/[0-9]+ nodes native"
 
 # inspect names the domain of a node outside ai.onnx, and why a GPU worker runs it on the CPU.
-contrib=$root/tests/contrib/ms_matmul_nbits_4bit/model.onnx
+contrib=$root/tests/contrib/ms_mha/model.onnx
 "$kiln" inspect "$contrib" --backend gpu-compute >"$work/inspect_contrib.txt" 2>&1 ||
   fail "inspect of a com.microsoft model exited with $?"
 expect_match "inspect contrib opsets" "$work/inspect_contrib.txt" "^opsets: .*com.microsoft 1"
 expect_match "inspect contrib node" "$work/inspect_contrib.txt" \
-  "^ +0 +com.microsoft::MatMulNBits .*Y: float32\[3, 8\] +@ cpu \(fallback: no GPU kernel for domain com.microsoft"
+  "^ +0 +com.microsoft::MultiHeadAttention .*output: float32\[2, 3, 16\] +@ cpu \(fallback: no GPU kernel for domain com.microsoft"
 expect_match "inspect contrib op counts" "$work/inspect_contrib.txt" \
-  "nodes per op: com.microsoft::MatMulNBits 1"
+  "nodes per op: com.microsoft::MultiHeadAttention 1"
+# A com.microsoft op with a GPU kernel is placed there when there is a device.
+contrib=$root/tests/contrib/ms_matmul_nbits_4bit/model.onnx
+"$kiln" inspect "$contrib" --backend gpu-compute >"$work/inspect_nbits.txt" 2>&1 ||
+  fail "inspect of a com.microsoft model exited with $?"
+if grep -q "^device: " "$work/inspect_nbits.txt"; then
+  expect_match "inspect contrib gpu node" "$work/inspect_nbits.txt" \
+    "^ +0 +com.microsoft::MatMulNBits .*Y: float32\[3, 8\] +@ gpu-compute$"
+fi
 
 # run: one output printed and written as output_0.pb.
 "$kiln" run "$model" --input "pixels=$sample" --outputs-dir "$work/out" >"$work/run.txt" 2>&1 ||

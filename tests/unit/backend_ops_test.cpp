@@ -1004,6 +1004,335 @@ void add_lstm_cases(std::vector<OpCase>& c) {
     c.push_back(std::move(op));
   }
 }
+// ONNX Runtime's ops of an LLM decoder (com.microsoft) on the GPU-compute backend (the GPU-pixel
+// one leaves them to the CPU), and the shape arithmetic around them.
+OpTest ms_op(const std::string& op) { return OpTest(op, 17, "com.microsoft"); }
+
+Tensor random_bytes(const Shape& shape, unsigned seed) {
+  return random_int<uint8_t>(shape, seed, 0, 255);
+}
+
+// MatMulNBits: every bit width, block sizes 16 to 256, K with and without a partial last block,
+// no / packed / float zero points, a g_idx that permutes the blocks, bias, A of rank 2 and 3
+// (one row: the decode GEMV; 19 rows: several blocks of a workgroup's rows), and weights given
+// at run time rather than as initializers.
+struct NBitsCase {
+  std::string name;
+  int64_t bits = 4, block = 32, K = 64, N = 24;
+  Shape a = {3, 64};
+  enum { kNoZp, kPackedZp, kFloatZp } zp = kNoZp;
+  bool g_idx = false, bias = false, constant_weights = true;
+};
+
+void add_matmul_nbits_cases(std::vector<OpCase>& c) {
+  std::vector<NBitsCase> cases = {
+      {.name = "4bit"},
+      {.name = "4bit_gemv", .a = {1, 1, 64}},
+      {.name = "4bit_packed_zp_bias", .zp = NBitsCase::kPackedZp, .bias = true},
+      {.name = "4bit_float_zp", .zp = NBitsCase::kFloatZp},
+      {.name = "4bit_g_idx_packed_zp", .zp = NBitsCase::kPackedZp, .g_idx = true},
+      {.name = "4bit_g_idx_float_zp_bias", .zp = NBitsCase::kFloatZp, .g_idx = true, .bias = true},
+      {.name = "4bit_block128_tail", .block = 128, .K = 200, .a = {2, 200}},
+      {.name = "4bit_block256_rank3", .block = 256, .K = 300, .a = {2, 2, 300}},
+      {.name = "2bit", .bits = 2, .block = 16},
+      {.name = "2bit_packed_zp_tail",
+       .bits = 2,
+       .block = 16,
+       .K = 72,
+       .a = {3, 72},
+       .zp = NBitsCase::kPackedZp},
+      {.name = "8bit_block64_packed_zp",
+       .bits = 8,
+       .block = 64,
+       .K = 130,
+       .a = {4, 130},
+       .zp = NBitsCase::kPackedZp,
+       .bias = true},
+      {.name = "8bit_float_zp_gemv",
+       .bits = 8,
+       .block = 16,
+       .a = {1, 64},
+       .zp = NBitsCase::kFloatZp},
+      {.name = "4bit_weights_at_run_time",
+       .zp = NBitsCase::kPackedZp,
+       .bias = true,
+       .constant_weights = false},
+      {.name = "4bit_no_rows", .a = {0, 64}},
+      // More rows than one workgroup takes (8), and not a multiple of them.
+      {.name = "4bit_19_rows_packed_zp", .a = {19, 64}, .zp = NBitsCase::kPackedZp, .bias = true},
+  };
+  for (const NBitsCase& n : cases) {
+    OpCase op{
+        "MatMulNBits_" + n.name,
+        [n] {
+          const int64_t blocks = (n.K + n.block - 1) / n.block;
+          const int64_t blob = n.block * n.bits / 8;
+          OpTest t = ms_op("MatMulNBits");
+          t.input(random_f32(n.a, 230))
+              .input(random_bytes({n.N, blocks, blob}, 231))
+              .input(random_f32({n.N * blocks}, 232, 0.01f, 0.1f));
+          if (n.zp == NBitsCase::kPackedZp) {
+            t.input(random_bytes({n.N, (blocks * n.bits + 7) / 8}, 233));
+          } else if (n.zp == NBitsCase::kFloatZp) {
+            t.input(random_f32({n.N * blocks}, 233, 0.0f, float(1 << n.bits)));
+          } else {
+            t.input(Tensor());
+          }
+          if (n.g_idx) {
+            // Block b of the quantization holds the columns of block blocks - 1 - b.
+            std::vector<int32_t> g;
+            for (int64_t k = 0; k < n.K; ++k)
+              g.push_back(static_cast<int32_t>(blocks - 1 - k / n.block));
+            t.input(Tensor::from_data<int32_t>({n.K}, g)).constant_input(4);
+          } else {
+            t.input(Tensor());
+          }
+          t.input(n.bias ? random_f32({n.N}, 234) : Tensor());
+          if (n.constant_weights) {
+            t.constant_input(1).constant_input(2);
+            if (n.zp != NBitsCase::kNoZp) t.constant_input(3);
+          }
+          return t.attr("K", n.K).attr("N", n.N).attr("bits", n.bits).attr("block_size", n.block);
+        },
+        1e-4, 1e-4};
+    op.on_pixel = false;
+    c.push_back(op);
+  }
+}
+
+// GatherBlockQuantized: 2, 4 and 8 bits, zero points or not, int32 and int64 indices (negative
+// ones count from the end), a rank-3 table, float16 scales (the output rounded to float16 as
+// on the CPU, compared bit for bit).
+void add_gather_block_quantized_cases(std::vector<OpCase>& c) {
+  struct GbqCase {
+    std::string name;
+    int64_t bits = 4, block = 16;
+    Shape data = {10, 16};  // packed bytes in the last axis
+    bool zp = false, int32_indices = false, float16 = false;
+  };
+  const std::vector<GbqCase> cases = {
+      {.name = "4bit"},
+      {.name = "4bit_zp_int32", .zp = true, .int32_indices = true},
+      {.name = "8bit_zp_block32", .bits = 8, .block = 32, .data = {10, 48}, .zp = true},
+      {.name = "2bit_tail", .bits = 2, .block = 16, .data = {10, 9}},
+      {.name = "4bit_rank3_zp", .data = {10, 3, 16}, .zp = true},
+      {.name = "4bit_float16_scales", .block = 32, .float16 = true},
+  };
+  for (const GbqCase& g : cases) {
+    OpCase op{"GatherBlockQuantized_" + g.name, [g] {
+                const int64_t per = 8 / g.bits, cols = g.data.back() * per;
+                const int64_t blocks = (cols + g.block - 1) / g.block;
+                Shape scales_shape = g.data;
+                scales_shape.back() = blocks;
+                Tensor scales = random_f32(scales_shape, 241, 0.01f, 0.5f);
+                if (g.float16) {
+                  Tensor h = Tensor::zeros(DataType::Float16, scales_shape);
+                  for (int64_t i = 0; i < h.element_count(); ++i)
+                    h.mutable_data<Float16>()[i] = Float16(scales.data<float>()[i]);
+                  scales = h;
+                }
+                const std::vector<int64_t> rows = {3, 0, -1, 9, 3, -10};
+                Tensor indices = g.int32_indices
+                                     ? Tensor::from_data<int32_t>({2, 3}, {3, 0, -1, 9, 3, -10})
+                                     : Tensor::from_data<int64_t>({2, 3}, rows);
+                OpTest t = ms_op("GatherBlockQuantized");
+                t.input(random_bytes(g.data, 240)).input(indices).input(scales);
+                if (g.zp) {
+                  Shape zp_shape = g.data;
+                  zp_shape.back() = (blocks + per - 1) / per;
+                  t.input(random_bytes(zp_shape, 242)).constant_input(3);
+                }
+                return t.constant_input(0)
+                    .constant_input(2)
+                    .attr("bits", g.bits)
+                    .attr("block_size", g.block)
+                    .attr("quantize_axis", static_cast<int64_t>(g.data.size()) - 1);
+              }};
+    op.on_pixel = false;
+    c.push_back(op);
+  }
+}
+
+// GroupQueryAttention: a first prompt (with padded sequences), decode steps over a past that
+// grows and over the shared buffer (a past as long as the present), a later prompt chunk,
+// packed and separate Q, K, V, rotary embedding interleaved or not (a partial rotary width,
+// position_ids), a local window, softcap, scale, attention_bias, non-causal, and presents left
+// out. Present keys of 70 rows span several strides of the shader's key loop.
+struct GqaCase {
+  std::string name;
+  int64_t batch = 2, seq = 3, heads = 4, kv_heads = 2, head = 8;
+  int64_t past = 0;              // rows of past_key / past_value (0: none)
+  std::vector<int32_t> seqlens;  // empty: every sequence's keys are past + seq
+  int32_t total = 0;             // 0: past + seq
+  bool packed = false, rotary = false, interleaved = false, position_ids = false;
+  int64_t rotary_half = 0;  // cache width (0: head / 2)
+  int64_t window = -1;
+  float softcap = 0, scale = 0;
+  bool causal = true, bias = false, presents = true;
+  bool float16 = false;  // every float operand float16 (the kernel computes in float32)
+};
+
+void add_group_query_attention_cases(std::vector<OpCase>& c) {
+  const std::vector<GqaCase> cases = {
+      {.name = "prompt"},
+      {.name = "prompt_padded", .seq = 5, .seqlens = {4, 2}},
+      {.name = "prompt_packed_rotary", .packed = true, .rotary = true},
+      {.name = "prompt_rotary_interleaved_partial",
+       .rotary = true,
+       .interleaved = true,
+       .rotary_half = 2},
+      {.name = "decode", .seq = 1, .past = 5},
+      {.name = "decode_packed_rotary_long",
+       .batch = 1,
+       .seq = 1,
+       .past = 69,
+       .packed = true,
+       .rotary = true},
+      {.name = "decode_shared_buffer",
+       .seq = 1,
+       .past = 8,
+       .seqlens = {5, 3},
+       .total = 6,
+       .rotary = true},
+      {.name = "decode_window", .seq = 1, .past = 9, .window = 4},
+      {.name = "later_prompt_window_rotary",
+       .batch = 1,
+       .seq = 3,
+       .past = 4,
+       .rotary = true,
+       .window = 3},
+      {.name = "softcap_scale", .seq = 4, .softcap = 2.0f, .scale = 0.3f},
+      {.name = "non_causal", .seq = 4, .causal = false},
+      {.name = "attention_bias_mha",
+       .batch = 1,
+       .seq = 2,
+       .heads = 2,
+       .kv_heads = 2,
+       .past = 3,
+       .bias = true},
+      {.name = "decode_attention_bias", .seq = 1, .past = 4, .bias = true},
+      {.name = "position_ids", .seq = 1, .past = 3, .rotary = true, .position_ids = true},
+      {.name = "no_presents", .batch = 1, .seq = 2, .past = 3, .presents = false},
+      {.name = "float16_packed_rotary_decode",
+       .seq = 1,
+       .past = 4,
+       .packed = true,
+       .rotary = true,
+       .float16 = true},
+  };
+  for (const GqaCase& g : cases) {
+    OpCase op{"GroupQueryAttention_" + g.name,
+              [g] {
+                const int64_t hidden = g.heads * g.head, kv_hidden = g.kv_heads * g.head;
+                const int32_t total = g.total ? g.total : static_cast<int32_t>(g.past + g.seq);
+                std::vector<int32_t> seqlens = g.seqlens;
+                if (seqlens.empty()) seqlens.assign(static_cast<size_t>(g.batch), total - 1);
+                // Float operands, float16 when the case asks for it.
+                auto fl = [&g](const Shape& shape, unsigned seed, float lo = -2.0f,
+                               float hi = 2.0f) {
+                  const Tensor f = random_f32(shape, seed, lo, hi);
+                  if (!g.float16) return f;
+                  Tensor h = Tensor::zeros(DataType::Float16, shape);
+                  for (int64_t i = 0; i < h.element_count(); ++i)
+                    h.mutable_data<Float16>()[i] = Float16(f.data<float>()[i]);
+                  return h;
+                };
+                OpTest t = ms_op("GroupQueryAttention");
+                if (g.packed) {
+                  t.input(fl({g.batch, g.seq, hidden + 2 * kv_hidden}, 250))
+                      .input(Tensor())
+                      .input(Tensor());
+                } else {
+                  t.input(fl({g.batch, g.seq, hidden}, 250))
+                      .input(fl({g.batch, g.seq, kv_hidden}, 251))
+                      .input(fl({g.batch, g.seq, kv_hidden}, 252));
+                }
+                if (g.past > 0) {
+                  t.input(fl({g.batch, g.kv_heads, g.past, g.head}, 253))
+                      .input(fl({g.batch, g.kv_heads, g.past, g.head}, 254));
+                } else {
+                  t.input(Tensor()).input(Tensor());
+                }
+                t.input(Tensor::from_data<int32_t>({g.batch}, seqlens))
+                    .input(Tensor::from_data<int32_t>({1}, {total}));
+                if (g.rotary || g.position_ids || g.bias) {
+                  const int64_t half = g.rotary_half ? g.rotary_half : g.head / 2;
+                  if (g.rotary) {
+                    t.input(fl({80, half}, 255, -1.0f, 1.0f))
+                        .input(fl({80, half}, 256, -1.0f, 1.0f))
+                        .constant_input(7)
+                        .constant_input(8);
+                  } else {
+                    t.input(Tensor()).input(Tensor());
+                  }
+                  if (g.position_ids) {
+                    std::vector<int64_t> ids;
+                    for (int64_t i = 0; i < g.batch * g.seq; ++i) ids.push_back((7 + 33 * i) % 80);
+                    t.input(Tensor::from_data<int64_t>({g.batch, g.seq}, ids));
+                  } else {
+                    t.input(Tensor());
+                  }
+                  if (g.bias) t.input(fl({1, g.heads, g.seq, total}, 257));
+                }
+                t.attr("num_heads", g.heads).attr("kv_num_heads", g.kv_heads);
+                if (g.rotary) t.attr("do_rotary", int64_t{1});
+                if (g.interleaved) t.attr("rotary_interleaved", int64_t{1});
+                if (g.window > 0) t.attr("local_window_size", g.window);
+                if (g.softcap != 0) t.attr("softcap", g.softcap);
+                if (g.scale != 0) t.attr("scale", g.scale);
+                if (!g.causal) t.attr("causal", int64_t{0});
+                if (g.presents) t.outputs(3);
+                return t;
+              },
+              g.float16 ? 4e-3 : 1e-4, g.float16 ? 1e-3 : 1e-5};
+    op.on_pixel = false;
+    c.push_back(op);
+  }
+}
+
+// Shape (start / end), Size, and the integer reductions that compute sequence lengths from an
+// attention mask. Int64 values differ above 32 bits, so a reduction that dropped the high words
+// would fail.
+void add_shape_arithmetic_cases(std::vector<OpCase>& c) {
+  const std::vector<std::pair<int64_t, std::optional<int64_t>>> slices = {
+      {0, std::nullopt}, {1, std::nullopt}, {-2, -1}, {3, 1}, {-9, 9}};
+  for (const auto& [start, end] : slices) {
+    c.push_back({"Shape_start" + std::to_string(start) +
+                     (end ? "_end" + std::to_string(*end) : std::string()),
+                 [start = start, end = end] {
+                   OpTest t("Shape", 21);
+                   t.input(random_f32({2, 3, 0, 5}, 260)).attr("start", start);
+                   if (end) t.attr("end", *end);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+  }
+  c.push_back({"Size", [] {
+                 return OpTest("Size").input(few_values(DataType::Int64, {3, 4}, 261));
+               }});
+  c.back().on_pixel = false;
+  for (const char* op : {"ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin"}) {
+    for (DataType dt : {DataType::Int32, DataType::Int64}) {
+      for (int64_t keepdims : {0, 1}) {
+        c.push_back({std::string(op) + "_" + std::string(dtype_name(dt)) + "_keep" +
+                         std::to_string(keepdims),
+                     [op, dt, keepdims] {
+                       return OpTest(op, 18)
+                           .input(few_values(dt, {3, 4, 5}, 262))
+                           .input(i64({2}, {0, 2}))
+                           .constant_input(1)
+                           .attr("keepdims", keepdims);
+                     }});
+        c.back().on_pixel = false;
+      }
+    }
+    c.push_back({std::string(op) + "_int64_all", [op] {
+                   return OpTest(op, 18).input(few_values(DataType::Int64, {40, 3}, 263));
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
 std::vector<OpCase> make_cases() {
   std::vector<OpCase> c;
   // Element-wise binary with broadcasting.
@@ -1898,6 +2227,10 @@ std::vector<OpCase> make_cases() {
   add_one_hot_cases(c);
   add_gather_nd_cases(c);
   add_bitwise_cases(c);
+  add_matmul_nbits_cases(c);
+  add_gather_block_quantized_cases(c);
+  add_group_query_attention_cases(c);
+  add_shape_arithmetic_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});
@@ -1977,8 +2310,16 @@ TEST_P(BackendOps, MatchesTheCpuAndRunsNatively) {
   for (size_t k = 0; k < expected.size(); ++k) {
     ASSERT_EQ(actual[k].dtype(), expected[k].dtype());
     ASSERT_EQ(actual[k].shape(), expected[k].shape());
-    if (expected[k].dtype() == DataType::Float32) {
-      const auto a = actual[k].to_vector<float>(), e = expected[k].to_vector<float>();
+    if (expected[k].dtype() == DataType::Float32 || expected[k].dtype() == DataType::Float16) {
+      // float16 results compare as values: a kernel that sums in another order may round
+      // the float32 result to the neighbouring float16.
+      auto floats = [](const Tensor& t) {
+        if (t.dtype() == DataType::Float32) return t.to_vector<float>();
+        std::vector<float> v;
+        for (Float16 h : t.to_vector<Float16>()) v.push_back(static_cast<float>(h));
+        return v;
+      };
+      const auto a = floats(actual[k]), e = floats(expected[k]);
       for (size_t i = 0; i < e.size(); ++i) {
         ASSERT_TRUE(value_matches(a[i], e[i], op.atol, op.rtol))
             << "element " << i << " is " << a[i] << ", expected " << e[i];

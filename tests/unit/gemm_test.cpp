@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -517,9 +518,50 @@ TEST(Gemm, PackedAEveryTargetAndThreadCount) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// B written by the caller straight into the panel layout (sgemm_packed_ab, what MatMulNBits'
+// dequantization does) with a pre-packed A, on every target: a last panel narrower than the
+// others (N = 37, 70) or a single narrow one (N = 5, which must not take the dot-product path
+// that reads A unpacked), K blocks, with a row bias, beta and a clip; then on the shared pool.
+TEST(Gemm, PackedABEveryTargetAndThreadCount) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    uint32_t seed = 800;
+    for (auto [m, n, k, pad] : std::vector<std::array<int64_t, 4>>{
+             {1, 1, 1, 0}, {23, 37, 9, 2}, {31, 70, 1030, 0}, {15, 5, 300, 1}, {45, 130, 40, 3}}) {
+      const Case cs = row_bias_clip_case(m, n, k, pad);
+      Operands ops(cs, seed++);
+      const int64_t columns = gemm_panel_columns();
+      std::vector<float> panels(static_cast<size_t>(gemm_panels_floats(k, n)), kNaN);
+      for (int64_t j = 0; j * columns < n; ++j) {
+        const int64_t width = gemm_panel_width(j, n);
+        ASSERT_GE(width, std::min(columns, n - j * columns));
+        for (int64_t kk = 0; kk < k; ++kk) {
+          for (int64_t c = 0; c < width; ++c) {
+            const int64_t col = j * columns + c;
+            panels[static_cast<size_t>(j * k * columns + kk * width + c)] =
+                col < n ? ops.b[static_cast<size_t>(kk * ops.ldb + col)] : 0.0f;
+          }
+        }
+      }
+      const PackedA packed = pack_a(m, k, ops.a.data(), ops.lda);
+      Operands pooled = ops;
+      run_single_threaded([&] {  // cs.n: clang 14 captures no structured binding
+        sgemm_packed_ab(packed, panels.data(), cs.n, ops.c.data(), ops.ldc, with_bias(cs.ep, ops));
+      });
+      expect_matches_reference(cs, ops);
+      sgemm_packed_ab(packed, panels.data(), n, pooled.c.data(), pooled.ldc,
+                      with_bias(cs.ep, pooled));
+      EXPECT_EQ(ops.c, pooled.c) << describe(cs);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 TEST(Gemm, PackedAForAnotherTargetOrNeverPackedRejected) {
   std::vector<float> b(64 * 64, 1.0f), c(64 * 64);
   EXPECT_THROW(sgemm_packed_a(PackedA{}, 64, b.data(), 64, c.data(), 64), kiln::Error);
+  EXPECT_THROW(sgemm_packed_ab(PackedA{}, b.data(), 64, c.data(), 64), kiln::Error);
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   if (targets.size() < 2 || targets.back() != HWY_SCALAR) GTEST_SKIP() << "no scalar fallback";
   hwy::SetSupportedTargetsForTest(targets.front());

@@ -2,7 +2,10 @@
 // this backend does, with the validation layer silent throughout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,6 +13,7 @@
 #include "device_worker_fixture.h"
 #include "gpu_compute_fixture.h"
 #include "graph_builder.h"
+#include "kernels/device_backend.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -103,6 +107,63 @@ TEST_F(GpuComputeWorker, IndependentDispatchesShareOneBarrier) {
   const Tensor expected = cpu.peek_output("y").readback_and_clone();
   const auto got = y.to_vector<float>(), want = expected.to_vector<float>();
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-6f) << i;
+}
+
+// The decoder of examples/data/tokengen (ONNX Runtime's generative-AI export shape: a
+// GatherBlockQuantized embedding, MatMulNBits projections, GroupQueryAttention with rotary
+// caches, sequence lengths computed from the attention mask) runs with every node on the GPU
+// and no run-time fallback, a prompt and then decode steps over the growing caches the previous
+// step returned, and its logits and caches match the CPU's.
+TEST_F(GpuComputeWorker, DecoderRunsNativelyAndMatchesTheCpu) {
+  const Model model = load_model(KILN_SOURCE_DIR "/examples/data/tokengen/decoder.onnx");
+  Worker gpu(model, Backend::GpuCompute, WorkerOptions{.strict = true});
+  for (const NodePlacement& p : gpu.placements()) {
+    EXPECT_EQ(p.backend, Backend::GpuCompute) << p.op_type << ": " << p.fallback_reason;
+  }
+  Worker cpu(model, Backend::Cpu);
+  const std::vector<std::string> outputs = {"logits", "present.0.key", "present.0.value",
+                                            "present.1.key", "present.1.value"};
+  // (NamedTensor refers to its name: the names outlive every feed.)
+  const std::vector<std::string> past_names = {"past_key_values.0.key", "past_key_values.0.value",
+                                               "past_key_values.1.key", "past_key_values.1.value"};
+  std::vector<Tensor> gpu_past(4), cpu_past(4);
+  for (Tensor& t : cpu_past) t = Tensor::zeros(DataType::Float32, {1, 2, 0, 16});
+  gpu_past = cpu_past;
+  std::vector<int64_t> input = {17, 900, 3, 250, 41}, tokens = input;
+  const RunTimeFallbacks before = run_time_fallbacks();
+  for (int step = 0; step < 3; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const auto n = static_cast<int64_t>(input.size()), total = static_cast<int64_t>(tokens.size());
+    auto feed = [&](const std::vector<Tensor>& past) {
+      std::vector<NamedTensor> f{
+          {"input_ids", Tensor::from_data<int64_t>({1, n}, input)},
+          {"attention_mask",
+           Tensor::from_data<int64_t>({1, total}, std::vector<int64_t>(total, 1))}};
+      for (size_t i = 0; i < past.size(); ++i) f.push_back({past_names[i], past[i]});
+      return f;
+    };
+    gpu.schedule(std::span<const NamedTensor>(feed(gpu_past)));
+    cpu.schedule(std::span<const NamedTensor>(feed(cpu_past)));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const Tensor got = gpu.peek_output(outputs[k]).readback_and_clone();
+      const Tensor want = cpu.peek_output(outputs[k]).readback_and_clone();
+      ASSERT_EQ(got.shape(), want.shape()) << outputs[k];
+      const auto g = got.to_vector<float>(), w = want.to_vector<float>();
+      for (size_t i = 0; i < w.size(); ++i)
+        ASSERT_NEAR(g[i], w[i], 1e-4 + 1e-4 * std::abs(w[i])) << outputs[k] << " element " << i;
+      if (k > 0) {
+        gpu_past[k - 1] = gpu.take_output(outputs[k]);  // stays on the device
+        cpu_past[k - 1] = cpu.take_output(outputs[k]);
+      }
+    }
+    const Tensor logits = cpu.peek_output("logits").readback_and_clone();
+    const int64_t vocab = logits.shape().back();
+    const float* last = logits.data<float>() + (n - 1) * vocab;
+    const int64_t next = std::max_element(last, last + vocab) - last;
+    input = {next};
+    tokens.push_back(next);
+  }
+  EXPECT_EQ(run_time_fallbacks().count, before.count) << run_time_fallbacks().last_reason;
 }
 
 }  // namespace

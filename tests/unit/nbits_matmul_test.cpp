@@ -9,6 +9,7 @@
 // (those give errors of the order of the terms themselves).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -19,7 +20,9 @@
 
 #include "backends/cpu/nbits_matmul.h"
 #include "hwy/targets.h"
+#include "core/thread_pool.h"
 #include "random_data.h"
+#include "run_as_job.h"
 
 namespace kiln::cpu {
 namespace {
@@ -144,6 +147,96 @@ TEST(NBitsMatmul, EveryTargetAndSeveralTiles) {
     }
   }
   hwy::SetSupportedTargetsForTest(0);
+}
+
+// The int8 arithmetic (accuracy_level 4) against a double-precision reference that quantizes A
+// per block as nbits_quantize_block defines and multiplies the integers exactly: the kernel's
+// integer sums are exact, so only the float scaling and summing of per-lane results differ,
+// within the same bound as the float path's. Every target (those without the int8 kernel compute
+// in float32, which must then meet the float reference), blocks 16 to 256, K tails, every
+// zero-point form, rows of A 1 to 5, N with a tail of single rows. Bits 2 and 8 take float32.
+void check_int8(const Weight& r, int64_t M, uint32_t seed, bool int8_kernel) {
+  const NBitsWeight& w = r.w;
+  auto a = uniform_floats(M * w.K, seed, -1.0f, 1.0f);
+  if (M > 1) std::fill_n(a.begin() + w.K, std::min<int64_t>(w.block_size, w.K), 0.0f);  // amax 0
+  const auto bias = uniform_floats(w.N, seed + 1, -1.0f, 1.0f);
+  std::vector<float> y(static_cast<size_t>(M * w.N), std::nanf(""));
+  nbits_matmul_path(w, M, a.data(), bias.data(), y.data(), true,
+                    NBitsArithmetic::kInt8Activations);
+  const int64_t blocks = w.k_blocks();
+  std::vector<int8_t> qa(static_cast<size_t>(w.K));
+  std::vector<float> a_scales(static_cast<size_t>(blocks));
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t k0 = b * w.block_size;
+      a_scales[b] = nbits_quantize_block(a.data() + m * w.K + k0,
+                                         std::min(w.block_size, w.K - k0), qa.data() + k0);
+    }
+    for (int64_t n = 0; n < w.N; ++n) {
+      double want = bias[n], magnitude = std::fabs(bias[n]);
+      for (int64_t k = 0; k < w.K; ++k) {
+        const int64_t b = k / w.block_size;
+        const double s = r.scales[n * blocks + b], z = r.zp[n * blocks + b];
+        const double q = r.q[n * w.K + k];
+        const double x = int8_kernel ? qa[k] * static_cast<double>(a_scales[b]) : a[m * w.K + k];
+        want += x * (q - z) * s;
+        magnitude += std::fabs(x) * (q + z) * s;
+      }
+      const double tolerance = static_cast<double>(w.K + 8) * FLT_EPSILON * magnitude;
+      ASSERT_NEAR(y[m * w.N + n], want, tolerance) << "m " << m << " n " << n;
+    }
+  }
+}
+
+TEST(NBitsMatmul, Int8ActivationsEveryTarget) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    const bool x86_int8 = target == HWY_AVX2 || target <= HWY_AVX3;
+    uint32_t seed = 1300;
+    for (int64_t bits : {2, 4, 8}) {
+      for (int64_t block : {16, 32, 64, 128, 256}) {
+        for (int64_t K : {block, 3 * block - 8, 4 * block + 16}) {
+          for (Zp zp : {Zp::kDefault, Zp::kPacked, Zp::kFloat}) {
+            const Weight r = make_weight(9, K, bits, block, zp, ++seed);
+            for (int64_t M : {1, 2, 3, 5}) {
+              SCOPED_TRACE(describe(r.w, M, true, zp));
+              check_int8(r, M, ++seed, x86_int8 && bits == 4);
+            }
+          }
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// Both paths, the GEMV in both arithmetics, as a job of a 4-thread pool, with enough weight rows
+// to be split over the threads (GEMV ranges of 64 rows at K = 4072), against the same call as a
+// job of a 1-thread pool: the same bits (each output sums in an order that depends on the
+// shapes only), and the reference's values.
+TEST(NBitsMatmul, SameBitsOverThreads) {
+  const Weight r = make_weight(301, 4096 - 24, 4, 32, Zp::kPacked, 77);
+  ThreadPool four(4), one(1);
+  for (NBitsArithmetic arithmetic :
+       {NBitsArithmetic::kFloat32, NBitsArithmetic::kInt8Activations}) {
+    for (auto [M, gemv] : {std::pair{int64_t{1}, true}, std::pair{int64_t{4}, true},
+                           std::pair{int64_t{9}, false}}) {
+      const auto a = uniform_floats(M * r.w.K, 78, -1.0f, 1.0f);
+      std::vector<float> pooled(static_cast<size_t>(M * r.w.N)), single(pooled.size());
+      const int64_t rows = M;  // clang 14 captures no structured binding
+      const bool use_gemv = gemv;
+      kiln::testing::run_as_job(four, [&] {
+        nbits_matmul_path(r.w, rows, a.data(), nullptr, pooled.data(), use_gemv, arithmetic);
+      });
+      kiln::testing::run_as_job(one, [&] {
+        nbits_matmul_path(r.w, rows, a.data(), nullptr, single.data(), use_gemv, arithmetic);
+      });
+      EXPECT_EQ(pooled, single) << "M " << M;
+    }
+  }
+  kiln::testing::run_as_job(four, [&] { check(r, 4, true, true, 79); });
+  kiln::testing::run_as_job(four, [&] { check(r, 20, false, true, 80); });
 }
 
 // nbits_matmul picks the path by the rows of A; both give the reference's values.

@@ -45,6 +45,18 @@ void gemm_run_packed_a(const gemm_detail::Problem& p, const float* b, int64_t ld
   gemm::gemm_with_packed_a(p, b, ldb);
 }
 
+int64_t gemm_panel_width_of(int64_t panel, int64_t n) { return gemm::panel_width(panel, n); }
+
+// Both operands packed: always the tiled path (the dot-product path for narrow B reads A as it
+// is, which a packed A is not).
+void gemm_run_packed_ab(const gemm_detail::Problem& p, const float* panels) {
+  gemm::BInput in;
+  in.packed = panels;
+  gemm::run_parts(p, in,
+                  gemm_detail::plan_parts(p.m, p.n, p.k, gemm::kMR, gemm::kNR,
+                                          gemm_detail::available_threads()));
+}
+
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -60,6 +72,8 @@ HWY_EXPORT(gemm_panel_rows);
 HWY_EXPORT(gemm_packed_a_floats);
 HWY_EXPORT(gemm_pack_a);
 HWY_EXPORT(gemm_run_packed_a);
+HWY_EXPORT(gemm_panel_width_of);
+HWY_EXPORT(gemm_run_packed_ab);
 
 namespace {
 
@@ -202,25 +216,31 @@ void sgemm_packed(bool trans_a, int64_t M, const float* A, int64_t lda, const Pa
 }
 
 PackedA pack_a(int64_t M, int64_t K, const float* A, int64_t lda) {
-  check_dims(M, 0, K);
   PackedA packed;
-  packed.m_ = M;
-  packed.k_ = K;
-  packed.panel_rows_ = HWY_DYNAMIC_DISPATCH(gemm_panel_rows)();
+  pack_a(M, K, A, lda, packed);
+  return packed;
+}
+
+void pack_a(int64_t M, int64_t K, const float* A, int64_t lda, PackedA& out) {
+  check_dims(M, 0, K);
+  out.m_ = M;
+  out.k_ = K;
+  out.panel_rows_ = HWY_DYNAMIC_DISPATCH(gemm_panel_rows)();
   const size_t floats = static_cast<size_t>(HWY_DYNAMIC_DISPATCH(gemm_packed_a_floats)(M, K));
-  // Zeroed (a host block is): the rows past M in the last panel are never read, but defined.
-  packed.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
-  std::fill(packed.data_.get(), packed.data_.get() + floats, 0.0f);
-  packed.capacity_ = std::max<size_t>(floats, 1);
-  if (M == 0 || K == 0) return packed;
+  if (floats > out.capacity_ || out.data_ == nullptr) {
+    out.data_ = allocate_host_array<float>(std::max<size_t>(floats, 1));
+    out.capacity_ = std::max<size_t>(floats, 1);
+  }
+  // Zeroed: the rows past M in the last panel are never read, but defined.
+  std::fill(out.data_.get(), out.data_.get() + floats, 0.0f);
+  if (M == 0 || K == 0) return;
   check_ld("lda", lda, K);
   gemm_detail::Problem p;
   p.m = M;
   p.k = K;
   p.a = A;
   p.lda = lda;
-  HWY_DYNAMIC_DISPATCH(gemm_pack_a)(p, packed.data_.get());
-  return packed;
+  HWY_DYNAMIC_DISPATCH(gemm_pack_a)(p, out.data_.get());
 }
 
 void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, float* C, int64_t ldc,
@@ -238,6 +258,31 @@ void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, fl
   check_ld("ldb", ldb, N);
   p.packed_a = a.data_.get();
   HWY_DYNAMIC_DISPATCH(gemm_run_packed_a)(p, B, ldb);
+}
+
+int64_t gemm_panel_width(int64_t panel, int64_t N) {
+  return HWY_DYNAMIC_DISPATCH(gemm_panel_width_of)(panel, N);
+}
+
+int64_t gemm_panels_floats(int64_t K, int64_t N) {
+  check_dims(0, N, K);
+  return HWY_DYNAMIC_DISPATCH(gemm_packed_floats)(K, N);
+}
+
+void sgemm_packed_ab(const PackedA& a, const float* b_panels, int64_t N, float* C, int64_t ldc,
+                     const GemmEpilogue& epilogue) {
+  if (a.empty()) throw Error("sgemm_packed_ab: A was never packed");
+  if (a.panel_rows_ != HWY_DYNAMIC_DISPATCH(gemm_panel_rows)()) {
+    throw Error("sgemm_packed_ab: A was packed for a different SIMD target");
+  }
+  gemm_detail::Problem p;
+  // `a` stands in for A in the checks; the parts read only the packed panels.
+  if (!prepare(false, a.m_, N, a.k_, a.data_.get(), std::max<int64_t>(a.k_, 1), C, ldc, epilogue,
+               p)) {
+    return;
+  }
+  p.packed_a = a.data_.get();
+  HWY_DYNAMIC_DISPATCH(gemm_run_packed_ab)(p, b_panels);
 }
 
 }  // namespace kiln::cpu

@@ -105,9 +105,11 @@ class PackedA {
   size_t size_bytes() const { return capacity_ * sizeof(float); }
 
  private:
-  friend PackedA pack_a(int64_t, int64_t, const float*, int64_t);
+  friend void pack_a(int64_t, int64_t, const float*, int64_t, PackedA&);
   friend void sgemm_packed_a(const PackedA&, int64_t, const float*, int64_t, float*, int64_t,
                              const GemmEpilogue&);
+  friend void sgemm_packed_ab(const PackedA&, const float*, int64_t, float*, int64_t,
+                              const GemmEpilogue&);
 
   int64_t m_ = 0;
   int64_t k_ = 0;
@@ -116,11 +118,27 @@ class PackedA {
   HostArray<float> data_;
 };
 
+// The overload taking `out` reuses its storage when it is large enough, so packing a
+// same-sized A on every call (MatMulNBits' activations) does not allocate.
 PackedA pack_a(int64_t M, int64_t K, const float* A, int64_t lda);
+void pack_a(int64_t M, int64_t K, const float* A, int64_t lda, PackedA& out);
 
 // C = epilogue(A * B) with a packed A (M x K) and B (K x N) as it is, rows ldb apart.
 void sgemm_packed_a(const PackedA& a, int64_t N, const float* B, int64_t ldb, float* C, int64_t ldc,
                     const GemmEpilogue& epilogue = {});
+
+// B as column panels that the caller writes in place, laid out as PackedB holds them: for an
+// operand made afresh on every call (a weight dequantized on the fly), writing its values
+// straight into the panels saves pack_b's pass over it. Panel j holds columns
+// [j * gemm_panel_columns(), ...) of B (K x N) as K rows of gemm_panel_width(j, N) floats, one
+// after the other; columns past N are zero. Panel j starts j * K * gemm_panel_columns() floats
+// in. Like PackedB, the layout belongs to the SIMD target dispatched to.
+int64_t gemm_panel_width(int64_t panel, int64_t N);
+int64_t gemm_panels_floats(int64_t K, int64_t N);
+
+// C = epilogue(A * B) with a packed A (M x K) and B (K x N) as such panels.
+void sgemm_packed_ab(const PackedA& a, const float* b_panels, int64_t N, float* C, int64_t ldc,
+                     const GemmEpilogue& epilogue = {});
 
 // Packs op(B) (K x N). The overload taking `out` reuses its storage when it is large enough,
 // so repacking a same-sized operand every run (e.g. an im2col buffer) does not allocate.

@@ -1,7 +1,30 @@
+// MatMulNBits' entry point and its GEMM path (many rows of A; the GEMV path is nbits_gemv.cpp).
+//
+// The GEMM path dequantizes the weight a tile of columns at a time straight into the column
+// panels kiln's GEMM kernel streams (gemm.h's sgemm_packed_ab), with A packed once per call:
+// each weight value is then written once, as the float the kernel reads, where dequantizing
+// into a plain matrix and letting the GEMM pack it cost a second pass over every value (and
+// a repacking of A per tile). A tile's panels (about 2 MiB) stay in cache between being written
+// and being read. Caching the dequantized panels across calls would save the dequantization
+// too, but take 32 / bits times the weight's memory, which is what keeping the weight packed
+// avoids.
+//
+// A panel holds, per k, the values of gemm_panel_columns() consecutive weight rows, so writing
+// it is a transpose: it is done on the packed bytes, 8 / bits values at a time, before they
+// are unpacked. Per group of L rows (L the vector length), the 32-bit words of the rows are
+// interleaved (word w of row j goes to lane j of vector w); field s of vector w is then value
+// w * 32 / bits + s of each of the L rows: L consecutive columns of panel row k, scaled and
+// shifted by their blocks' scales and zero points (also interleaved) in one FMA.
 #include "backends/cpu/nbits_matmul.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/nbits_gemv.h"
+#include "core/thread_pool.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/nbits_matmul.cpp"
@@ -14,298 +37,185 @@ namespace kiln::cpu::HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-int64_t nbits_vector_lanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+namespace {
 
-// One row's zero points: per block, packed `kBits`-bit values, floats, or the default.
-struct RowZeroPoints {
-  const uint8_t* packed = nullptr;
-  const float* floats = nullptr;
-  float fixed = 0.0f;
-};
+using DF = hn::ScalableTag<float>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
 
-RowZeroPoints row_zero_points(const NBitsWeight& w, int64_t n) {
-  RowZeroPoints z;
+// Row n's zero points as floats, one per block, into `out` (kBits a constant: no division).
+template <int kBits>
+void row_zero_points(const NBitsWeight& w, int64_t n, int64_t blocks, float* HWY_RESTRICT out) {
+  constexpr int kPer = 8 / kBits;
   if (w.float_zero_points) {
-    z.floats = w.float_zero_points + n * w.k_blocks();
+    std::copy_n(w.float_zero_points + n * blocks, blocks, out);
   } else if (w.packed_zero_points) {
-    z.packed = w.packed_zero_points + n * ((w.k_blocks() * w.bits + 7) / 8);
+    const uint8_t* row = w.packed_zero_points + n * ((blocks * kBits + 7) / 8);
+    for (int64_t b = 0; b < blocks; ++b) {
+      out[b] = static_cast<float>((row[b / kPer] >> ((b % kPer) * kBits)) & ((1 << kBits) - 1));
+    }
   } else {
-    z.fixed = static_cast<float>(1 << (w.bits - 1));
+    std::fill_n(out, blocks, static_cast<float>(1 << (kBits - 1)));
   }
-  return z;
 }
 
-// Block b's zero point (kBits a constant, so that no division is left in the loop).
+// Vectors across a panel: kiln's GEMM panels are at most 3 vectors wide.
+constexpr int64_t kMaxGroups = 4;
+
+// Weight rows [n0, n0 + cols) into one panel of `width` columns (a multiple of L, >= cols):
+// panel[k * width + j] = W[n0 + j, k] for k < K, zero for j >= cols.
 template <int kBits>
-HWY_INLINE float zero_point(const RowZeroPoints& z, int64_t b) {
-  constexpr int64_t kPer = 8 / kBits;
-  if (z.floats) return z.floats[b];
-  if (z.packed) {
-    return static_cast<float>((z.packed[b / kPer] >> ((b % kPer) * kBits)) & ((1 << kBits) - 1));
-  }
-  return z.fixed;
-}
-
-// The values of the chunk of Lanes(d) packed bytes at `bytes` (zero-extended to 32 bits),
-// phase p (the p-th value of every byte), as floats. The last phase needs no mask.
-template <int kBits, class D>
-HWY_INLINE hn::Vec<D> unpack(D d, hn::Vec<hn::Rebind<uint32_t, D>> bytes, int p) {
-  const hn::Rebind<uint32_t, D> du;
-  const hn::Rebind<int32_t, D> di;
-  auto q = hn::ShiftRightSame(bytes, p * kBits);
-  if (p + 1 < 8 / kBits) q = hn::And(q, hn::Set(du, (1u << kBits) - 1));
-  return hn::ConvertTo(d, hn::BitCast(di, q));
-}
-
-// sum(a * q) over one block (its `chunks` chunks of Lanes(d) bytes at `bytes`), per row of A
-// (their values for the block at `a`, rows k_pad apart), as vectors.
-template <int kBits, int kRows, class D>
-HWY_INLINE void block_sums(D d, const uint8_t* HWY_RESTRICT bytes, const float* HWY_RESTRICT a,
-                           int64_t chunks, int64_t k_pad, hn::Vec<D>* HWY_RESTRICT sum) {
-  constexpr int kPer = 8 / kBits;
-  const hn::Rebind<uint8_t, D> d8;
-  const hn::Rebind<uint32_t, D> du;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int r = 0; r < kRows; ++r) sum[r] = hn::Zero(d);
-  for (int64_t c = 0; c < chunks; ++c) {
-    const auto packed = hn::PromoteTo(du, hn::LoadU(d8, bytes + c * lanes));
-    const float* ac = a + c * lanes * kPer;
-    for (int p = 0; p < kPer; ++p) {
-      const hn::Vec<D> q = unpack<kBits>(d, packed, p);
-      for (int r = 0; r < kRows; ++r) {
-        sum[r] = hn::MulAdd(q, hn::LoadU(d, ac + r * k_pad + p * lanes), sum[r]);
-      }
-    }
-  }
-}
-
-// Rows [n0, n1) of Y for kRows rows of A: ap holds them rearranged ([kRows, k_pad], see the
-// header), asum their sums per block ([kRows, k_blocks]). Per block, sum(a * q) is accumulated
-// in a vector and scaled once; the zero point enters as scale * zp * sum(a) per block, summed
-// in a scalar loop of its own so that the vector loop does nothing else. Blocks go in pairs
-// into two accumulators, which halves the dependency chain.
-template <int kBits, int kRows, class D>
-void gemv_rows(D d, const NBitsWeight& w, const float* HWY_RESTRICT ap,
-               const float* HWY_RESTRICT asum, int64_t k_pad, const float* bias,
-               float* HWY_RESTRICT y, int64_t n0, int64_t n1) {
-  using V = hn::Vec<D>;
-  constexpr int kPer = 8 / kBits;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t blocks = w.k_blocks(), blob = w.blob_size(), chunks = blob / lanes;
-  const int64_t block_values = blob * kPer;
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t* row = w.data + n * blocks * blob;
-    const float* scales = w.scales + n * blocks;
-    const RowZeroPoints zp = row_zero_points(w, n);
-    float correction[kRows] = {};
-    for (int64_t b = 0; b < blocks; ++b) {
-      const float zs = scales[b] * zero_point<kBits>(zp, b);
-      for (int r = 0; r < kRows; ++r) correction[r] += zs * asum[r * blocks + b];
-    }
-    V acc0[kRows], acc1[kRows], sum0[kRows], sum1[kRows];
-    for (int r = 0; r < kRows; ++r) acc0[r] = acc1[r] = hn::Zero(d);
-    int64_t b = 0;
-    for (; b + 2 <= blocks; b += 2) {
-      block_sums<kBits, kRows>(d, row + b * blob, ap + b * block_values, chunks, k_pad, sum0);
-      block_sums<kBits, kRows>(d, row + (b + 1) * blob, ap + (b + 1) * block_values, chunks, k_pad,
-                               sum1);
-      const V s0 = hn::Set(d, scales[b]), s1 = hn::Set(d, scales[b + 1]);
-      for (int r = 0; r < kRows; ++r) {
-        acc0[r] = hn::MulAdd(sum0[r], s0, acc0[r]);
-        acc1[r] = hn::MulAdd(sum1[r], s1, acc1[r]);
-      }
-    }
-    if (b < blocks) {
-      block_sums<kBits, kRows>(d, row + b * blob, ap + b * block_values, chunks, k_pad, sum0);
-      const V s0 = hn::Set(d, scales[b]);
-      for (int r = 0; r < kRows; ++r) acc0[r] = hn::MulAdd(sum0[r], s0, acc0[r]);
-    }
-    const float add = bias ? bias[n] : 0.0f;
-    for (int r = 0; r < kRows; ++r) {
-      y[r * w.N + n] =
-          hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0[r], acc1[r]))) - correction[r] + add;
-    }
-  }
-}
-
-// Rows [n0, n1) of W, dequantized in the rearranged order into out ([n1 - n0, k_pad]).
-template <int kBits, class D>
-void dequantize_rows(D d, const NBitsWeight& w, int64_t n0, int64_t n1, int64_t k_pad,
-                     float* HWY_RESTRICT out) {
-  constexpr int kPer = 8 / kBits;
-  const hn::Rebind<uint8_t, D> d8;
-  const hn::Rebind<uint32_t, D> du;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t blocks = w.k_blocks(), blob = w.blob_size();
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t* row = w.data + n * blocks * blob;
-    float* o = out + (n - n0) * k_pad;
-    const RowZeroPoints zp = row_zero_points(w, n);
-    for (int64_t b = 0; b < blocks; ++b) {
-      const float s = w.scales[n * blocks + b];
-      const auto scale = hn::Set(d, s), shift = hn::Set(d, s * zero_point<kBits>(zp, b));
-      for (int64_t c = b * blob; c < (b + 1) * blob; c += lanes) {
-        const auto bytes = hn::PromoteTo(du, hn::LoadU(d8, row + c));
-        for (int p = 0; p < kPer; ++p) {
-          hn::StoreU(hn::MulSub(unpack<kBits>(d, bytes, p), scale, shift), d,
-                     o + c * kPer + p * lanes);
+void dequantize_panel(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t width,
+                      float* HWY_RESTRICT panel) {
+  constexpr int kFields = 32 / kBits;
+  const DF d;
+  const DU du;
+  const DI di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t blocks = w.k_blocks(), row_bytes = blocks * w.blob_size(), words = row_bytes / 4;
+  const int64_t words_per_block = w.blob_size() / 4;
+  // Per group of L rows: their words, scales and scale * zero point, interleaved by row.
+  const int64_t groups = width / L;
+  HWY_DASSERT(groups <= kMaxGroups);
+  thread_local std::vector<uint32_t> words_t;
+  thread_local std::vector<float> scales_t, shifts_t, zero_points;
+  words_t.resize(static_cast<size_t>(groups * words * L));
+  scales_t.resize(static_cast<size_t>(groups * blocks * L));
+  shifts_t.resize(static_cast<size_t>(groups * blocks * L));
+  zero_points.resize(static_cast<size_t>(blocks));
+  for (int64_t g = 0; g < groups; ++g) {
+    uint32_t* group_words = words_t.data() + g * words * L;
+    float* group_scales = scales_t.data() + g * blocks * L;
+    float* group_shifts = shifts_t.data() + g * blocks * L;
+    for (int64_t j = 0; j < L; ++j) {
+      const int64_t n = n0 + g * L + j;
+      if (g * L + j < cols) {
+        const uint8_t* row = w.data + n * row_bytes;
+        for (int64_t v = 0; v < words; ++v) std::memcpy(&group_words[v * L + j], row + 4 * v, 4);
+        row_zero_points<kBits>(w, n, blocks, zero_points.data());
+        for (int64_t b = 0; b < blocks; ++b) {
+          const float s = w.scales[n * blocks + b];
+          group_scales[b * L + j] = s;
+          group_shifts[b * L + j] = s * zero_points[b];
         }
+      } else {  // past the last row: zeros
+        for (int64_t v = 0; v < words; ++v) group_words[v * L + j] = 0;
+        for (int64_t b = 0; b < blocks; ++b) group_scales[b * L + j] = group_shifts[b * L + j] = 0;
+      }
+    }
+  }
+  // Word by word, all groups at once, so that each panel row is written whole and in order.
+  const hn::Vec<DU> mask = hn::Set(du, (1u << kBits) - 1);
+  for (int64_t v = 0; v < words; ++v) {
+    const int64_t b = v / words_per_block;
+    hn::Vec<DU> packed[kMaxGroups];
+    hn::Vec<DF> scale[kMaxGroups], shift[kMaxGroups];
+    for (int64_t g = 0; g < groups; ++g) {
+      packed[g] = hn::LoadU(du, words_t.data() + (g * words + v) * L);
+      scale[g] = hn::LoadU(d, scales_t.data() + (g * blocks + b) * L);
+      shift[g] = hn::LoadU(d, shifts_t.data() + (g * blocks + b) * L);
+    }
+    const int64_t k0 = v * kFields;
+    const int64_t fields = std::min<int64_t>(kFields, w.K - k0);  // none past K
+#pragma GCC unroll 16
+    for (int s = 0; s < kFields; ++s) {
+      if (s >= fields) break;
+      float* out = panel + (k0 + s) * width;
+      for (int64_t g = 0; g < groups; ++g) {
+        auto q = s == 0 ? packed[g] : hn::ShiftRightSame(packed[g], s * kBits);
+        if ((s + 1) * kBits < 32) q = hn::And(q, mask);
+        const auto value = hn::MulSub(hn::ConvertTo(d, hn::BitCast(di, q)), scale[g], shift[g]);
+        hn::Store(value, d, out + g * L);
       }
     }
   }
 }
 
-// The chunk width `lanes` (4, 8 or 16, at most this target's vector) picks the tag.
-template <class F>
-void with_tag(int64_t lanes, F&& f) {
-  if (lanes >= 16) {
-    f(hn::CappedTag<float, 16>());
-  } else if (lanes >= 8) {
-    f(hn::CappedTag<float, 8>());
-  } else {
-    f(hn::CappedTag<float, 4>());
-  }
-}
+}  // namespace
 
-template <int kBits>
-void gemv_bits(int64_t lanes, const NBitsWeight& w, int64_t rows, const float* ap,
-               const float* asum, int64_t k_pad, const float* bias, float* y, int64_t n0,
-               int64_t n1) {
-  with_tag(lanes, [&](auto d) {
-    if (rows == 4) {
-      gemv_rows<kBits, 4>(d, w, ap, asum, k_pad, bias, y, n0, n1);
-    } else if (rows == 2) {
-      gemv_rows<kBits, 2>(d, w, ap, asum, k_pad, bias, y, n0, n1);
-    } else {
-      gemv_rows<kBits, 1>(d, w, ap, asum, k_pad, bias, y, n0, n1);
-    }
-  });
-}
-
-// `rows` is 1, 2 or 4.
-void nbits_gemv_rows(int64_t lanes, const NBitsWeight& w, int64_t rows, const float* ap,
-                     const float* asum, int64_t k_pad, const float* bias, float* y, int64_t n0,
-                     int64_t n1) {
-  if (w.bits == 2) {
-    gemv_bits<2>(lanes, w, rows, ap, asum, k_pad, bias, y, n0, n1);
-  } else if (w.bits == 4) {
-    gemv_bits<4>(lanes, w, rows, ap, asum, k_pad, bias, y, n0, n1);
-  } else {
-    gemv_bits<8>(lanes, w, rows, ap, asum, k_pad, bias, y, n0, n1);
-  }
-}
-
-void nbits_dequantize_rows(int64_t lanes, const NBitsWeight& w, int64_t n0, int64_t n1,
-                           int64_t k_pad, float* out) {
-  with_tag(lanes, [&](auto d) {
+// Weight rows [n0, n0 + cols) into the panels gemm.h's sgemm_packed_ab reads for a B of `cols`
+// columns, panels [p0, p1) of them; `panels` is where panel 0 starts.
+void nbits_dequantize_panels(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t p0,
+                             int64_t p1, int64_t panel_columns, float* panels) {
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t first = p * panel_columns;
+    const int64_t width = gemm_panel_width(p, cols);
+    float* panel = panels + first * w.K;
+    const int64_t n = std::min(panel_columns, cols - first);
     if (w.bits == 2) {
-      dequantize_rows<2>(d, w, n0, n1, k_pad, out);
+      dequantize_panel<2>(w, n0 + first, n, width, panel);
     } else if (w.bits == 4) {
-      dequantize_rows<4>(d, w, n0, n1, k_pad, out);
+      dequantize_panel<4>(w, n0 + first, n, width, panel);
     } else {
-      dequantize_rows<8>(d, w, n0, n1, k_pad, out);
+      dequantize_panel<8>(w, n0 + first, n, width, panel);
     }
-  });
+  }
 }
 
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <vector>
-
-#include "backends/cpu/gemm.h"
-#include "core/thread_pool.h"
 #include "hwy/aligned_allocator.h"
 
 namespace kiln::cpu {
 
-HWY_EXPORT(nbits_vector_lanes);
-HWY_EXPORT(nbits_gemv_rows);
-HWY_EXPORT(nbits_dequantize_rows);
+HWY_EXPORT(nbits_dequantize_panels);
 
 namespace {
 
-// Weight values a parallel chunk should cover at least.
-constexpr int64_t kMinChunkValues = 16384;
-// Floats of the dequantized tile of the GEMM path: 1 MiB, about an L2 cache.
-constexpr int64_t kTileFloats = int64_t{1} << 18;
+// Floats of a tile of dequantized panels: 2 MiB, which stays in the L2 or L3 cache between
+// being written and being read by the GEMM.
+constexpr int64_t kTileFloats = int64_t{1} << 19;
+// Weight values a parallel range of the dequantization should cover at least.
+constexpr int64_t kMinRangeValues = int64_t{1} << 16;
 
-// A's rows rearranged into the weight's chunk order (zero past K, so that whatever the padding
-// of the last block holds adds nothing), and their sums per block.
-struct Rearranged {
-  std::vector<float> a;    // [M, k_pad]
-  std::vector<float> sum;  // [M, k_blocks]
-};
-
-Rearranged rearrange(const NBitsWeight& w, int64_t M, const float* A, int64_t lanes) {
-  const int64_t per = 8 / w.bits, blocks = w.k_blocks(), k_pad = blocks * w.block_size;
-  const int64_t chunk = lanes * per;  // values per chunk of `lanes` bytes
-  Rearranged r;
-  r.a.assign(static_cast<size_t>(M * k_pad), 0.0f);
-  r.sum.assign(static_cast<size_t>(M * blocks), 0.0f);
-  for (int64_t m = 0; m < M; ++m) {
-    const float* a = A + m * w.K;
-    float* out = r.a.data() + m * k_pad;
-    for (int64_t k = 0; k < w.K; ++k) {
-      // Value k is in chunk k / chunk, byte i of it, phase p.
-      const int64_t in_chunk = k % chunk, i = in_chunk / per, p = in_chunk % per;
-      out[k - in_chunk + p * lanes + i] = a[k];
-      r.sum[static_cast<size_t>(m * blocks + k / w.block_size)] += a[k];
-    }
-  }
-  return r;
-}
-
-}  // namespace
-
-void nbits_matmul_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
-                       bool gemv) {
-  if (M <= 0 || w.N <= 0) return;
-  const int64_t blocks = w.k_blocks(), k_pad = blocks * w.block_size;
-  // Chunks never straddle a block: blob sizes are powers of two of at least 4 bytes.
-  const int64_t lanes =
-      std::min({HWY_DYNAMIC_DISPATCH(nbits_vector_lanes)(), int64_t{16}, w.blob_size()});
-  const Rearranged r = rearrange(w, M, A, lanes);
-  if (gemv) {
-    const auto gemv_rows = HWY_DYNAMIC_DISPATCH(nbits_gemv_rows);
-    parallel_for(w.N, std::max<int64_t>(1, kMinChunkValues / (k_pad * M)),
-                 [&](int64_t n0, int64_t n1) {
-                   for (int64_t m = 0; m < M;) {
-                     const int64_t rows = M - m >= 4 ? 4 : M - m >= 2 ? 2 : 1;
-                     gemv_rows(lanes, w, rows, r.a.data() + m * k_pad, r.sum.data() + m * blocks,
-                               k_pad, bias, Y + m * w.N, n0, n1);
-                     m += rows;
-                   }
-                 });
-    return;
-  }
-  const auto dequantize = HWY_DYNAMIC_DISPATCH(nbits_dequantize_rows);
-  const int64_t tile = std::min(w.N, std::max<int64_t>(16, kTileFloats / k_pad / 16 * 16));
+void gemm_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
+  thread_local PackedA a;
+  pack_a(M, w.K, A, w.K, a);
+  const int64_t panel_columns = gemm_panel_columns();
+  const int64_t tile =
+      std::min(w.N, std::max<int64_t>(1, kTileFloats / w.K / panel_columns) * panel_columns);
   thread_local hwy::AlignedFreeUniquePtr<float[]> buffer;
   thread_local size_t capacity = 0;
-  const size_t floats = static_cast<size_t>(tile * k_pad);
+  const size_t floats = static_cast<size_t>(gemm_panels_floats(w.K, tile));
   if (floats > capacity) {
     buffer = hwy::AllocateAligned<float>(floats);
     capacity = floats;
   }
-  float* wt = buffer.get();
+  float* panels = buffer.get();
+  const auto dequantize = HWY_DYNAMIC_DISPATCH(nbits_dequantize_panels);
   for (int64_t n0 = 0; n0 < w.N; n0 += tile) {
-    const int64_t rows = std::min(tile, w.N - n0);
-    parallel_for(rows, std::max<int64_t>(1, kMinChunkValues / k_pad), [&](int64_t b, int64_t e) {
-      dequantize(lanes, w, n0 + b, n0 + e, k_pad, wt + b * k_pad);
-    });
+    const int64_t cols = std::min(tile, w.N - n0);
+    const int64_t count = (cols + panel_columns - 1) / panel_columns;
+    parallel_for(count, std::max<int64_t>(1, kMinRangeValues / (w.K * panel_columns)),
+                 [&](int64_t p0, int64_t p1) {
+                   dequantize(w, n0, cols, p0, p1, panel_columns, panels);
+                 });
     GemmEpilogue epilogue;
     if (bias) {
       epilogue.bias_kind = GemmBias::kPerColumn;
       epilogue.bias = bias + n0;
     }
-    sgemm(false, true, M, rows, k_pad, r.a.data(), k_pad, wt, k_pad, Y + n0, w.N, epilogue);
+    sgemm_packed_ab(a, panels, cols, Y + n0, w.N, epilogue);
   }
 }
 
-void nbits_matmul(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
-  nbits_matmul_path(w, M, A, bias, Y, M <= kNBitsGemvMaxRows);
+}  // namespace
+
+void nbits_matmul_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                       bool gemv, NBitsArithmetic arithmetic) {
+  if (M <= 0 || w.N <= 0) return;
+  if (gemv) {
+    nbits_gemv(w, M, A, bias, Y, arithmetic);
+  } else {
+    gemm_path(w, M, A, bias, Y);
+  }
+}
+
+void nbits_matmul(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                  NBitsArithmetic arithmetic) {
+  nbits_matmul_path(w, M, A, bias, Y, M <= kNBitsGemvMaxRows, arithmetic);
 }
 
 }  // namespace kiln::cpu

@@ -9,6 +9,8 @@
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
 // ONNX nodes on it. The geometry, the mask's broadcast and the attributes come from the op's
 // definition (opdefs/attention.h), as on the CPU.
+#include "backends/gpu_compute/attention.h"
+
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
@@ -31,20 +33,13 @@
 #include "opdefs/attention.h"
 
 namespace kiln::gpu_compute {
-namespace {
 
 // ---- The kernel ------------------------------------------------------------------------------
 
+namespace {
+
 constexpr uint32_t kWorkgroup = 64;
-
-enum class MaskKind : uint32_t { None, Float, Bool };
-constexpr uint32_t kCausalFlag = 1, kPaddedFlag = 2;
-constexpr uint32_t kNoScores = 4;
-
-// Element (b, h, s, d) of a view at b * batch + h * head + s * row + d.
-struct HeadStrides {
-  int64_t batch = 0, head = 0, row = 0;
-};
+constexpr uint32_t kCausalFlag = 1, kPaddedFlag = 2, kBatchOffsetsFlag = 4;
 
 // Mirrors the shader's push-constant block.
 struct AttentionPushConstants {
@@ -54,106 +49,88 @@ struct AttentionPushConstants {
   int32_t causal_offset = 0;
   uint32_t flags = 0, scores_stage = kNoScores;
   float scale = 1, softcap = 0;
+  int32_t local_window = -1;
 };
 static_assert(sizeof(AttentionPushConstants) <= kMaxPushConstantBytes);
-
-// One run's problem: the geometry, where each operand's elements are, and the options.
-struct AttentionProblem {
-  AttentionGeometry g;
-  HeadStrides q, k, v, y;  // k and v are strided over the total keys
-  MaskKind mask = MaskKind::None;
-  AttentionMaskLayout mask_layout;
-  bool causal = false, padded = false;
-  int64_t causal_offset = 0;
-  uint32_t scores_stage = kNoScores;
-  float scale = 1, softcap = 0;
-};
-
-// The operands; mask, valid and scores may be null when the problem has none.
-struct AttentionBuffers {
-  const Buffer *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr, *valid = nullptr;
-  const Buffer *y = nullptr, *probs = nullptr, *scores = nullptr;
-};
 
 uint32_t narrow(int64_t v) {
   check(v >= 0 && v <= UINT32_MAX, "Attention on the GPU: the tensors exceed 32-bit indexing");
   return static_cast<uint32_t>(v);
 }
 
-class AttentionKernel {
- public:
-  explicit AttentionKernel(Device& device)
-      : device_(device),
-        pipeline_(device, PipelineDesc{shaders::attention(), 8, sizeof(AttentionPushConstants),
-                                       kWorkgroup}) {}
+}  // namespace
 
-  // Records the attention of every query row; `probs` holds rows * total floats (at least one).
-  void record(VkCommandBuffer cmd, DescriptorArena& arena, const AttentionProblem& pr,
-              const AttentionBuffers& b) const {
-    const AttentionGeometry& g = pr.g;
-    const int64_t rows = g.batch * g.q_heads * g.q_len;
-    if (rows == 0 || g.v_head_size == 0) return;
-    check(rows * std::max<int64_t>(g.total(), 1) <= UINT32_MAX,
-          "Attention on the GPU: the scores exceed 32-bit indexing");
-    AttentionPushConstants pc;
-    pc.rows = narrow(rows);
-    pc.q_heads = narrow(g.q_heads);
-    pc.group = narrow(g.q_heads / g.kv_heads);
-    pc.q_len = narrow(g.q_len);
-    pc.total = narrow(g.total());
-    pc.head_size = narrow(g.head_size);
-    pc.v_head_size = narrow(g.v_head_size);
-    auto put = [](uint32_t* out, const HeadStrides& s) {
-      out[0] = narrow(s.batch);
-      out[1] = narrow(s.head);
-      out[2] = narrow(s.row);
-    };
-    put(pc.q, pr.q);
-    put(pc.k, pr.k);
-    put(pc.v, pr.v);
-    put(pc.y, pr.y);
-    pc.mask_kind = static_cast<uint32_t>(pr.mask);
-    pc.m_batch = narrow(pr.mask_layout.batch);
-    pc.m_head = narrow(pr.mask_layout.head);
-    pc.m_row = narrow(pr.mask_layout.row);
-    pc.m_columns = narrow(pr.mask_layout.columns);
-    check(pr.causal_offset >= INT32_MIN && pr.causal_offset <= INT32_MAX,
-          "Attention on the GPU: the past exceeds 32-bit indexing");
-    pc.causal_offset = static_cast<int32_t>(pr.causal_offset);
-    pc.flags = (pr.causal ? kCausalFlag : 0) | (pr.padded ? kPaddedFlag : 0);
-    pc.scores_stage = b.scores ? pr.scores_stage : kNoScores;
-    pc.scale = pr.scale;
-    pc.softcap = pr.softcap;
-    check(b.probs->size() >= static_cast<uint64_t>(rows * g.total()) * sizeof(float),
-          "Attention on the GPU: the probabilities buffer is too small");
-    // Bindings the problem does not read still need a buffer (and an empty tensor has none):
-    // the probabilities stand in, which the shader then never reads through them.
-    auto or_probs = [&](const Buffer* buf) {
-      return buf != nullptr && buf->size() > 0 ? buf : b.probs;
-    };
-    const Buffer* scores = b.scores ? b.scores : b.probs;
-    const Buffer* buffers[] = {
-        b.q, or_probs(b.k), or_probs(b.v), or_probs(b.mask), or_probs(b.valid),
-        b.y, b.probs,       scores};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {b.y, b.probs, scores};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, static_cast<uint64_t>(rows) * kWorkgroup),
-                    written);
-  }
-
- private:
-  Device& device_;
-  ComputePipeline pipeline_;
-};
-
-// ---- The adapter -----------------------------------------------------------------------------
-
-// Q, K, V and Y's strides: packed 3-D [batch, seq, heads * size] or 4-D.
 HeadStrides strides_of_layout(bool packed, int64_t heads, int64_t seq, int64_t size) {
   if (packed) return {seq * heads * size, size, heads * size};
   return {heads * seq * size, seq * size, size};
 }
+
+AttentionKernel::AttentionKernel(Device& device)
+    : device_(device),
+      pipeline_(device,
+                PipelineDesc{shaders::attention(), 8, sizeof(AttentionPushConstants), kWorkgroup}) {
+}
+
+void AttentionKernel::record(VkCommandBuffer cmd, DescriptorArena& arena,
+                             const AttentionProblem& pr, const AttentionBuffers& b) const {
+  const AttentionGeometry& g = pr.g;
+  const int64_t rows = g.batch * g.q_heads * g.q_len;
+  if (rows == 0 || g.v_head_size == 0) return;
+  check(rows * std::max<int64_t>(g.total(), 1) <= UINT32_MAX,
+        "Attention on the GPU: the scores exceed 32-bit indexing");
+  AttentionPushConstants pc;
+  pc.rows = narrow(rows);
+  pc.q_heads = narrow(g.q_heads);
+  pc.group = narrow(g.q_heads / g.kv_heads);
+  pc.q_len = narrow(g.q_len);
+  pc.total = narrow(g.total());
+  pc.head_size = narrow(g.head_size);
+  pc.v_head_size = narrow(g.v_head_size);
+  auto put = [](uint32_t* out, const HeadStrides& s) {
+    out[0] = narrow(s.batch);
+    out[1] = narrow(s.head);
+    out[2] = narrow(s.row);
+  };
+  put(pc.q, pr.q);
+  put(pc.k, pr.k);
+  put(pc.v, pr.v);
+  put(pc.y, pr.y);
+  pc.mask_kind = static_cast<uint32_t>(pr.mask);
+  pc.m_batch = narrow(pr.mask_layout.batch);
+  pc.m_head = narrow(pr.mask_layout.head);
+  pc.m_row = narrow(pr.mask_layout.row);
+  pc.m_columns = narrow(pr.mask_layout.columns);
+  check(pr.causal_offset >= INT32_MIN && pr.causal_offset <= INT32_MAX,
+        "Attention on the GPU: the past exceeds 32-bit indexing");
+  pc.causal_offset = static_cast<int32_t>(pr.causal_offset);
+  pc.flags = (pr.causal ? kCausalFlag : 0) | (pr.padded ? kPaddedFlag : 0) |
+             (pr.batch_offsets ? kBatchOffsetsFlag : 0);
+  check(pr.local_window >= -1 && pr.local_window <= INT32_MAX,
+        "Attention on the GPU: the local window exceeds 32-bit indexing");
+  pc.local_window = static_cast<int32_t>(pr.local_window);
+  pc.scores_stage = b.scores ? pr.scores_stage : kNoScores;
+  pc.scale = pr.scale;
+  pc.softcap = pr.softcap;
+  check(b.probs->size() >= static_cast<uint64_t>(rows * g.total()) * sizeof(float),
+        "Attention on the GPU: the probabilities buffer is too small");
+  // Bindings the problem does not read still need a buffer (and an empty tensor has none):
+  // the probabilities stand in, which the shader then never reads through them.
+  auto or_probs = [&](const Buffer* buf) {
+    return buf != nullptr && buf->size() > 0 ? buf : b.probs;
+  };
+  const Buffer* scores = b.scores ? b.scores : b.probs;
+  const Buffer* buffers[] = {b.q, or_probs(b.k), or_probs(b.v), or_probs(b.mask), or_probs(b.valid),
+                             b.y, b.probs,       scores};
+  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+  const Buffer* written[] = {b.y, b.probs, scores};
+  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device_, pipeline_, static_cast<uint64_t>(rows) * kWorkgroup),
+                  written);
+}
+
+// ---- The adapter -----------------------------------------------------------------------------
+
+namespace {
 
 // The keys (or values) attended to, [batch, kv_heads, past + new, size] contiguous, in `out`:
 // the past followed by the new ones, each placed by a region copy.
@@ -198,54 +175,6 @@ const Buffer& valid_lengths(OpRecorder& r, const AttentionGeometry& g) {
   }
   return r.upload(std::as_bytes(std::span(lengths)));
 }
-
-// The node's float32 operands and results. 16-bit float inputs are converted into float32
-// scratch first, and results meant for 16-bit float outputs are computed in float32 scratch and
-// converted at the end, as the CPU kernel computes them in float32 and rounds.
-class Float32Io {
- public:
-  explicit Float32Io(OpRecorder& r) : r_(r) {}
-
-  const Buffer& input(size_t k) {
-    const DataType dt = r_.dtype(k);
-    if (dt == DataType::Float32 || dt == DataType::Bool) return r_.buffer(k);
-    const uint64_t count = static_cast<uint64_t>(r_.shape(k).element_count());
-    const Buffer& f32 = scratch(count);
-    r_.kernel<Cast>().record(r_.cmd(), r_.arena(), dt, r_.buffer(k), DataType::Float32, f32, count);
-    return f32;
-  }
-
-  // Output k of element type `dt` and shape `shape`, or float32 scratch standing in for it.
-  const Buffer& output(size_t k, DataType dt, const Shape& shape) {
-    if (dt == DataType::Float32) return r_.output(k, dt, shape);
-    const Buffer& f32 = scratch(static_cast<uint64_t>(shape.element_count()));
-    pending_.push_back({k, dt, shape, &f32});
-    return f32;
-  }
-
-  const Buffer& scratch(uint64_t floats) {
-    return r_.scratch(static_cast<size_t>(std::max<uint64_t>(floats, 1)) * sizeof(float));
-  }
-
-  // Converts the stand-ins into their outputs.
-  void finish() {
-    for (const Pending& p : pending_) {
-      r_.kernel<Cast>().record(r_.cmd(), r_.arena(), DataType::Float32, *p.f32, p.dtype,
-                               r_.output(p.index, p.dtype, p.shape),
-                               static_cast<uint64_t>(p.shape.element_count()));
-    }
-  }
-
- private:
-  struct Pending {
-    size_t index;
-    DataType dtype;
-    Shape shape;
-    const Buffer* f32;
-  };
-  OpRecorder& r_;
-  std::vector<Pending> pending_;
-};
 
 RecordFn attention(AttentionAttrs a, NodeRef node) {
   return [=](OpRecorder& r) {

@@ -47,6 +47,9 @@ class OpRecorder {
   void output_view(size_t k, size_t source, const Shape& shape);
   // The same, its bytes read as `dtype` (BitCast): the caller checks the element sizes match.
   void output_view(size_t k, size_t source, const Shape& shape, DataType dtype);
+  // Output k as a host tensor: a value known when recording (Shape's), which the CPU nodes that
+  // read it take as it is and device nodes upload on first use.
+  void host_output(size_t k, Tensor value) { run_.outputs[k] = std::move(value); }
   // A device copy of kernel-side host data (lookup tables), alive until the work using it is
   // done.
   const Buffer& upload(std::span<const std::byte> bytes);

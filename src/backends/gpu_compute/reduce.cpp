@@ -85,4 +85,23 @@ void Reduce::record(VkCommandBuffer cmd, DescriptorArena& arena, const ReducePro
                   groups_for(device_, pipeline_, invocations), written);
 }
 
+ReduceInt::ReduceInt(Device& device)
+    : device_(device),
+      pipeline_(device, PipelineDesc{shaders::reduce_int(), 2, sizeof(ReduceIntPushConstants),
+                                     kWorkgroup}) {}
+
+void ReduceInt::record(VkCommandBuffer cmd, DescriptorArena& arena, const ReduceProblem& p,
+                       DataType dtype, const Buffer& x, const Buffer& y) const {
+  ReduceIntPushConstants pc{p.pc, dtype == DataType::Int64 ? 1u : 0u};
+  if (pc.base.lines == 0) return;
+  check(pc.base.n > 0, "integer reduction on the GPU: an empty line");
+  check(y.size() >= uint64_t{pc.base.lines} * dtype_size(dtype),
+        "integer reduction on the GPU: the output buffer is too small");
+  const Buffer* buffers[] = {&x, &y};
+  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+  const Buffer* written[] = {&y};
+  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device_, pipeline_, pc.base.lines), written);
+}
+
 }  // namespace kiln::gpu_compute

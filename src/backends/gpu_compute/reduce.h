@@ -50,6 +50,13 @@ struct ReduceProblem {
 std::optional<ReduceProblem> reduce_problem(const Shape& shape, const std::vector<bool>& reduced,
                                             ReduceOp op, bool select_last = false);
 
+// Mirrors shaders/reduce_int.comp's push-constant block.
+struct ReduceIntPushConstants {
+  ReducePushConstants base;
+  uint32_t is64 = 0;
+};
+static_assert(sizeof(ReduceIntPushConstants) <= kMaxPushConstantBytes);
+
 class Reduce {
  public:
   explicit Reduce(Device& device);
@@ -58,6 +65,20 @@ class Reduce {
   // Records nothing when there are no lines.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const ReduceProblem& problem,
               const Buffer& x, const Buffer& y) const;
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
+};
+
+// Sum, Prod, Max and Min of int32 or int64 lines (shaders/reduce_int.comp), one invocation a
+// line; sums and products wrap. The problem's lines must not be empty.
+class ReduceInt {
+ public:
+  explicit ReduceInt(Device& device);
+
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, const ReduceProblem& problem,
+              DataType dtype, const Buffer& x, const Buffer& y) const;
 
  private:
   Device& device_;

@@ -6,6 +6,8 @@
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
 // ONNX nodes on it. The geometry and the caches' checks are the op's definition
 // (opdefs/rotary.h), as on the CPU.
+#include "backends/gpu_compute/rotary.h"
+
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
@@ -24,9 +26,10 @@
 #include "opdefs/rotary.h"
 
 namespace kiln::gpu_compute {
-namespace {
 
 // ---- The kernel ------------------------------------------------------------------------------
+
+namespace {
 
 constexpr uint32_t kWorkgroup = 64;
 
@@ -37,48 +40,44 @@ struct RotaryPushConstants {
 };
 static_assert(sizeof(RotaryPushConstants) <= kMaxPushConstantBytes);
 
-class Rotary {
- public:
-  explicit Rotary(Device& device)
-      : device_(device),
-        pipeline_(device,
-                  PipelineDesc{shaders::rotary(), 5, sizeof(RotaryPushConstants), kWorkgroup}) {}
+}  // namespace
 
-  // y = x rotated; `rows` holds a cache row per token (int32), the caches `cache_stride` floats
-  // a row. Records nothing for an empty input.
-  void record(VkCommandBuffer cmd, DescriptorArena& arena, const RotaryGeometry& g,
-              bool interleaved, const Buffer& x, const Buffer& cos_cache, const Buffer& sin_cache,
-              int64_t cache_stride, const Buffer& rows, const Buffer& y) const {
-    const int64_t count = g.batch * g.heads * g.seq * g.head_size;
-    if (count == 0) return;
-    check(count <= UINT32_MAX && cache_stride <= UINT32_MAX,
-          "RotaryEmbedding on the GPU: the tensors exceed 32-bit indexing");
-    check(x.size() >= static_cast<uint64_t>(count) * sizeof(float) && y.size() >= x.size(),
-          "RotaryEmbedding on the GPU: a buffer is too small");
-    RotaryPushConstants pc{static_cast<uint32_t>(count),
-                           static_cast<uint32_t>(g.heads),
-                           static_cast<uint32_t>(g.seq),
-                           static_cast<uint32_t>(g.head_size),
-                           static_cast<uint32_t>(g.rotary_dim / 2),
-                           g.packed ? 1u : 0u,
-                           interleaved ? 1u : 0u,
-                           static_cast<uint32_t>(cache_stride)};
-    // Without a rotated feature the caches may be empty: x stands in, never read through them.
-    const Buffer* cos_slot = cos_cache.size() > 0 ? &cos_cache : &x;
-    const Buffer* sin_slot = sin_cache.size() > 0 ? &sin_cache : &x;
-    const Buffer* buffers[] = {&x, cos_slot, sin_slot, &rows, &y};
-    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
-    const Buffer* written[] = {&y};
-    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                    groups_for(device_, pipeline_, static_cast<uint64_t>(count)), written);
-  }
+Rotary::Rotary(Device& device)
+    : device_(device),
+      pipeline_(device,
+                PipelineDesc{shaders::rotary(), 5, sizeof(RotaryPushConstants), kWorkgroup}) {}
 
- private:
-  Device& device_;
-  ComputePipeline pipeline_;
-};
+void Rotary::record(VkCommandBuffer cmd, DescriptorArena& arena, const RotaryGeometry& g,
+                    bool interleaved, const Buffer& x, const Buffer& cos_cache,
+                    const Buffer& sin_cache, int64_t cache_stride, const Buffer& rows,
+                    const Buffer& y) const {
+  const int64_t count = g.batch * g.heads * g.seq * g.head_size;
+  if (count == 0) return;
+  check(count <= UINT32_MAX && cache_stride <= UINT32_MAX,
+        "RotaryEmbedding on the GPU: the tensors exceed 32-bit indexing");
+  check(x.size() >= static_cast<uint64_t>(count) * sizeof(float) && y.size() >= x.size(),
+        "RotaryEmbedding on the GPU: a buffer is too small");
+  RotaryPushConstants pc{static_cast<uint32_t>(count),
+                         static_cast<uint32_t>(g.heads),
+                         static_cast<uint32_t>(g.seq),
+                         static_cast<uint32_t>(g.head_size),
+                         static_cast<uint32_t>(g.rotary_dim / 2),
+                         g.packed ? 1u : 0u,
+                         interleaved ? 1u : 0u,
+                         static_cast<uint32_t>(cache_stride)};
+  // Without a rotated feature the caches may be empty: x stands in, never read through them.
+  const Buffer* cos_slot = cos_cache.size() > 0 ? &cos_cache : &x;
+  const Buffer* sin_slot = sin_cache.size() > 0 ? &sin_cache : &x;
+  const Buffer* buffers[] = {&x, cos_slot, sin_slot, &rows, &y};
+  const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+  const Buffer* written[] = {&y};
+  record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                  groups_for(device_, pipeline_, static_cast<uint64_t>(count)), written);
+}
 
 // ---- The adapter -----------------------------------------------------------------------------
+
+namespace {
 
 constexpr size_t kPositionIds = 3;
 

@@ -1,13 +1,16 @@
 // Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat,
 // Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
-// for 32- and 64-bit elements. ConstantOfShape is a fill (shaders/fill.comp).
+// for 32- and 64-bit elements. ConstantOfShape is a fill (shaders/fill.comp). Shape and Size
+// read no element: their outputs are host values known when recording, which the CPU nodes
+// reading them (shape arithmetic) take without a transfer.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/fill.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/region_copy.h"
 #include "core/element_storage.h"
 #include "opdefs/concat.h"
+#include "opdefs/shape_slice.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -27,6 +30,27 @@ OpFactory view_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kViewable, reason, 0, 1)) return nullptr;
     return record_view<OpRecorder>(q.info);
+  };
+}
+
+// Shape and Size: any input type, even one without device buffers (their elements are never
+// read).
+OpFactory shape_factory() {
+  return [](const DevicePlacementQuery& q, std::string&) -> RecordFn {
+    return [attrs = parse_shape_slice_attrs(q.info)](OpRecorder& r) {
+      const Shape& in = r.shape(0);
+      const ShapeSlice slice = resolve_shape_slice(attrs, static_cast<int64_t>(in.size()));
+      const std::vector<int64_t> dims(in.begin() + slice.begin, in.begin() + slice.end);
+      r.host_output(0, Tensor::from_data(Shape{slice.end - slice.begin}, dims));
+    };
+  };
+}
+
+OpFactory size_factory() {
+  return [](const DevicePlacementQuery&, std::string&) -> RecordFn {
+    return [](OpRecorder& r) {
+      r.host_output(0, Tensor::scalar<int64_t>(r.shape(0).element_count()));
+    };
   };
 }
 
@@ -191,6 +215,8 @@ void register_data_movement_ops(OpTable& t) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
     t.add(op, view_factory());
   t.add("Dropout", dropout_factory());
+  t.add("Shape", shape_factory());
+  t.add("Size", size_factory());
   t.add("Transpose", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, kMovable, reason)) return nullptr;
     return transpose(q.info.attr_ints("perm"));

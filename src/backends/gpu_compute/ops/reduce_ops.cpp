@@ -1,7 +1,8 @@
 // Reductions on the GPU (shaders/reduce.comp): the Reduce* family and ArgMax / ArgMin, a
-// workgroup per output element, over the axes their definition (opdefs/reduce.h) resolves. Any
-// set of axes runs natively: the kernel addresses reduced dimensions through their strides, so
-// non-contiguous axes need no transpose first.
+// workgroup per output element (ReduceSum, ReduceProd, ReduceMax and ReduceMin of int32 and
+// int64: shaders/reduce_int.comp, an invocation per output element), over the axes their definition
+// (opdefs/reduce.h) resolves. Any set of axes runs natively: the kernel addresses reduced
+// dimensions through their strides, so non-contiguous axes need no transpose first.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/reduce.h"
@@ -26,9 +27,30 @@ void record_reduce(OpRecorder& r, const ReducePlan& plan, const ReduceAttrs& att
   r.kernel<Reduce>().record(r.cmd(), r.arena(), *p, xb, y);
 }
 
+// The integer reductions, wrapping as the CPU's do.
+void record_integer_reduce(OpRecorder& r, const ReducePlan& plan, const ReduceAttrs& attrs) {
+  const Shape& x = r.shape(0);
+  if (x.element_count() == 0)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction of an empty input");
+  const std::optional<ReduceProblem> p = reduce_problem(x, plan.reduced_axes(), attrs.op);
+  if (!p)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction layout outside the GPU kernel");
+  const Buffer& xb = r.buffer(0);
+  const Buffer& y = r.output(0, r.dtype(0), plan.out);
+  r.add_work(static_cast<uint64_t>(x.element_count()));
+  r.kernel<ReduceInt>().record(r.cmd(), r.arena(), *p, r.dtype(0), xb, y);
+}
+
+bool has_integer_kernel(ReduceOp op) {
+  return op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Max || op == ReduceOp::Min;
+}
+
 OpFactory reduce_factory(ReduceOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
+    const bool integer =
+        has_integer_kernel(op) && !q.input_types.empty() &&
+        (q.input_types[0] == DataType::Int32 || q.input_types[0] == DataType::Int64);
+    if (!integer && !inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
     const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
     if (attrs.axes_from_input && q.info.has_input(1) && !q.input_on_cpu[1]) {
       reason = "axes computed on the device";
@@ -41,7 +63,14 @@ OpFactory reduce_factory(ReduceOp op) {
       const ReducePlan plan =
           resolve_reduce(attrs, r.shape(0),
                          axes_given ? std::optional(std::span(axes)) : std::nullopt, *node.node);
-      record_reduce(r, plan, attrs, DataType::Float32);
+      const DataType dt = r.dtype(0);
+      if (dt == DataType::Float32) {
+        record_reduce(r, plan, attrs, DataType::Float32);
+      } else if (has_integer_kernel(attrs.op) && (dt == DataType::Int32 || dt == DataType::Int64)) {
+        record_integer_reduce(r, plan, attrs);
+      } else {
+        throw RunOnCpu(RunTimeCause::InputKind, "an input type the GPU kernel lacks");
+      }
     };
   };
 }

@@ -10,8 +10,8 @@
 //   y   = sum_j p_j v_j
 //
 // bias_j is the attention mask (float, or bool: 0 attend / -inf hide; -inf past its last
-// column) plus -inf for keys the causal mask (j > i + offset) or the key padding (j >= valid)
-// hides. A row whose bias is -inf everywhere attends to nothing: probabilities and output 0.
+// column) plus -inf for keys the causal mask (j > i + offset), its local window
+// (j <= i + offset - local_window) or the key padding (j >= valid) hides. A row whose bias is -inf everywhere attends to nothing: probabilities and output 0.
 // The scores of stage `scores_stage` (4: none) go to scores_out, [rows, total] contiguous.
 //
 // Invocations stride over the keys for the scores and the softmax, then over the value features
@@ -25,7 +25,8 @@ layout(std430, set = 0, binding = 1) readonly buffer K { float k[]; };
 layout(std430, set = 0, binding = 2) readonly buffer V { float v[]; };
 // Float mask elements, or bool mask bytes four to a word.
 layout(std430, set = 0, binding = 3) readonly buffer Mask { uint mask[]; };
-// Per batch: the number of valid keys (nonpad_kv_seqlen), already checked to [0, total].
+// Per batch: the number of valid keys (nonpad_kv_seqlen), already checked to [0, total]; with
+// kBatchOffsets, then per batch the causal offset.
 layout(std430, set = 0, binding = 4) readonly buffer Valid { int valid[]; };
 layout(std430, set = 0, binding = 5) writeonly buffer Y { float y[]; };
 layout(std430, set = 0, binding = 6) coherent buffer Probs { float probs[]; };
@@ -37,7 +38,7 @@ layout(std430, set = 0, binding = 7) writeonly buffer Scores { float scores_out[
 // The largest workgroup the host creates this pipeline with.
 const uint kMaxWorkgroup = 256;
 const uint kMaskNone = 0, kMaskFloat = 1, kMaskBool = 2;
-const uint kCausal = 1, kPadded = 2;
+const uint kCausal = 1, kPadded = 2, kBatchOffsets = 4;
 
 // Must match AttentionPushConstants in attention.cpp. Strides are in elements.
 layout(push_constant) uniform Params {
@@ -50,6 +51,7 @@ layout(push_constant) uniform Params {
   int causal_offset;  // without key padding: query i sees keys up to i + causal_offset
   uint flags, scores_stage;
   float scale, softcap;
+  int local_window;  // with the causal mask: keys seen, the diagonal one included; -1: all
 } p;
 
 shared float partial[kMaxWorkgroup];
@@ -95,12 +97,17 @@ void main() {
   const uint v0 = b * p.v_batch + kv * p.v_head;
   const uint s0 = row * p.total;
 
-  // Keys at and beyond `visible` are hidden by the causal mask and the key padding.
-  int visible = int(p.total);
+  // Keys at and beyond `visible`, and before `first`, are hidden by the causal mask, its local
+  // window and the key padding.
+  int visible = int(p.total), first = 0;
   const bool padded = (p.flags & kPadded) != 0;
   if ((p.flags & kCausal) != 0) {
-    const int offset = padded ? valid[b] - int(p.q_len) : p.causal_offset;
+    const uint batches = p.rows / (p.q_heads * p.q_len);
+    const int offset = (p.flags & kBatchOffsets) != 0 ? valid[batches + b]
+                       : padded                       ? valid[b] - int(p.q_len)
+                                                      : p.causal_offset;
     visible = min(visible, max(0, int(i) + offset + 1));
+    if (p.local_window >= 0) first = int(i) + offset - p.local_window + 1;
   }
   if (padded) visible = min(visible, valid[b]);
 
@@ -112,7 +119,8 @@ void main() {
     keep_stage(0, s0 + j, s);
     if (p.softcap > 0.0) s = p.softcap * tanh_(s * (1.0 / p.softcap));
     keep_stage(1, s0 + j, s);
-    const float bias = int(j) < visible ? mask_bias(b, h, i, j) : -inf_value();
+    const float bias =
+        int(j) < visible && int(j) >= first ? mask_bias(b, h, i, j) : -inf_value();
     if (bias != -inf_value()) seen = 1.0;
     s += bias;
     keep_stage(2, s0 + j, s);

@@ -1,0 +1,542 @@
+// MatMulNBits' GEMV (few rows of A against a packed weight; backends/cpu/nbits_gemv.h): reads
+// the packed bytes once and does all of its arithmetic in vector registers.
+//
+// A weight row is read as 32-bit lanes of 4 packed bytes each: lane i of a chunk of L lanes
+// holds the F = 32 / bits consecutive values F * i.., its field s (bits s * bits up) being value
+// F * i + s. A field is a shift and a mask away from an integer, for all L lanes at once, so a
+// chunk of 4 L bytes costs one load and, per field, a shift, a mask, a conversion and an FMA
+// with the matching vector of A. A's rows are rearranged once per call into that order (field
+// by field, lanes within), so that these are plain vector loads.
+//
+// A lane's values lie in one quantization block (a block is at least 4 bytes), but a chunk can
+// span several blocks: the per-block scale and zero point then come as vectors holding each
+// lane's block's value (a table lookup). Per lane, sum(a * (q - zp)) * scale is
+// (sum(a * q) - zp * sum(a)) * scale, with sum(a) per lane computed once per call during the
+// rearrangement: the zero point costs one FMA per chunk and weight row, and no scalar loop.
+//
+// Several weight rows go through a chunk of A together (4 with one row of A, 2 with two, 1 with
+// four), so that each vector of A loaded serves several FMAs and independent accumulators hide
+// the FMA latency.
+//
+// Where it stands (bench/nbits_matmul_bench.cpp, Zen 4 at one thread, int4, block 32): about
+// 7-8 GB/s from memory, 35-45 % of a streaming read, in float32 and with int8 activations alike,
+// while on weights in cache the int8 arithmetic reaches about 12 GB/s and float32 about 9: the
+// arithmetic per byte, not its kind, keeps too few cache misses in flight. Not yet at the 70 %
+// that would make it memory-bound.
+#include "backends/cpu/nbits_gemv.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/thread_pool.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/nbits_gemv.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+using DF = hn::ScalableTag<float>;
+using DU = hn::RebindToUnsigned<DF>;
+using DI = hn::RebindToSigned<DF>;
+using VF = hn::Vec<DF>;
+using VU = hn::Vec<DU>;
+
+// How a weight row falls into chunks of L 32-bit lanes on this target.
+struct Geometry {
+  int64_t lanes = 0;         // L
+  int64_t chunk_bytes = 0;   // 4 L
+  int64_t chunk_values = 0;  // 4 L * 8 / bits
+  int64_t row_bytes = 0;
+  int64_t full_chunks = 0;       // chunks wholly inside the row
+  int64_t tail_bytes = 0;        // bytes of the last, partial chunk (0: none)
+  int64_t chunks = 0;            // full_chunks, plus one for a tail
+  int64_t k_pad = 0;             // chunks * chunk_values: a rearranged row of A
+  int64_t blocks = 0;            // quantization blocks per row
+  int64_t block_size = 0;        // values per block
+  int64_t blocks_per_chunk = 0;  // > 1: a chunk spans several blocks; else it lies in one
+  int64_t prefetch_bytes = 0;    // how far ahead of a row's reads to prefetch
+};
+
+Geometry geometry(const NBitsWeight& w) {
+  Geometry g;
+  g.lanes = static_cast<int64_t>(hn::Lanes(DF()));
+  g.chunk_bytes = 4 * g.lanes;
+  g.chunk_values = g.chunk_bytes * (8 / w.bits);
+  g.blocks = w.k_blocks();
+  g.block_size = w.block_size;
+  g.row_bytes = g.blocks * w.blob_size();
+  g.full_chunks = g.row_bytes / g.chunk_bytes;
+  g.tail_bytes = g.row_bytes % g.chunk_bytes;
+  g.chunks = g.full_chunks + (g.tail_bytes > 0 ? 1 : 0);
+  g.k_pad = g.chunks * g.chunk_values;
+  g.blocks_per_chunk = g.chunk_values / w.block_size;
+  // The next group's rows, which follow this group's in memory: a group reads several short
+  // runs at once, which the hardware prefetchers follow less well than one long one.
+  g.prefetch_bytes = 4 * g.row_bytes;
+  return g;
+}
+
+// Field s (bits s * kBits up) of every lane, as a float (s a constant once unrolled).
+template <int kBits>
+HWY_INLINE VF field(VU packed, int s) {
+  const DU du;
+  const DF df;
+  const DI di;
+  VU q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (kBits == 4) {
+    // vpermps reads only the low 4 bits of each index: a 16-entry table of the floats 0..15
+    // masks and converts in one instruction. (Not hn::TableLookupLanes, whose debug builds
+    // check that the indices are in range.)
+    const VF table = hn::Iota(df, 0.0f);
+    return VF{_mm512_permutexvar_ps(q.raw, table.raw)};
+  }
+#endif
+  // The top field needs no mask.
+  if ((s + 1) * kBits < 32) q = hn::And(q, hn::Set(du, (1u << kBits) - 1));
+  return hn::ConvertTo(df, hn::BitCast(di, q));
+}
+
+// A vector of each lane's block's value of chunk c, from a row's per-block values (scales or
+// zero points) at `row`; `end` is where the array they lie in ends, which no load passes.
+HWY_INLINE VF block_values(const Geometry& g, const decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr)))& lane_block,
+                           const float* HWY_RESTRICT row, const float* end, int64_t c) {
+  const DF d;
+  if (g.blocks_per_chunk <= 1) return hn::Set(d, row[c * g.chunk_values / g.block_size]);
+  const float* first = row + c * g.blocks_per_chunk;
+  VF v;
+  if (end - first >= g.lanes) {
+    v = hn::LoadU(d, first);
+  } else {
+    HWY_ALIGN float buffer[hn::MaxLanes(DF())] = {};
+    std::copy(first, end, buffer);
+    v = hn::Load(d, buffer);
+  }
+  return hn::TableLookupLanes(v, lane_block);
+}
+
+// The zero points of a row as floats, into `out` (blocks floats); packed ones are unpacked.
+struct ZeroPoints {
+  const NBitsWeight* w = nullptr;
+  // Fixed: every block's zero point (no zero points given).
+  bool fixed = false;
+  float fixed_value = 0.0f;
+
+  // The row's zero points and the end of the array they lie in.
+  std::pair<const float*, const float*> row(int64_t n, float* HWY_RESTRICT out) const {
+    const int64_t blocks = w->k_blocks();
+    if (w->float_zero_points) {
+      return {w->float_zero_points + n * blocks, w->float_zero_points + w->N * blocks};
+    }
+    const int64_t bits = w->bits, per = 8 / bits;
+    const uint8_t* packed = w->packed_zero_points + n * ((blocks * bits + 7) / 8);
+    const unsigned mask = (1u << bits) - 1;
+    for (int64_t b = 0; b < blocks; ++b) {
+      out[b] = static_cast<float>((packed[b / per] >> ((b % per) * bits)) & mask);
+    }
+    return {out, out + blocks};
+  }
+};
+
+// Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
+// chunks * L apart) and kRowsW weight rows from n on.
+template <int kBits, int kRowsA, int kRowsW>
+HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
+                             float* HWY_RESTRICT zp_buffer, int64_t n,
+                             const float* HWY_RESTRICT ar, const float* HWY_RESTRICT lane_sums,
+                             const float* bias, float* HWY_RESTRICT y) {
+  constexpr int kFields = 32 / kBits;
+  const DF d;
+  const DU du;
+  const int64_t L = g.lanes, sums_stride = g.chunks * L;
+  HWY_ALIGN int32_t lane_block_index[hn::MaxLanes(DF())];
+  for (int64_t i = 0; i < L; ++i) {
+    lane_block_index[i] =
+        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (L / g.blocks_per_chunk) : 0);
+  }
+  const auto lane_block = hn::SetTableIndices(d, lane_block_index);
+
+  const uint8_t* rows[kRowsW];
+  const float* scales[kRowsW];
+  const float* zp_rows[kRowsW];
+  const float* zp_ends[kRowsW];
+  const float* scales_end = w.scales + w.N * g.blocks;
+  for (int j = 0; j < kRowsW; ++j) {
+    rows[j] = w.data + (n + j) * g.row_bytes;
+    scales[j] = w.scales + (n + j) * g.blocks;
+    if (!zps.fixed) {
+      const auto [row, end] = zps.row(n + j, zp_buffer + j * g.blocks);
+      zp_rows[j] = row;
+      zp_ends[j] = end;
+    }
+  }
+  const VF fixed_zp = hn::Set(d, zps.fixed_value);
+
+  VF acc[kRowsA][kRowsW];
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
+  }
+  for (int64_t c = 0; c < g.chunks; ++c) {
+    VU packed[kRowsW];
+    for (int j = 0; j < kRowsW; ++j) {
+      const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
+      if (c < g.full_chunks) {
+        // Rows start at multiples of 4 bytes (a block is at least 4 bytes); LoadU copies.
+        packed[j] = hn::LoadU(du, reinterpret_cast<const uint32_t*>(bytes));
+      } else {  // the tail: whole lanes (blocks are multiples of 4 bytes), the rest zero
+        HWY_ALIGN uint32_t buffer[hn::MaxLanes(DU())] = {};
+        std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
+        packed[j] = hn::Load(du, buffer);
+      }
+    }
+    VF dot[kRowsA][kRowsW];
+    for (int r = 0; r < kRowsA; ++r) {
+      for (int j = 0; j < kRowsW; ++j) dot[r][j] = hn::Zero(d);
+    }
+    const float* a = ar + c * g.chunk_values;
+    for (int j = 0; j < kRowsW; ++j) {
+      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
+    }
+#pragma GCC unroll 16
+    for (int s = 0; s < kFields; ++s) {
+      VF av[kRowsA];
+      for (int r = 0; r < kRowsA; ++r) av[r] = hn::LoadU(d, a + r * g.k_pad + s * L);
+      for (int j = 0; j < kRowsW; ++j) {
+        const VF q = field<kBits>(packed[j], s);
+        for (int r = 0; r < kRowsA; ++r) dot[r][j] = hn::MulAdd(q, av[r], dot[r][j]);
+      }
+    }
+    VF sums[kRowsA];
+    for (int r = 0; r < kRowsA; ++r) sums[r] = hn::LoadU(d, lane_sums + r * sums_stride + c * L);
+    for (int j = 0; j < kRowsW; ++j) {
+      const VF scale = block_values(g, lane_block, scales[j], scales_end, c);
+      const VF zp = zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+      for (int r = 0; r < kRowsA; ++r) {
+        acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums[r], dot[r][j]), scale, acc[r][j]);
+      }
+    }
+  }
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) {
+      y[r * w.N + n + j] =
+          hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
+    }
+  }
+}
+
+// Weight rows [n0, n1) for kRowsA rows of A: groups of kRowsW rows, then single rows.
+template <int kBits, int kRowsA>
+void gemv_rows(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
+               int64_t n1, const float* ar, const float* lane_sums, const float* bias, float* y) {
+  constexpr int kRowsW = 4 / kRowsA;
+  thread_local std::vector<float> zp_buffer;
+  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
+  int64_t n = n0;
+  for (; n + kRowsW <= n1; n += kRowsW) {
+    gemv_group<kBits, kRowsA, kRowsW>(g, w, zps, zp_buffer.data(), n, ar, lane_sums, bias, y);
+  }
+  for (; n < n1; ++n) {
+    gemv_group<kBits, kRowsA, 1>(g, w, zps, zp_buffer.data(), n, ar, lane_sums, bias, y);
+  }
+}
+
+template <int kBits>
+void gemv_bits(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t rows,
+               int64_t n0, int64_t n1, const float* ar, const float* lane_sums, const float* bias,
+               float* y) {
+  if (rows == 4) {
+    gemv_rows<kBits, 4>(g, w, zps, n0, n1, ar, lane_sums, bias, y);
+  } else if (rows == 2) {
+    gemv_rows<kBits, 2>(g, w, zps, n0, n1, ar, lane_sums, bias, y);
+  } else {
+    gemv_rows<kBits, 1>(g, w, zps, n0, n1, ar, lane_sums, bias, y);
+  }
+}
+
+// The int8 arithmetic (accuracy_level 4, 4-bit weights; x86 with AVX2 or AVX-512): A is
+// quantized per block to int8 (nbits_quantize_block), and a chunk of 4 L packed bytes becomes two
+// byte vectors (low and high nibbles) multiplied with A's bytes by vpmaddubsw (unsigned by
+// signed bytes, pairs summed to 16 bits: at most 2 * 15 * 127, no saturation) and summed to 32
+// bits per lane by vpmaddwd: 7 instructions per chunk where the float arithmetic needs 30.
+// Lane i of a chunk still sums values 8 i to 8 i + 7, so scales and zero points go as above,
+// A's scale joining the weight's per lane.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+
+// sum(q * qa) per 32-bit lane of the 4 L packed bytes `packed` against A's bytes for their low
+// (a_low) and high (a_high) nibbles.
+HWY_INLINE hn::Vec<DI> dot_u4_s8(VU packed, const int8_t* a_low, const int8_t* a_high) {
+#if HWY_TARGET <= HWY_AVX3
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  const __m512i low = _mm512_and_si512(packed.raw, nibble);
+  const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed.raw, 4), nibble);
+  const __m512i pairs = _mm512_add_epi16(_mm512_maddubs_epi16(low, _mm512_loadu_si512(a_low)),
+                                         _mm512_maddubs_epi16(high, _mm512_loadu_si512(a_high)));
+  return hn::Vec<DI>{_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))};
+#else
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const __m256i low = _mm256_and_si256(packed.raw, nibble);
+  const __m256i high = _mm256_and_si256(_mm256_srli_epi16(packed.raw, 4), nibble);
+  const __m256i pairs = _mm256_add_epi16(
+      _mm256_maddubs_epi16(low, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a_low))),
+      _mm256_maddubs_epi16(high, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a_high))));
+  return hn::Vec<DI>{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))};
+#endif
+}
+
+// A quantized and rearranged for dot_u4_s8: per chunk, the 4 L bytes of its even values, then
+// the 4 L bytes of its odd ones; per chunk lane, the sum of its quantized values and its block's
+// scale of A.
+struct QuantizedRows {
+  const int8_t* q = nullptr;         // [rows, chunks * chunk_values]
+  const float* lane_sums = nullptr;  // [rows, chunks * L]
+  const float* lane_scales = nullptr;  // [rows, chunks * L]
+};
+
+template <int kRowsA, int kRowsW>
+HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
+                                  float* HWY_RESTRICT zp_buffer, int64_t n,
+                                  const QuantizedRows& qa, const float* bias,
+                                  float* HWY_RESTRICT y) {
+  const DF d;
+  const DU du;
+  const int64_t L = g.lanes, q_stride = g.k_pad, sums_stride = g.chunks * L;
+  HWY_ALIGN int32_t lane_block_index[hn::MaxLanes(DF())];
+  for (int64_t i = 0; i < L; ++i) {
+    lane_block_index[i] =
+        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (L / g.blocks_per_chunk) : 0);
+  }
+  const auto lane_block = hn::SetTableIndices(d, lane_block_index);
+  const uint8_t* rows[kRowsW];
+  const float* scales[kRowsW];
+  const float* zp_rows[kRowsW];
+  const float* zp_ends[kRowsW];
+  const float* scales_end = w.scales + w.N * g.blocks;
+  for (int j = 0; j < kRowsW; ++j) {
+    rows[j] = w.data + (n + j) * g.row_bytes;
+    scales[j] = w.scales + (n + j) * g.blocks;
+    if (!zps.fixed) {
+      const auto [row, end] = zps.row(n + j, zp_buffer + j * g.blocks);
+      zp_rows[j] = row;
+      zp_ends[j] = end;
+    }
+  }
+  const VF fixed_zp = hn::Set(d, zps.fixed_value);
+  VF acc[kRowsA][kRowsW];
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
+  }
+  for (int64_t c = 0; c < g.chunks; ++c) {
+    VU packed[kRowsW];
+    for (int j = 0; j < kRowsW; ++j) {
+      const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
+      if (c < g.full_chunks) {
+        packed[j] = hn::LoadU(du, reinterpret_cast<const uint32_t*>(bytes));
+      } else {
+        HWY_ALIGN uint32_t buffer[hn::MaxLanes(DU())] = {};
+        std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
+        packed[j] = hn::Load(du, buffer);
+      }
+      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
+    }
+    for (int j = 0; j < kRowsW; ++j) {
+      const VF w_scale = block_values(g, lane_block, scales[j], scales_end, c);
+      const VF zp = zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+      for (int r = 0; r < kRowsA; ++r) {
+        const int8_t* a = qa.q + r * q_stride + c * g.chunk_values;
+        const VF dot = hn::ConvertTo(d, dot_u4_s8(packed[j], a, a + g.chunk_bytes));
+        const VF sums = hn::LoadU(d, qa.lane_sums + r * sums_stride + c * L);
+        const VF scale = hn::Mul(w_scale, hn::LoadU(d, qa.lane_scales + r * sums_stride + c * L));
+        acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums, dot), scale, acc[r][j]);
+      }
+    }
+  }
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) {
+      y[r * w.N + n + j] =
+          hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
+    }
+  }
+}
+
+template <int kRowsA>
+void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
+                    int64_t n1, const QuantizedRows& qa, const float* bias, float* y) {
+  constexpr int kRowsW = 4 / kRowsA;
+  thread_local std::vector<float> zp_buffer;
+  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
+  int64_t n = n0;
+  for (; n + kRowsW <= n1; n += kRowsW) {
+    gemv_group_int8<kRowsA, kRowsW>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
+  }
+  for (; n < n1; ++n) gemv_group_int8<kRowsA, 1>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
+}
+#endif
+
+// Weight values a parallel range should cover at least: a split costs a few microseconds, and
+// each thread should stream long runs of the weight.
+constexpr int64_t kMinRangeValues = int64_t{1} << 18;
+
+}  // namespace
+
+namespace {
+
+ZeroPoints zero_points(const NBitsWeight& w) {
+  ZeroPoints zps;
+  zps.w = &w;
+  zps.fixed = !w.float_zero_points && !w.packed_zero_points;
+  zps.fixed_value = static_cast<float>(1 << (w.bits - 1));
+  return zps;
+}
+
+// Splits the weight rows over the job system, in ranges of whole groups where it can.
+template <class F>
+void for_row_ranges(const NBitsWeight& w, const Geometry& g, int64_t M, const F& f) {
+  const int64_t grain = std::max<int64_t>(4, kMinRangeValues / (g.k_pad * M) / 4 * 4);
+  parallel_for(w.N, grain, [&](int64_t n0, int64_t n1) {
+    for (int64_t m = 0; m < M;) {
+      const int64_t rows = M - m >= 4 ? 4 : M - m >= 2 ? 2 : 1;
+      f(m, rows, n0, n1);
+      m += rows;
+    }
+  });
+}
+
+void gemv_float(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
+  const Geometry g = geometry(w);
+  const int64_t L = g.lanes, per_lane = 32 / w.bits;
+  // A rearranged (zero past K, so that whatever the padding of the last block holds adds
+  // nothing) and its sums per chunk lane.
+  thread_local std::vector<float> ar, lane_sums;
+  ar.assign(static_cast<size_t>(M * g.k_pad), 0.0f);
+  lane_sums.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
+  for (int64_t m = 0; m < M; ++m) {
+    const float* a = A + m * w.K;
+    float* out = ar.data() + m * g.k_pad;
+    float* sums = lane_sums.data() + m * g.chunks * L;
+    // Value k = c * chunk_values + i * per_lane + s goes to lane i, field s of chunk c.
+    for (int64_t c = 0; c < g.chunks; ++c) {
+      for (int64_t i = 0; i < L; ++i) {
+        const int64_t k0 = c * g.chunk_values + i * per_lane;
+        const int64_t count = std::min(per_lane, w.K - k0);
+        float sum = 0.0f;
+        for (int64_t s = 0; s < count; ++s) {
+          out[c * g.chunk_values + s * L + i] = a[k0 + s];
+          sum += a[k0 + s];
+        }
+        sums[c * L + i] = sum;
+      }
+    }
+  }
+  const ZeroPoints zps = zero_points(w);
+  // The calling thread's buffers: named inside the body, a thread_local would be the worker's.
+  const float* ar_data = ar.data();
+  const float* sums_data = lane_sums.data();
+  for_row_ranges(w, g, M, [&](int64_t m, int64_t rows, int64_t n0, int64_t n1) {
+    const float* a = ar_data + m * g.k_pad;
+    const float* s = sums_data + m * g.chunks * L;
+    float* y = Y + m * w.N;
+    if (w.bits == 2) {
+      gemv_bits<2>(g, w, zps, rows, n0, n1, a, s, bias, y);
+    } else if (w.bits == 4) {
+      gemv_bits<4>(g, w, zps, rows, n0, n1, a, s, bias, y);
+    } else {
+      gemv_bits<8>(g, w, zps, rows, n0, n1, a, s, bias, y);
+    }
+  });
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
+  const Geometry g = geometry(w);
+  const int64_t L = g.lanes, chunk_values = g.chunk_values;
+  thread_local std::vector<int8_t> q;
+  thread_local std::vector<float> lane_sums, lane_scales;
+  thread_local std::vector<int8_t> values;
+  values.resize(static_cast<size_t>(w.block_size));
+  q.assign(static_cast<size_t>(M * g.k_pad), 0);
+  lane_sums.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
+  lane_scales.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
+  for (int64_t m = 0; m < M; ++m) {
+    const float* a = A + m * w.K;
+    int8_t* out = q.data() + m * g.k_pad;
+    float* sums = lane_sums.data() + m * g.chunks * L;
+    float* scales = lane_scales.data() + m * g.chunks * L;
+    for (int64_t b = 0; b < g.blocks; ++b) {
+      const int64_t k0 = b * w.block_size, count = std::min(w.block_size, w.K - k0);
+      const float scale = nbits_quantize_block(a + k0, count, values.data());
+      for (int64_t t = 0; t < count; ++t) {
+        // Value k: chunk k / chunk_values; in it, byte (k % chunk_values) / 2 of the even or
+        // the odd values' bytes; lane (k % chunk_values) / 8. (chunk_values is a power of two.)
+        const int64_t k = k0 + t, in_chunk = k & (chunk_values - 1), c = k - in_chunk;
+        out[c + (in_chunk & 1) * g.chunk_bytes + (in_chunk >> 1)] = values[t];
+        sums[c / 8 + (in_chunk >> 3)] += static_cast<float>(values[t]);
+      }
+      // Every lane of the block (a lane lies in one block; lanes past K sum nothing). Lane
+      // (k % chunk_values) / 8 of chunk k / chunk_values, L lanes a chunk, is entry k / 8.
+      for (int64_t k = k0; k < k0 + w.block_size; k += 8) scales[k / 8] = scale;
+    }
+  }
+  const ZeroPoints zps = zero_points(w);
+  // The calling thread's buffers: named inside the body, a thread_local would be the worker's.
+  const int8_t* q_data = q.data();
+  const float* sums_data = lane_sums.data();
+  const float* scales_data = lane_scales.data();
+  for_row_ranges(w, g, M, [&](int64_t m, int64_t rows, int64_t n0, int64_t n1) {
+    QuantizedRows qa;
+    qa.q = q_data + m * g.k_pad;
+    qa.lane_sums = sums_data + m * g.chunks * L;
+    qa.lane_scales = scales_data + m * g.chunks * L;
+    float* y = Y + m * w.N;
+    if (rows == 4) {
+      gemv_rows_int8<4>(g, w, zps, n0, n1, qa, bias, y);
+    } else if (rows == 2) {
+      gemv_rows_int8<2>(g, w, zps, n0, n1, qa, bias, y);
+    } else {
+      gemv_rows_int8<1>(g, w, zps, n0, n1, qa, bias, y);
+    }
+  });
+}
+#endif
+
+}  // namespace
+
+void nbits_gemv(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                NBitsArithmetic arithmetic) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if (arithmetic == NBitsArithmetic::kInt8Activations && w.bits == 4) {
+    gemv_int8(w, M, A, bias, Y);
+    return;
+  }
+#endif
+  (void)arithmetic;
+  gemv_float(w, M, A, bias, Y);
+}
+
+}  // namespace kiln::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(nbits_gemv);
+
+void nbits_gemv(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y,
+                NBitsArithmetic arithmetic) {
+  if (M <= 0 || w.N <= 0) return;
+  HWY_DYNAMIC_DISPATCH(nbits_gemv)(w, M, A, bias, Y, arithmetic);
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE
