@@ -66,6 +66,22 @@ Tensor few_values(DataType dt, const Shape& shape, unsigned seed) {
     for (int64_t& x : v) x = dist(rng) + (int64_t{dist(rng) % 2} << 33);
     return Tensor::from_data<int64_t>(shape, v);
   }
+  if (dt == DataType::Float16) {
+    std::vector<Float16> v(n);
+    for (Float16& x : v) x = Float16(static_cast<float>(dist(rng)) * 0.5f);
+    if (n > 2) v[2] = Float16(std::nanf(""));
+    if (n > 4) v[4] = Float16(-std::numeric_limits<float>::infinity());
+    return Tensor::from_data<Float16>(shape, v);
+  }
+  auto ints = [&]<class T>(int scale) {
+    std::vector<T> v(n);
+    for (T& x : v) x = static_cast<T>(dist(rng) * scale);
+    return Tensor::from_data<T>(shape, v);
+  };
+  if (dt == DataType::Int8) return ints.operator()<int8_t>(40);
+  if (dt == DataType::UInt8) return ints.operator()<uint8_t>(80);  // wraps: 16..255 as well
+  if (dt == DataType::Int16) return ints.operator()<int16_t>(10000);
+  if (dt == DataType::UInt16) return ints.operator()<uint16_t>(20000);
   std::vector<bool> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = (rng() & 1) != 0;
   return Tensor::from_data<bool>(shape, v);
@@ -76,13 +92,138 @@ struct OpCase {
   std::function<OpTest()> make;
   double rtol = 1e-5;  // long sums (MatMul, Conv) need more: float32 summation order differs
   double atol = 1e-6;
-  // Which GPU backends run the op natively (the GPU-pixel backend keeps integer tensors on the
-  // CPU: textures hold float32 only).
+  // Which GPU backends run the op natively (the GPU-pixel backend keeps int32, int64 and float64
+  // tensors on the CPU: textures hold float32 and the dtypes exact in it).
   bool on_compute = true;
   bool on_pixel = true;
   // Float32 and float16 outputs compared bit for bit (Cast: zero signs and NaN payloads too).
   bool bit_exact = false;
 };
+
+// The dtypes GPU-pixel keeps in float textures besides float32 (float16, bfloat16, float8, bool,
+// 8-, 16- and 4-bit integers), most of which GPU-compute leaves to the CPU: Cast between each pair
+// (saturation, wrapping, NaN, float16 rounding ties and overflow, float8 with and without
+// saturate), the comparisons (NaN, -inf, negative values), Where, data movement and float16
+// arithmetic. Non-float32 results are compared bit for bit.
+void add_texel_dtype_cases(std::vector<OpCase>& c) {
+  const size_t first = c.size();
+  const DataType texel[] = {
+      DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Bool, DataType::Int8,
+      DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Int4, DataType::UInt4};
+  auto small_int = [](DataType t) {
+    return t == DataType::Int8 || t == DataType::UInt8 || t == DataType::Int16 ||
+           t == DataType::UInt16 || t == DataType::Int4 || t == DataType::UInt4;
+  };
+
+  for (DataType from : texel) {
+    for (DataType to : texel) {
+      if (!small_int(from) && !small_int(to)) continue;  // among the Cast cases above
+      c.push_back(
+          {"Texel_Cast_" + std::string(dtype_name(from)) + "_to_" + std::string(dtype_name(to)),
+           [from, to] {
+             return OpTest("Cast").input(cast_source(from)).attr("to", static_cast<int64_t>(to));
+           }});
+    }
+  }
+  // float8: from float32's edges (beyond each type's range, inf, NaN, ties), saturating and not,
+  // and back.
+  for (DataType f8 : {DataType::Float8E4M3FN, DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
+                      DataType::Float8E5M2FNUZ}) {
+    for (int64_t saturate : {1, 0}) {
+      c.push_back({"Texel_Cast_float32_to_" + std::string(dtype_name(f8)) + "_saturate" +
+                       std::to_string(saturate),
+                   [f8, saturate] {
+                     std::vector<float> v = cast_source(DataType::Float32).to_vector<float>();
+                     for (float x : {448.0f, 464.0f, 480.0f, 57344.0f, 61440.0f, 0.0009765625f,
+                                     0.001953125f, 1.0625f, 1.1875f, -3.5e-3f, 1e-6f, 240.0f}) {
+                       v.push_back(x);
+                       v.push_back(-x);
+                     }
+                     return OpTest("Cast", 21)
+                         .input(Tensor::from_data<float>({static_cast<int64_t>(v.size())}, v))
+                         .attr("to", static_cast<int64_t>(f8))
+                         .attr("saturate", saturate);
+                   }});
+    }
+    c.push_back({"Texel_Cast_" + std::string(dtype_name(f8)) + "_to_float16", [f8] {
+                   Tensor x = Tensor::zeros(f8, {256});
+                   auto* bits = static_cast<uint8_t*>(x.mutable_raw_data());
+                   for (int i = 0; i < 256; ++i) bits[i] = static_cast<uint8_t>(i);
+                   return OpTest("Cast", 21).input(x).attr("to", int64_t{10});
+                 }});
+  }
+  c.push_back({"Texel_CastLike_int16_to_uint8", [] {
+                 return OpTest("CastLike")
+                     .input(cast_source(DataType::Int16))
+                     .input(cast_source(DataType::UInt8));
+               }});
+  const std::vector<std::pair<Shape, Shape>> pairs = {{{13}, {13}}, {{3, 1}, {1, 7}}, {{}, {6}}};
+  for (const char* op : {"Equal", "Less", "GreaterOrEqual"}) {
+    for (DataType dt : {DataType::Float16, DataType::Int8, DataType::UInt8, DataType::Int16,
+                        DataType::UInt16, DataType::Bool}) {
+      if (dt == DataType::Bool && std::string(op) != "Equal") continue;  // not an ONNX type there
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        c.push_back({"Texel_" + std::string(op) + "_" + std::string(dtype_name(dt)) + "_" +
+                         std::to_string(i),
+                     [op, dt, p = pairs[i], i] {
+                       return OpTest(op)
+                           .input(few_values(dt, p.first, 230 + i))
+                           .input(few_values(dt, p.second, 240 + i));
+                     }});
+      }
+    }
+  }
+  for (DataType dt : {DataType::Float16, DataType::Int8, DataType::UInt16, DataType::Bool}) {
+    c.push_back({"Texel_Where_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Where")
+                       .input(few_values(DataType::Bool, {3, 1, 5}, 250))
+                       .input(few_values(dt, {4, 1}, 251))
+                       .input(few_values(dt, {1, 4, 5}, 252));
+                 }});
+    c.push_back({"Texel_Transpose_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Transpose")
+                       .input(few_values(dt, {2, 3, 5}, 253))
+                       .attr("perm", std::vector<int64_t>{2, 0, 1});
+                 }});
+    c.push_back({"Texel_Concat_" + std::string(dtype_name(dt)), [dt] {
+                   return OpTest("Concat")
+                       .input(few_values(dt, {2, 3}, 254))
+                       .input(few_values(dt, {2, 5}, 255))
+                       .attr("axis", int64_t{1});
+                 }});
+  }
+  // float16 arithmetic: computed in float32, rounded once to half precision, as on the CPU.
+  auto halves = [](const Shape& shape, unsigned seed) {
+    const Tensor f = random_f32(shape, seed, -3.0f, 3.0f);
+    std::vector<Float16> v;
+    for (float x : f.to_vector<float>()) v.push_back(Float16(x));
+    return Tensor::from_data<Float16>(shape, v);
+  };
+  for (const char* op : {"Add", "Sub", "Mul", "Max", "Min"}) {
+    c.push_back({std::string("Texel_") + op + "_float16", [op, halves] {
+                   return OpTest(op).input(halves({3, 1, 5}, 256)).input(halves({4, 5}, 257));
+                 }});
+  }
+  for (const char* op : {"Relu", "Neg", "Abs", "Floor"}) {
+    c.push_back({std::string("Texel_") + op + "_float16", [op, halves] {
+                   return OpTest(op).input(halves({2, 7}, 258));
+                 }});
+  }
+  c.push_back({"Texel_Pad_int16_constant", [] {
+                 return OpTest("Pad")
+                     .input(cast_source(DataType::Int16))
+                     .input(i64({2}, {2, 3}))
+                     .input(Tensor::from_data<int16_t>({}, {-32768}))
+                     .constant_input(1)
+                     .constant_input(2);
+               }});
+  c.push_back({"Texel_ConstantOfShape_uint8", [] {
+                 return OpTest("ConstantOfShape")
+                     .input(i64({2}, {3, 5}))
+                     .attr("value", Tensor::from_data<uint8_t>({1}, {255}));
+               }});
+  for (size_t i = first; i < c.size(); ++i) c[i].on_compute = false;
+}
 
 // LSTM: every direction, optional input and output combination the step kernels take; hidden
 // sizes that are and are not a multiple of 4 (the pixel kernel reads R a texel at a time when
@@ -1628,12 +1769,19 @@ std::vector<OpCase> make_cases() {
                    return t;
                  }});
   }
-  // Integer, bool and device-computed-index ops: textures hold float32 only. Gather of float32
-  // data and float32 fills do run there: indices and shapes are host values.
+  // On GPU-pixel: Gather of float32 data (indices are host values); Cast, the comparisons, the
+  // logical ops, Where and ConstantOfShape of the dtypes textures hold (float32, float16,
+  // bfloat16, bool); nothing with int32 or int64 tensors, and no device-computed indices.
   for (size_t i = first_compute_indexing; i < c.size(); ++i) {
     const std::string& name = c[i].name;
-    c[i].on_pixel = (name.rfind("Gather_", 0) == 0 && name.ends_with("_float32")) ||
-                    name == "ConstantOfShape_default" || name == "ConstantOfShape_float32";
+    auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
+    const bool texel_types =
+        name.find("int32") == std::string::npos && name.find("int64") == std::string::npos;
+    const bool texel_op = starts("Cast_") || name == "CastLike_float16" || starts("Equal_") ||
+                          starts("Less") || starts("Greater") || starts("And_") || starts("Or_") ||
+                          starts("Xor_") || name == "Not" || starts("Where_") ||
+                          starts("ConstantOfShape_");
+    c[i].on_pixel = (starts("Gather_") && name.ends_with("_float32")) || (texel_op && texel_types);
   }
   const size_t first_product = c.size();
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
@@ -2151,7 +2299,6 @@ std::vector<OpCase> make_cases() {
                  for (uint16_t i = 0; i < 24; ++i) bits[i] = static_cast<uint16_t>(0x3c00 + 37 * i);
                  return OpTest("Reshape").input(x).input(i64({2}, {4, -1})).constant_input(1);
                }});
-  c.back().on_pixel = false;
   // BitCast between types of equal size is a view with the bytes read as the new type.
   const std::vector<std::pair<Tensor, DataType>> bit_casts = {
       {random_f32({3, 4}, 216), DataType::Int32},
@@ -2173,7 +2320,7 @@ std::vector<OpCase> make_cases() {
                      .input(i64({1}, {1}))
                      .constant_input(1);
                }});
-  c.back().on_pixel = false;
+  add_texel_dtype_cases(c);
   return c;
 }
 

@@ -8,21 +8,28 @@
 #include "backends/gpu_pixel/loop_budget.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/runtime.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 #include "backends/gpu_pixel/timer_queries.h"
 
 namespace kiln::gpu_pixel {
 namespace {
 
-// Textures hold float32 only: a node with outputs of another known dtype stays on the CPU.
-bool float32_outputs(const DevicePlacementQuery& query, std::string& reason) {
-  for (size_t k = 0; k < query.output_types.size(); ++k) {
-    const DataType t = query.output_types[k];
-    if (query.info.has_output(k) && t != DataType::Float32 && t != DataType::Undefined) {
-      reason = std::string(dtype_name(t)) + " outputs stay on the CPU (textures hold float32)";
-      return false;
+// Textures hold float32 and the dtypes exact in float32 (texel_dtype.h): a node with outputs of
+// another known dtype (int32, int64, float64, ...) stays on the CPU. Which dtypes each op writes
+// is its factory's business: the float ops take float32 inputs and write float32, the others
+// check their own.
+BackendPlacementRule texel_outputs(int mantissa_bits) {
+  return [mantissa_bits](const DevicePlacementQuery& query, std::string& reason) {
+    for (size_t k = 0; k < query.output_types.size(); ++k) {
+      const DataType t = query.output_types[k];
+      if (query.info.has_output(k) && t != DataType::Undefined && !texel_holds(t, mantissa_bits)) {
+        reason = std::string(dtype_name(t)) +
+                 " outputs stay on the CPU (textures hold only the dtypes exact in float32)";
+        return false;
+      }
     }
-  }
-  return true;
+    return true;
+  };
 }
 
 RecordSession<OpRecorder> draw_session(std::shared_ptr<Runtime> runtime) {
@@ -57,7 +64,8 @@ class PixelBackend final : public DeviceBackend {
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
                                         std::string& reason) override {
-    return compile_from_table(op_table(), query, reason, draw_session(runtime_), float32_outputs);
+    return compile_from_table(op_table(), query, reason, draw_session(runtime_),
+                              texel_outputs(runtime_->context().info().mantissa_bits));
   }
 
   void flush() override {

@@ -97,6 +97,22 @@ float apply(float x, float y) {
   return x < 0.0 ? x * y : x;
 #elif defined(OP_MOD)
   return onnx_fmod(x, y);
+#elif defined(OP_EQUAL)
+  return x == y ? 1.0 : 0.0;  // false for NaN, as every ordered comparison below
+#elif defined(OP_LESS)
+  return x < y ? 1.0 : 0.0;
+#elif defined(OP_LESS_OR_EQUAL)
+  return x <= y ? 1.0 : 0.0;
+#elif defined(OP_GREATER)
+  return x > y ? 1.0 : 0.0;
+#elif defined(OP_GREATER_OR_EQUAL)
+  return x >= y ? 1.0 : 0.0;
+#elif defined(OP_AND)
+  return (x != 0.0 && y != 0.0) ? 1.0 : 0.0;
+#elif defined(OP_OR)
+  return (x != 0.0 || y != 0.0) ? 1.0 : 0.0;
+#elif defined(OP_XOR)
+  return ((x != 0.0) != (y != 0.0)) ? 1.0 : 0.0;
 #endif
 }
 
@@ -147,6 +163,22 @@ const char* define_of(BinaryOp op) {
       return "#define OP_PRELU\n";
     case BinaryOp::Mod:
       return "#define OP_MOD\n";
+    case BinaryOp::Equal:
+      return "#define OP_EQUAL\n";
+    case BinaryOp::Less:
+      return "#define OP_LESS\n";
+    case BinaryOp::LessOrEqual:
+      return "#define OP_LESS_OR_EQUAL\n";
+    case BinaryOp::Greater:
+      return "#define OP_GREATER\n";
+    case BinaryOp::GreaterOrEqual:
+      return "#define OP_GREATER_OR_EQUAL\n";
+    case BinaryOp::And:
+      return "#define OP_AND\n";
+    case BinaryOp::Or:
+      return "#define OP_OR\n";
+    case BinaryOp::Xor:
+      return "#define OP_XOR\n";
   }
   throw Error("OpenGL ES binary op: unknown op code");
 }
@@ -173,6 +205,22 @@ const char* to_string(BinaryOp op) {
       return "PRelu";
     case BinaryOp::Mod:
       return "Mod";
+    case BinaryOp::Equal:
+      return "Equal";
+    case BinaryOp::Less:
+      return "Less";
+    case BinaryOp::LessOrEqual:
+      return "LessOrEqual";
+    case BinaryOp::Greater:
+      return "Greater";
+    case BinaryOp::GreaterOrEqual:
+      return "GreaterOrEqual";
+    case BinaryOp::And:
+      return "And";
+    case BinaryOp::Or:
+      return "Or";
+    case BinaryOp::Xor:
+      return "Xor";
   }
   return "unknown";
 }

@@ -1,5 +1,8 @@
-// Float32 binary element-wise ops with numpy broadcasting on texture tensors: Add, Sub, Mul, Div,
-// Pow, Max, Min, PRelu (b is the slope) and Mod (C's fmod: ONNX requires fmod=1 for floats).
+// Binary element-wise ops with numpy broadcasting on texture tensors: the float32 arithmetic Add,
+// Sub, Mul, Div, Pow, Max, Min, PRelu (b is the slope) and Mod (C's fmod: ONNX requires fmod=1
+// for floats); the comparisons Equal, Less, LessOrEqual, Greater and GreaterOrEqual, which take
+// any texture dtype (the values compare exactly as floats; NaN compares false) and write bool
+// 0/1; and the logical And, Or and Xor of bool 0/1 inputs.
 // Up to 6 dimensions remain after dropping the output's size-1 dimensions and merging
 // dimensions contiguous in both inputs, so most higher-rank shapes fit as well.
 //
@@ -16,7 +19,25 @@
 
 namespace kiln::gpu_pixel {
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Max, Min, PRelu, Mod };
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
+  PRelu,
+  Mod,
+  Equal,
+  Less,
+  LessOrEqual,
+  Greater,
+  GreaterOrEqual,
+  And,
+  Or,
+  Xor,
+};
 const char* to_string(BinaryOp op);
 
 constexpr int kBinaryMaxRank = 6;

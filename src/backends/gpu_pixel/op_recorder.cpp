@@ -2,15 +2,16 @@
 
 #include <span>
 
+#include "backends/gpu_pixel/texel_dtype.h"
 #include "core/element_count.h"
 #include "kernels/transfer_timing.h"
 
 namespace kiln::gpu_pixel {
 
-std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape) {
+std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape, DataType dtype) {
   check_no_negative_dim(shape, "output shape");
   try {
-    return std::make_shared<TextureData>(runtime_, shape.element_count());
+    return std::make_shared<TextureData>(runtime_, shape.element_count(), dtype);
   } catch (const Error& e) {
     throw RunOnCpu(RunTimeCause::DeviceLimit, e.what());  // larger than the device's textures allow
   }
@@ -23,19 +24,26 @@ const TextureTensor& OpRecorder::texture(size_t k) {
   if (!mirror) {
     // A host value (or another device's tensor, brought to the host first).
     const Tensor host = t.impl()->device ? download_to_host(t) : t;
-    check(host.dtype() == DataType::Float32, "only float32 tensors live in textures");
-    auto d = new_texture(host.shape());
+    if (!texel_holds(host.dtype(), runtime_->context().info().mantissa_bits))
+      throw RunOnCpu(RunTimeCause::InputKind,
+                     std::string(dtype_name(host.dtype())) + " tensors do not live in textures");
+    auto d = new_texture(host.shape(), host.dtype());
     TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
-    upload(d->texture(), std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
+    if (host.dtype() == DataType::Float32) {
+      upload(d->texture(),
+             std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
+    } else {
+      upload(d->texture(), to_texel_values(host));
+    }
     mirror = std::move(d);
   }
   return static_cast<TextureData*>(mirror.get())->texture();
 }
 
-TextureTensor& OpRecorder::output(size_t k, const Shape& shape) {
-  auto d = new_texture(shape);
+TextureTensor& OpRecorder::output(size_t k, const Shape& shape, DataType dtype) {
+  auto d = new_texture(shape, dtype);
   TextureTensor& texture = d->texture();
-  auto impl = std::make_shared<TensorImpl>(DataType::Float32, shape, nullptr);
+  auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);
   impl->device = std::move(d);
   run_.outputs[k] = Tensor(std::move(impl));
   runtime_->drew();
@@ -45,7 +53,7 @@ TextureTensor& OpRecorder::output(size_t k, const Shape& shape) {
 void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {
   texture(source);  // a host input goes to the device first
   const Tensor& in = run_.inputs[source];
-  auto impl = std::make_shared<TensorImpl>(DataType::Float32, shape, nullptr);
+  auto impl = std::make_shared<TensorImpl>(in.dtype(), shape, nullptr);
   if (texture_data_of(in, *runtime_)) {
     impl->device = in.impl()->device;
   } else {

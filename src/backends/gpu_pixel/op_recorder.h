@@ -1,6 +1,7 @@
-// What a GPU-pixel node's recording sees: float32 inputs as textures (host values uploaded on
-// first use and kept for the run, constants for the worker's life), host data of CPU-resident
-// inputs, and new texture outputs. Used inside the context's Scope, one node at a time.
+// What a GPU-pixel node's recording sees: inputs of the texture dtypes (texel_dtype.h) as textures
+// (host values uploaded on first use and kept for the run, constants for the worker's life), host
+// data of CPU-resident inputs, and new texture outputs. Used inside the context's Scope, one node
+// at a time.
 #pragma once
 
 #include <memory>
@@ -28,18 +29,19 @@ class OpRecorder {
   const Tensor& input(size_t k) const { return run_.inputs[k]; }
   const Tensor& input_for_shape_rule(size_t k) const { return input(k); }  // run_inputs
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
-  // Input k (float32) as a texture.
+  // Input k (of a dtype texel_holds takes) as a texture.
   const TextureTensor& texture(size_t k);
   size_t num_outputs() const { return run_.outputs.size(); }
-  // A new texture for float32 output k. RunOnCpu when it would not fit the device's textures.
-  TextureTensor& output(size_t k, const Shape& shape);
+  // A new texture for output k, whose elements are of `dtype` (the kernel writes only values of
+  // it). RunOnCpu when it would not fit the device's textures.
+  TextureTensor& output(size_t k, const Shape& shape, DataType dtype = DataType::Float32);
   // A texture for intermediate values of this node, returned to the pool when it goes.
   TextureTensor temporary(int64_t elements) { return TextureTensor(runtime_->context(), elements); }
-  // Output k as input `source`'s texture under another shape (Reshape and friends).
+  // Output k as input `source`'s texture under another shape, of its dtype (Reshape and friends).
   void output_view(size_t k, size_t source, const Shape& shape);
 
  private:
-  std::shared_ptr<TextureData> new_texture(const Shape& shape);
+  std::shared_ptr<TextureData> new_texture(const Shape& shape, DataType dtype);
 
   const std::shared_ptr<Runtime>& runtime_;
   DeviceOpRun& run_;

@@ -3,6 +3,9 @@
 #include <atomic>
 #include <cstring>
 #include <span>
+#include <vector>
+
+#include "backends/gpu_pixel/texel_dtype.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -20,8 +23,8 @@ void Runtime::drew() {
   DeviceWorkCounters::add(context_.counters().submissions);
 }
 
-TextureData::TextureData(std::shared_ptr<Runtime> runtime, int64_t elements)
-    : runtime_(std::move(runtime)), texture_(runtime_->context(), elements) {}
+TextureData::TextureData(std::shared_ptr<Runtime> runtime, int64_t elements, DataType dtype)
+    : runtime_(std::move(runtime)), dtype_(dtype), texture_(runtime_->context(), elements) {}
 
 TextureData::~TextureData() {
   // The texture goes back to the context's pool, which may delete textures: GL calls.
@@ -54,9 +57,15 @@ void TextureData::wait_download(TensorImpl& tensor) {
   if (!host_) {
     request_locked();
     const int64_t n = texture_.element_count();
-    auto host = Storage::allocate(DataType::Float32, n);
-    if (n > 0)
+    auto host = Storage::allocate(dtype_, n);
+    if (n > 0 && dtype_ == DataType::Float32) {
       pending_->copy_to(std::span(static_cast<float*>(host->data()), static_cast<size_t>(n)));
+    } else if (n > 0) {
+      const std::vector<float> values = pending_->values();
+      from_texel_values(values, dtype_,
+                        std::span(static_cast<std::byte*>(host->data()),
+                                  static_cast<size_t>(n) * dtype_size(dtype_)));
+    }
     host_ = std::move(host);
     Context::Scope scope(runtime_->context());
     pending_.reset();
@@ -68,16 +77,19 @@ void TextureData::wait_download(TensorImpl& tensor) {
 void TextureData::download_into(TensorImpl&, std::span<std::byte> out) {
   std::lock_guard lock(mutex_);
   const int64_t n = texture_.element_count();
-  check(out.size() == static_cast<size_t>(n) * sizeof(float),
-        "OpenGL ES download: the destination does not match the texture's float32 elements");
+  check(out.size() == static_cast<size_t>(n) * dtype_size(dtype_),
+        "OpenGL ES download: the destination does not match the texture's elements");
   if (host_) {
     if (!out.empty()) std::memcpy(out.data(), host_->data(), out.size());
     return;
   }
   request_locked();
   // The pixel-pack buffer stays, so a later readback copies from it again without a transfer.
-  if (n > 0)
+  if (n > 0 && dtype_ == DataType::Float32) {
     pending_->copy_to(std::span(reinterpret_cast<float*>(out.data()), static_cast<size_t>(n)));
+  } else if (n > 0) {
+    from_texel_values(pending_->values(), dtype_, out);
+  }
 }
 
 TextureData* texture_data_of(const Tensor& t, const Runtime& runtime) {

@@ -1,7 +1,8 @@
 // A tensor's data in a texture: the DeviceData behind every value a GPU-pixel node produces.
 // request_download starts a read into a pixel-pack buffer fenced by a sync object;
 // download_done polls the fence without waiting; wait_download waits, and the host copy is kept
-// so every later reader shares the one transfer.
+// so every later reader shares the one transfer. The texture holds float32 values; the tensor's
+// dtype (any that texel_holds takes) is kept here, and the host copy is converted to it exactly.
 #pragma once
 
 #include <memory>
@@ -16,11 +17,13 @@ namespace kiln::gpu_pixel {
 
 class TextureData final : public DeviceData {
  public:
-  TextureData(std::shared_ptr<Runtime> runtime, int64_t elements);
+  TextureData(std::shared_ptr<Runtime> runtime, int64_t elements,
+              DataType dtype = DataType::Float32);
   ~TextureData() override;
 
   TextureTensor& texture() { return texture_; }
   const Runtime* runtime() const { return runtime_.get(); }
+  DataType dtype() const { return dtype_; }
 
   void request_download(TensorImpl& tensor) override;
   bool download_done(const TensorImpl& tensor) const override;
@@ -32,6 +35,7 @@ class TextureData final : public DeviceData {
   void request_locked();
 
   std::shared_ptr<Runtime> runtime_;
+  DataType dtype_;
   TextureTensor texture_;
   mutable std::mutex mutex_;
   mutable std::optional<PendingDownload> pending_;

@@ -1,7 +1,11 @@
 // Data movement as draws. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout) copy nothing: the output shares the input's texture. Transpose, Slice, Expand,
 // DepthToSpace and SpaceToDepth are one strided gather; Concat, Pad, Tile, Gather and
-// ConstantOfShape have draws of their own. Shape and index inputs are host values.
+// ConstantOfShape have draws of their own. Shape and index inputs are host values. All of them
+// copy values without arithmetic, so they take every dtype textures hold (texel_dtype.h) and
+// write their data input's.
+#include <algorithm>
+
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/concat.h"
 #include "backends/gpu_pixel/fill.h"
@@ -9,6 +13,7 @@
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/pad_tile.h"
 #include "backends/gpu_pixel/region_copy.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 #include "core/element_storage.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/concat.h"
@@ -30,23 +35,24 @@ RecordFn region_op(F region_of, std::function<Shape(const Shape& in)> reshape = 
   return [region_of, reshape](OpRecorder& r) {
     const Region region = region_of(r);
     const TextureTensor& in = r.texture(0);
-    TextureTensor& out = r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape));
+    TextureTensor& out =
+        r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape), r.input(0).dtype());
     r.kernel<RegionCopy>().record(region, in, out);
   };
 }
 
 OpFactory view_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason, 0, 1)) return nullptr;
+    if (!texel_inputs(q, reason, 0, 1)) return nullptr;
     return record_view<OpRecorder>(q.info);
   };
 }
 
-// Registers `op` with float data in input 0 and CPU-resident inputs after it.
+// Registers `op` with data of a texture dtype in input 0 and CPU-resident inputs after it.
 void add_with_host_inputs(OpTable& t, const char* op,
                           std::function<RecordFn(const NodeInfo&)> make) {
   t.add(op, [make](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
+    if (!texel_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
     return make(q.info);
   });
 }
@@ -74,7 +80,7 @@ RecordFn concat(int64_t axis) {
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
     const Shape out_shape = concat_output_shape(shapes, axis, "Concat");
     for (size_t k = 0; k < r.num_inputs(); ++k) ins.push_back(&r.texture(k));
-    TextureTensor& y = r.output(0, out_shape);
+    TextureTensor& y = r.output(0, out_shape, r.input(0).dtype());
     r.kernel<Concat>().record(ins, shapes, axis, y);
   };
 }
@@ -98,7 +104,8 @@ RecordFn pad(const NodeInfo& info) {
     return [=](OpRecorder& r) {
       const Shape y_shape = pad_shape(r, pads, mode);
       const TextureTensor& x = r.texture(0);
-      r.kernel<PadTile>().pad(x, r.shape(0), pads, mode, value, r.output(0, y_shape));
+      r.kernel<PadTile>().pad(x, r.shape(0), pads, mode, value,
+                              r.output(0, y_shape, r.input(0).dtype()));
     };
   }
   return [mode](OpRecorder& r) {
@@ -119,15 +126,16 @@ RecordFn pad(const NodeInfo& info) {
       }
     }
     float value = 0.0f;
+    const DataType dtype = r.input(0).dtype();
     if (r.has_input(2)) {
       const Tensor& v = r.input(2);
-      if (v.dtype() != DataType::Float32 || v.element_count() != 1)
-        throw RunOnCpu(RunTimeCause::InputValues, "Pad's constant value is not one float");
-      value = v.data<float>()[0];
+      if (v.dtype() != dtype || v.element_count() != 1 || v.impl()->device)
+        throw RunOnCpu(RunTimeCause::InputValues, "Pad's constant value is not one host value");
+      value = to_texel_values(v)[0];  // exact: a value of the data's dtype
     }
     const Shape y_shape = pad_shape(r, pads, mode);
     const TextureTensor& x = r.texture(0);
-    r.kernel<PadTile>().pad(x, x_shape, pads, mode, value, r.output(0, y_shape));
+    r.kernel<PadTile>().pad(x, x_shape, pads, mode, value, r.output(0, y_shape, dtype));
   };
 }
 
@@ -137,7 +145,7 @@ RecordFn tile() {
     const Shape y_shape = or_run_on_cpu(
         RunTimeCause::InputValues, [&] { return shape_of(tile_indexing(r.shape(0), repeats)); });
     const TextureTensor& x = r.texture(0);
-    r.kernel<PadTile>().tile(x, r.shape(0), repeats, r.output(0, y_shape));
+    r.kernel<PadTile>().tile(x, r.shape(0), repeats, r.output(0, y_shape, r.input(0).dtype()));
   };
 }
 
@@ -159,19 +167,21 @@ RecordFn gather(int64_t axis) {
       throw RunOnCpu(RunTimeCause::InputValues, e.what());  // the CPU kernel names the bad index
     }
     const TextureTensor& x = r.texture(0);
-    r.kernel<Gather>().record(x, r.shape(0), values, indices.shape(), axis, r.output(0, y_shape));
+    r.kernel<Gather>().record(x, r.shape(0), values, indices.shape(), axis,
+                              r.output(0, y_shape, r.input(0).dtype()));
   };
 }
 
-// ConstantOfShape with a float32 value (0 by default); the shape is a host value.
-RecordFn constant_of_shape(float value) {
-  return [value](OpRecorder& r) {
+// ConstantOfShape with a value of a texture dtype (float32 0 by default); the shape is a host
+// value.
+RecordFn constant_of_shape(float value, DataType dtype) {
+  return [value, dtype](OpRecorder& r) {
     const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
     for (int64_t d : shape)
       if (d < 0)
         throw RunOnCpu(RunTimeCause::InputValues,
                        "a negative dimension; the CPU kernel reports it");
-    r.kernel<Fill>().record(value, r.output(0, shape));
+    r.kernel<Fill>().record(value, r.output(0, shape, dtype));
   };
 }
 
@@ -189,7 +199,7 @@ void register_data_movement_ops(OpTable& t) {
     return view_factory()(q, reason);
   });
   t.add("Transpose", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!texel_inputs(q, reason)) return nullptr;
     return region_op([perm = q.info.attr_ints("perm")](OpRecorder& r) {
       return transpose_region(r.shape(0), perm);
     });
@@ -201,11 +211,11 @@ void register_data_movement_ops(OpTable& t) {
     });
   });
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!texel_inputs(q, reason)) return nullptr;
     return concat(parse_concat_axis(q.info));
   });
   t.add("DepthToSpace", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!texel_inputs(q, reason)) return nullptr;
     const int64_t block = q.info.required_int("blocksize");
     const std::string mode = q.info.attr_string("mode", "DCR");
     return region_op([=](OpRecorder& r) { return depth_to_space_region(r.shape(0), block, mode); },
@@ -214,7 +224,7 @@ void register_data_movement_ops(OpTable& t) {
                      });
   });
   t.add("SpaceToDepth", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!texel_inputs(q, reason)) return nullptr;
     const int64_t block = q.info.required_int("blocksize");
     return region_op([=](OpRecorder& r) { return space_to_depth_region(r.shape(0), block); },
                      [block](const Shape& x) {
@@ -225,13 +235,16 @@ void register_data_movement_ops(OpTable& t) {
   add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });
   t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!host_inputs(q, 0, reason)) return nullptr;
-    // Other value types make integer or bool outputs, which the backend keeps on the CPU.
+    // int32 and int64 values make outputs the backend keeps on the CPU.
     const std::optional<Tensor> value = q.info.attr_tensor("value");
-    if (value && (value->dtype() != DataType::Float32 || value->element_count() != 1)) {
-      reason = "ConstantOfShape's value is not one float32";
+    if (!value) return constant_of_shape(0.0f, DataType::Float32);
+    const std::span<const DataType> held = texel_dtypes();
+    if (value->element_count() != 1 ||
+        std::find(held.begin(), held.end(), value->dtype()) == held.end()) {
+      reason = "ConstantOfShape's value is not one value of a texture dtype";
       return nullptr;
     }
-    return constant_of_shape(value ? value->data<float>()[0] : 0.0f);
+    return constant_of_shape(to_texel_values(*value)[0], value->dtype());
   });
   add_with_host_inputs(t, "Gather",
                        [](const NodeInfo& info) { return gather(info.attr_int("axis", 0)); });

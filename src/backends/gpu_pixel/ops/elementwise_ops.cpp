@@ -1,13 +1,18 @@
-// Element-wise ops as draws: float32 binary arithmetic with broadcasting, Sum, Max, Min and Mean
-// of any number of inputs, and the unary math and activation functions
-// (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise).
+// Element-wise ops as draws: float32 and float16 binary arithmetic with broadcasting, Sum, Max,
+// Min and Mean of any number of inputs, and the unary math and activation functions
+// (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise); the
+// comparisons of any texture dtype and the logical ops on bool, which write bool, and Where
+// (backends/gpu_pixel/where).
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "backends/gpu_pixel/binary_elementwise.h"
+#include "backends/gpu_pixel/convert.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/unary_elementwise.h"
 #include "backends/gpu_pixel/variadic_elementwise.h"
+#include "backends/gpu_pixel/where.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -46,28 +51,130 @@ bool static_shapes_broadcast(const DevicePlacementQuery& q, std::string& reason)
   return out.has_value();
 }
 
+// float32 inputs, or float16 ones, all of one dtype (ONNX's T); false with `reason` otherwise.
+bool float_or_half_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
+                          size_t count = SIZE_MAX) {
+  static constexpr DataType kFloats[] = {DataType::Float32, DataType::Float16};
+  if (const std::optional<size_t> k = input_outside_dtypes(q, kFloats, first, count)) {
+    reason = std::string(dtype_name(q.input_types[*k])) +
+             " tensors stay on the CPU (float arithmetic takes float32 and float16)";
+    return false;
+  }
+  return true;
+}
+
+// Draws output 0 of `shape` in its inputs' dtype `dtype`: directly for float32; for float16 into
+// a float32 temporary then rounded to half precision (convert.h), which is what the CPU's float16
+// kernels do: compute in float, round once.
+template <class Draw>
+void draw_in_dtype(OpRecorder& r, const Shape& shape, DataType dtype, Draw draw) {
+  if (dtype == DataType::Float32) {
+    draw(r.output(0, shape));
+    return;
+  }
+  if (dtype != DataType::Float16) throw RunOnCpu(RunTimeCause::InputKind, "not a float input");
+  TextureTensor wide = r.temporary(shape.element_count());
+  draw(wide);
+  r.kernel<Convert>().record(ConvertOp::ToFloat16, wide, r.output(0, shape, dtype));
+}
+
 OpFactory binary_factory(BinaryOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!float_or_half_inputs(q, reason)) return nullptr;
+    if (q.info.num_inputs() != 2) {
+      reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
+      return nullptr;
+    }
+    if (q.input_types[0] != q.input_types[1] && q.input_types[0] != DataType::Undefined &&
+        q.input_types[1] != DataType::Undefined) {
+      reason = "inputs of two dtypes (Pow's exponent)";
+      return nullptr;
+    }
+    if (!static_shapes_broadcast(q, reason)) return nullptr;
+    return [op](OpRecorder& r) {
+      const DataType dtype = r.input(0).dtype();
+      if (r.input(1).dtype() != dtype)
+        throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
+      const TextureTensor& a = r.texture(0);
+      const TextureTensor& b = r.texture(1);
+      draw_in_dtype(r, broadcast(r.shape(0), r.shape(1)), dtype, [&](TextureTensor& c) {
+        r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+      });
+    };
+  };
+}
+
+// The comparisons (inputs of one texture dtype) and the logical ops (`bool_inputs`): bool 0/1
+// outputs.
+OpFactory predicate_factory(BinaryOp op, bool bool_inputs) {
+  return [op, bool_inputs](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    static constexpr DataType kBool[] = {DataType::Bool};
+    if (bool_inputs) {
+      if (const std::optional<size_t> k = input_outside_dtypes(q, kBool, 0, SIZE_MAX)) {
+        reason = std::string(dtype_name(q.input_types[*k])) + " inputs of a logical op";
+        return nullptr;
+      }
+    } else {
+      // The numeric types textures hold, and bool for Equal: ONNX's comparisons take no 4- or
+      // 2-bit integers, and the CPU kernel reports those.
+      static constexpr DataType kOrdered[] = {
+          DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Int8,
+          DataType::UInt8,   DataType::Int16,   DataType::UInt16};
+      static constexpr DataType kEquatable[] = {
+          DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Int8,
+          DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Bool};
+      const std::span<const DataType> allowed =
+          op == BinaryOp::Equal ? std::span<const DataType>(kEquatable) : kOrdered;
+      if (const std::optional<size_t> k = input_outside_dtypes(q, allowed, 0, SIZE_MAX)) {
+        reason = std::string(dtype_name(q.input_types[*k])) + " inputs of a comparison";
+        return nullptr;
+      }
+    }
     if (q.info.num_inputs() != 2) {
       reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel 2)";
       return nullptr;
     }
     if (!static_shapes_broadcast(q, reason)) return nullptr;
     return [op](OpRecorder& r) {
+      if (r.input(0).dtype() != r.input(1).dtype())
+        throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
       const TextureTensor& a = r.texture(0);
       const TextureTensor& b = r.texture(1);
-      TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)));
+      TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)), DataType::Bool);
       r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
     };
   };
 }
 
-// Sum, Max, Min and Mean of float32 inputs. One input is the result itself (the CPU op shares
-// it too); two or more are a chain of binary draws.
+// Where: a bool condition choosing between x and y of one texture dtype.
+RecordFn where_factory(const DevicePlacementQuery& q, std::string& reason) {
+  static constexpr DataType kBool[] = {DataType::Bool};
+  if (input_outside_dtypes(q, kBool, 0, 1)) {
+    reason = "Where's condition is not bool";
+    return nullptr;
+  }
+  if (!texel_inputs(q, reason, 1, 2) || !every_input_present(q.info, reason) ||
+      !static_shapes_broadcast(q, reason))
+    return nullptr;
+  return [](OpRecorder& r) {
+    if (r.input(1).dtype() != r.input(2).dtype())
+      throw RunOnCpu(RunTimeCause::InputKind, "x and y of two dtypes");
+    const Shape out = broadcast(broadcast(r.shape(0), r.shape(1)), r.shape(2));
+    const WhereOperand c{&r.texture(0), r.shape(0)};
+    const WhereOperand x{&r.texture(1), r.shape(1)};
+    const WhereOperand y{&r.texture(2), r.shape(2)};
+    r.kernel<Where>().record(c, x, y, r.output(0, out, r.input(1).dtype()));
+  };
+}
+
+// Sum, Max, Min and Mean of float32 inputs, and Max and Min of float16 ones (exact: the result
+// is one of the inputs; the CPU rounds a float16 Sum after each input). One input is the result
+// itself (the CPU op shares it too); two or more are a chain of binary draws.
 OpFactory variadic_factory(VariadicOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!every_input_present(q.info, reason) || !float_inputs(q, reason) ||
+    const bool exact_in_half = op == VariadicOp::Max || op == VariadicOp::Min;
+    if (!every_input_present(q.info, reason) ||
+        !(exact_in_half ? float_or_half_inputs(q, reason) : float_inputs(q, reason)) ||
         !static_shapes_broadcast(q, reason))
       return nullptr;
     return [op](OpRecorder& r) {
@@ -81,22 +188,30 @@ OpFactory variadic_factory(VariadicOp op) {
         inputs.push_back({&r.texture(k), r.shape(k)});
         out = broadcast(out, r.shape(k));
       }
-      TextureTensor& c = r.output(0, out);
-      r.kernel<VariadicElementwise>().record(op, inputs, c);
+      const DataType dtype = r.input(0).dtype();
+      for (size_t k = 1; k < r.num_inputs(); ++k) {
+        if (r.input(k).dtype() != dtype)
+          throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
+      }
+      // Max and Min of float16 values are float16 values: the float32 result needs no rounding.
+      r.kernel<VariadicElementwise>().record(op, inputs, r.output(0, out, dtype));
     };
   };
 }
 
-// The unary ops and activations, their parameters read from the node at load time.
+// The unary ops and activations, their parameters read from the node at load time; float16
+// inputs too, but for Clip, whose bounds are inputs of the data's dtype.
 OpFactory unary_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason, 0, 1)) return nullptr;
+    const bool half_too = q.info.node().op_type != "Clip";
+    if (!(half_too ? float_or_half_inputs(q, reason, 0, 1) : float_inputs(q, reason, 0, 1)))
+      return nullptr;
     std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
     return [p = *params](OpRecorder& r) {
       const TextureTensor& x = r.texture(0);
-      TextureTensor& y = r.output(0, r.shape(0));
-      r.kernel<UnaryElementwise>().record(p, x, y);
+      draw_in_dtype(r, r.shape(0), r.input(0).dtype(),
+                    [&](TextureTensor& y) { r.kernel<UnaryElementwise>().record(p, x, y); });
     };
   };
 }
@@ -122,6 +237,16 @@ void register_elementwise_ops(OpTable& t) {
     }
     return binary_factory(BinaryOp::Mod)(q, reason);
   });
+
+  t.add("Equal", predicate_factory(BinaryOp::Equal, false));
+  t.add("Less", predicate_factory(BinaryOp::Less, false));
+  t.add("LessOrEqual", predicate_factory(BinaryOp::LessOrEqual, false));
+  t.add("Greater", predicate_factory(BinaryOp::Greater, false));
+  t.add("GreaterOrEqual", predicate_factory(BinaryOp::GreaterOrEqual, false));
+  t.add("And", predicate_factory(BinaryOp::And, true));
+  t.add("Or", predicate_factory(BinaryOp::Or, true));
+  t.add("Xor", predicate_factory(BinaryOp::Xor, true));
+  t.add("Where", where_factory);
 
   // The ops of the shared table (gpu_common/unary_ops.inc).
   for (const std::string& op : unary_onnx_types()) {

@@ -1,5 +1,9 @@
 #include "backends/gpu_pixel/ops/op_table.h"
 
+#include <algorithm>
+
+#include "backends/gpu_pixel/texel_dtype.h"
+
 namespace kiln::gpu_pixel {
 
 const OpTable& op_table() {
@@ -20,12 +24,22 @@ bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
   return false;
 }
 
+bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first, size_t count) {
+  const std::optional<size_t> k = input_outside_dtypes(q, texel_dtypes(), first, count);
+  if (!k) return true;
+  reason = std::string(dtype_name(q.input_types[*k])) +
+           " tensors stay on the CPU (textures hold only the dtypes exact in float32)";
+  return false;
+}
+
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
   for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
-    // Constants are host values too, and so is every tensor that is not float32: textures never
-    // hold integers, so the node that made it ran on the CPU.
+    // Constants are host values too, and so is every tensor of a dtype textures never hold
+    // (int32, int64, ...): the node that made it ran on the CPU.
     const DataType t = k < q.input_types.size() ? q.input_types[k] : DataType::Undefined;
-    const bool never_in_textures = t != DataType::Float32 && t != DataType::Undefined;
+    const std::span<const DataType> held = texel_dtypes();
+    const bool never_in_textures =
+        t != DataType::Undefined && std::find(held.begin(), held.end(), t) == held.end();
     if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k) &&
         !never_in_textures) {
       reason = "input " + std::to_string(k) + " is not on the CPU";

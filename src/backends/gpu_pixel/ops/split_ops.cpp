@@ -1,6 +1,6 @@
-// Split as draws: each output is a region copy (one strided gather) of one part of the input
-// along the axis. The part sizes follow Split's one definition (opdefs/concat.h): from the
-// attribute, the host 'split' input, num_outputs or equal parts.
+// Split as draws, for every texture dtype: each output is a region copy (one strided gather) of one
+// part of the input along the axis. The part sizes follow Split's one definition (opdefs/concat.h):
+// from the attribute, the host 'split' input, num_outputs or equal parts.
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/region_copy.h"
 #include "opdefs/concat.h"
@@ -24,7 +24,7 @@ RecordFn split(const NodeInfo& info) {
       const int64_t starts[] = {start}, ends[] = {end}, axes[] = {axis};
       const Region region = slice_region(in, starts, ends, axes, {});
       const TextureTensor& src = r.texture(0);
-      TextureTensor& out = r.output(k, Shape(region.shape));
+      TextureTensor& out = r.output(k, Shape(region.shape), r.input(0).dtype());
       r.kernel<RegionCopy>().record(region, src, out);
       start = end;
     }
@@ -36,7 +36,7 @@ RecordFn split(const NodeInfo& info) {
 KILN_GPU_PIXEL_OPS(split);
 void register_split_ops(OpTable& t) {
   t.add("Split", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
+    if (!texel_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason)) return nullptr;
     return split(q.info);
   });
 }
