@@ -50,11 +50,18 @@ void DeviceTensor::record_upload(const void* bytes, size_t size) {
   context_->stream.keep_alive(std::move(staging));
 }
 
+// A node that reads a device value on the host while it records depends on that value, which its
+// recording cannot repeat: it records afresh every run, also when another node's request already
+// brought the value over (two attention layers reading one sequence-length tensor).
+void DeviceTensor::note_host_read_while_recording() const {
+  auto lock = context_->stream.lock();  // the capture pointer is the recording thread's
+  if (NodeRecording* capture = context_->device.capture()) capture->note_unrepeatable();
+}
+
 void DeviceTensor::request_locked() {
+  note_host_read_while_recording();
   if (staging_) return;
   auto lock = context_->stream.lock();
-  // A transfer a node's recording cannot repeat: that node records afresh every run.
-  if (NodeRecording* capture = context_->device.capture()) capture->note_unrepeatable();
   staging_ = std::make_shared<Buffer>(context_->device, context_->staging, buffer_->size());
   downloads.fetch_add(1, std::memory_order_relaxed);
   if (buffer_->size() > 0) {
@@ -83,6 +90,7 @@ bool DeviceTensor::download_done(const TensorImpl&) const {
 
 void DeviceTensor::wait_download(TensorImpl& tensor) {
   std::lock_guard lock(mutex_);
+  note_host_read_while_recording();
   if (!host_) {
     request_locked();
     context_->stream.wait(ready_value_);
@@ -98,6 +106,7 @@ void DeviceTensor::download_into(TensorImpl&, std::span<std::byte> out) {
   std::lock_guard lock(mutex_);
   check(out.size() <= buffer_->size(),
         "Vulkan download: the destination is larger than the tensor");
+  note_host_read_while_recording();
   if (!host_) {
     request_locked();
     context_->stream.wait(ready_value_);

@@ -36,6 +36,7 @@ class DeviceTensor final : public DeviceData {
 
  private:
   void request_locked();
+  void note_host_read_while_recording() const;
 
   std::shared_ptr<Context> context_;
   std::shared_ptr<Buffer> buffer_;
