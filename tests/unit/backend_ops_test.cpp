@@ -847,7 +847,7 @@ Tensor full_range(DataType dt, const Shape& shape, unsigned seed, bool nonzero) 
     const uint64_t bits = rng();
     std::memcpy(e, &bits, size);
     if (i == 0) std::memset(e, 0xff, size);  // -1, or the largest unsigned
-    if (i == 1) {                             // the signed minimum
+    if (i == 1) {                            // the signed minimum
       std::memset(e, 0, size);
       e[size - 1] = 0x80;
     }
@@ -1015,8 +1015,8 @@ void add_lstm_cases(std::vector<OpCase>& c) {
 void add_cast_cases(std::vector<OpCase>& c) {
   auto cast_case = [&c](DataType from, DataType to, int64_t saturate = 1,
                         const char* round_mode = nullptr) {
-    std::string name = std::string("Cast_") + std::string(dtype_name(from)) + "_to_" +
-                       std::string(dtype_name(to));
+    std::string name =
+        std::string("Cast_") + std::string(dtype_name(from)) + "_to_" + std::string(dtype_name(to));
     if (saturate == 0) name += "_no_saturate";
     if (round_mode) name += std::string("_") + round_mode;
     OpCase op{name, [from, to, saturate, round_mode] {
@@ -1033,15 +1033,12 @@ void add_cast_cases(std::vector<OpCase>& c) {
   for (DataType from : narrow) {
     for (DataType to : narrow) cast_case(from, to);
   }
-  const DataType wide[] = {DataType::Float64,        DataType::Int8,
-                           DataType::Int16,          DataType::UInt8,
-                           DataType::UInt16,         DataType::UInt32,
-                           DataType::UInt64,         DataType::Float8E4M3FN,
-                           DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
-                           DataType::Float8E5M2FNUZ, DataType::Float8E8M0,
-                           DataType::Float4E2M1,     DataType::Int4,
-                           DataType::UInt4,          DataType::Int2,
-                           DataType::UInt2};
+  const DataType wide[] = {DataType::Float64,    DataType::Int8,           DataType::Int16,
+                           DataType::UInt8,      DataType::UInt16,         DataType::UInt32,
+                           DataType::UInt64,     DataType::Float8E4M3FN,   DataType::Float8E4M3FNUZ,
+                           DataType::Float8E5M2, DataType::Float8E5M2FNUZ, DataType::Float8E8M0,
+                           DataType::Float4E2M1, DataType::Int4,           DataType::UInt4,
+                           DataType::Int2,       DataType::UInt2};
   for (DataType t : wide) {
     cast_case(DataType::Float32, t);
     cast_case(t, DataType::Float32);
@@ -1052,12 +1049,12 @@ void add_cast_cases(std::vector<OpCase>& c) {
   // float64 and the 64-bit integers to the 16-bit floats round once (through float32 rounded
   // to odd); the narrow floats to bool; the sub-byte integers between themselves.
   const std::pair<DataType, DataType> pairs[] = {
-      {DataType::Float64, DataType::Float16},       {DataType::Float64, DataType::BFloat16},
-      {DataType::UInt64, DataType::Float16},        {DataType::Float16, DataType::Float64},
-      {DataType::Float16, DataType::Float8E4M3FN},  {DataType::BFloat16, DataType::Float8E5M2},
-      {DataType::Float64, DataType::Bool},          {DataType::Float8E4M3FNUZ, DataType::Bool},
-      {DataType::Float4E2M1, DataType::Bool},       {DataType::Int4, DataType::UInt2},
-      {DataType::UInt4, DataType::Int4},            {DataType::Bool, DataType::Float8E8M0}};
+      {DataType::Float64, DataType::Float16},      {DataType::Float64, DataType::BFloat16},
+      {DataType::UInt64, DataType::Float16},       {DataType::Float16, DataType::Float64},
+      {DataType::Float16, DataType::Float8E4M3FN}, {DataType::BFloat16, DataType::Float8E5M2},
+      {DataType::Float64, DataType::Bool},         {DataType::Float8E4M3FNUZ, DataType::Bool},
+      {DataType::Float4E2M1, DataType::Bool},      {DataType::Int4, DataType::UInt2},
+      {DataType::UInt4, DataType::Int4},           {DataType::Bool, DataType::Float8E8M0}};
   for (const auto& [from, to] : pairs) cast_case(from, to);
   for (DataType to : {DataType::Float8E4M3FN, DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
                       DataType::Float8E5M2FNUZ, DataType::Float8E8M0})
@@ -1375,6 +1372,9 @@ void add_group_query_attention_cases(std::vector<OpCase>& c) {
 // Shape (start / end), Size, and the integer reductions that compute sequence lengths from an
 // attention mask. Int64 values differ above 32 bits, so a reduction that dropped the high words
 // would fail.
+// Type names in a case's name that GPU-pixel keeps on the CPU ("int32" also matches uint32).
+constexpr const char* kNotInTextures[] = {"int32", "int64", "float64", "float4e2m1", "float8e8m0"};
+
 void add_shape_arithmetic_cases(std::vector<OpCase>& c) {
   const std::vector<std::pair<int64_t, std::optional<int64_t>>> slices = {
       {0, std::nullopt}, {1, std::nullopt}, {-2, -1}, {3, 1}, {-9, 9}};
@@ -1771,12 +1771,14 @@ std::vector<OpCase> make_cases() {
   }
   // On GPU-pixel: Gather of float32 data (indices are host values); Cast, the comparisons, the
   // logical ops, Where and ConstantOfShape of the dtypes textures hold (float32, float16,
-  // bfloat16, bool); nothing with int32 or int64 tensors, and no device-computed indices.
+  // bfloat16, float8 but float8e8m0, bool, the 8-, 16-, 4- and 2-bit integers); nothing with
+  // 32- or 64-bit integers, float64, float4e2m1 or float8e8m0, and no device-computed indices.
   for (size_t i = first_compute_indexing; i < c.size(); ++i) {
     const std::string& name = c[i].name;
     auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
     const bool texel_types =
-        name.find("int32") == std::string::npos && name.find("int64") == std::string::npos;
+        std::none_of(std::begin(kNotInTextures), std::end(kNotInTextures),
+                     [&](const char* type) { return name.find(type) != std::string::npos; });
     const bool texel_op = starts("Cast_") || name == "CastLike_float16" || starts("Equal_") ||
                           starts("Less") || starts("Greater") || starts("And_") || starts("Or_") ||
                           starts("Xor_") || name == "Not" || starts("Where_") ||
