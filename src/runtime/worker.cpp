@@ -358,7 +358,9 @@ std::vector<std::string> Worker::output_names() const {
 std::vector<NodePlacement> Worker::placements() const {
   std::vector<NodePlacement> out;
   for (const CompiledNode& cn : impl_->graph_->nodes) {
-    NodePlacement p{cn.node->name, cn.node->op_type, Backend::Cpu, {}};
+    NodePlacement p;
+    p.node_name = cn.node->name;
+    p.op_type = cn.node->op_type;
     if (cn.device_kernel) {
       p.backend = impl_->backend_;
       p.decided_at_load = cn.decided_at_load;

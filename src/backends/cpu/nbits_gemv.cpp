@@ -109,9 +109,21 @@ HWY_INLINE VF field(VU packed, int s) {
   return hn::ConvertTo(df, hn::BitCast(di, q));
 }
 
+// Which of a chunk's blocks each lane's values belong to, as a lane table.
+using LaneBlocks = decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr)));
+
+HWY_INLINE LaneBlocks lane_blocks(const Geometry& g) {
+  HWY_ALIGN int32_t index[hn::MaxLanes(DF())];
+  for (int64_t i = 0; i < g.lanes; ++i) {
+    index[i] =
+        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (g.lanes / g.blocks_per_chunk) : 0);
+  }
+  return hn::SetTableIndices(DF(), index);
+}
+
 // A vector of each lane's block's value of chunk c, from a row's per-block values (scales or
 // zero points) at `row`; `end` is where the array they lie in ends, which no load passes.
-HWY_INLINE VF block_values(const Geometry& g, const decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr)))& lane_block,
+HWY_INLINE VF block_values(const Geometry& g, const LaneBlocks& lane_block,
                            const float* HWY_RESTRICT row, const float* end, int64_t c) {
   const DF d;
   if (g.blocks_per_chunk <= 1) return hn::Set(d, row[c * g.chunk_values / g.block_size]);
@@ -150,46 +162,40 @@ struct ZeroPoints {
   }
 };
 
-// Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
-// chunks * L apart) and kRowsW weight rows from n on.
-template <int kBits, int kRowsA, int kRowsW>
-HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
-                             float* HWY_RESTRICT zp_buffer, int64_t n,
-                             const float* HWY_RESTRICT ar, const float* HWY_RESTRICT lane_sums,
-                             const float* bias, float* HWY_RESTRICT y) {
-  constexpr int kFields = 32 / kBits;
-  const DF d;
-  const DU du;
-  const int64_t L = g.lanes, sums_stride = g.chunks * L;
-  HWY_ALIGN int32_t lane_block_index[hn::MaxLanes(DF())];
-  for (int64_t i = 0; i < L; ++i) {
-    lane_block_index[i] =
-        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (L / g.blocks_per_chunk) : 0);
-  }
-  const auto lane_block = hn::SetTableIndices(d, lane_block_index);
-
+// kRowsW consecutive weight rows from row n: their packed bytes, scales and zero points.
+template <int kRowsW>
+struct WeightRows {
+  const Geometry& g;
+  const LaneBlocks lane_block;
   const uint8_t* rows[kRowsW];
   const float* scales[kRowsW];
   const float* zp_rows[kRowsW];
   const float* zp_ends[kRowsW];
-  const float* scales_end = w.scales + w.N * g.blocks;
-  for (int j = 0; j < kRowsW; ++j) {
-    rows[j] = w.data + (n + j) * g.row_bytes;
-    scales[j] = w.scales + (n + j) * g.blocks;
-    if (!zps.fixed) {
-      const auto [row, end] = zps.row(n + j, zp_buffer + j * g.blocks);
-      zp_rows[j] = row;
-      zp_ends[j] = end;
+  const float* scales_end;
+  const ZeroPoints& zps;
+  const VF fixed_zp;
+
+  HWY_INLINE WeightRows(const Geometry& geometry, const NBitsWeight& w, const ZeroPoints& z,
+                        float* HWY_RESTRICT zp_buffer, int64_t n)
+      : g(geometry),
+        lane_block(lane_blocks(geometry)),
+        scales_end(w.scales + w.N * geometry.blocks),
+        zps(z),
+        fixed_zp(hn::Set(DF(), z.fixed_value)) {
+    for (int j = 0; j < kRowsW; ++j) {
+      rows[j] = w.data + (n + j) * g.row_bytes;
+      scales[j] = w.scales + (n + j) * g.blocks;
+      if (!zps.fixed) {
+        const auto [row, end] = zps.row(n + j, zp_buffer + j * g.blocks);
+        zp_rows[j] = row;
+        zp_ends[j] = end;
+      }
     }
   }
-  const VF fixed_zp = hn::Set(d, zps.fixed_value);
 
-  VF acc[kRowsA][kRowsW];
-  for (int r = 0; r < kRowsA; ++r) {
-    for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
-  }
-  for (int64_t c = 0; c < g.chunks; ++c) {
-    VU packed[kRowsW];
+  // Chunk c of each row as 32-bit lanes, and a prefetch of the rows further on.
+  HWY_INLINE void load(int64_t c, VU (&packed)[kRowsW]) const {
+    const DU du;
     for (int j = 0; j < kRowsW; ++j) {
       const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
       if (c < g.full_chunks) {
@@ -200,15 +206,42 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
         std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
         packed[j] = hn::Load(du, buffer);
       }
+      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
     }
+  }
+
+  // Each lane's scale and zero point of row j in chunk c.
+  HWY_INLINE VF scale(int j, int64_t c) const {
+    return block_values(g, lane_block, scales[j], scales_end, c);
+  }
+  HWY_INLINE VF zero_point(int j, int64_t c) const {
+    return zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+  }
+};
+
+// Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
+// chunks * L apart) and kRowsW weight rows from n on.
+template <int kBits, int kRowsA, int kRowsW>
+HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
+                             float* HWY_RESTRICT zp_buffer, int64_t n, const float* HWY_RESTRICT ar,
+                             const float* HWY_RESTRICT lane_sums, const float* bias,
+                             float* HWY_RESTRICT y) {
+  constexpr int kFields = 32 / kBits;
+  const DF d;
+  const int64_t L = g.lanes, sums_stride = g.chunks * L;
+  const WeightRows<kRowsW> rows(g, w, zps, zp_buffer, n);
+  VF acc[kRowsA][kRowsW];
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
+  }
+  for (int64_t c = 0; c < g.chunks; ++c) {
+    VU packed[kRowsW];
+    rows.load(c, packed);
     VF dot[kRowsA][kRowsW];
     for (int r = 0; r < kRowsA; ++r) {
       for (int j = 0; j < kRowsW; ++j) dot[r][j] = hn::Zero(d);
     }
     const float* a = ar + c * g.chunk_values;
-    for (int j = 0; j < kRowsW; ++j) {
-      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
-    }
 #pragma GCC unroll 16
     for (int s = 0; s < kFields; ++s) {
       VF av[kRowsA];
@@ -221,8 +254,7 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
     VF sums[kRowsA];
     for (int r = 0; r < kRowsA; ++r) sums[r] = hn::LoadU(d, lane_sums + r * sums_stride + c * L);
     for (int j = 0; j < kRowsW; ++j) {
-      const VF scale = block_values(g, lane_block, scales[j], scales_end, c);
-      const VF zp = zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+      const VF scale = rows.scale(j, c), zp = rows.zero_point(j, c);
       for (int r = 0; r < kRowsA; ++r) {
         acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums[r], dot[r][j]), scale, acc[r][j]);
       }
@@ -230,8 +262,7 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
   }
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) {
-      y[r * w.N + n + j] =
-          hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
+      y[r * w.N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
     }
   }
 }
@@ -299,60 +330,27 @@ HWY_INLINE hn::Vec<DI> dot_u4_s8(VU packed, const int8_t* a_low, const int8_t* a
 // the 4 L bytes of its odd ones; per chunk lane, the sum of its quantized values and its block's
 // scale of A.
 struct QuantizedRows {
-  const int8_t* q = nullptr;         // [rows, chunks * chunk_values]
-  const float* lane_sums = nullptr;  // [rows, chunks * L]
+  const int8_t* q = nullptr;           // [rows, chunks * chunk_values]
+  const float* lane_sums = nullptr;    // [rows, chunks * L]
   const float* lane_scales = nullptr;  // [rows, chunks * L]
 };
 
 template <int kRowsA, int kRowsW>
 HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
-                                  float* HWY_RESTRICT zp_buffer, int64_t n,
-                                  const QuantizedRows& qa, const float* bias,
-                                  float* HWY_RESTRICT y) {
+                                  float* HWY_RESTRICT zp_buffer, int64_t n, const QuantizedRows& qa,
+                                  const float* bias, float* HWY_RESTRICT y) {
   const DF d;
-  const DU du;
   const int64_t L = g.lanes, q_stride = g.k_pad, sums_stride = g.chunks * L;
-  HWY_ALIGN int32_t lane_block_index[hn::MaxLanes(DF())];
-  for (int64_t i = 0; i < L; ++i) {
-    lane_block_index[i] =
-        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (L / g.blocks_per_chunk) : 0);
-  }
-  const auto lane_block = hn::SetTableIndices(d, lane_block_index);
-  const uint8_t* rows[kRowsW];
-  const float* scales[kRowsW];
-  const float* zp_rows[kRowsW];
-  const float* zp_ends[kRowsW];
-  const float* scales_end = w.scales + w.N * g.blocks;
-  for (int j = 0; j < kRowsW; ++j) {
-    rows[j] = w.data + (n + j) * g.row_bytes;
-    scales[j] = w.scales + (n + j) * g.blocks;
-    if (!zps.fixed) {
-      const auto [row, end] = zps.row(n + j, zp_buffer + j * g.blocks);
-      zp_rows[j] = row;
-      zp_ends[j] = end;
-    }
-  }
-  const VF fixed_zp = hn::Set(d, zps.fixed_value);
+  const WeightRows<kRowsW> rows(g, w, zps, zp_buffer, n);
   VF acc[kRowsA][kRowsW];
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
   for (int64_t c = 0; c < g.chunks; ++c) {
     VU packed[kRowsW];
+    rows.load(c, packed);
     for (int j = 0; j < kRowsW; ++j) {
-      const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
-      if (c < g.full_chunks) {
-        packed[j] = hn::LoadU(du, reinterpret_cast<const uint32_t*>(bytes));
-      } else {
-        HWY_ALIGN uint32_t buffer[hn::MaxLanes(DU())] = {};
-        std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
-        packed[j] = hn::Load(du, buffer);
-      }
-      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
-    }
-    for (int j = 0; j < kRowsW; ++j) {
-      const VF w_scale = block_values(g, lane_block, scales[j], scales_end, c);
-      const VF zp = zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+      const VF w_scale = rows.scale(j, c), zp = rows.zero_point(j, c);
       for (int r = 0; r < kRowsA; ++r) {
         const int8_t* a = qa.q + r * q_stride + c * g.chunk_values;
         const VF dot = hn::ConvertTo(d, dot_u4_s8(packed[j], a, a + g.chunk_bytes));
@@ -364,8 +362,7 @@ HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const
   }
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) {
-      y[r * w.N + n + j] =
-          hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
+      y[r * w.N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
     }
   }
 }
