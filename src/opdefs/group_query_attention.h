@@ -4,6 +4,7 @@
 // so that both accept the same inputs with the same messages.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +13,25 @@
 #include "opdefs/ms_attention.h"
 
 namespace kiln {
+
+// GroupQueryAttention's inputs by position (`using namespace group_query_attention_input;` where
+// they are read).
+namespace group_query_attention_input {
+enum : size_t {
+  kQuery,
+  kKey,
+  kValue,
+  kPastKey,
+  kPastValue,
+  kSeqlensK,
+  kTotalSeqLen,
+  kCosCache,
+  kSinCache,
+  kPositionIds,
+  kAttentionBias,
+  kHeadSink,
+};
+}  // namespace group_query_attention_input
 
 struct GroupQueryAttentionGeometry {
   bool packed = false;  // Q, K and V in query's last axis

@@ -38,21 +38,7 @@ namespace {
 
 using attn::scratch;
 
-// Input positions.
-enum Input : size_t {
-  kQuery,
-  kKey,
-  kValue,
-  kPastKey,
-  kPastValue,
-  kSeqlensK,
-  kTotalSeqLen,
-  kCosCache,
-  kSinCache,
-  kPositionIds,
-  kAttentionBias,
-  kHeadSink,
-};
+using namespace group_query_attention_input;
 
 using Geometry = GroupQueryAttentionGeometry;
 

@@ -32,20 +32,7 @@
 namespace kiln::gpu_compute {
 namespace {
 
-enum Input : size_t {
-  kQuery,
-  kKey,
-  kValue,
-  kPastKey,
-  kPastValue,
-  kSeqlensK,
-  kTotalSeqLen,
-  kCosCache,
-  kSinCache,
-  kPositionIds,
-  kAttentionBias,
-  kHeadSink,
-};
+using namespace group_query_attention_input;
 
 using Geometry = GroupQueryAttentionGeometry;
 
