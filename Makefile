@@ -60,7 +60,7 @@ build-asan: deps
 # LLVM, and code it generates keeps an allocation per device that LeakSanitizer reports from an
 # unnamed module, so no suppression can name it; the address and undefined-behaviour checks stay
 # on. The GPU op harness is among them.
-ASAN_NO_LEAK_CHECK_TESTS := ^GpuCompute|^GpuPixel|^gpu_op_harness_|^cli$$|^cli_debug_tools$$|^cli_test_onnx$$|^example_gpu_placements$$
+ASAN_NO_LEAK_CHECK_TESTS := ^GpuCompute|^GpuPixel|^gpu_op_harness_|^cli$$|^cli_debug_tools$$|^cli_test_onnx$$|^example_gpu_placements$$|^example_tokengen_gpu_compute$$
 test-asan: build-asan
 	@ctest --preset asan -j $(JOBS) -E "$(ASAN_NO_LEAK_CHECK_TESTS)"
 	@ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j $(JOBS) -R "$(ASAN_NO_LEAK_CHECK_TESTS)"
