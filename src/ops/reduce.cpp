@@ -62,6 +62,28 @@ constexpr A identity_value() {
   }
 }
 
+// Integer products and sums wrap, as on the GPU and in ONNX Runtime: computed in unsigned
+// arithmetic at least as wide as unsigned int, since signed overflow (and the promotion of a
+// 16-bit unsigned product to int) is undefined behaviour.
+template <class A>
+inline A wrapping_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    using W = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
+    return static_cast<A>(static_cast<W>(a) * static_cast<W>(b));
+  } else {
+    return static_cast<A>(a * b);
+  }
+}
+template <class A>
+inline A wrapping_add(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    using W = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
+    return static_cast<A>(static_cast<W>(a) + static_cast<W>(b));
+  } else {
+    return static_cast<A>(a + b);
+  }
+}
+
 // The per-element transformation before combining. `shift` is the running maximum for
 // LogSumExp and unused otherwise.
 template <class A, ReduceOp Op, class T>
@@ -73,10 +95,10 @@ inline A map_value(T raw, A shift) {
     v = static_cast<A>(raw);
   }
   if constexpr (Op == ReduceOp::L1) {
-    if constexpr (std::is_signed_v<A>) return v < A(0) ? A(-v) : v;
+    if constexpr (std::is_signed_v<A>) return v < A(0) ? wrapping_mul(v, A(-1)) : v;
     return v;
   } else if constexpr (Op == ReduceOp::L2 || Op == ReduceOp::SumSquare) {
-    return static_cast<A>(v * v);
+    return wrapping_mul(v, v);
   } else if constexpr (Op == ReduceOp::LogSumExp) {
     return std::exp(v - shift);
   } else {
@@ -88,7 +110,7 @@ inline A map_value(T raw, A shift) {
 template <class A, ReduceOp Op>
 inline A combine(A acc, A v) {
   if constexpr (Op == ReduceOp::Prod) {
-    return static_cast<A>(acc * v);
+    return wrapping_mul(acc, v);
   } else if constexpr (Op == ReduceOp::Max) {
     // NaN propagates, as in numpy and ONNX Runtime.
     if constexpr (std::is_floating_point_v<A>) {
@@ -101,7 +123,7 @@ inline A combine(A acc, A v) {
     }
     return v < acc ? v : acc;
   } else {
-    return static_cast<A>(acc + v);
+    return wrapping_add(acc, v);
   }
 }
 
