@@ -17,10 +17,10 @@
 // Prints the prefill time and the median decode time per token.
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <span>
@@ -194,7 +194,9 @@ int main(int argc, char** argv) {
     std::sort(decode.begin(), decode.end());
     std::vector<double> decode_cpu(cpu_times.begin() + 1, cpu_times.end());
     std::sort(decode_cpu.begin(), decode_cpu.end());
-    const auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : v[v.size() / 2]; };
+    const auto median = [](const std::vector<double>& v) {
+      return v.empty() ? 0.0 : v[v.size() / 2];
+    };
     // CPU time (all threads of the process) beside wall time: on a shared machine, with one
     // thread, it is the steadier measure of the work.
     std::printf(

@@ -25,7 +25,8 @@ CastOptions parse_cast_options(const NodeInfo& info) {
 
 DataType parse_cast_target(const NodeInfo& info) {
   const int64_t to_code = info.required_int("to");
-  if (to_code > INT32_MAX || to_code < INT32_MIN || !is_valid_dtype(static_cast<int32_t>(to_code)) ||
+  if (to_code > INT32_MAX || to_code < INT32_MIN ||
+      !is_valid_dtype(static_cast<int32_t>(to_code)) ||
       to_code == static_cast<int64_t>(DataType::Undefined)) {
     info.fail("attribute 'to' is not a valid ONNX element type: " + std::to_string(to_code));
   }

@@ -83,9 +83,9 @@ Tensor cast_source(DataType dt) {
            -4294967291, (int64_t{1} << 62) + (int64_t{1} << 38) + 1, -9, 17});
     case DataType::UInt64:
       return Tensor::from_data<uint64_t>(
-          {10}, {0, 1, 255, 65536 + 7, uint64_t{1} << 63, ~uint64_t{0}, (uint64_t{1} << 53) + 1,
-                 (uint64_t{1} << 63) + (uint64_t{1} << 39) + 1, (uint64_t{1} << 24) + 1,
-                 4294967295});
+          {10},
+          {0, 1, 255, 65536 + 7, uint64_t{1} << 63, ~uint64_t{0}, (uint64_t{1} << 53) + 1,
+           (uint64_t{1} << 63) + (uint64_t{1} << 39) + 1, (uint64_t{1} << 24) + 1, 4294967295});
     case DataType::UInt32:
       return Tensor::from_data<uint32_t>(
           {8}, {0, 1, 255, 256, 2147483648u, 4294967295u, 16777217, 65535});
@@ -103,12 +103,12 @@ Tensor cast_source(DataType dt) {
       // that are and are not integers, and float8's edges (448, 464, 480, 57344, 61440).
       return from_bits(
           dt, dt == DataType::Float16
-                  ? std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff,
-                                          0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x3e00, 0xc100,
-                                          0x5a40, 0x3555, 0x5f00, 0xdf40, 0x5f80, 0x7b00, 0x7b80}
-                  : std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x807f, 0x7f7f, 0xff7f,
-                                          0x7f80, 0xff80, 0x7fc0, 0x7fa1, 0x3fc0, 0xc020,
-                                          0x4f00, 0x3eab, 0x43e0, 0xc3e8, 0x43f0, 0x4760});
+                  ? std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00,
+                                          0xfc00, 0x7e00, 0x7d01, 0x3e00, 0xc100, 0x5a40, 0x3555,
+                                          0x5f00, 0xdf40, 0x5f80, 0x7b00, 0x7b80}
+                  : std::vector<uint16_t>{0x0000, 0x8000, 0x0001, 0x807f, 0x7f7f, 0xff7f, 0x7f80,
+                                          0xff80, 0x7fc0, 0x7fa1, 0x3fc0, 0xc020, 0x4f00, 0x3eab,
+                                          0x43e0, 0xc3e8, 0x43f0, 0x4760});
     case DataType::Float8E4M3FN:
     case DataType::Float8E4M3FNUZ:
     case DataType::Float8E5M2:

@@ -211,8 +211,8 @@ TEST_F(GpuComputeWorker, NewInputShapesRecordAfresh) {
     float phase;
     bool replays;
   };
-  for (const Step& step : {Step{2, 0.0f, false}, Step{3, 0.5f, false}, Step{3, 1.0f, true},
-                           Step{2, 1.5f, false}}) {
+  for (const Step& step :
+       {Step{2, 0.0f, false}, Step{3, 0.5f, false}, Step{3, 1.0f, true}, Step{2, 1.5f, false}}) {
     SCOPED_TRACE("n = " + std::to_string(step.n));
     const Feeds feeds{{"x", wave({step.n, 16}, step.phase)}};
     const CountedRun r = run_counted(worker, feeds);

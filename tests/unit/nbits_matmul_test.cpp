@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "backends/cpu/nbits_matmul.h"
-#include "hwy/targets.h"
 #include "core/thread_pool.h"
+#include "hwy/targets.h"
 #include "random_data.h"
 #include "run_as_job.h"
 
@@ -161,16 +161,15 @@ void check_int8(const Weight& r, int64_t M, uint32_t seed, bool int8_kernel) {
   if (M > 1) std::fill_n(a.begin() + w.K, std::min<int64_t>(w.block_size, w.K), 0.0f);  // amax 0
   const auto bias = uniform_floats(w.N, seed + 1, -1.0f, 1.0f);
   std::vector<float> y(static_cast<size_t>(M * w.N), std::nanf(""));
-  nbits_matmul_path(w, M, a.data(), bias.data(), y.data(), true,
-                    NBitsArithmetic::kInt8Activations);
+  nbits_matmul_path(w, M, a.data(), bias.data(), y.data(), true, NBitsArithmetic::kInt8Activations);
   const int64_t blocks = w.k_blocks();
   std::vector<int8_t> qa(static_cast<size_t>(w.K));
   std::vector<float> a_scales(static_cast<size_t>(blocks));
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t k0 = b * w.block_size;
-      a_scales[b] = nbits_quantize_block(a.data() + m * w.K + k0,
-                                         std::min(w.block_size, w.K - k0), qa.data() + k0);
+      a_scales[b] = nbits_quantize_block(a.data() + m * w.K + k0, std::min(w.block_size, w.K - k0),
+                                         qa.data() + k0);
     }
     for (int64_t n = 0; n < w.N; ++n) {
       double want = bias[n], magnitude = std::fabs(bias[n]);
@@ -220,8 +219,8 @@ TEST(NBitsMatmul, SameBitsOverThreads) {
   ThreadPool four(4), one(1);
   for (NBitsArithmetic arithmetic :
        {NBitsArithmetic::kFloat32, NBitsArithmetic::kInt8Activations}) {
-    for (auto [M, gemv] : {std::pair{int64_t{1}, true}, std::pair{int64_t{4}, true},
-                           std::pair{int64_t{9}, false}}) {
+    for (auto [M, gemv] :
+         {std::pair{int64_t{1}, true}, std::pair{int64_t{4}, true}, std::pair{int64_t{9}, false}}) {
       const auto a = uniform_floats(M * r.w.K, 78, -1.0f, 1.0f);
       std::vector<float> pooled(static_cast<size_t>(M * r.w.N)), single(pooled.size());
       const int64_t rows = M;  // clang 14 captures no structured binding

@@ -135,8 +135,8 @@ void dequantize_panel(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t wi
 
 // Weight rows [n0, n0 + cols) into the panels gemm.h's sgemm_packed_ab reads for a B of `cols`
 // columns, panels [p0, p1) of them; `panels` is where panel 0 starts.
-void nbits_dequantize_panels(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t p0,
-                             int64_t p1, int64_t panel_columns, float* panels) {
+void nbits_dequantize_panels(const NBitsWeight& w, int64_t n0, int64_t cols, int64_t p0, int64_t p1,
+                             int64_t panel_columns, float* panels) {
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t first = p * panel_columns;
     const int64_t width = gemm_panel_width(p, cols);
@@ -188,10 +188,9 @@ void gemm_path(const NBitsWeight& w, int64_t M, const float* A, const float* bia
   for (int64_t n0 = 0; n0 < w.N; n0 += tile) {
     const int64_t cols = std::min(tile, w.N - n0);
     const int64_t count = (cols + panel_columns - 1) / panel_columns;
-    parallel_for(count, std::max<int64_t>(1, kMinRangeValues / (w.K * panel_columns)),
-                 [&](int64_t p0, int64_t p1) {
-                   dequantize(w, n0, cols, p0, p1, panel_columns, panels);
-                 });
+    parallel_for(
+        count, std::max<int64_t>(1, kMinRangeValues / (w.K * panel_columns)),
+        [&](int64_t p0, int64_t p1) { dequantize(w, n0, cols, p0, p1, panel_columns, panels); });
     GemmEpilogue epilogue;
     if (bias) {
       epilogue.bias_kind = GemmBias::kPerColumn;

@@ -20,8 +20,8 @@ bool replay_enabled() {
 // One node's recording session. A run whose inputs match the node's previous recording replays
 // it (node_replay.h) instead of running the kernel; otherwise the kernel records with a capture
 // installed, and what it noted becomes the node's recording for the next run. The cache belongs
-// to this node's session and is used only under the stream's lock. `replay` false (KILN_GPU_REPLAY=0)
-// records every run afresh, for comparing the two.
+// to this node's session and is used only under the stream's lock. `replay` false
+// (KILN_GPU_REPLAY=0) records every run afresh, for comparing the two.
 RecordSession<OpRecorder> dispatch_session(std::shared_ptr<Context> context, bool replay,
                                            std::vector<bool> decides_shapes) {
   auto cache = std::make_shared<NodeReplayCache>();
@@ -69,7 +69,8 @@ class GpuComputeBackend final : public DeviceBackend {
 
   std::unique_ptr<DeviceKernel> compile(const DevicePlacementQuery& query,
                                         std::string& reason) override {
-    return compile_from_table(op_table(), query, reason, dispatch_session(context_, replay_, query.input_on_cpu));
+    return compile_from_table(op_table(), query, reason,
+                              dispatch_session(context_, replay_, query.input_on_cpu));
   }
 
   void flush() override {

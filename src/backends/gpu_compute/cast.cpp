@@ -149,12 +149,14 @@ namespace {
 
 // Every fixed-size type: the types a Cast node can take and make on the GPU.
 const std::initializer_list<DataType> kCastable = {
-    DataType::Float32,      DataType::Float16,        DataType::BFloat16,   DataType::Float64,
-    DataType::Int8,         DataType::Int16,          DataType::Int32,      DataType::Int64,
-    DataType::UInt8,        DataType::UInt16,         DataType::UInt32,     DataType::UInt64,
-    DataType::Bool,         DataType::Float8E4M3FN,   DataType::Float8E4M3FNUZ,
-    DataType::Float8E5M2,   DataType::Float8E5M2FNUZ, DataType::Float8E8M0, DataType::Float4E2M1,
-    DataType::Int4,         DataType::UInt4,          DataType::Int2,       DataType::UInt2};
+    DataType::Float32,    DataType::Float16,        DataType::BFloat16,
+    DataType::Float64,    DataType::Int8,           DataType::Int16,
+    DataType::Int32,      DataType::Int64,          DataType::UInt8,
+    DataType::UInt16,     DataType::UInt32,         DataType::UInt64,
+    DataType::Bool,       DataType::Float8E4M3FN,   DataType::Float8E4M3FNUZ,
+    DataType::Float8E5M2, DataType::Float8E5M2FNUZ, DataType::Float8E8M0,
+    DataType::Float4E2M1, DataType::Int4,           DataType::UInt4,
+    DataType::Int2,       DataType::UInt2};
 
 void record_cast(OpRecorder& r, DataType to, const CastOptions& options) {
   const DataType from = r.dtype(0);

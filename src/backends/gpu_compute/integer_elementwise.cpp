@@ -19,15 +19,24 @@ Device& with_int64(Device& device) {
 
 std::optional<IntegerType> integer_type(DataType dtype) {
   switch (dtype) {
-    case DataType::Int32: return IntegerType::Int32;
-    case DataType::Int64: return IntegerType::Int64;
-    case DataType::Int8: return IntegerType::Int8;
-    case DataType::UInt8: return IntegerType::UInt8;
-    case DataType::Int16: return IntegerType::Int16;
-    case DataType::UInt16: return IntegerType::UInt16;
-    case DataType::UInt32: return IntegerType::UInt32;
-    case DataType::UInt64: return IntegerType::UInt64;
-    default: return std::nullopt;
+    case DataType::Int32:
+      return IntegerType::Int32;
+    case DataType::Int64:
+      return IntegerType::Int64;
+    case DataType::Int8:
+      return IntegerType::Int8;
+    case DataType::UInt8:
+      return IntegerType::UInt8;
+    case DataType::Int16:
+      return IntegerType::Int16;
+    case DataType::UInt16:
+      return IntegerType::UInt16;
+    case DataType::UInt32:
+      return IntegerType::UInt32;
+    case DataType::UInt64:
+      return IntegerType::UInt64;
+    default:
+      return std::nullopt;
   }
 }
 

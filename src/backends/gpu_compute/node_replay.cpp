@@ -43,8 +43,7 @@ void NodeRecording::note_output(size_t k, DataType dtype, const Shape& shape,
   output_work_ += static_cast<uint64_t>(shape.element_count());
 }
 
-void NodeRecording::note_output_view(size_t k, size_t source, const Shape& shape,
-                                     DataType dtype) {
+void NodeRecording::note_output_view(size_t k, size_t source, const Shape& shape, DataType dtype) {
   steps_.push_back(
       OutputViewStep{static_cast<uint32_t>(k), static_cast<uint32_t>(source), dtype, shape});
 }

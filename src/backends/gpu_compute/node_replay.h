@@ -102,8 +102,8 @@ class NodeRecording {
     GroupCount groups;
     std::vector<BufferRole> bound, written;
   };
-  using Step =
-      std::variant<InputBufferStep, OutputStep, OutputViewStep, ScratchStep, UploadStep, DispatchStep>;
+  using Step = std::variant<InputBufferStep, OutputStep, OutputViewStep, ScratchStep, UploadStep,
+                            DispatchStep>;
 
   // One input as the kernel saw it.
   struct InputKey {
@@ -119,7 +119,7 @@ class NodeRecording {
   bool role_of(const Buffer* buffer, BufferRole& role) const;
 
   std::vector<Step> steps_;
-  std::vector<std::pair<const Buffer*, BufferRole>> roles_;  // while noting
+  std::vector<std::pair<const Buffer*, BufferRole>> roles_;                // while noting
   std::vector<std::pair<VkDescriptorSet, std::vector<BufferRole>>> sets_;  // while noting
   std::vector<bool> decides_shapes_;
   std::vector<size_t> host_read_;

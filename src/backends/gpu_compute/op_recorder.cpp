@@ -91,7 +91,8 @@ const Buffer& OpRecorder::scratch(size_t bytes) {
   check_binding(bytes);
   auto d = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
   uploads_.push_back(d);
-  if (NodeRecording* capture = context_->device.capture()) capture->note_scratch(bytes, d->buffer());
+  if (NodeRecording* capture = context_->device.capture())
+    capture->note_scratch(bytes, d->buffer());
   return d->buffer();
 }
 

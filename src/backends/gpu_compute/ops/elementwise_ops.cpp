@@ -1,6 +1,6 @@
 // Element-wise ops on the GPU: float32 binary arithmetic with broadcasting, integer arithmetic
-// on 8- to 64-bit signed and unsigned integers (shaders/integer_elementwise.comp), and the unary math and activation functions
-// (shaders/binary_elementwise.comp, shaders/unary_elementwise.comp).
+// on 8- to 64-bit signed and unsigned integers (shaders/integer_elementwise.comp), and the unary
+// math and activation functions (shaders/binary_elementwise.comp, shaders/unary_elementwise.comp).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -21,7 +21,7 @@ const std::initializer_list<DataType> kIntegers = {
     DataType::Int8,  DataType::UInt8,  DataType::Int16, DataType::UInt16,
     DataType::Int32, DataType::UInt32, DataType::Int64, DataType::UInt64};
 const std::initializer_list<DataType> kNumbers = {
-    DataType::Float32, DataType::Int8,   DataType::UInt8, DataType::Int16,  DataType::UInt16,
+    DataType::Float32, DataType::Int8,   DataType::UInt8, DataType::Int16, DataType::UInt16,
     DataType::Int32,   DataType::UInt32, DataType::Int64, DataType::UInt64};
 
 RecordFn binary(BinaryOp op) {

@@ -12,8 +12,8 @@ const std::initializer_list<DataType> kNumbers = {DataType::Float32, DataType::I
                                                   DataType::Int64};
 // What the comparisons take: every integer type of a byte or more.
 const std::initializer_list<DataType> kComparable = {
-    DataType::Float32, DataType::Int8,   DataType::UInt8,  DataType::Int16,  DataType::UInt16,
-    DataType::Int32,   DataType::UInt32, DataType::Int64,  DataType::UInt64};
+    DataType::Float32, DataType::Int8,   DataType::UInt8, DataType::Int16, DataType::UInt16,
+    DataType::Int32,   DataType::UInt32, DataType::Int64, DataType::UInt64};
 
 // `type_input`: the input whose dtype the shader needs (compared operands, Where's values).
 RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t flags = 0) {
