@@ -22,6 +22,7 @@
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/wrapping_int.h"
 
 namespace kiln {
 namespace {
@@ -35,11 +36,6 @@ inline constexpr bool is_arith_v = is_plain_int_v<T> || std::is_floating_point_v
 template <class T>
 inline constexpr bool is_float_arith_v =
     std::is_floating_point_v<T> || std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
-// The unsigned type in which integer arithmetic wraps without undefined behaviour (at least
-// unsigned int, so that nothing promotes back to a signed int).
-template <class T>
-using wrap_t = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
 
 // Applies f in float for the 16-bit float formats, directly otherwise.
 template <class T, class F>

@@ -7,6 +7,7 @@
 #include "backends/cpu/vector_math.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
+#include "ops/wrapping_int.h"
 
 namespace kiln {
 
@@ -16,18 +17,6 @@ using cpu::Accepts;
 using cpu::add_unary;
 using cpu::kCheapGrain;
 using cpu::kCostlyGrain;
-
-// Negation that wraps for the most negative integer (as two's complement hardware does)
-// instead of overflowing, which would be undefined behaviour.
-template <class T>
-T wrapping_neg(T v) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(U{0} - static_cast<U>(v)));
-  } else {
-    return -v;
-  }
-}
 
 // Output bool[shape of x] with out[i] = pred(x[i] as float or double), for the float types.
 template <class Pred>

@@ -16,6 +16,7 @@
 #include "kernels/op_registry.h"
 #include "opdefs/reduce.h"
 #include "ops/all_ops.h"
+#include "ops/wrapping_int.h"
 
 namespace kiln {
 namespace {
@@ -62,28 +63,6 @@ constexpr A identity_value() {
   }
 }
 
-// Integer products and sums wrap, as on the GPU and in ONNX Runtime: computed in unsigned
-// arithmetic at least as wide as unsigned int, since signed overflow (and the promotion of a
-// 16-bit unsigned product to int) is undefined behaviour.
-template <class A>
-inline A wrapping_mul(A a, A b) {
-  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
-    using W = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
-    return static_cast<A>(static_cast<W>(a) * static_cast<W>(b));
-  } else {
-    return static_cast<A>(a * b);
-  }
-}
-template <class A>
-inline A wrapping_add(A a, A b) {
-  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
-    using W = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
-    return static_cast<A>(static_cast<W>(a) + static_cast<W>(b));
-  } else {
-    return static_cast<A>(a + b);
-  }
-}
-
 // The per-element transformation before combining. `shift` is the running maximum for
 // LogSumExp and unused otherwise.
 template <class A, ReduceOp Op, class T>
@@ -95,7 +74,7 @@ inline A map_value(T raw, A shift) {
     v = static_cast<A>(raw);
   }
   if constexpr (Op == ReduceOp::L1) {
-    if constexpr (std::is_signed_v<A>) return v < A(0) ? wrapping_mul(v, A(-1)) : v;
+    if constexpr (std::is_signed_v<A>) return v < A(0) ? wrapping_neg(v) : v;
     return v;
   } else if constexpr (Op == ReduceOp::L2 || Op == ReduceOp::SumSquare) {
     return wrapping_mul(v, v);
