@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -196,6 +197,7 @@ struct WeightRows {
   // Chunk c of each row as 32-bit lanes, and a prefetch of the rows further on.
   HWY_INLINE void load(int64_t c, VU (&packed)[kRowsW]) const {
     const DU du;
+#pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
       const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
       if (c < g.full_chunks) {
@@ -208,6 +210,32 @@ struct WeightRows {
       }
       hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
     }
+  }
+
+  // How many chunks from the first on are "plain" in every row: whole, and with lanes in
+  // several blocks whose scales (and zero points) are one unaligned load of L floats that stays
+  // inside their array. The kernels run those without a branch (plain_load, plain_values).
+  int64_t plain_chunks() const {
+    if (g.blocks_per_chunk <= 1) return 0;
+    int64_t plain = g.full_chunks;
+    const auto limit = [&](const float* first, const float* end) {
+      const int64_t room = end - first - g.lanes;  // floats a chunk's load may start past first
+      plain = room < 0 ? 0 : std::min(plain, room / g.blocks_per_chunk + 1);
+    };
+    for (int j = 0; j < kRowsW; ++j) {
+      limit(scales[j], scales_end);
+      if (!zps.fixed) limit(zp_rows[j], zp_ends[j]);
+    }
+    return plain;
+  }
+  HWY_INLINE VU plain_load(int j, int64_t c) const {
+    const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
+    hwy::Prefetch(bytes + g.prefetch_bytes);
+    return hn::LoadU(DU(), reinterpret_cast<const uint32_t*>(bytes));
+  }
+  // Each lane's value of a plain chunk c from a row's per-block values (scales or zero points).
+  HWY_INLINE VF plain_values(const float* HWY_RESTRICT row, int64_t c) const {
+    return hn::TableLookupLanes(hn::LoadU(DF(), row + c * g.blocks_per_chunk), lane_block);
   }
 
   // Each lane's scale and zero point of row j in chunk c.
@@ -234,32 +262,53 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
-  for (int64_t c = 0; c < g.chunks; ++c) {
+  // Chunk c; kPlain: one of the rows' plain chunks (WeightRows::plain_chunks).
+  const auto step = [&](int64_t c, auto plain) HWY_ATTR {
+    constexpr bool kPlain = decltype(plain)::value;
     VU packed[kRowsW];
-    rows.load(c, packed);
+    if constexpr (kPlain) {
+#pragma GCC unroll 4
+      for (int j = 0; j < kRowsW; ++j) packed[j] = rows.plain_load(j, c);
+    } else {
+      rows.load(c, packed);
+    }
     VF dot[kRowsA][kRowsW];
+#pragma GCC unroll 4
     for (int r = 0; r < kRowsA; ++r) {
+#pragma GCC unroll 4
       for (int j = 0; j < kRowsW; ++j) dot[r][j] = hn::Zero(d);
     }
     const float* a = ar + c * g.chunk_values;
 #pragma GCC unroll 16
     for (int s = 0; s < kFields; ++s) {
       VF av[kRowsA];
+#pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) av[r] = hn::LoadU(d, a + r * g.k_pad + s * L);
+#pragma GCC unroll 4
       for (int j = 0; j < kRowsW; ++j) {
         const VF q = field<kBits>(packed[j], s);
+#pragma GCC unroll 4
         for (int r = 0; r < kRowsA; ++r) dot[r][j] = hn::MulAdd(q, av[r], dot[r][j]);
       }
     }
     VF sums[kRowsA];
+#pragma GCC unroll 4
     for (int r = 0; r < kRowsA; ++r) sums[r] = hn::LoadU(d, lane_sums + r * sums_stride + c * L);
+#pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
-      const VF scale = rows.scale(j, c), zp = rows.zero_point(j, c);
+      const VF scale = kPlain ? rows.plain_values(rows.scales[j], c) : rows.scale(j, c);
+      const VF zp =
+          kPlain && !zps.fixed ? rows.plain_values(rows.zp_rows[j], c) : rows.zero_point(j, c);
+#pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
         acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums[r], dot[r][j]), scale, acc[r][j]);
       }
     }
-  }
+  };
+  const int64_t plain = rows.plain_chunks();
+  int64_t c = 0;
+  for (; c < plain; ++c) step(c, std::true_type());
+  for (; c < g.chunks; ++c) step(c, std::false_type());
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) {
       y[r * w.N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
@@ -305,16 +354,17 @@ void gemv_bits(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, i
 // A's scale joining the weight's per lane.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 
-// sum(q * qa) per 32-bit lane of the 4 L packed bytes `packed` against A's bytes for their low
-// (a_low) and high (a_high) nibbles.
-HWY_INLINE hn::Vec<DI> dot_u4_s8(VU packed, const int8_t* a_low, const int8_t* a_high) {
+// init + sum(q * qa) per 32-bit lane of the 4 L packed bytes `packed` against A's bytes for their
+// low (a_low) and high (a_high) nibbles.
+HWY_INLINE hn::Vec<DI> dot_u4_s8(VU packed, const int8_t* a_low, const int8_t* a_high,
+                                 hn::Vec<DI> init) {
 #if HWY_TARGET <= HWY_AVX3
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const __m512i low = _mm512_and_si512(packed.raw, nibble);
   const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed.raw, 4), nibble);
   const __m512i pairs = _mm512_add_epi16(_mm512_maddubs_epi16(low, _mm512_loadu_si512(a_low)),
                                          _mm512_maddubs_epi16(high, _mm512_loadu_si512(a_high)));
-  return hn::Vec<DI>{_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))};
+  return hn::Add(init, hn::Vec<DI>{_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))});
 #else
   const __m256i nibble = _mm256_set1_epi8(0x0F);
   const __m256i low = _mm256_and_si256(packed.raw, nibble);
@@ -322,7 +372,7 @@ HWY_INLINE hn::Vec<DI> dot_u4_s8(VU packed, const int8_t* a_low, const int8_t* a
   const __m256i pairs = _mm256_add_epi16(
       _mm256_maddubs_epi16(low, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a_low))),
       _mm256_maddubs_epi16(high, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a_high))));
-  return hn::Vec<DI>{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))};
+  return hn::Add(init, hn::Vec<DI>{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))});
 #endif
 }
 
@@ -333,33 +383,62 @@ struct QuantizedRows {
   const int8_t* q = nullptr;           // [rows, chunks * chunk_values]
   const float* lane_sums = nullptr;    // [rows, chunks * L]
   const float* lane_scales = nullptr;  // [rows, chunks * L]
+  // Without zero points, -2^(bits - 1) * sum per lane, where the integer dot products start:
+  // the fixed zero point then costs nothing per weight row.
+  const int32_t* lane_zp_sums = nullptr;  // [rows, chunks * L]
 };
 
-template <int kRowsA, int kRowsW>
+template <int kRowsA, int kRowsW, bool kFixedZeroPoint>
 HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
                                   float* HWY_RESTRICT zp_buffer, int64_t n, const QuantizedRows& qa,
                                   const float* bias, float* HWY_RESTRICT y) {
   const DF d;
+  const DI di;
   const int64_t L = g.lanes, q_stride = g.k_pad, sums_stride = g.chunks * L;
   const WeightRows<kRowsW> rows(g, w, zps, zp_buffer, n);
   VF acc[kRowsA][kRowsW];
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
-  for (int64_t c = 0; c < g.chunks; ++c) {
+  // Chunk c; kPlain: one of the rows' plain chunks (WeightRows::plain_chunks).
+  const auto step = [&](int64_t c, auto plain) HWY_ATTR {
+    constexpr bool kPlain = decltype(plain)::value;
     VU packed[kRowsW];
-    rows.load(c, packed);
+    if constexpr (kPlain) {
+#pragma GCC unroll 4
+      for (int j = 0; j < kRowsW; ++j) packed[j] = rows.plain_load(j, c);
+    } else {
+      rows.load(c, packed);
+    }
+    const int8_t* a[kRowsA];
+    hn::Vec<DI> init[kRowsA];
+    VF a_scale[kRowsA];
+#pragma GCC unroll 4
+    for (int r = 0; r < kRowsA; ++r) {
+      a[r] = qa.q + r * q_stride + c * g.chunk_values;
+      const int64_t lane = r * sums_stride + c * L;
+      init[r] = kFixedZeroPoint ? hn::LoadU(di, qa.lane_zp_sums + lane) : hn::Zero(di);
+      a_scale[r] = hn::LoadU(d, qa.lane_scales + lane);
+    }
+#pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
-      const VF w_scale = rows.scale(j, c), zp = rows.zero_point(j, c);
+      const VF w_scale = kPlain ? rows.plain_values(rows.scales[j], c) : rows.scale(j, c);
+#pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
-        const int8_t* a = qa.q + r * q_stride + c * g.chunk_values;
-        const VF dot = hn::ConvertTo(d, dot_u4_s8(packed[j], a, a + g.chunk_bytes));
-        const VF sums = hn::LoadU(d, qa.lane_sums + r * sums_stride + c * L);
-        const VF scale = hn::Mul(w_scale, hn::LoadU(d, qa.lane_scales + r * sums_stride + c * L));
-        acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums, dot), scale, acc[r][j]);
+        VF dot = hn::ConvertTo(d, dot_u4_s8(packed[j], a[r], a[r] + g.chunk_bytes, init[r]));
+        if constexpr (!kFixedZeroPoint) {
+          const VF sums = hn::LoadU(d, qa.lane_sums + r * sums_stride + c * L);
+          const VF zp = kPlain ? rows.plain_values(rows.zp_rows[j], c) : rows.zero_point(j, c);
+          dot = hn::NegMulAdd(zp, sums, dot);
+        }
+        acc[r][j] = hn::MulAdd(dot, hn::Mul(w_scale, a_scale[r]), acc[r][j]);
       }
     }
-  }
+  };
+  const int64_t plain = rows.plain_chunks();
+  int64_t c = 0;
+  for (; c < plain; ++c) step(c, std::true_type());
+  for (; c < g.chunks; ++c) step(c, std::false_type());
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) {
       y[r * w.N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
@@ -367,7 +446,7 @@ HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const
   }
 }
 
-template <int kRowsA>
+template <int kRowsA, bool kFixedZeroPoint>
 void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
                     int64_t n1, const QuantizedRows& qa, const float* bias, float* y) {
   constexpr int kRowsW = 4 / kRowsA;
@@ -375,9 +454,21 @@ void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& z
   if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
   int64_t n = n0;
   for (; n + kRowsW <= n1; n += kRowsW) {
-    gemv_group_int8<kRowsA, kRowsW>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
+    gemv_group_int8<kRowsA, kRowsW, kFixedZeroPoint>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
   }
-  for (; n < n1; ++n) gemv_group_int8<kRowsA, 1>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
+  for (; n < n1; ++n) {
+    gemv_group_int8<kRowsA, 1, kFixedZeroPoint>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
+  }
+}
+
+template <int kRowsA>
+void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
+                    int64_t n1, const QuantizedRows& qa, const float* bias, float* y) {
+  if (zps.fixed) {
+    gemv_rows_int8<kRowsA, true>(g, w, zps, n0, n1, qa, bias, y);
+  } else {
+    gemv_rows_int8<kRowsA, false>(g, w, zps, n0, n1, qa, bias, y);
+  }
 }
 #endif
 
@@ -460,16 +551,20 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
   const int64_t L = g.lanes, chunk_values = g.chunk_values;
   thread_local std::vector<int8_t> q;
   thread_local std::vector<float> lane_sums, lane_scales;
+  thread_local std::vector<int32_t> lane_zp_sums;
   thread_local std::vector<int8_t> values;
   values.resize(static_cast<size_t>(w.block_size));
   q.assign(static_cast<size_t>(M * g.k_pad), 0);
   lane_sums.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
   lane_scales.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
+  lane_zp_sums.assign(static_cast<size_t>(M * g.chunks * L), 0);
+  const int32_t fixed_zero_point = int32_t{1} << (w.bits - 1);
   for (int64_t m = 0; m < M; ++m) {
     const float* a = A + m * w.K;
     int8_t* out = q.data() + m * g.k_pad;
     float* sums = lane_sums.data() + m * g.chunks * L;
     float* scales = lane_scales.data() + m * g.chunks * L;
+    int32_t* zp_sums = lane_zp_sums.data() + m * g.chunks * L;
     for (int64_t b = 0; b < g.blocks; ++b) {
       const int64_t k0 = b * w.block_size, count = std::min(w.block_size, w.K - k0);
       const float scale = nbits_quantize_block(a + k0, count, values.data());
@@ -479,6 +574,7 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
         const int64_t k = k0 + t, in_chunk = k & (chunk_values - 1), c = k - in_chunk;
         out[c + (in_chunk & 1) * g.chunk_bytes + (in_chunk >> 1)] = values[t];
         sums[c / 8 + (in_chunk >> 3)] += static_cast<float>(values[t]);
+        zp_sums[c / 8 + (in_chunk >> 3)] -= fixed_zero_point * values[t];
       }
       // Every lane of the block (a lane lies in one block; lanes past K sum nothing). Lane
       // (k % chunk_values) / 8 of chunk k / chunk_values, L lanes a chunk, is entry k / 8.
@@ -490,11 +586,13 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
   const int8_t* q_data = q.data();
   const float* sums_data = lane_sums.data();
   const float* scales_data = lane_scales.data();
+  const int32_t* zp_sums_data = lane_zp_sums.data();
   for_row_ranges(w, g, M, [&](int64_t m, int64_t rows, int64_t n0, int64_t n1) {
     QuantizedRows qa;
     qa.q = q_data + m * g.k_pad;
     qa.lane_sums = sums_data + m * g.chunks * L;
     qa.lane_scales = scales_data + m * g.chunks * L;
+    qa.lane_zp_sums = zp_sums_data + m * g.chunks * L;
     float* y = Y + m * w.N;
     if (rows == 4) {
       gemv_rows_int8<4>(g, w, zps, n0, n1, qa, bias, y);
