@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 
 #include "kiln/worker.h"
@@ -28,24 +27,27 @@ struct DeviceWorkCounters {
   DeviceCounters snapshot() const;
 };
 
-// Adds the CPU time from its construction to its destruction to `counters.recording_ns`.
+// Adds the CPU time the constructing thread spends from the timer's construction to its
+// destruction to `counters.recording_ns`: the thread's CPU clock, so that time the thread spends
+// descheduled (a busy host, a driver waiting) does not count as recording work.
 class RecordingTimer {
  public:
   explicit RecordingTimer(DeviceWorkCounters& counters)
-      : counters_(counters), start_(std::chrono::steady_clock::now()) {}
+      : counters_(counters), start_ns_(thread_cpu_ns()) {}
   ~RecordingTimer() {
-    const auto elapsed = std::chrono::steady_clock::now() - start_;
-    DeviceWorkCounters::add(
-        counters_.recording_ns,
-        static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()));
+    const uint64_t end_ns = thread_cpu_ns();
+    DeviceWorkCounters::add(counters_.recording_ns, end_ns > start_ns_ ? end_ns - start_ns_ : 0);
   }
   RecordingTimer(const RecordingTimer&) = delete;
   RecordingTimer& operator=(const RecordingTimer&) = delete;
 
+  // The calling thread's CPU time in nanoseconds (where the platform has no per-thread clock,
+  // a monotonic clock).
+  static uint64_t thread_cpu_ns();
+
  private:
   DeviceWorkCounters& counters_;
-  std::chrono::steady_clock::time_point start_;
+  uint64_t start_ns_;
 };
 
 }  // namespace kiln
