@@ -1,7 +1,11 @@
 #include "opdefs/quantize_linear.h"
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <string>
 
+#include "kiln/float_types.h"
 #include "opdefs/node_info.h"
 
 namespace kiln {
@@ -138,6 +142,32 @@ std::optional<QuantParamLayout> quant_param_layout(const Shape& x, const Shape& 
   l.axis_stride = l.inner;
   l.outer_stride = blocks * l.inner;
   return l;
+}
+
+namespace {
+
+// v as a float rounded to odd (truncated, the last bit set when inexact): rounding that once
+// more to a narrower type gives the nearest value of that type to v, as one rounding would.
+float round_to_odd_float(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(v) || static_cast<double>(f) == v) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+}
+
+}  // namespace
+
+double round_to_precision(double v, DataType t) {
+  switch (t) {
+    case DataType::Float32:
+      return static_cast<float>(v);
+    case DataType::Float16:
+      return static_cast<float>(Float16(round_to_odd_float(v)));
+    case DataType::BFloat16:
+      return static_cast<float>(BFloat16(round_to_odd_float(v)));
+    default:
+      return v;
+  }
 }
 
 }  // namespace kiln

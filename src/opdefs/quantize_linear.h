@@ -56,4 +56,9 @@ std::optional<QuantParamLayout> quant_param_layout(const Shape& x, const Shape& 
                                                    int64_t block_size, const char* what,
                                                    std::string& error);
 
+// `v` rounded to the nearest value of the float type `t` (float32, float16, bfloat16 or
+// float64), ties to even, as a double: the result of an operation done in that precision, as
+// ONNX's reference computes the quantized ops' scales.
+double round_to_precision(double v, DataType t);
+
 }  // namespace kiln

@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "kiln/shape.h"
+#include "opdefs/node_inputs.h"
 
 namespace kiln {
 
@@ -41,5 +42,34 @@ struct DftSizes {
 DftSizes resolve_dft(const ir::Node& node, const DftAttrs& attrs, const Shape& shape,
                      std::optional<int64_t> length, std::optional<int64_t> axis_input,
                      int64_t max_length);
+
+// The value of input `index`, a scalar or one-element int32/int64 host tensor; kiln::Error
+// naming the node and `what` otherwise (absent, another shape or type).
+int64_t scalar_int_value(const NodeInputs& inputs, size_t index, const char* what);
+
+// One run's DFT sizes from its inputs: the signal's shape, and dft_length and the axis (opset
+// 20 on) read from their host values.
+DftSizes resolve_dft(const NodeInputs& inputs, const DftAttrs& attrs, int64_t max_length);
+
+struct StftAttrs {
+  bool onesided = true;  // keep frame_length / 2 + 1 bins (real signals only)
+};
+
+StftAttrs parse_stft_attrs(const NodeInfo& info);
+
+// One STFT run: the signal [batch, signal_length, components] cut into `frames` frames of
+// frame_length samples every frame_step samples, each transformed into `bins` complex bins:
+// output [batch, frames, bins, 2].
+struct StftSizes {
+  int64_t batch = 0, signal_length = 0, components = 1;
+  int64_t frame_step = 1, frame_length = 0, frames = 0, bins = 0;
+  bool has_window = false;  // input 2, frame_length values of the signal's type
+  Shape out_shape;
+};
+
+// For the signal, frame_step, window and frame_length inputs (the scalars read from host values);
+// kiln::Error naming the node for inputs the op rejects. Frame lengths above `max_length` are
+// rejected.
+StftSizes resolve_stft(const NodeInputs& inputs, const StftAttrs& attrs, int64_t max_length);
 
 }  // namespace kiln

@@ -95,6 +95,80 @@ DftSizes resolve_dft(const ir::Node& node, const DftAttrs& attrs, const Shape& s
   return s;
 }
 
+int64_t scalar_int_value(const NodeInputs& inputs, size_t index, const char* what) {
+  if (!inputs.has_input(index)) inputs.fail(std::string(what) + " is required");
+  const Tensor& t = inputs.inputs[index];
+  if (t.element_count() != 1 || t.rank() > 1) {
+    inputs.fail(std::string(what) + " must be a scalar, got shape " + t.shape().to_string());
+  }
+  if (t.dtype() == DataType::Int64) return t.data<int64_t>()[0];
+  if (t.dtype() == DataType::Int32) return t.data<int32_t>()[0];
+  inputs.fail(std::string(what) + " must be int32 or int64, got " +
+              std::string(dtype_name(t.dtype())));
+}
+
+DftSizes resolve_dft(const NodeInputs& inputs, const DftAttrs& attrs, int64_t max_length) {
+  std::optional<int64_t> length, axis;
+  if (inputs.has_input(1)) length = scalar_int_value(inputs, 1, "dft_length");
+  if (attrs.axis_is_input && inputs.has_input(2)) axis = scalar_int_value(inputs, 2, "axis");
+  return resolve_dft(inputs.node, attrs, inputs.input(0).shape(), length, axis, max_length);
+}
+
+StftAttrs parse_stft_attrs(const NodeInfo& info) {
+  StftAttrs a;
+  a.onesided = info.attr_int("onesided", 1) != 0;
+  return a;
+}
+
+StftSizes resolve_stft(const NodeInputs& inputs, const StftAttrs& attrs, int64_t max_length) {
+  const Tensor& signal = inputs.input(0);
+  const Shape& shape = signal.shape();
+  if (shape.size() != 3 || (shape[2] != 1 && shape[2] != 2)) {
+    inputs.fail("signal must have shape [batch, length, 1 or 2], got " + shape.to_string());
+  }
+  StftSizes s;
+  s.batch = shape[0];
+  s.signal_length = shape[1];
+  s.components = shape[2];
+  if (attrs.onesided && s.components == 2) {
+    inputs.fail("onesided needs a real signal (last dimension 1); set onesided=0 for complex");
+  }
+  s.frame_step = scalar_int_value(inputs, 1, "frame_step");
+  if (s.frame_step < 1)
+    inputs.fail("frame_step must be positive, got " + std::to_string(s.frame_step));
+
+  s.has_window = inputs.has_input(2);
+  if (s.has_window) {
+    const Tensor& window = inputs.inputs[2];
+    if (window.rank() != 1) {
+      inputs.fail("window must be 1-D, got shape " + window.shape().to_string());
+    }
+    if (window.dtype() != signal.dtype()) {
+      inputs.fail("window must have the signal's type " + std::string(dtype_name(signal.dtype())) +
+                  ", got " + std::string(dtype_name(window.dtype())));
+    }
+  }
+  if (inputs.has_input(3)) {
+    s.frame_length = scalar_int_value(inputs, 3, "frame_length");
+    if (s.has_window && inputs.inputs[2].shape()[0] != s.frame_length) {
+      inputs.fail("window length " + std::to_string(inputs.inputs[2].shape()[0]) +
+                  " differs from frame_length " + std::to_string(s.frame_length));
+    }
+  } else {
+    // Without either, the whole signal is one frame.
+    s.frame_length = s.has_window ? inputs.inputs[2].shape()[0] : s.signal_length;
+  }
+  if (s.frame_length < 1 || s.frame_length > max_length) {
+    inputs.fail("frame_length must be in [1, " + std::to_string(max_length) + "], got " +
+                std::to_string(s.frame_length));
+  }
+  s.frames =
+      s.signal_length >= s.frame_length ? (s.signal_length - s.frame_length) / s.frame_step + 1 : 0;
+  s.bins = attrs.onesided ? s.frame_length / 2 + 1 : s.frame_length;
+  s.out_shape = Shape{s.batch, s.frames, s.bins, 2};
+  return s;
+}
+
 namespace {
 
 // A constant scalar int input's value; nullopt when absent or known only at run time.

@@ -6,7 +6,6 @@
 // n/2 + 1 bins of a real signal's spectrum; with inverse it reads such a half spectrum and
 // returns the real signal of length dft_length (default 2 * (bins - 1)), like numpy's irfft.
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,10 +85,8 @@ CpuKernel make_dft(const NodeInfo& info) {
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     const Shape& shape = x.shape();
-    std::optional<int64_t> length, axis;
-    if (ctx.has_input(1)) length = scalar_int_input(ctx, 1, "dft_length");
-    if (attrs.axis_is_input && ctx.has_input(2)) axis = scalar_int_input(ctx, 2, "axis");
-    const DftSizes sizes = resolve_dft(ctx.node(), attrs, shape, length, axis, cpu::kMaxFftLength);
+    const DftSizes sizes =
+        resolve_dft(NodeInputs{ctx.node(), ctx.inputs()}, attrs, cpu::kMaxFftLength);
     const int64_t rank = static_cast<int64_t>(shape.size());
 
     DftLines g;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <string>
 
-#include "backends/cpu/cast_convert.h"
 #include "ops/index_list.h"
 
 namespace kiln {
@@ -32,19 +31,6 @@ std::vector<double> values_as_double(const Tensor& t) {
     }
   });
   return out;
-}
-
-double round_to_precision(double v, DataType t) {
-  switch (t) {
-    case DataType::Float32:
-      return static_cast<float>(v);
-    case DataType::Float16:
-      return static_cast<float>(cpu::convert_element<Float16>(v, true));
-    case DataType::BFloat16:
-      return static_cast<float>(cpu::convert_element<BFloat16>(v, true));
-    default:
-      return v;
-  }
 }
 
 double scalar_value(const OpContext& ctx, const Tensor& t, const char* what) {

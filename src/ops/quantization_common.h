@@ -44,10 +44,6 @@ void for_each_quantized(const QuantParamLayout& l, Body&& body) {
 // The elements of a numeric tensor as doubles (exact for every type kiln quantizes to).
 std::vector<double> values_as_double(const Tensor& t);
 
-// `v` rounded to the nearest value of the float type `t` (float32, float16, bfloat16 or
-// float64), ties to even, as a double: the result of an operation done in that precision.
-double round_to_precision(double v, DataType t);
-
 // Round half to even (numpy's rint) and clamp into [lo, hi]. NaN gives lo, as ONNX's reference
 // (NaN to int32 is INT32_MIN, then clipped) and ONNX Runtime's MLAS kernels do.
 inline int64_t rint_clamped(double v, int64_t lo, int64_t hi) {

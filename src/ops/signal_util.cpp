@@ -20,11 +20,7 @@ const Tensor& scalar_input(const OpContext& ctx, size_t index, const char* what)
 }  // namespace
 
 int64_t scalar_int_input(const OpContext& ctx, size_t index, const char* what) {
-  const Tensor& t = scalar_input(ctx, index, what);
-  if (t.dtype() == DataType::Int64) return t.data<int64_t>()[0];
-  if (t.dtype() == DataType::Int32) return t.data<int32_t>()[0];
-  ctx.fail(std::string(what) + " must be int32 or int64, got " +
-           std::string(dtype_name(t.dtype())));
+  return scalar_int_value(NodeInputs{ctx.node(), ctx.inputs()}, index, what);
 }
 
 double scalar_float_input(const OpContext& ctx, size_t index, const char* what) {

@@ -713,12 +713,13 @@ void add_top_k_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
-// CumSum and CumProd (GPU-compute only): float32 and int32 (wrapping products), every axis
-// (negative too, int32 and int64 axis tensors), exclusive and reverse.
+// CumSum and CumProd (GPU-compute only): float32, float64 (bit for bit: the totals round in
+// the CPU's order) and int32 (wrapping products), every axis (negative too, int32 and int64 axis
+// tensors), exclusive and reverse.
 void add_cumulative_cases(std::vector<OpCase>& c) {
   for (const char* op : {"CumSum", "CumProd"}) {
     const bool product = std::string(op) == "CumProd";
-    for (DataType dt : {DataType::Float32, DataType::Int32}) {
+    for (DataType dt : {DataType::Float32, DataType::Int32, DataType::Float64}) {
       for (int64_t axis : {0, 1, -1}) {
         for (int64_t exclusive : {0, 1}) {
           for (int64_t reverse : {0, 1}) {
@@ -728,10 +729,16 @@ void add_cumulative_cases(std::vector<OpCase>& c) {
                          [op, product, dt, axis, exclusive, reverse] {
                            // Products of values near 1 stay finite; int32 ones overflow and wrap.
                            const Shape x{4, 6, 9};
-                           Tensor in = dt == DataType::Float32
-                                           ? random_f32(x, 225, product ? 0.6f : -2.0f,
-                                                        product ? 1.5f : 2.0f)
-                                           : random_int<int32_t>(x, 226, -99, 99);
+                           Tensor in = dt == DataType::Int32
+                                           ? random_int<int32_t>(x, 226, -99, 99)
+                                           : random_f32(x, 225, product ? 0.6f : -2.0f,
+                                                        product ? 1.5f : 2.0f);
+                           if (dt == DataType::Float64) {
+                             // Every bit of the significand in use, so rounding shows.
+                             std::vector<double> v;
+                             for (float f : in.to_vector<float>()) v.push_back(f * (1.0 + 1e-9));
+                             in = Tensor::from_data<double>(x, v);
+                           }
                            Tensor axis_t = axis == 1 ? Tensor::scalar<int32_t>(1) : i64({}, {axis});
                            return OpTest(op)
                                .input(in)
@@ -1410,6 +1417,282 @@ void add_shape_arithmetic_cases(std::vector<OpCase>& c) {
     }
     c.push_back({std::string(op) + "_int64_all", [op] {
                    return OpTest(op, 18).input(few_values(DataType::Int64, {40, 3}, 263));
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
+// DFT and STFT (GPU-compute only): real and complex signals, padded and truncated by
+// dft_length, along a middle axis, onesided, inverse, the inverse of a half spectrum (even and
+// odd lengths), the axis as an attribute (opset 17) and as an input (opset 20); STFT with and
+// without a window, and a complex signal. The CPU transforms in double: the GPU sum must hold
+// to the default tolerances even where bins cancel to nearly zero.
+void add_signal_cases(std::vector<OpCase>& c) {
+  struct DftCase {
+    std::string name;
+    Shape shape;
+    std::optional<int64_t> length;
+    int64_t axis = 1;  // opset 17: the attribute; opset 20: input 2
+    int64_t inverse = 0, onesided = 0;
+    int opset = 17;
+  };
+  const std::vector<DftCase> dfts = {
+      {"real", {2, 8, 1}, std::nullopt},
+      {"complex_padded", {3, 5, 2}, 8},
+      {"complex_truncated", {2, 7, 2}, 3},
+      {"middle_axis", {2, 3, 6, 2}, std::nullopt, 2},
+      {"onesided", {2, 9, 1}, std::nullopt, 1, 0, 1},
+      {"inverse", {2, 7, 2}, std::nullopt, 1, 1},
+      {"irfft_even", {2, 5, 2}, std::nullopt, 1, 1, 1},
+      {"irfft_odd", {3, 5, 2}, 9, 1, 1, 1},
+      {"opset20_axis_input", {2, 6, 3, 1}, std::nullopt, -3, 0, 0, 20},
+      {"opset20_default_axis", {3, 4, 12, 2}, 16, -2, 1, 0, 20},
+  };
+  for (size_t i = 0; i < dfts.size(); ++i) {
+    c.push_back({"DFT_" + dfts[i].name, [d = dfts[i], i] {
+                   OpTest t("DFT", d.opset);
+                   t.input(random_f32(d.shape, 270 + static_cast<unsigned>(i)))
+                       .input(d.length ? i64({}, {*d.length}) : Tensor())
+                       .attr("inverse", d.inverse)
+                       .attr("onesided", d.onesided);
+                   if (d.opset >= 20) {
+                     t.input(i64({}, {d.axis})).constant_input(2);
+                   } else {
+                     t.attr("axis", d.axis);
+                   }
+                   if (d.length) t.constant_input(1);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+  }
+  struct StftCase {
+    std::string name;
+    Shape signal;
+    int64_t step = 1;
+    std::optional<int64_t> window, frame_length;
+    int64_t onesided = 1;
+  };
+  const std::vector<StftCase> stfts = {
+      {"window", {2, 64, 1}, 8, 16, std::nullopt},
+      {"frame_length", {2, 50, 1}, 6, std::nullopt, 15},
+      {"window_and_frame_length", {1, 40, 1}, 7, 12, 12},
+      {"complex", {2, 40, 2}, 5, std::nullopt, 10, 0},
+  };
+  for (size_t i = 0; i < stfts.size(); ++i) {
+    c.push_back({"STFT_" + stfts[i].name, [s = stfts[i], i] {
+                   OpTest t("STFT", 17);
+                   t.input(random_f32(s.signal, 280 + static_cast<unsigned>(i)))
+                       .input(i64({}, {s.step}))
+                       .input(s.window ? random_f32({*s.window}, 290, 0.0f, 1.0f) : Tensor())
+                       .input(s.frame_length ? i64({}, {*s.frame_length}) : Tensor())
+                       .attr("onesided", s.onesided)
+                       .constant_input(1);
+                   if (s.frame_length) t.constant_input(3);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
+// CenterCropPad (GPU-compute only): cropping and padding by even and odd differences, on every
+// axis and on listed (negative) axes, float32 and int64 data, int32 and int64 sizes.
+void add_center_crop_pad_cases(std::vector<OpCase>& c) {
+  struct CropCase {
+    std::string name;
+    Shape x;
+    std::vector<int64_t> sizes;
+    std::optional<std::vector<int64_t>> axes;
+    DataType dtype = DataType::Float32;
+  };
+  const std::vector<CropCase> crops = {
+      {"crop", {10, 9, 3}, {6, 6, 3}},
+      {"pad", {3, 4, 2}, {6, 7, 2}},
+      {"crop_and_pad", {8, 3, 5}, {5, 8, 5}},
+      {"axes", {3, 9, 11}, {6, 4}, std::vector<int64_t>{-2, 2}},
+      {"int64_odd", {7, 2, 5}, {4, 5}, std::vector<int64_t>{0, 1}, DataType::Int64},
+  };
+  for (size_t i = 0; i < crops.size(); ++i) {
+    c.push_back({"CenterCropPad_" + crops[i].name, [cc = crops[i], i] {
+                   const auto n = static_cast<int64_t>(cc.sizes.size());
+                   Tensor sizes =
+                       i % 2 ? i64({n}, cc.sizes)
+                             : Tensor::from_data<int32_t>(
+                                   {n}, std::vector<int32_t>(cc.sizes.begin(), cc.sizes.end()));
+                   Tensor x =
+                       cc.dtype == DataType::Int64
+                           ? few_values(DataType::Int64, cc.x, 300 + static_cast<unsigned>(i))
+                           : random_f32(cc.x, 300 + static_cast<unsigned>(i));
+                   OpTest t("CenterCropPad", 18);
+                   t.input(x).input(sizes).constant_input(1);
+                   if (cc.axes) t.attr("axes", *cc.axes);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
+// Einsum (GPU-compute only): batched products, diagonals under an ellipsis, transposes, sums,
+// inner products to a scalar, an implicit output, broadcasting extents of 1, float32 and
+// float64 (values exact in a few bits, so every order of summation gives the same doubles).
+void add_einsum_cases(std::vector<OpCase>& c) {
+  struct EinsumCase {
+    std::string name, equation;
+    std::vector<Shape> shapes;
+  };
+  const std::vector<EinsumCase> einsums = {
+      {"batch_matmul", "bij,bjk->bik", {{3, 2, 5}, {3, 5, 4}}},
+      {"batch_diagonal", "...ii->...i", {{2, 3, 4, 4}}},
+      {"transpose", "ij->ji", {{3, 7}}},
+      {"sum", "ij->i", {{4, 6}}},
+      {"inner_product", "i,i", {{9}, {9}}},
+      {"implicit_trace_product", "ij,jk", {{2, 3}, {3, 5}}},
+      {"broadcast_ellipsis", "...j,...j->...", {{4, 1, 6}, {1, 3, 6}}},
+      {"outer", "i,j->ij", {{5}, {3}}},
+  };
+  for (DataType dt : {DataType::Float32, DataType::Float64}) {
+    for (size_t i = 0; i < einsums.size(); ++i) {
+      c.push_back({"Einsum_" + einsums[i].name + "_" + std::string(dtype_name(dt)),
+                   [e = einsums[i], dt, i] {
+                     OpTest t("Einsum", 12);
+                     for (size_t k = 0; k < e.shapes.size(); ++k) {
+                       const Tensor x =
+                           random_f32(e.shapes[k], 310 + static_cast<unsigned>(10 * i + k));
+                       if (dt == DataType::Float32) {
+                         t.input(x);
+                       } else {
+                         std::vector<double> v;
+                         for (float f : x.to_vector<float>()) v.push_back(std::round(f * 4) / 4);
+                         t.input(Tensor::from_data<double>(e.shapes[k], v));
+                       }
+                     }
+                     return t.attr("equation", e.equation);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+}
+
+// Col2Im (GPU-compute only): overlapping blocks (sums of several columns per pixel), strides,
+// pads, dilations, one and three spatial axes.
+void add_col2im_cases(std::vector<OpCase>& c) {
+  struct Col2ImCase {
+    std::string name;
+    std::vector<int64_t> image, block, dilations, pads, strides;
+  };
+  const std::vector<Col2ImCase> folds = {
+      {"overlapping", {5, 6}, {2, 3}, {}, {}, {}},
+      {"strides", {7, 5}, {3, 2}, {}, {}, {2, 1}},
+      {"pads", {4, 5}, {3, 3}, {}, {1, 0, 2, 1}, {}},
+      {"dilations", {6, 6}, {2, 2}, {2, 3}, {}, {}},
+      {"one_axis", {9}, {4}, {}, {1, 2}, {2}},
+      {"three_axes", {3, 4, 5}, {2, 2, 3}, {1, 2, 1}, {0, 1, 0, 0, 0, 1}, {1, 1, 2}},
+  };
+  for (size_t i = 0; i < folds.size(); ++i) {
+    c.push_back({"Col2Im_" + folds[i].name, [f = folds[i], i] {
+                   const size_t r = f.image.size();
+                   int64_t block_size = 1, columns = 1;
+                   for (size_t d = 0; d < r; ++d) {
+                     const int64_t dil = f.dilations.empty() ? 1 : f.dilations[d];
+                     const int64_t stride = f.strides.empty() ? 1 : f.strides[d];
+                     const int64_t room =
+                         f.image[d] + (f.pads.empty() ? 0 : f.pads[d] + f.pads[d + r]);
+                     block_size *= f.block[d];
+                     columns *= (room - dil * (f.block[d] - 1) - 1) / stride + 1;
+                   }
+                   const auto rank = static_cast<int64_t>(r);
+                   OpTest t("Col2Im", 18);
+                   t.input(random_f32({2, 3 * block_size, columns}, 330 + static_cast<unsigned>(i)))
+                       .input(i64({rank}, f.image))
+                       .input(i64({rank}, f.block))
+                       .constant_input(1)
+                       .constant_input(2);
+                   if (!f.dilations.empty()) t.attr("dilations", f.dilations);
+                   if (!f.pads.empty()) t.attr("pads", f.pads);
+                   if (!f.strides.empty()) t.attr("strides", f.strides);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
+// AffineGrid (GPU-compute only): 2 and 3 spatial axes, with and without align_corners, an axis
+// of one position.
+void add_affine_grid_cases(std::vector<OpCase>& c) {
+  const std::vector<std::vector<int64_t>> sizes = {{2, 3, 5, 7}, {3, 1, 1, 6}, {2, 4, 3, 5, 4}};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    for (int64_t align : {0, 1}) {
+      c.push_back({"AffineGrid_" + std::to_string(sizes[i].size() - 2) + "d_" + std::to_string(i) +
+                       (align ? "_align_corners" : ""),
+                   [size = sizes[i], align, i] {
+                     const auto r = static_cast<int64_t>(size.size()) - 2;
+                     return OpTest("AffineGrid", 20)
+                         .input(random_f32({size[0], r, r + 1}, 340 + static_cast<unsigned>(i)))
+                         .input(i64({static_cast<int64_t>(size.size())}, size))
+                         .constant_input(1)
+                         .attr("align_corners", align);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+}
+
+// QLinearMatMul (GPU-compute only): uint8 and int8 operands, float32, float16 and bfloat16
+// scales, per-tensor and per-row / per-column scales and zero points, batches that broadcast,
+// 1-D operands, no output zero point, results that saturate; compared bit for bit.
+void add_qlinear_matmul_cases(std::vector<OpCase>& c) {
+  struct QCase {
+    std::string name;
+    Shape a, b;
+    DataType operand = DataType::UInt8, scale = DataType::Float32;
+    bool per_line = false, y_zero = true;
+  };
+  const std::vector<QCase> qs = {
+      {"2d_uint8", {4, 7}, {7, 5}},
+      {"2d_int8_float16", {3, 9}, {9, 6}, DataType::Int8, DataType::Float16},
+      {"3d_broadcast_uint8_bfloat16", {2, 3, 5}, {5, 4}, DataType::UInt8, DataType::BFloat16},
+      {"batch_broadcast_int8", {2, 1, 3, 6}, {1, 3, 6, 2}, DataType::Int8},
+      {"per_line_uint8", {5, 8}, {8, 3}, DataType::UInt8, DataType::Float32, true},
+      {"per_line_int8_float16", {2, 4, 6}, {6, 7}, DataType::Int8, DataType::Float16, true},
+      {"vector_no_y_zero", {6}, {6, 4}, DataType::Int8, DataType::Float32, false, false},
+  };
+  for (size_t i = 0; i < qs.size(); ++i) {
+    c.push_back({"QLinearMatMul_" + qs[i].name, [q = qs[i], i] {
+                   const auto seed = 350 + static_cast<unsigned>(10 * i);
+                   auto operand = [&](const Shape& s, unsigned k) {
+                     return q.operand == DataType::Int8 ? random_int<int8_t>(s, seed + k, -128, 127)
+                                                        : random_int<uint8_t>(s, seed + k, 0, 255);
+                   };
+                   auto scales = [&](int64_t n, unsigned k) {
+                     const Tensor f = random_f32({n}, seed + k, 0.002f, 0.05f);
+                     if (q.scale == DataType::Float32) return f;
+                     std::vector<float> v = f.to_vector<float>();
+                     if (q.scale == DataType::Float16) {
+                       std::vector<Float16> out;
+                       for (float x : v) out.push_back(Float16(x));
+                       return Tensor::from_data<Float16>({n}, out);
+                     }
+                     std::vector<BFloat16> out;
+                     for (float x : v) out.push_back(BFloat16(x));
+                     return Tensor::from_data<BFloat16>({n}, out);
+                   };
+                   const int64_t m = q.a.size() > 1 ? q.a[q.a.size() - 2] : 1;
+                   const int64_t n = q.b.back();
+                   const int64_t rows = q.per_line ? m : 1, cols = q.per_line ? n : 1;
+                   auto zeros = [&](int64_t count, unsigned k) {
+                     return q.operand == DataType::Int8
+                                ? random_int<int8_t>({count}, seed + k, -20, 20)
+                                : random_int<uint8_t>({count}, seed + k, 100, 150);
+                   };
+                   OpTest t("QLinearMatMul", 21);
+                   t.input(operand(q.a, 1))
+                       .input(scales(rows, 2))
+                       .input(zeros(rows, 3))
+                       .input(operand(q.b, 4))
+                       .input(scales(cols, 5))
+                       .input(zeros(cols, 6))
+                       .input(scales(1, 7));
+                   if (q.y_zero) t.input(zeros(1, 8));
+                   return t;
                  }});
     c.back().on_pixel = false;
   }
@@ -2294,6 +2577,12 @@ std::vector<OpCase> make_cases() {
   add_gather_block_quantized_cases(c);
   add_group_query_attention_cases(c);
   add_shape_arithmetic_cases(c);
+  add_signal_cases(c);
+  add_center_crop_pad_cases(c);
+  add_einsum_cases(c);
+  add_col2im_cases(c);
+  add_affine_grid_cases(c);
+  add_qlinear_matmul_cases(c);
   // Views take any element type on GPU-compute (they copy nothing); bytes compared exactly.
   c.push_back({"Reshape_float16", [] {
                  Tensor x = Tensor::zeros(DataType::Float16, {2, 3, 4});

@@ -12,126 +12,11 @@
 namespace kiln::cpu {
 namespace {
 
-// --- resolving an equation against concrete shapes ------------------------------------------
-
-// Everything a run needs, in dense label numbering: output labels first (in output order),
-// then the summed ones. Storage is per thread and reused, so steady-state runs do not allocate.
-struct Resolved {
-  int num_labels = 0;
-  int num_out = 0;
-  Shape sizes;                  // per dense label
-  std::vector<int64_t> stride;  // [input][dense label], 0 where the label is absent/broadcast
-  Shape out_shape;
-  int64_t out_count = 1, sum_count = 1;
-};
-
-Resolved& resolve(const EinsumEquation& eq, std::span<const Tensor* const> inputs) {
-  thread_local Resolved r;
-  const size_t n = inputs.size();
-  if (n != eq.terms.size()) {
-    throw Error("Einsum: the equation has " + std::to_string(eq.terms.size()) +
-                " operands but the node has " + std::to_string(n) + " inputs");
-  }
-  // Ellipsis dimensions are right-aligned across operands, like numpy broadcasting.
-  int64_t ell_rank = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& term = eq.terms[i];
-    const int64_t letters =
-        static_cast<int64_t>(std::count_if(term.begin(), term.end(), [](int l) { return l >= 0; }));
-    const bool has_ell = letters != static_cast<int64_t>(term.size());
-    const int64_t rank = static_cast<int64_t>(inputs[i]->rank());
-    if (has_ell ? rank < letters : rank != letters) {
-      throw Error("Einsum: operand " + std::to_string(i) + " has shape " +
-                  inputs[i]->shape().to_string() + ", which does not match its term's " +
-                  std::to_string(letters) + " labels");
-    }
-    if (has_ell) ell_rank = std::max(ell_rank, rank - letters);
-  }
-  const int total_labels = kEinsumLetters + static_cast<int>(ell_rank);
-  constexpr int kMaxLabels = kEinsumLetters + 64;
-  if (total_labels > kMaxLabels) throw Error("Einsum: too many ellipsis dimensions");
-  // Global label -> extent (-1: unused). A fixed array: a Shape this long would live on the heap.
-  int64_t global_size[kMaxLabels];
-  std::fill_n(global_size, total_labels, -1);
-  auto for_each_dim = [&](size_t i, auto&& f) {
-    const auto& term = eq.terms[i];
-    const Shape& shape = inputs[i]->shape();
-    const int64_t ell_here =
-        static_cast<int64_t>(shape.size()) -
-        static_cast<int64_t>(std::count_if(term.begin(), term.end(), [](int l) { return l >= 0; }));
-    size_t d = 0;
-    for (int l : term) {
-      if (l == kEllipsis) {
-        for (int64_t e = 0; e < ell_here; ++e, ++d) {
-          f(d, kEinsumLetters + static_cast<int>(ell_rank - ell_here + e), shape[d]);
-        }
-      } else {
-        f(d, l, shape[d]);
-        ++d;
-      }
-    }
-  };
-  for (size_t i = 0; i < n; ++i) {
-    for_each_dim(i, [&](size_t, int l, int64_t size) {
-      int64_t& g = global_size[l];
-      if (g == -1 || g == 1) {
-        g = size;  // an extent of 1 broadcasts to whatever else the label has
-      } else if (size != g && size != 1) {
-        throw Error("Einsum: a label has extents " + std::to_string(g) + " and " +
-                    std::to_string(size) + " in different places");
-      }
-    });
-  }
-  // Output labels in order (ellipsis expanded), then the others.
-  int dense_of[kMaxLabels];
-  std::fill_n(dense_of, total_labels, -1);
-  r.sizes.clear();
-  r.out_shape.clear();
-  auto add_label = [&](int l) {
-    dense_of[l] = static_cast<int>(r.sizes.size());
-    r.sizes.push_back(global_size[l]);
-  };
-  for (int l : eq.output) {
-    if (l == kEllipsis) {
-      for (int e = 0; e < ell_rank; ++e) add_label(kEinsumLetters + e);
-    } else {
-      if (global_size[l] == -1) {
-        throw Error("Einsum: an output label does not appear in any operand");
-      }
-      add_label(l);
-    }
-  }
-  r.num_out = static_cast<int>(r.sizes.size());
-  for (int l = 0; l < total_labels; ++l) {
-    if (global_size[l] != -1 && dense_of[l] == -1) add_label(l);
-  }
-  r.num_labels = static_cast<int>(r.sizes.size());
-  r.out_count = r.sum_count = 1;
-  for (int k = 0; k < r.num_labels; ++k) {
-    if (k < r.num_out) {
-      r.out_shape.push_back(r.sizes[k]);
-      r.out_count *= r.sizes[k];
-    } else {
-      r.sum_count *= r.sizes[k];
-    }
-  }
-  r.stride.assign(n * static_cast<size_t>(r.num_labels), 0);
-  for (size_t i = 0; i < n; ++i) {
-    const Shape& shape = inputs[i]->shape();
-    // Row-major strides of the operand.
-    Shape s;
-    s.resize(shape.size());
-    int64_t acc = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      s[d] = acc;
-      acc *= shape[d];
-    }
-    for_each_dim(i, [&](size_t d, int l, int64_t size) {
-      const int k = dense_of[l];
-      // A broadcast dimension (extent 1 against a larger label) does not move.
-      if (size == r.sizes[k]) r.stride[i * static_cast<size_t>(r.num_labels) + k] += s[d];
-    });
-  }
+// The run's problem, in per-thread storage that is reused, so steady-state runs do not
+// allocate.
+const EinsumProblem& resolve(const EinsumEquation& eq, std::span<const Tensor* const> inputs) {
+  thread_local EinsumProblem r;
+  resolve_einsum(eq, inputs, r);
   return r;
 }
 
@@ -150,7 +35,7 @@ Acc<T> widen(T v) {
 // The general contraction: for every output element, sums the product of the operands over
 // every combination of the summed labels, moving each operand's offset incrementally.
 template <class T>
-void contract_reference(const Resolved& r, std::span<const Tensor* const> inputs, T* out) {
+void contract_reference(const EinsumProblem& r, std::span<const Tensor* const> inputs, T* out) {
   const size_t n = inputs.size();
   const int L = r.num_labels, nout = r.num_out;
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, r.sum_count));
@@ -268,7 +153,7 @@ bool has_repeated_label(const std::vector<int>& term) {
   return false;
 }
 
-bool contract_gemm(const EinsumEquation& eq, const Resolved& r, const float* a, const float* b,
+bool contract_gemm(const EinsumEquation& eq, const EinsumProblem& r, const float* a, const float* b,
                    float* out) {
   if (eq.terms.size() != 2 || has_repeated_label(eq.terms[0]) || has_repeated_label(eq.terms[1])) {
     return false;
@@ -414,7 +299,7 @@ Shape einsum_output_shape(const EinsumEquation& eq, std::span<const Tensor* cons
 }
 
 void einsum(const EinsumEquation& eq, std::span<const Tensor* const> inputs, Tensor& output) {
-  const Resolved& r = resolve(eq, inputs);
+  const EinsumProblem& r = resolve(eq, inputs);
   if (r.out_count == 0) return;
   visit_dtype(output.dtype(), [&]<class T>() {
     if constexpr (is_float_like_v<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool>)) {

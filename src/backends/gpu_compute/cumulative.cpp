@@ -1,5 +1,6 @@
 // CumSum and CumProd on the GPU (shaders/cumulative.comp): float32 and int32 tensors along the
-// host-held axis, exclusive and reverse as their definition (opdefs/cumulative.h) parses them.
+// host-held axis, and float64 ones (shaders/cumulative_f64.comp) where the device has
+// shaderFloat64, exclusive and reverse as their definition (opdefs/cumulative.h) parses them.
 // An invocation per line walks the line in the CPU's order, so results match it exactly.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
@@ -32,12 +33,10 @@ struct CumulativePushConstants {
 };
 static_assert(sizeof(CumulativePushConstants) <= kMaxPushConstantBytes);
 
+// The float32 and int32 walk (shaders/cumulative.comp); CumulativeF64 is the same in double.
 class Cumulative {
  public:
-  explicit Cumulative(Device& device)
-      : device_(device),
-        pipeline_(device, PipelineDesc{shaders::cumulative(), 2, sizeof(CumulativePushConstants),
-                                       kWorkgroup}) {}
+  explicit Cumulative(Device& device) : Cumulative(device, shaders::cumulative()) {}
 
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const CumulativePushConstants& pc,
               const Buffer& x, const Buffer& y) const {
@@ -49,9 +48,20 @@ class Cumulative {
                     groups_for(device_, pipeline_, pc.lines), written);
   }
 
+ protected:
+  Cumulative(Device& device, std::span<const uint32_t> shader)
+      : device_(device),
+        pipeline_(device, PipelineDesc{shader, 2, sizeof(CumulativePushConstants), kWorkgroup}) {}
+
  private:
   Device& device_;
   ComputePipeline pipeline_;
+};
+
+// Its own pipeline, created only on a device with shaderFloat64.
+class CumulativeF64 : public Cumulative {
+ public:
+  explicit CumulativeF64(Device& device) : Cumulative(device, shaders::cumulative_f64()) {}
 };
 
 // ---- The adapter -----------------------------------------------------------------------------
@@ -94,15 +104,20 @@ RecordFn cumulative(CumulativeAttrs attrs, bool product) {
     pc.is_float = r.dtype(0) == DataType::Float32 ? 1 : 0;
     pc.exclusive = attrs.exclusive ? 1 : 0;
     pc.reverse = attrs.reverse ? 1 : 0;
+    const bool wide = r.dtype(0) == DataType::Float64;
+    if (wide && !r.device().info().has_float64)
+      throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderFloat64");
     const Buffer& in = r.buffer(0);
     const Buffer& out = r.output(0, r.dtype(0), x);
-    r.kernel<Cumulative>().record(r.cmd(), r.arena(), pc, in, out);
+    const Cumulative& kernel = wide ? r.kernel<CumulativeF64>() : r.kernel<Cumulative>();
+    kernel.record(r.cmd(), r.arena(), pc, in, out);
   };
 }
 
 OpFactory cumulative_factory(bool product) {
   return [product](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Float32, DataType::Int32}, reason, 0, 1)) return nullptr;
+    if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Float64}, reason, 0, 1))
+      return nullptr;
     return cumulative(parse_cumulative_attrs(q.info), product);
   };
 }

@@ -330,6 +330,10 @@ void Device::create(const DeviceOptions& options) {
   enabled.pNext = &enabled12;
   enabled.features.shaderInt64 = supported.features.shaderInt64;
   info_.has_int64 = supported.features.shaderInt64 == VK_TRUE;
+  // 64-bit floats in shaders serve the float64 kernels (CumSum, CumProd) where the device has
+  // them.
+  enabled.features.shaderFloat64 = supported.features.shaderFloat64;
+  info_.has_float64 = supported.features.shaderFloat64 == VK_TRUE;
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   device_info.pNext = &enabled;

@@ -39,7 +39,8 @@ struct DeviceInfo {
   uint64_t max_storage_buffer_range = 0;  // bytes one storage-buffer binding may span
   uint32_t subgroup_size = 0;             // 0 when the device predates Vulkan 1.1
   bool has_compute_queue = false;
-  bool has_int64 = false;  // shaderInt64, enabled on the device when present
+  bool has_int64 = false;    // shaderInt64, enabled on the device when present
+  bool has_float64 = false;  // shaderFloat64, enabled on the device when present (Device only)
 
   // Vulkan 1.2 and a compute queue: what this backend requires.
   bool usable() const;
