@@ -239,9 +239,9 @@ struct LstmCase {
   bool on_compute = true;  // the GPU-compute kernel falls back for an empty sequence
 };
 
-// Attention (opset 23, 24) on the GPU-compute backend (the GPU-pixel one leaves it to the CPU):
-// each layout, head grouping, mask form, the cache and every scores output. Key lengths of 70
-// and more span several workgroup strides of the shader's key loop.
+// Attention (opset 23, 24) on both GPU backends: each layout, head grouping, mask form, the cache
+// and every scores output. Key lengths of 70 and more span several workgroup strides of the
+// Vulkan shader's key loop.
 struct AttentionCase {
   std::string name;
   bool packed = false;  // 3-D inputs
@@ -253,6 +253,7 @@ struct AttentionCase {
   float scale = 0, softcap = 0;  // 0: the attribute is left out
   int scores_mode = -1;          // -1: no scores output
   bool nonpad = false;           // opset 24's nonpad_kv_seqlen
+  bool fp16 = false;             // float16 operands, mask and outputs
 };
 
 void add_attention_cases(std::vector<OpCase>& c) {
@@ -288,6 +289,11 @@ void add_attention_cases(std::vector<OpCase>& c) {
        .causal = true,
        .nonpad = true},
   };
+  cases.push_back({.name = "4d_fp16_past_mask_probs",
+                   .past = 3,
+                   .mask = {3, 8},
+                   .scores_mode = 3,
+                   .fp16 = true});
   for (int mode = 0; mode < 4; ++mode) {
     cases.push_back({.name = "4d_scores_mode" + std::to_string(mode),
                      .past = 2,
@@ -299,10 +305,18 @@ void add_attention_cases(std::vector<OpCase>& c) {
     OpCase op{"Attention_" + a.name,
               [a] {
                 OpTest t("Attention", a.nonpad ? 24 : 23);
+                // The float32 values, rounded to float16 for the float16 cases.
+                auto values = [&](const Shape& s, unsigned seed) {
+                  const Tensor f = random_f32(s, seed);
+                  if (!a.fp16) return f;
+                  std::vector<Float16> h;
+                  for (float v : f.to_vector<float>()) h.push_back(Float16(v));
+                  return Tensor::from_data<Float16>(s, h);
+                };
                 auto operand = [&](int64_t heads, int64_t seq, int64_t size, unsigned seed) {
                   const Shape s = a.packed ? Shape{a.batch, seq, heads * size}
                                            : Shape{a.batch, heads, seq, size};
-                  return random_f32(s, seed);
+                  return values(s, seed);
                 };
                 t.input(operand(a.q_heads, a.q_len, a.head, 200))
                     .input(operand(a.kv_heads, a.kv_len, a.head, 201))
@@ -317,11 +331,11 @@ void add_attention_cases(std::vector<OpCase>& c) {
                   for (int64_t i = 0; i < m.element_count(); i += a.mask.back()) v[i] = true;
                   t.input(m);
                 } else {
-                  t.input(random_f32(a.mask, 203));
+                  t.input(values(a.mask, 203));
                 }
                 if (a.past > 0) {
-                  t.input(random_f32({a.batch, a.kv_heads, a.past, a.head}, 204))
-                      .input(random_f32({a.batch, a.kv_heads, a.past, a.v_head}, 205));
+                  t.input(values({a.batch, a.kv_heads, a.past, a.head}, 204))
+                      .input(values({a.batch, a.kv_heads, a.past, a.v_head}, 205));
                 } else {
                   t.input(Tensor()).input(Tensor());
                 }
@@ -342,7 +356,6 @@ void add_attention_cases(std::vector<OpCase>& c) {
                 return t;
               },
               1e-4, 1e-5};
-    op.on_pixel = false;
     c.push_back(op);
   }
   // RotaryEmbedding (opset 23): both layouts, both pairings, a partial rotation, and caches
@@ -372,7 +385,6 @@ void add_attention_cases(std::vector<OpCase>& c) {
                        if (dim != 0) t.attr("rotary_embedding_dim", dim);
                        return t;
                      }};
-          rot.on_pixel = false;
           c.push_back(rot);
         }
       }
@@ -390,7 +402,6 @@ void add_attention_cases(std::vector<OpCase>& c) {
             .outputs(4)
             .attr("qk_matmul_output_mode", int64_t{3});
       }};
-  hidden.on_pixel = false;
   c.push_back(hidden);
 }
 
@@ -2371,8 +2382,7 @@ std::vector<OpCase> make_cases() {
                },
                1e-4, 1e-5});
   // RMSNormalization over lines shorter and longer than a workgroup, and parameters that
-  // broadcast over the normalized dimensions (expanded before the kernel runs); GPU-compute
-  // only.
+  // broadcast over the normalized dimensions (expanded before the kernel runs).
   for (int64_t axis : {0, 1, -1}) {
     c.push_back({"RMSNormalization_axis" + std::to_string(axis + 1),
                  [axis] {
@@ -2384,7 +2394,7 @@ std::vector<OpCase> make_cases() {
                        .attr("axis", axis)
                        .attr("epsilon", 1e-3f);
                  },
-                 1e-4, 1e-5, true, /*on_pixel=*/false});
+                 1e-4, 1e-5});
   }
   c.push_back({"RMSNormalization_broadcast_scale",
                [] {
@@ -2393,7 +2403,7 @@ std::vector<OpCase> make_cases() {
                      .input(random_f32({4, 1}, 151))
                      .attr("axis", int64_t{2});
                },
-               1e-4, 1e-5, true, /*on_pixel=*/false});
+               1e-4, 1e-5});
   // ONNX Runtime's row normalizations: the RMS form in both domains with its inv_std_var, and
   // the Skip forms with every optional input and output, skip broadcast over the batch.
   for (const char* domain : {"", "com.microsoft"}) {

@@ -37,7 +37,8 @@ float element(int e) {
 }
 )";
 
-// A line's stats. MOMENTS: (mean, 1 / sqrt(var + epsilon)); otherwise LP: (1 / ||line||_p, 0).
+// A line's stats. MOMENTS: (mean, 1 / sqrt(var + epsilon)); RMS: (0, 1 / sqrt(mean(x^2) +
+// epsilon)), so that the MOMENTS apply draw serves it; otherwise LP: (1 / ||line||_p, 0).
 constexpr const char* kStatsShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;
@@ -46,7 +47,14 @@ uniform int u_p;
 
 vec2 line_stats(int line) {
   int start = line_start(line);
-#ifdef MOMENTS
+#if defined(RMS)
+  float squares = 0.0;
+  for (int k = 0, index = start; k < u_axis_len; ++k, index += u_inner) {
+    float v = fetch_element(x, x_width, index);
+    squares += v * v;
+  }
+  return vec2(0.0, 1.0 / sqrt(squares / float(u_axis_len) + u_epsilon));
+#elif defined(MOMENTS)
   float sum = 0.0;
   for (int k = 0, index = start; k < u_axis_len; ++k, index += u_inner) {
     sum += fetch_element(x, x_width, index);
@@ -181,6 +189,14 @@ void Normalization::record_layer_norm(int64_t rows, int64_t row_len, const Textu
                y);
 }
 
+void Normalization::record_rms_norm(int64_t rows, int64_t row_len, const TextureTensor& x,
+                                    const TextureTensor& scale, float epsilon,
+                                    TextureTensor& y) const {
+  record_lines(
+      {"RMSNormalization", {rows, row_len, 1}, &scale, nullptr, 1, row_len, epsilon, 0, true}, x,
+      y);
+}
+
 void Normalization::record_lp_norm(int64_t outer, int64_t axis_len, int64_t inner, int p,
                                    const TextureTensor& x, TextureTensor& y) const {
   check(p == 1 || p == 2,
@@ -204,11 +220,13 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
   }
 
   TextureTensor stats(context_, 2 * n.shape.lines());
-  const Program& stats_program = context_.programs().get(
-      "norm_stats", moments ? "moments" : "lp", moments ? "#define MOMENTS\n" : "",
-      std::string(kLineIndexing) + kStatsShader + kLineStatsMain);
+  const char* stats_kind = n.rms ? "rms" : moments ? "moments" : "lp";
+  const char* stats_define = n.rms ? "#define RMS\n" : moments ? "#define MOMENTS\n" : "";
+  const Program& stats_program =
+      context_.programs().get("norm_stats", stats_kind, stats_define,
+                              std::string(kLineIndexing) + kStatsShader + kLineStatsMain);
   const DrawInput stats_inputs[] = {{"x", &x}};
-  // Moments walk each line twice (mean, then variance), a p-norm once.
+  // Moments walk each line twice (mean, then variance), a p-norm and the RMS once.
   draw(
       context_, stats_program, stats, stats_inputs,
       [&] {
@@ -216,7 +234,7 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
         stats_program.set("u_epsilon", n.epsilon);
         stats_program.set("u_p", n.lp_p);
       },
-      n.shape.loop_steps(kStatsLinesPerFragment, moments ? 2 : 1));
+      n.shape.loop_steps(kStatsLinesPerFragment, moments && !n.rms ? 2 : 1));
 
   ProgramVariant variant;
   variant.add(moments, "MOMENTS");

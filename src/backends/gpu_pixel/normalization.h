@@ -1,12 +1,14 @@
 // Float32 normalization ops on texture tensors (inference): BatchNormalization,
-// InstanceNormalization, GroupNormalization, LayerNormalization (Y only) and LpNormalization.
+// InstanceNormalization, GroupNormalization, LayerNormalization (Y only), RMSNormalization and
+// LpNormalization.
 //
 //   Normalization norm(context);
 //   norm.record_batch_norm({batch, channels, spatial}, x, scale, bias, mean, var, epsilon, y);
 //   norm.record_layer_norm(rows, row_len, x, scale, &bias, epsilon, y);
 //
 // BatchNormalization is one draw from its per-channel inputs. The others take two: a stats draw
-// writes each line's (mean, 1 / sqrt(var + epsilon)), or for LpNormalization (1 / norm, 0), into
+// writes each line's (mean, 1 / sqrt(var + epsilon)), for RMSNormalization (0, 1 / sqrt(mean of
+// squares + epsilon)), or for LpNormalization (1 / norm, 0), into
 // a small texture, one fragment per two lines, and an apply draw normalizes every element from
 // its line's stats. Variance is the mean of squared deviations from the mean (two passes over the
 // line), so large offsets do not cancel.
@@ -55,6 +57,11 @@ class Normalization {
                          const TextureTensor& scale, const TextureTensor* bias, float epsilon,
                          TextureTensor& y) const;
 
+  // Each of `rows` rows of `row_len` elements divided by its root mean square (with epsilon),
+  // then times scale[i] along the row (the host expands a broadcast scale to row_len elements).
+  void record_rms_norm(int64_t rows, int64_t row_len, const TextureTensor& x,
+                       const TextureTensor& scale, float epsilon, TextureTensor& y) const;
+
   // Y = X / ||line||_p along the middle axis of (outer, axis_len, inner), p 1 or 2; an all-zero
   // line stays zero.
   void record_lp_norm(int64_t outer, int64_t axis_len, int64_t inner, int p, const TextureTensor& x,
@@ -62,7 +69,8 @@ class Normalization {
 
  private:
   // Each line of `shape` normalized; parameter k of an element e is (e / param_stride) %
-  // param_count. scale == nullptr selects the Lp norm (exponent lp_p).
+  // param_count. scale == nullptr selects the Lp norm (exponent lp_p); `rms` the root mean
+  // square in place of the moments.
   struct LineNorm {
     const char* op;
     FoldedShape shape;
@@ -71,6 +79,7 @@ class Normalization {
     int64_t param_stride, param_count;
     float epsilon;
     int lp_p;
+    bool rms = false;
   };
   void record_lines(const LineNorm& n, const TextureTensor& x, TextureTensor& y) const;
 

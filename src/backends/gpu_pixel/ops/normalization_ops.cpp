@@ -1,8 +1,10 @@
 // Normalizations as draws (backends/gpu_pixel/normalization): BatchNormalization (inference),
-// InstanceNormalization, GroupNormalization, LayerNormalization (Y only) and LpNormalization.
-// Parameters of unexpected sizes run on the CPU, whose kernel reports them.
+// InstanceNormalization, GroupNormalization, LayerNormalization (Y only), RMSNormalization and
+// LpNormalization. Parameters of unexpected sizes run on the CPU, whose kernel reports them.
 #include "backends/gpu_pixel/normalization.h"
 #include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/region_copy.h"
+#include "opdefs/broadcast.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -111,6 +113,50 @@ OpFactory layer_norm() {
   };
 }
 
+// RMSNormalization's Scale as one value per element of the normalized dimensions `norm`: its own
+// texture when it holds that many, else its broadcast (numpy rules) expanded into a temporary.
+// RunOnCpu for a shape that does not broadcast to `norm`: the CPU kernel reports it.
+const TextureTensor& row_scale(OpRecorder& r, const Shape& norm, TextureTensor& expanded) {
+  const Shape& s = r.shape(1);
+  const bool fits = s.size() <= norm.size() && or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+                      return broadcast_shapes(s, norm, "RMSNormalization Scale") == norm;
+                    });
+  if (!fits)
+    throw RunOnCpu(
+        RunTimeCause::ShapeOutsideKernel,
+        "a Scale of shape " + s.to_string() + " does not broadcast to " + norm.to_string());
+  if (s.element_count() == norm.element_count()) return r.texture(1);
+  expanded = r.temporary(norm.element_count());
+  r.kernel<RegionCopy>().record(expand_region(s, norm), r.texture(1), expanded);
+  return expanded;
+}
+
+OpFactory rms_norm() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!plain_normalization(q, reason)) return nullptr;
+    if (q.info.attr_int("stash_type", 1) != 1) {
+      reason = "RMSNormalization with stash_type other than float stays on the CPU";
+      return nullptr;
+    }
+    const float eps = q.info.attr_float("epsilon", 1e-5f);
+    const int64_t axis = q.info.attr_int("axis", -1);
+    return [=](OpRecorder& r) {
+      if (!r.has_input(1))
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "no Scale (the CPU kernel reports it)");
+      const Shape& x = r.shape(0);
+      const auto rank = static_cast<int64_t>(x.size());
+      const int64_t a = non_negative_axis(axis, rank);
+      const Shape norm(x.begin() + a, x.end());
+      int64_t rows = 1;
+      for (int64_t d = 0; d < a; ++d) rows *= x[static_cast<size_t>(d)];
+      TextureTensor expanded;
+      const TextureTensor& scale = row_scale(r, norm, expanded);
+      r.kernel<Normalization>().record_rms_norm(rows, norm.element_count(), r.texture(0), scale,
+                                                eps, r.output(0, x));
+    };
+  };
+}
+
 OpFactory lp_norm() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
@@ -141,6 +187,7 @@ void register_normalization_ops(OpTable& t) {
   t.add("InstanceNormalization", instance_norm());
   t.add("GroupNormalization", group_norm());
   t.add("LayerNormalization", layer_norm());
+  t.add("RMSNormalization", rms_norm());
   t.add("LpNormalization", lp_norm());
 }
 
