@@ -32,4 +32,21 @@ GridSampleAttrs parse_grid_sample_attrs(const NodeInfo& info) {
   return a;
 }
 
+std::optional<Shape> grid_sample_output_shape(const Shape& x, const Shape& grid,
+                                              std::string& error) {
+  if (x.size() < 3) {
+    error = "X must have shape (N, C, D1, ...), got " + x.to_string();
+    return std::nullopt;
+  }
+  const auto rank = static_cast<int64_t>(x.size()) - 2;
+  if (grid.size() != x.size() || grid[0] != x[0] || grid.back() != rank) {
+    error = "grid must have shape (N, D1_out, ..., " + std::to_string(rank) +
+            ") with N = " + std::to_string(x[0]) + ", got " + grid.to_string();
+    return std::nullopt;
+  }
+  Shape out{x[0], x[1]};
+  for (int64_t d = 0; d < rank; ++d) out.push_back(grid[1 + d]);
+  return out;
+}
+
 }  // namespace kiln

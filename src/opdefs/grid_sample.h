@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kiln/shape.h"
 
 namespace kiln {
 
@@ -25,5 +29,10 @@ inline constexpr double kGridSampleCubicAlpha = -0.75;
 // kiln::Error (naming the node) for an unknown mode or padding_mode. Opset 16's "bilinear" and
 // "bicubic" are opset 20's "linear" and "cubic".
 GridSampleAttrs parse_grid_sample_attrs(const NodeInfo& info);
+
+// The output shape [N, C, D1_out, ...] of X [N, C, D1, ...] sampled at grid
+// [N, D1_out, ..., rank]; nullopt with `error` set when the shapes do not fit together.
+std::optional<Shape> grid_sample_output_shape(const Shape& x, const Shape& grid,
+                                              std::string& error);
 
 }  // namespace kiln

@@ -209,19 +209,15 @@ CpuKernel make_grid_sample(const NodeInfo& info) {
     const Tensor& x = ctx.input(0);
     const Tensor& grid = ctx.input(1);
     const Shape& xs = x.shape();
-    const Shape& gs = grid.shape();
-    if (xs.size() < 3) ctx.fail("X must have shape (N, C, D1, ...), got " + xs.to_string());
+    std::string error;
+    const std::optional<Shape> out = grid_sample_output_shape(xs, grid.shape(), error);
+    if (!out) ctx.fail(error);
     const auto rank = static_cast<int64_t>(xs.size()) - 2;
     if (rank > kMaxSpatialRank) {
       ctx.fail("X has " + std::to_string(rank) + " spatial axes; at most " +
                std::to_string(kMaxSpatialRank) + " are supported");
     }
-    if (gs.size() != xs.size() || gs[0] != xs[0] || gs.back() != rank) {
-      ctx.fail("grid must have shape (N, D1_out, ..., " + std::to_string(rank) +
-               ") with N = " + std::to_string(xs[0]) + ", got " + gs.to_string());
-    }
-    Shape out_shape{xs[0], xs[1]};
-    for (int64_t d = 0; d < rank; ++d) out_shape.push_back(gs[1 + d]);
+    const Shape& out_shape = *out;
     // X's channels times the grid's positions can overflow when X or the grid is empty.
     vision::check_shape_size(ctx, out_shape, "the output shape");
     Tensor& y = ctx.allocate_output(0, x.dtype(), out_shape);

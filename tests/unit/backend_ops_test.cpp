@@ -405,10 +405,10 @@ void add_attention_cases(std::vector<OpCase>& c) {
   c.push_back(hidden);
 }
 
-// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (GPU-compute only): every reduction,
-// with and without weights, an ignore_index among the targets (negative too), int32 and int64
-// targets, spatial dimensions, more samples than the reducing workgroup, a mean over only
-// ignored samples (NaN), and SoftmaxCrossEntropyLoss's log_prob output.
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: every reduction, with and without
+// weights, an ignore_index among the targets (negative too), int32 and int64 targets, spatial
+// dimensions, more samples than the reducing workgroup (and than one chunk of the GPU-pixel
+// sums), a mean over only ignored samples (NaN), and SoftmaxCrossEntropyLoss's log_prob output.
 void add_loss_cases(std::vector<OpCase>& c) {
   struct LossCase {
     std::string name;
@@ -465,7 +465,6 @@ void add_loss_cases(std::vector<OpCase>& c) {
                        if (l.ignore_index) t.attr("ignore_index", *l.ignore_index);
                        return t;
                      }});
-        c.back().on_pixel = false;
       }
     }
   }
@@ -502,7 +501,7 @@ void add_trilu_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
-// GridSample (GPU-compute only): every mode, padding and align_corners over 2-D and 3-D inputs
+// GridSample: every mode, padding and align_corners over 2-D and 3-D inputs
 // with several channels and batches, and grid positions well outside [-1, 1].
 void add_grid_sample_cases(std::vector<OpCase>& c) {
   for (const char* mode : {"nearest", "linear", "cubic"}) {
@@ -522,7 +521,6 @@ void add_grid_sample_cases(std::vector<OpCase>& c) {
                              .attr("padding_mode", padding)
                              .attr("align_corners", align);
                        }});
-          c.back().on_pixel = false;
           // Cubic sums 16 float32 products of weights up to 1.2 with values up to 2, which the
           // CPU sums in double: float32 rounding alone is ~1e-6 absolute.
           if (std::string(mode) == "cubic") c.back().atol = 1e-5;
@@ -628,10 +626,101 @@ Tensor random_quantized(DataType dt, const Shape& shape, unsigned seed) {
   return t;
 }
 
-// QuantizeLinear and DequantizeLinear (GPU-compute only) for every integer type the kernel
-// takes, per tensor, per axis and blocked, with and without a zero point; quantized values
-// include exact ties (x / scale = k + 0.5), NaN, infinities and values beyond the type's range,
-// and non-dyadic scales whose quotients Vulkan's division may round differently.
+// QuantizeLinear and DequantizeLinear to and from the float8 types (GPU-pixel only: textures hold
+// them), per tensor and per axis, saturating and not, with a zero zero point, quotients beyond
+// each type's range, NaN and infinities; and DequantizeLinear with float16 scales into float16.
+void add_float8_quantize_cases(std::vector<OpCase>& c) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (DataType f8 : {DataType::Float8E4M3FN, DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
+                      DataType::Float8E5M2FNUZ}) {
+    for (int64_t saturate : {1, 0}) {
+      for (bool per_axis : {false, true}) {
+        c.push_back({"QuantizeLinear_" + std::string(dtype_name(f8)) + "_saturate" +
+                         std::to_string(saturate) + (per_axis ? "_axis" : "_tensor"),
+                     [f8, saturate, per_axis, inf] {
+                       std::vector<float> x =
+                           random_f32({3, 7, 4}, 216, -3000.0f, 3000.0f).to_vector<float>();
+                       x[0] = std::nanf("");
+                       x[1] = inf;
+                       x[2] = -inf;
+                       x[3] = 1e30f;
+                       x[4] = 1e-30f;
+                       OpTest t("QuantizeLinear", 21);
+                       t.input(f32({3, 7, 4}, x));
+                       const Shape ps = per_axis ? Shape{7} : Shape{};
+                       t.input(random_f32(ps, 217, 0.3f, 9.0f)).constant_input(1);
+                       t.input(Tensor::zeros(f8, ps)).constant_input(2);
+                       return t.attr("axis", int64_t{1}).attr("saturate", saturate);
+                     }});
+        c.back().on_compute = false;
+      }
+    }
+    c.push_back({"DequantizeLinear_" + std::string(dtype_name(f8)), [f8] {
+                   // Every code, NaN and the infinities included.
+                   Tensor x = Tensor::zeros(f8, {4, 64});
+                   auto* bits = static_cast<uint8_t*>(x.mutable_raw_data());
+                   for (int i = 0; i < 256; ++i) bits[i] = static_cast<uint8_t>(i);
+                   return OpTest("DequantizeLinear", 21)
+                       .input(x)
+                       .input(random_f32({4}, 218, 0.01f, 3.0f))
+                       .constant_input(1)
+                       .attr("axis", int64_t{0});
+                 }});
+    c.back().on_compute = false;
+  }
+  c.push_back({"DequantizeLinear_int8_float16_scale", [] {
+                 std::vector<Float16> scale;
+                 for (float v : random_f32({7}, 219, 0.001f, 30.0f).to_vector<float>())
+                   scale.push_back(Float16(v));
+                 OpTest t("DequantizeLinear", 21);
+                 t.input(random_quantized(DataType::Int8, {3, 7, 4}, 220));
+                 t.input(Tensor::from_data<Float16>({7}, scale)).constant_input(1);
+                 t.input(random_quantized(DataType::Int8, {7}, 221)).constant_input(2);
+                 return t.attr("axis", int64_t{1});
+               }});
+  c.back().on_compute = false;
+}
+
+// DynamicQuantizeLinear (GPU-pixel only): ranges all positive, all negative, mixed (more
+// elements than one chunk of the range draw), a constant tensor (scale 1), NaN among the values
+// and both infinities (a NaN zero point, made 0).
+void add_dynamic_quantize_cases(std::vector<OpCase>& c) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<std::string, std::function<Tensor()>>> inputs = {
+      {"positive",
+       [] {
+         return random_f32({5, 6}, 222, 0.5f, 40.0f);
+       }},
+      {"negative", [] { return random_f32({17}, 223, -9.0f, -0.25f); }},
+      {"mixed",
+       [] {
+         return random_f32({3, 50, 7}, 224, -3.0f, 11.0f);
+       }},
+      {"constant",
+       [] {
+         return f32({4}, {2.5f, 2.5f, 2.5f, 2.5f});
+       }},
+      {"nan",
+       [] {
+         return f32({5}, {1.0f, std::nanf(""), -2.0f, 7.0f, 3.5f});
+       }},
+      {"infinities",
+       [inf] {
+         return f32({4}, {1.0f, inf, -inf, 3.0f});
+       }},
+  };
+  for (const auto& input : inputs) {
+    c.push_back({"DynamicQuantizeLinear_" + input.first, [make = input.second] {
+                   return OpTest("DynamicQuantizeLinear").input(make()).outputs(3);
+                 }});
+    c.back().on_compute = false;
+  }
+}
+
+// QuantizeLinear and DequantizeLinear for every integer type the kernels take, per tensor, per
+// axis and blocked, with and without a zero point; quantized values include exact ties
+// (x / scale = k + 0.5), NaN, infinities and values beyond the type's range, and non-dyadic
+// scales whose quotients a GPU's division may round differently.
 void add_quantize_cases(std::vector<OpCase>& c) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<DataType> types = {DataType::Int8,   DataType::UInt8, DataType::Int16,
@@ -663,7 +752,6 @@ void add_quantize_cases(std::vector<OpCase>& c) {
                        params(t, 0.01f, 3.0f);
                        return t;
                      }});
-        c.back().on_pixel = false;
         c.push_back({"QuantizeLinear_" + name, [dt, params, inf] {
                        OpTest t("QuantizeLinear", 21);
                        std::vector<float> x =
@@ -676,7 +764,6 @@ void add_quantize_cases(std::vector<OpCase>& c) {
                        params(t, 0.3f, 9.0f);
                        return t;
                      }});
-        c.back().on_pixel = false;
       }
     }
   }
@@ -689,7 +776,8 @@ void add_quantize_cases(std::vector<OpCase>& c) {
                      .constant_input(1)
                      .constant_input(2);
                }});
-  c.back().on_pixel = false;
+  add_float8_quantize_cases(c);
+  add_dynamic_quantize_cases(c);
 }
 
 // TopK (GPU-compute only): float32 with ties and a NaN, int32, and int64 values differing only
