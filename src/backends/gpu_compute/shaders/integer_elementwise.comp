@@ -132,26 +132,27 @@ uint unsigned_part(uint word, uint k, uint size) {
 // C's pow in double, converted to the integer as x86 does (NaN and values beyond the type give
 // its lowest value). An integral exponent is exact: the power by repeated multiplication,
 // rounded to double's 53 bits as pow's result would be. A fractional one (a positive base)
-// goes through float32 pow, whose result may differ from double's in the last bits.
-int64_t pow_float_exponent(int64_t x, float y, bool wide) {
+// goes through float32 pow, whose result may differ from double's in the last bits. The base
+// comes as its sign and magnitude (2^63 for the int64 minimum): with an int64 parameter, an
+// int32 base widened to it came out non-negative on lavapipe.
+int64_t pow_float_exponent(bool negative_base, uint64_t base, float y, bool wide) {
   const int64_t lowest = wide ? int64_t(0x8000000000000000ul) : int64_t(int(0x80000000u));
-  if (x == 1l) return 1l;  // C's pow(1, y) is 1 even for a NaN y
+  if (base == 1ul && !negative_base) return 1l;  // C's pow(1, y) is 1 even for a NaN y
   if (isnan(y)) return lowest;
   if (y != trunc(y) && !isinf(y)) {  // fractional
-    if (x < 0l || (x == 0l && y < 0.0)) return lowest;  // NaN, inf
-    if (x == 0l) return 0l;
-    const float r = pow(float(x), y);
+    if (negative_base || (base == 0ul && y < 0.0)) return lowest;  // NaN, inf
+    if (base == 0ul) return 0l;
+    const float r = pow(float(base), y);
     return r < (wide ? 9223372036854775808.0 : 2147483648.0) ? int64_t(r) : lowest;
   }
   // Integral (or infinite) exponents.
   const bool odd = !isinf(y) && abs(y) < 16777216.0 && mod(y, 2.0) == 1.0;
   if (y == 0.0) return 1l;
-  if (x == -1l) return odd ? -1l : 1l;
-  if (y < 0.0) return x == 0l ? lowest : 0l;  // inf, or a fraction truncated
-  if (x == 0l) return 0l;
+  if (base == 1ul) return odd ? -1l : 1l;  // -1
+  if (y < 0.0) return base == 0ul ? lowest : 0l;  // inf, or a fraction truncated
+  if (base == 0ul) return 0l;
   // |x| >= 2: 2^64 overflows every type, so y < 64 here.
   if (y >= 64.0) return lowest;
-  const uint64_t base = x < 0l ? uint64_t(0l - x) : uint64_t(x);  // 2^63 for the minimum
   uint64_t m = 1ul;
   for (uint e = uint(y); e > 0u; --e) {
     if (m > 0xfffffffffffffffful / base) return lowest;
@@ -166,10 +167,10 @@ int64_t pow_float_exponent(int64_t x, float y, bool wide) {
     m -= rest;
     if (rest > halfway || (rest == halfway && (m & unit) != 0ul)) m += unit;
   }
-  const bool negative = x < 0l && odd;
+  const bool negative = negative_base && odd;
   const uint64_t limit = wide ? 0x8000000000000000ul : 0x80000000ul;
   if (m > limit || (m == limit && !negative)) return lowest;
-  return negative ? int64_t(0ul - m) : int64_t(m);
+  return negative ? -int64_t(m) : int64_t(m);
 }
 
 // The broadcast operand indices of output element i.
@@ -187,8 +188,12 @@ uvec2 operands(uint i) {
 // Output element i of an operand type of 4 bytes or less, as its low 32 bits.
 uint element32(uint i, uint size) {
   const uvec2 k = operands(i);
-  if (p.op == POW_FLOAT)  // int32 bases only among the 32-bit types (the host checks)
-    return uint(pow_float_exponent(int64_t(int(a32[k.x])), uintBitsToFloat(b32[k.y]), false));
+  if (p.op == POW_FLOAT) {  // int32 bases only among the 32-bit types (the host checks)
+    const int x = int(a32[k.x]);
+    const uint magnitude = x < 0 ? uint(-x) : uint(x);  // 2^31 for the minimum
+    return unpack32(uint64_t(pow_float_exponent(x < 0, uint64_t(magnitude),
+                                                uintBitsToFloat(b32[k.y]), false))).x;
+  }
   const uint wa = a32[(k.x * size) >> 2], wb = b32[(k.y * size) >> 2];
   if (is_signed()) return uint(apply(signed_part(wa, k.x, size), signed_part(wb, k.y, size)));
   return apply(unsigned_part(wa, k.x, size), unsigned_part(wb, k.y, size));
@@ -202,7 +207,10 @@ void main() {
     if (i >= p.count) return;
     const uvec2 k = operands(i);
     if (p.op == POW_FLOAT) {  // int64 bases only among the 64-bit types (the host checks)
-      c64[i] = uint64_t(pow_float_exponent(int64_t(a64[k.x]), uintBitsToFloat(b32[k.y]), true));
+      const uint64_t x = a64[k.x];
+      const bool negative = (x >> 63) != 0ul;
+      c64[i] = uint64_t(pow_float_exponent(negative, negative ? 0ul - x : x,
+                                           uintBitsToFloat(b32[k.y]), true));
       return;
     }
     c64[i] = is_signed() ? uint64_t(apply(int64_t(a64[k.x]), int64_t(b64[k.y])))
