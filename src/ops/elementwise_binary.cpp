@@ -21,6 +21,7 @@
 #include "backends/cpu/cast_convert.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/bit_shift.h"
 #include "ops/all_ops.h"
 #include "ops/wrapping_int.h"
 
@@ -271,12 +272,7 @@ CpuKernel make_mod(const NodeInfo& info) {
 }
 
 CpuKernel make_bitshift(const NodeInfo& info) {
-  const std::string direction = info.attr_string("direction", "");
-  if (direction != "LEFT" && direction != "RIGHT") {
-    info.fail("BitShift: attribute 'direction' must be \"LEFT\" or \"RIGHT\", got \"" + direction +
-              "\"");
-  }
-  const bool left = direction == "LEFT";
+  const bool left = parse_bit_shift_left(info);
   return [left](OpContext& ctx) {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);

@@ -6,6 +6,7 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/eye_like.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
 
@@ -200,16 +201,12 @@ CpuKernel make_trilu(const NodeInfo& info) {
 // EyeLike
 
 CpuKernel make_eye_like(const NodeInfo& info) {
-  const int64_t k = info.attr_int("k", 0);
-  const bool has_dtype = info.has_attr("dtype");
-  const auto dtype_attr = static_cast<DataType>(info.attr_int("dtype", 0));
-  if (has_dtype && (dtype_attr == DataType::String || dtype_attr == DataType::Undefined)) {
-    info.fail("dtype must be a numeric or bool type");
-  }
-  return [k, has_dtype, dtype_attr](OpContext& ctx) {
+  const EyeLikeAttrs attrs = parse_eye_like_attrs(info);
+  const int64_t k = attrs.k;
+  return [k, attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     if (x.rank() != 2) ctx.fail("input must be 2-D, got shape " + x.shape().to_string());
-    const DataType dtype = has_dtype ? dtype_attr : x.dtype();
+    const DataType dtype = attrs.dtype.value_or(x.dtype());
     if (dtype == DataType::String) ctx.fail("the output type cannot be string");
     const int64_t rows = x.shape()[0], cols = x.shape()[1];
     Tensor& y = ctx.allocate_output(0, dtype, x.shape());

@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/gpu_common/device_unary_op.h"
@@ -995,6 +996,281 @@ void add_small_integer_cases(std::vector<OpCase>& c) {
       c.back().on_pixel = false;
     }
   }
+}
+
+// BitShift on the unsigned types (shifts past the width give 0) and Pow on integers (GPU-compute
+// only): an integer base to its own type's power (negative exponents, wrapping products), a
+// float32 base to every integer type's power, and int32 / int64 bases to float32 powers
+// (integral, negative, fractional, infinite and NaN exponents; results beyond the type).
+void add_integer_shift_pow_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::UInt8, DataType::UInt16, DataType::UInt32, DataType::UInt64}) {
+    for (const char* direction : {"LEFT", "RIGHT"}) {
+      c.push_back({"BitShift_" + std::string(direction) + "_" + std::string(dtype_name(dt)),
+                   [dt, direction] {
+                     // Shift amounts 0 .. 2 past the width, as the type's values.
+                     const auto width = static_cast<int64_t>(8 * dtype_size(dt));
+                     std::vector<int64_t> amounts;
+                     for (int64_t s = 0; s <= width + 2; s += 3) amounts.push_back(s);
+                     Tensor shifts = Tensor::zeros(dt, {static_cast<int64_t>(amounts.size()), 1});
+                     auto* bytes = static_cast<uint8_t*>(shifts.mutable_raw_data());
+                     for (size_t i = 0; i < amounts.size(); ++i)
+                       std::memcpy(bytes + i * dtype_size(dt), &amounts[i], dtype_size(dt));
+                     return OpTest("BitShift", 11)
+                         .input(full_range(dt, {5}, 311, false))
+                         .input(shifts)
+                         .attr("direction", direction);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  // Integer bases to integer powers: small bases, exponents -3 .. 40 (wrapping past the type).
+  for (DataType dt : {DataType::Int32, DataType::Int64, DataType::Int8, DataType::UInt16}) {
+    c.push_back(
+        {"Pow_" + std::string(dtype_name(dt)) + "_" + std::string(dtype_name(dt)), [dt] {
+           const bool is_unsigned = dt == DataType::UInt16;
+           auto values = [dt](const Shape& s, std::vector<int64_t> v) {
+             Tensor t = Tensor::zeros(dt, s);
+             auto* bytes = static_cast<uint8_t*>(t.mutable_raw_data());
+             for (size_t i = 0; i < v.size(); ++i)
+               std::memcpy(bytes + i * dtype_size(dt), &v[i], dtype_size(dt));
+             return t;
+           };
+           std::vector<int64_t> bases = {0, 1, -1, 2, -2, 3, -3, 7};
+           if (is_unsigned) bases = {0, 1, 2, 3, 5, 7, 11, 255};
+           std::vector<int64_t> exponents = {-3, -1, 0, 1, 2, 3, 7, 13, 31, 40};
+           if (is_unsigned) exponents = {0, 1, 2, 3, 7, 13, 16, 17, 31, 40};
+           return OpTest("Pow", 15).input(values({8, 1}, bases)).input(values({1, 10}, exponents));
+         }});
+    c.back().on_pixel = false;
+  }
+  // float32 bases to integer powers.
+  for (DataType dt : {DataType::Int32, DataType::Int64, DataType::UInt32, DataType::UInt64}) {
+    c.push_back({"Pow_float32_" + std::string(dtype_name(dt)),
+                 [dt] {
+                   Tensor e = full_range(dt, {6}, 312, false);
+                   auto* bytes = static_cast<uint8_t*>(e.mutable_raw_data());
+                   const bool is_signed = dt == DataType::Int32 || dt == DataType::Int64;
+                   const std::vector<int64_t> small = {0, 1, 2, 3, is_signed ? -2 : 5, 11};
+                   for (size_t i = 0; i < small.size(); ++i)
+                     std::memcpy(bytes + i * dtype_size(dt), &small[i], dtype_size(dt));
+                   return OpTest("Pow", 15).input(random_f32({4, 1}, 313, -2.0f, 2.0f)).input(e);
+                 },
+                 2e-5});
+    c.back().on_pixel = false;
+  }
+  // int32 and int64 bases to float32 powers.
+  for (DataType dt : {DataType::Int32, DataType::Int64}) {
+    c.push_back({"Pow_" + std::string(dtype_name(dt)) + "_float32", [dt] {
+                   const float inf = std::numeric_limits<float>::infinity();
+                   const std::vector<int64_t> bases = {0, 1, -1, 2, -2, 3, -7, 5, 1000};
+                   Tensor b = dt == DataType::Int32
+                                  ? Tensor::from_data<int32_t>(
+                                        {9, 1}, std::vector<int32_t>(bases.begin(), bases.end()))
+                                  : i64({9, 1}, bases);
+                   // Fractional exponents whose powers are no integers, so float32's pow
+                   // truncates as double's does.
+                   return OpTest("Pow", 15).input(b).input(Tensor::from_data<float>(
+                       {1, 12}, {0.0f, 1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 10.0f, 40.0f, 0.3f, 1.7f,
+                                 inf, std::nanf("")}));
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
+// Clip whose bounds the GPU reads as one-element buffers (graph inputs, not constants): float32
+// (NaN passes, min > max gives max, one bound only) and the integers, with no bound at all too.
+void add_clip_bound_input_cases(std::vector<OpCase>& c) {
+  const size_t first = c.size();
+  auto specials = [] {
+    Tensor x = random_f32({3, 7}, 320, -3.0f, 3.0f);
+    x.mutable_data<float>()[4] = std::nanf("");
+    return x;
+  };
+  c.push_back({"Clip_bound_inputs", [specials] {
+                 return OpTest("Clip", 13)
+                     .input(specials())
+                     .input(Tensor::scalar<float>(-0.5f))
+                     .input(Tensor::from_data<float>({1}, {0.75f}));
+               }});
+  c.push_back({"Clip_bound_inputs_min_above_max", [specials] {
+                 return OpTest("Clip", 13)
+                     .input(specials())
+                     .input(Tensor::scalar<float>(1.0f))
+                     .input(Tensor::scalar<float>(-1.0f));
+               }});
+  c.push_back({"Clip_bound_input_min_only", [specials] {
+                 return OpTest("Clip", 13).input(specials()).input(Tensor::scalar<float>(0.25f));
+               }});
+  c.push_back({"Clip_bound_input_max_only", [specials] {
+                 return OpTest("Clip", 13)
+                     .input(specials())
+                     .input(Tensor())
+                     .input(Tensor::scalar<float>(0.25f));
+               }});
+  for (size_t i = first; i < c.size(); ++i) c[i].on_pixel = false;
+  for (DataType dt :
+       {DataType::Int8, DataType::UInt8, DataType::Int32, DataType::Int64, DataType::UInt64}) {
+    const std::string type(dtype_name(dt));
+    c.push_back({"Clip_" + type, [dt] {
+                   Tensor x = full_range(dt, {3, 5}, 321, false);
+                   Tensor lo = full_range(dt, {}, 322, false);
+                   Tensor hi = full_range(dt, {}, 323, false);
+                   return OpTest("Clip", 13).input(x).input(lo).input(hi);
+                 }});
+    c.back().on_pixel = false;
+    c.push_back({"Clip_" + type + "_max_only", [dt] {
+                   return OpTest("Clip", 13)
+                       .input(full_range(dt, {3, 5}, 324, false))
+                       .input(Tensor())
+                       .input(full_range(dt, {1}, 325, false));
+                 }});
+    c.back().on_pixel = false;
+  }
+  c.push_back({"Clip_int8_no_bounds", [] {
+                 return OpTest("Clip", 13).input(full_range(DataType::Int8, {9}, 326, false));
+               }});
+  c.back().on_pixel = false;
+}
+
+// Where moving 1-, 2- and 8-byte values and bools, TopK of the unsigned 32- and 64-bit integers,
+// ReduceMax and ReduceMin of bool (GPU-compute only).
+void add_integer_movement_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::Int8, DataType::UInt8, DataType::Int16, DataType::UInt16,
+                      DataType::UInt32, DataType::UInt64, DataType::Bool}) {
+    c.push_back({"Where_" + std::string(dtype_name(dt)), [dt] {
+                   auto values = [dt](const Shape& s, unsigned seed) {
+                     return dt == DataType::Bool ? few_values(dt, s, seed)
+                                                 : full_range(dt, s, seed, false);
+                   };
+                   return OpTest("Where")
+                       .input(few_values(DataType::Bool, {3, 1, 5}, 330))
+                       .input(values({4, 1}, 331))
+                       .input(values({1, 4, 5}, 332));
+                 }});
+    c.back().on_pixel = false;
+  }
+  for (DataType dt : {DataType::UInt32, DataType::UInt64}) {
+    for (int64_t largest : {0, 1}) {
+      c.push_back({"TopK_" + std::string(dtype_name(dt)) + (largest ? "_largest" : "_smallest"),
+                   [dt, largest] {
+                     // Values over the whole range (above 2^31 and 2^63 too), with ties.
+                     Tensor x = full_range(dt, {4, 6}, 333, false);
+                     auto* bytes = static_cast<uint8_t*>(x.mutable_raw_data());
+                     std::memcpy(bytes + 5 * dtype_size(dt), bytes + 7 * dtype_size(dt),
+                                 dtype_size(dt));
+                     return OpTest("TopK", 11)
+                         .input(x)
+                         .input(i64({1}, {4}))
+                         .constant_input(1)
+                         .outputs(2)
+                         .attr("largest", largest);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+  for (const char* op : {"ReduceMax", "ReduceMin"}) {
+    for (int64_t keepdims : {0, 1}) {
+      c.push_back({std::string(op) + "_bool_keep" + std::to_string(keepdims), [op, keepdims] {
+                     // Lines of all true, all false and mixed; 9 lines, so the last output
+                     // word is partial.
+                     Tensor x = few_values(DataType::Bool, {9, 5}, 334);
+                     bool* v = x.mutable_data<bool>();
+                     for (int j = 0; j < 5; ++j) {
+                       v[j] = true;
+                       v[5 + j] = false;
+                     }
+                     return OpTest(op, 20)
+                         .input(x)
+                         .input(i64({1}, {1}))
+                         .constant_input(1)
+                         .attr("keepdims", keepdims);
+                   }});
+      c.back().on_pixel = false;
+    }
+  }
+}
+
+// The float32 reductions of an empty input into a non-empty output: the identity element (0, 1,
+// -inf, +inf, NaN for the mean, -inf for the log-sums), as ONNX's empty-set tests ask.
+void add_empty_reduction_cases(std::vector<OpCase>& c) {
+  for (const char* op :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    c.push_back({std::string(op) + "_empty_input", [op] {
+                   return OpTest(op, 18)
+                       .input(Tensor::zeros(DataType::Float32, {2, 0, 4}))
+                       .input(i64({1}, {1}))
+                       .constant_input(1)
+                       .attr("keepdims", int64_t{1});
+                 }});
+    c.back().on_pixel = false;
+  }
+}
+
+// Pad whose constant value is a graph input (a one-element buffer the shader reads), EyeLike,
+// the cosine windows, SwiGLU and Dropout's mask at inference (GPU-compute only).
+void add_generated_and_gated_cases(std::vector<OpCase>& c) {
+  c.push_back({"Pad_constant_value_input_float32", [] {
+                 return OpTest("Pad", 18)
+                     .input(random_f32({2, 3}, 340))
+                     .input(i64({4}, {1, 0, 2, 3}))
+                     .input(Tensor::scalar<float>(-1.5f))
+                     .constant_input(1);
+               }});
+  c.push_back({"Pad_constant_value_input_int64", [] {
+                 return OpTest("Pad", 18)
+                     .input(few_values(DataType::Int64, {3, 2}, 341))
+                     .input(i64({4}, {0, 2, 1, -1}))
+                     .input(i64({}, {int64_t{5} << 40}))
+                     .constant_input(1);
+               }});
+  c[c.size() - 2].on_pixel = false;
+  c.back().on_pixel = false;
+  for (const auto& [name, k, dtype] : std::vector<std::tuple<std::string, int64_t, int64_t>>{
+           {"float32", 0, 0},
+           {"k2_int64", 2, static_cast<int64_t>(DataType::Int64)},
+           {"k_minus1_float64", -1, static_cast<int64_t>(DataType::Float64)},
+           {"k_outside", -9, 0}}) {
+    c.push_back({"EyeLike_" + name, [k = k, dtype = dtype] {
+                   OpTest t("EyeLike", 9);
+                   t.input(random_f32({4, 6}, 342)).attr("k", k);
+                   if (dtype != 0) t.attr("dtype", dtype);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+  }
+  for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
+    for (int64_t periodic : {0, 1}) {
+      for (int64_t size : {1, 10, 33}) {
+        c.push_back(
+            {std::string(op) + (periodic ? "_periodic_" : "_symmetric_") + std::to_string(size),
+             [op, periodic, size] {
+               return OpTest(op, 17)
+                   .input(i64({}, {size}))
+                   .constant_input(0)
+                   .attr("periodic", periodic);
+             }});
+        c.back().on_pixel = false;
+      }
+    }
+  }
+  c.push_back({"SwiGLU_broadcast", [] {
+                 return OpTest("SwiGLU", 24)
+                     .input(random_f32({3, 1, 8}, 343, -4.0f, 4.0f))
+                     .input(random_f32({4, 8}, 344));
+               }});
+  c.back().on_pixel = false;
+  c.push_back({"SwiGLU_alpha", [] {
+                 return OpTest("SwiGLU", 24)
+                     .input(random_f32({5, 6}, 345, -4.0f, 4.0f))
+                     .input(random_f32({5, 6}, 346))
+                     .attr("alpha", 1.702f);
+               }});
+  c.back().on_pixel = false;
+  c.push_back({"Dropout_mask", [] {
+                 return OpTest("Dropout", 13).input(random_f32({3, 7}, 347)).outputs(2);
+               }});
+  c.back().on_pixel = false;
 }
 
 void add_lstm_cases(std::vector<OpCase>& c) {
@@ -2671,6 +2947,11 @@ std::vector<OpCase> make_cases() {
   add_gather_nd_cases(c);
   add_bitwise_cases(c);
   add_small_integer_cases(c);
+  add_integer_shift_pow_cases(c);
+  add_clip_bound_input_cases(c);
+  add_integer_movement_cases(c);
+  add_empty_reduction_cases(c);
+  add_generated_and_gated_cases(c);
   add_matmul_nbits_cases(c);
   add_gather_block_quantized_cases(c);
   add_group_query_attention_cases(c);

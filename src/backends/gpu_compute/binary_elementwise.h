@@ -20,8 +20,22 @@
 namespace kiln::gpu_compute {
 
 // The shader's op codes; the order is part of the shader interface. Mod is ONNX Mod with fmod=1
-// (C's fmod, exact; float Mod requires fmod=1).
-enum class BinaryOp : uint32_t { Add, Sub, Mul, Div, Pow, Max, Min, PRelu, Mod };
+// (C's fmod, exact; float Mod requires fmod=1). ClipBelow and ClipAbove are Clip's two bounds as
+// the CPU applies them (x < b ? b : x, x > b ? b : x): a NaN x passes, and so does x past a NaN
+// bound, where Max and Min propagate NaN.
+enum class BinaryOp : uint32_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
+  PRelu,
+  Mod,
+  ClipBelow,
+  ClipAbove
+};
 
 constexpr int kBinaryMaxRank = 6;
 

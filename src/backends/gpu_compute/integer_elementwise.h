@@ -1,7 +1,8 @@
-// Host side of shaders/integer_elementwise.comp: Add/Sub/Mul/Div/Mod/Max/Min and
-// BitwiseAnd/Or/Xor with numpy broadcasting, and Neg/Abs/BitwiseNot, on the signed and unsigned
-// integers of 8, 16, 32 and 64 bits. Needs shaderInt64 (device.info().has_int64) for every type:
-// results are computed in 64 bits and wrapped. Division or Mod by zero yields 0.
+// Host side of shaders/integer_elementwise.comp: Add/Sub/Mul/Div/Mod/Max/Min, BitwiseAnd/Or/Xor,
+// BitShift and Pow with numpy broadcasting, and Neg/Abs/BitwiseNot, on the signed and unsigned
+// integers of 8, 16, 32 and 64 bits (PowFloatExponent: int32 and int64 bases, float32 exponents).
+// Needs shaderInt64 (device.info().has_int64) for every type: results are computed in 64 bits and
+// wrapped. Division or Mod by zero yields 0.
 //
 //   const auto pc = integer_push_constants(IntegerOp::Div, DataType::Int64, a_shape, b_shape);
 //   context.kernel<IntegerElementwise>().record(cmd, arena, pc, a, b, c);
@@ -23,7 +24,8 @@
 namespace kiln::gpu_compute {
 
 // The shader's op codes; the order is part of the shader interface. Mod takes the divisor's
-// sign (ONNX fmod=0), FMod the dividend's (fmod=1).
+// sign (ONNX fmod=0), FMod the dividend's (fmod=1). BitShift is for the unsigned types; Pow takes
+// an exponent of the base's type, PowFloatExponent a float32 one (b is float32).
 enum class IntegerOp : uint32_t {
   Add,
   Sub,
@@ -38,7 +40,11 @@ enum class IntegerOp : uint32_t {
   BitwiseAnd,
   BitwiseOr,
   BitwiseXor,
-  BitwiseNot
+  BitwiseNot,
+  BitShiftLeft,
+  BitShiftRight,
+  Pow,
+  PowFloatExponent
 };
 
 // The shader's element type codes; the order is part of the shader interface.

@@ -41,14 +41,14 @@ std::optional<LogicalPushConstants> logical_push_constants(LogicalOp op, DataTyp
     case DataType::Int64:
       pc.type = 2;
       break;
-    // The narrower and unsigned integers are compared only (Where writes 4- and 8-byte values).
+    // The narrower and unsigned integers: compared, and moved by Where (bool values as uint8).
     case DataType::Int8:
     case DataType::UInt8:
     case DataType::Int16:
     case DataType::UInt16:
     case DataType::UInt32:
     case DataType::UInt64:
-      check(op <= LogicalOp::GreaterOrEqual,
+      check(op <= LogicalOp::GreaterOrEqual || op == LogicalOp::Where,
             "logical op on the GPU: " + std::string(dtype_name(type)) + " is compared only");
       pc.type = type == DataType::Int8     ? 3
                 : type == DataType::UInt8  ? 4
@@ -102,9 +102,14 @@ void LogicalElementwise::record(VkCommandBuffer cmd, DescriptorArena& arena,
                              operands[operands.size() > 2 ? 2 : 0], &out};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&out};
-  // A bool output is written a word (4 elements) per invocation; Where writes one element.
-  const bool bool_out = pc.op != static_cast<uint32_t>(LogicalOp::Where);
-  const uint64_t invocations = bool_out ? (uint64_t{pc.count} + 3) / 4 : pc.count;
+  // A bool output is written a word (4 elements) per invocation, and so is Where's of 1- or
+  // 2-byte values (4 or 2 elements); Where of wider values one element.
+  const bool where = pc.op == static_cast<uint32_t>(LogicalOp::Where);
+  const uint64_t per_word = !where                         ? 4
+                            : pc.type == 3 || pc.type == 4 ? 4
+                            : pc.type == 5 || pc.type == 6 ? 2
+                                                           : 1;
+  const uint64_t invocations = (uint64_t{pc.count} + per_word - 1) / per_word;
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
                   groups_for(device_, pipeline_, invocations), written);
 }

@@ -59,29 +59,32 @@ Shape tile_output_shape(const Shape& in_shape, std::span<const int64_t> repeats)
 PadTile::PadTile(Device& device, uint32_t workgroup_size)
     : device_(device),
       pipeline_(device,
-                PipelineDesc{shaders::pad_tile(), 2, sizeof(PadPushConstants), workgroup_size}) {}
+                PipelineDesc{shaders::pad_tile(), 3, sizeof(PadPushConstants), workgroup_size}) {}
 
 void PadTile::pad(VkCommandBuffer cmd, DescriptorArena& arena, const PadParams& params,
-                  DataType dtype, const Buffer& in, const Shape& in_shape,
-                  const Buffer& out) const {
-  record(cmd, arena, params.mode, params.constant_bits, pad_axes(in_shape, params), dtype, in,
-         in_shape, out);
+                  DataType dtype, const Buffer& in, const Shape& in_shape, const Buffer& out,
+                  const Buffer* value) const {
+  record(cmd, arena, params.mode, params.constant_bits, value, pad_axes(in_shape, params), dtype,
+         in, in_shape, out);
 }
 
 void PadTile::tile(VkCommandBuffer cmd, DescriptorArena& arena, std::span<const int64_t> repeats,
                    DataType dtype, const Buffer& in, const Shape& in_shape,
                    const Buffer& out) const {
-  record(cmd, arena, PadMode::Wrap, 0, tile_axes(in_shape, repeats), dtype, in, in_shape, out);
+  record(cmd, arena, PadMode::Wrap, 0, nullptr, tile_axes(in_shape, repeats), dtype, in, in_shape,
+         out);
 }
 
 void PadTile::record(VkCommandBuffer cmd, DescriptorArena& arena, PadMode mode,
-                     uint64_t constant_bits, const std::vector<Axis>& axes, DataType dtype,
-                     const Buffer& in, const Shape& in_shape, const Buffer& out) const {
+                     uint64_t constant_bits, const Buffer* value, const std::vector<Axis>& axes,
+                     DataType dtype, const Buffer& in, const Shape& in_shape,
+                     const Buffer& out) const {
   PadPushConstants pc;
   pc.words = element_words(dtype);
   pc.mode = static_cast<uint32_t>(mode);
   pc.value_lo = static_cast<uint32_t>(constant_bits);
   pc.value_hi = static_cast<uint32_t>(constant_bits >> 32);
+  pc.value_in_buffer = value ? 1 : 0;
   uint64_t count = 1;
   for (const Axis& a : axes) count *= static_cast<uint64_t>(a.out);
   const uint64_t in_count = static_cast<uint64_t>(in_shape.element_count());
@@ -111,7 +114,8 @@ void PadTile::record(VkCommandBuffer cmd, DescriptorArena& arena, PadMode mode,
     ++pc.rank;
   }
   pc.in_offset = static_cast<uint32_t>(offset);
-  const Buffer* buffers[] = {&in, &out};
+  // Without a value buffer the input fills the binding (never read there).
+  const Buffer* buffers[] = {&in, &out, value ? value : &in};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&out};
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),

@@ -49,6 +49,7 @@ struct PadPushConstants {
   uint32_t mode = 0;
   uint32_t value_lo = 0;
   uint32_t value_hi = 0;
+  uint32_t value_in_buffer = 0;  // constant mode: the value is the value buffer's first element
   uint32_t in_offset = 0;
   uint32_t out_shape[kPadMaxRank] = {};
   uint32_t in_stride[kPadMaxRank] = {};
@@ -66,9 +67,12 @@ class PadTile {
  public:
   explicit PadTile(Device& device, uint32_t workgroup_size = 256);
 
-  // Each records its dispatch and a barrier on `out` (nothing for an empty output).
+  // Each records its dispatch and a barrier on `out` (nothing for an empty output). Pad's
+  // constant is params.constant_bits, or the first element of `value` (of `dtype`) when given: a
+  // constant_value computed on the device.
   void pad(VkCommandBuffer cmd, DescriptorArena& arena, const PadParams& params, DataType dtype,
-           const Buffer& in, const Shape& in_shape, const Buffer& out) const;
+           const Buffer& in, const Shape& in_shape, const Buffer& out,
+           const Buffer* value = nullptr) const;
   // ONNX Tile: `repeats` has one entry per axis.
   void tile(VkCommandBuffer cmd, DescriptorArena& arena, std::span<const int64_t> repeats,
             DataType dtype, const Buffer& in, const Shape& in_shape, const Buffer& out) const;
@@ -78,7 +82,7 @@ class PadTile {
     int64_t before = 0, lo = 0, kept = 0, out = 0;
   };
   void record(VkCommandBuffer cmd, DescriptorArena& arena, PadMode mode, uint64_t constant_bits,
-              const std::vector<Axis>& axes, DataType dtype, const Buffer& in,
+              const Buffer* value, const std::vector<Axis>& axes, DataType dtype, const Buffer& in,
               const Shape& in_shape, const Buffer& out) const;
   static std::vector<Axis> pad_axes(const Shape& in_shape, const PadParams& params);
   static std::vector<Axis> tile_axes(const Shape& in_shape, std::span<const int64_t> repeats);

@@ -1,6 +1,7 @@
 #include "backends/gpu_compute/reduce.h"
 
 #include <span>
+#include <string>
 
 #include "backends/gpu_compute/shaders.h"
 #include "kiln/error.h"
@@ -92,7 +93,13 @@ ReduceInt::ReduceInt(Device& device)
 
 void ReduceInt::record(VkCommandBuffer cmd, DescriptorArena& arena, const ReduceProblem& p,
                        DataType dtype, const Buffer& x, const Buffer& y) const {
-  ReduceIntPushConstants pc{p.pc, dtype == DataType::Int64 ? 1u : 0u};
+  const bool boolean = dtype == DataType::Bool;
+  check(dtype == DataType::Int32 || dtype == DataType::Int64 || boolean,
+        "integer reduction on the GPU: no kernel for " + std::string(dtype_name(dtype)));
+  check(!boolean || p.pc.op == static_cast<uint32_t>(ReduceOp::Max) ||
+            p.pc.op == static_cast<uint32_t>(ReduceOp::Min),
+        "integer reduction on the GPU: bool lines take Max and Min only");
+  ReduceIntPushConstants pc{p.pc, boolean ? 2u : dtype == DataType::Int64 ? 1u : 0u};
   if (pc.base.lines == 0) return;
   check(pc.base.n > 0, "integer reduction on the GPU: an empty line");
   check(y.size() >= uint64_t{pc.base.lines} * dtype_size(dtype),
@@ -100,8 +107,10 @@ void ReduceInt::record(VkCommandBuffer cmd, DescriptorArena& arena, const Reduce
   const Buffer* buffers[] = {&x, &y};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&y};
+  // Bool results are written a word (4 lines) per invocation.
+  const uint64_t invocations = boolean ? (uint64_t{pc.base.lines} + 3) / 4 : pc.base.lines;
   record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
-                  groups_for(device_, pipeline_, pc.base.lines), written);
+                  groups_for(device_, pipeline_, invocations), written);
 }
 
 }  // namespace kiln::gpu_compute

@@ -53,7 +53,7 @@ std::optional<ReduceProblem> reduce_problem(const Shape& shape, const std::vecto
 // Mirrors shaders/reduce_int.comp's push-constant block.
 struct ReduceIntPushConstants {
   ReducePushConstants base;
-  uint32_t is64 = 0;
+  uint32_t type = 0;  // 0: int32, 1: int64, 2: bool
 };
 static_assert(sizeof(ReduceIntPushConstants) <= kMaxPushConstantBytes);
 
@@ -72,7 +72,8 @@ class Reduce {
 };
 
 // Sum, Prod, Max and Min of int32 or int64 lines (shaders/reduce_int.comp), one invocation a
-// line; sums and products wrap. The problem's lines must not be empty.
+// line; sums and products wrap. Max and Min of bool lines (any, all). The problem's lines must
+// not be empty.
 class ReduceInt {
  public:
   explicit ReduceInt(Device& device);

@@ -1,6 +1,6 @@
-// TopK on the GPU (shaders/top_k.comp): float32, int32 and int64 inputs along any axis, largest
-// or smallest, sorted (as its definition's attributes, opdefs/top_k.h, say), with the host-held
-// k. Each element ranks itself against its line, so the work grows with the line's length
+// TopK on the GPU (shaders/top_k.comp): float32 and 32- and 64-bit integer inputs along any axis,
+// largest or smallest, sorted (as its definition's attributes, opdefs/top_k.h, say), with the
+// host-held k. Each element ranks itself against its line, so the work grows with the line's length
 // squared; past kMaxCompares, and for sorted = 0, the node runs on the CPU.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
@@ -93,7 +93,25 @@ RecordFn top_k(TopKAttrs attrs) {
     pc.inner = static_cast<uint32_t>(std::max<int64_t>(inner, 1));
     pc.k = static_cast<uint32_t>(*k);
     pc.largest = attrs.largest ? 1 : 0;
-    pc.type = r.dtype(0) == DataType::Float32 ? 0 : r.dtype(0) == DataType::Int32 ? 1 : 2;
+    switch (r.dtype(0)) {
+      case DataType::Float32:
+        pc.type = 0;
+        break;
+      case DataType::Int32:
+        pc.type = 1;
+        break;
+      case DataType::Int64:
+        pc.type = 2;
+        break;
+      case DataType::UInt32:
+        pc.type = 3;
+        break;
+      case DataType::UInt64:
+        pc.type = 4;
+        break;
+      default:
+        throw RunOnCpu(RunTimeCause::InputKind, "an input type the GPU kernel lacks");
+    }
     Shape out_shape = x;
     out_shape[axis] = *k;
     const Buffer& in = r.buffer(0);
@@ -105,7 +123,10 @@ RecordFn top_k(TopKAttrs attrs) {
 
 OpFactory top_k_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))
+    if (!inputs_are(q,
+                    {DataType::Float32, DataType::Int32, DataType::Int64, DataType::UInt32,
+                     DataType::UInt64},
+                    reason, 0, 1))
       return nullptr;
     const TopKAttrs attrs = parse_top_k_attrs(q.info);
     if (!attrs.sorted) {

@@ -1,9 +1,9 @@
 // Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
-// Dropout) copy nothing: the output shares the input's device buffer. Transpose, Slice, Concat,
-// Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies (shaders/region_copy.comp)
-// for 32- and 64-bit elements. ConstantOfShape is a fill (shaders/fill.comp). Shape and Size
-// read no element: their outputs are host values known when recording, which the CPU nodes
-// reading them (shape arithmetic) take without a transfer.
+// Dropout, whose mask is a fill) copy nothing: the output shares the input's device buffer.
+// Transpose, Slice, Concat, Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies
+// (shaders/region_copy.comp) for 32- and 64-bit elements. ConstantOfShape is a fill
+// (shaders/fill.comp). Shape and Size read no element: their outputs are host values known when
+// recording, which the CPU nodes reading them (shape arithmetic) take without a transfer.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/fill.h"
 #include "backends/gpu_compute/ops/op_table.h"
@@ -54,11 +54,14 @@ OpFactory size_factory() {
   };
 }
 
+// Dropout at inference: the output is the input (a view), and the mask, when wanted, all true
+// (a fill). Before opset 10 the mask has the input's type; that stays on the CPU.
 OpFactory dropout_factory() {
   OpFactory view = view_factory();
   return [view](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (q.info.has_output(1)) {
-      reason = "Dropout's mask output has no GPU kernel";
+    const bool mask = q.info.has_output(1);
+    if (mask && q.info.opset() < 10) {
+      reason = "Dropout's mask before opset 10 has the input's type";
       return nullptr;
     }
     if (q.info.opset() >= 12 && q.info.has_input(2)) {
@@ -68,7 +71,14 @@ OpFactory dropout_factory() {
         return nullptr;
       }
     }
-    return view(q, reason);
+    RecordFn output = view(q, reason);
+    if (!output || !mask) return output;
+    return [output](OpRecorder& r) {
+      output(r);
+      const Buffer& all_true = r.output(1, DataType::Bool, r.shape(0));
+      r.kernel<Fill>().record(r.cmd(), r.arena(), Tensor::scalar<bool>(true), all_true,
+                              static_cast<uint64_t>(r.shape(0).element_count()));
+    };
   };
 }
 

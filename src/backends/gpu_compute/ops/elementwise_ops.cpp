@@ -1,16 +1,19 @@
 // Element-wise ops on the GPU: float32 binary arithmetic with broadcasting, integer arithmetic
 // on 8- to 64-bit signed and unsigned integers (shaders/integer_elementwise.comp), and the unary
 // math and activation functions (shaders/binary_elementwise.comp, shaders/unary_elementwise.comp).
+// Pow takes mixed base and exponent types, Clip bounds computed on the device and integers.
 #include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "backends/gpu_compute/binary_elementwise.h"
+#include "backends/gpu_compute/cast.h"
 #include "backends/gpu_compute/integer_elementwise.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/region_copy.h"
 #include "backends/gpu_compute/unary_elementwise.h"
 #include "core/tensor_impl.h"
+#include "opdefs/bit_shift.h"
 #include "opdefs/broadcast.h"
 
 namespace kiln::gpu_compute {
@@ -46,13 +49,21 @@ bool has_zero(const Tensor& t) {
   return false;
 }
 
+bool takes_inputs(const DevicePlacementQuery& q, size_t n, std::string& reason) {
+  if (q.info.num_inputs() == n) return true;
+  reason = "takes " + std::to_string(q.info.num_inputs()) + " inputs (the GPU kernel " +
+           std::to_string(n) + ")";
+  return false;
+}
+
 // Integer arithmetic (kIntegers); unary ops bind input 0 twice.
 void record_integer(OpRecorder& r, IntegerOp op) {
   if (!r.device().info().has_int64)
     throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
   const bool unary = op == IntegerOp::Neg || op == IntegerOp::Abs || op == IntegerOp::BitwiseNot;
   const size_t k_b = unary ? 0 : 1;
-  if (r.dtype(k_b) != r.dtype(0)) throw RunOnCpu(RunTimeCause::InputKind, "operand types differ");
+  if (r.dtype(k_b) != r.dtype(0) && op != IntegerOp::PowFloatExponent)
+    throw RunOnCpu(RunTimeCause::InputKind, "operand types differ");
   const bool divides = op == IntegerOp::Div || op == IntegerOp::Mod || op == IntegerOp::FMod;
   // A divisor the host can see is checked, so that zero fails as on the CPU; one computed on
   // the device gives 0 where it is zero (see the shader).
@@ -101,6 +112,85 @@ OpFactory binary_factory(std::optional<BinaryOp> float_op, std::optional<Integer
 }
 
 OpFactory binary_factory(BinaryOp op) { return binary_factory(op, std::nullopt); }
+
+bool is_integer(DataType t) {
+  return std::find(kIntegers.begin(), kIntegers.end(), t) != kIntegers.end();
+}
+
+// Whether the kernels raise a `base` to an `exponent` (see pow_factory).
+bool pow_types_supported(DataType base, DataType exponent) {
+  if (base == DataType::Float32) return exponent == DataType::Float32 || is_integer(exponent);
+  if (exponent == DataType::Float32) return base == DataType::Int32 || base == DataType::Int64;
+  return is_integer(base) && exponent == base;
+}
+
+// A float32 base to an integer power: the exponent cast to float32 on the device, then the float
+// kernel's Pow (the CPU computes in double and rounds once; exponents beyond 2^24 round here).
+void record_float_pow_integer_exponent(OpRecorder& r) {
+  if (!r.device().info().has_int64)
+    throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
+  const Shape& e_shape = r.shape(1);
+  const auto n = static_cast<uint64_t>(e_shape.element_count());
+  const Buffer& e = r.buffer(1);
+  const Buffer& e_float = r.scratch(static_cast<size_t>(std::max<uint64_t>(n, 1)) * sizeof(float));
+  r.kernel<WideCast>().record(r.cmd(), r.arena(), r.dtype(1), e, DataType::Float32, e_float, n,
+                              CastOptions{});
+  const Buffer& x = r.buffer(0);
+  const Buffer& c =
+      r.output(0, DataType::Float32, broadcast_shapes(r.shape(0), e_shape, "binary op"));
+  r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), BinaryOp::Pow, x, r.shape(0), e_float,
+                                       e_shape, c);
+}
+
+// Pow of float32 by float32 or by any integer type, of an integer by its own type (repeated
+// squaring, wrapping), and of int32 or int64 by float32; the result has the base's type.
+OpFactory pow_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kNumbers, reason)) return nullptr;
+    if (!takes_inputs(q, 2, reason)) return nullptr;
+    const DataType base = q.input_types[0], exponent = q.input_types[1];
+    if (base != DataType::Undefined && exponent != DataType::Undefined &&
+        !pow_types_supported(base, exponent)) {
+      reason = "no GPU kernel for " + std::string(dtype_name(base)) + " to a " +
+               std::string(dtype_name(exponent)) + " power";
+      return nullptr;
+    }
+    return [float_pow = binary(BinaryOp::Pow)](OpRecorder& r) {
+      const DataType b = r.dtype(0), e = r.dtype(1);
+      if (!pow_types_supported(b, e))
+        throw RunOnCpu(RunTimeCause::InputKind, "no GPU kernel for these types");
+      if (b == DataType::Float32) {
+        if (e == DataType::Float32) {
+          float_pow(r);
+        } else {
+          record_float_pow_integer_exponent(r);
+        }
+      } else {
+        record_integer(r, e == DataType::Float32 ? IntegerOp::PowFloatExponent : IntegerOp::Pow);
+      }
+    };
+  };
+}
+
+// BitShift: the unsigned integers (the CPU kernel rejects the signed ones).
+const std::initializer_list<DataType> kUnsigned = {DataType::UInt8, DataType::UInt16,
+                                                   DataType::UInt32, DataType::UInt64};
+
+OpFactory bit_shift_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, kUnsigned, reason)) return nullptr;
+    const IntegerOp op =
+        parse_bit_shift_left(q.info) ? IntegerOp::BitShiftLeft : IntegerOp::BitShiftRight;
+    RecordFn shift = binary_factory(std::nullopt, op)(q, reason);
+    if (!shift) return nullptr;
+    return [shift](OpRecorder& r) {
+      if (std::find(kUnsigned.begin(), kUnsigned.end(), r.dtype(0)) == kUnsigned.end())
+        throw RunOnCpu(RunTimeCause::InputKind,
+                       "BitShift of a signed type; the CPU kernel reports it");
+      shift(r);
+    };
+  };
+}
 
 // Sum, Max and Min of more than two float32 inputs: the first broadcast into the output, then
 // one in-place dispatch per further input (each element reads and writes only itself). `mean`
@@ -195,6 +285,82 @@ OpFactory unary_factory() {
   };
 }
 
+// Clip of the integers, and of float32 with bounds that are no constants: each bound present (a
+// one-element tensor of X's type, read on the device) applied by a broadcast dispatch, below
+// then above, as the CPU applies them (so min > max gives max). No bound: X itself.
+void record_clip_with_bound_inputs(OpRecorder& r) {
+  const DataType dt = r.dtype(0);
+  const Shape& x_shape = r.shape(0);
+  std::vector<size_t> bounds;
+  for (size_t k = 1; k <= 2; ++k) {
+    if (!r.has_input(k)) continue;
+    if (r.dtype(k) != dt || r.shape(k).element_count() != 1)
+      throw RunOnCpu(RunTimeCause::InputKind,
+                     "a Clip bound that is no one-element tensor of X's type; the CPU kernel "
+                     "reports it");
+    bounds.push_back(k);
+  }
+  if (bounds.empty()) {
+    record_identity(r);
+    return;
+  }
+  if (dt != DataType::Float32 && !r.device().info().has_int64)
+    throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
+  const Shape one{};  // each bound broadcast as a scalar, whatever its rank
+  const Buffer& x = r.buffer(0);
+  const Buffer& y = r.output(0, dt, x_shape);
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    const size_t k = bounds[i];
+    const Buffer& bound = r.buffer(k);
+    const Buffer& from = i == 0 ? x : y;  // the second bound applies in place
+    if (dt == DataType::Float32) {
+      const BinaryOp op = k == 1 ? BinaryOp::ClipBelow : BinaryOp::ClipAbove;
+      r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), op, from, x_shape, bound, one, y);
+    } else {
+      const IntegerOp op = k == 1 ? IntegerOp::Max : IntegerOp::Min;
+      r.kernel<IntegerElementwise>().record(
+          r.cmd(), r.arena(), integer_push_constants(op, dt, x_shape, one), from, bound, y);
+    }
+  }
+}
+
+// Clip: float32 with constant bounds (attributes before opset 11, constant inputs after) through
+// the unary kernel in one dispatch; from opset 11 any other float32 or integer Clip through
+// record_clip_with_bound_inputs.
+OpFactory clip_factory() {
+  OpFactory constant_bounds = unary_factory();
+  return [constant_bounds](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (q.info.opset() < 11) return constant_bounds(q, reason);
+    if (!inputs_are(q, kNumbers, reason, 0, 1)) return nullptr;
+    if (!q.input_types.empty() && q.input_types[0] == DataType::Float32) {
+      std::string bounds_not_constant;
+      if (RecordFn record = constant_bounds(q, bounds_not_constant)) return record;
+    }
+    return record_clip_with_bound_inputs;
+  };
+}
+
+// SwiGLU(a, b) = Swish(a, alpha) * b: Swish into a scratch buffer of a's shape (the unary
+// kernel), then the product with b broadcast (the binary kernel), rounded twice as on the CPU.
+OpFactory swiglu_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!takes_inputs(q, 2, reason) || !inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    const UnaryParams swish{UnaryOp::Swish, q.info.attr_float("alpha", 1.0f)};
+    return [swish](OpRecorder& r) {
+      const Shape& a_shape = r.shape(0);
+      const Shape out = broadcast_shapes(a_shape, r.shape(1), "SwiGLU");
+      const auto n = static_cast<uint64_t>(a_shape.element_count());
+      const Buffer& a = r.buffer(0);
+      const Buffer& b = r.buffer(1);
+      const Buffer& gate = r.scratch(static_cast<size_t>(std::max<uint64_t>(n, 1)) * sizeof(float));
+      r.kernel<UnaryElementwise>().record(r.cmd(), r.arena(), swish, a, gate, n);
+      const Buffer& y = r.output(0, DataType::Float32, out);
+      r.kernel<BinaryElementwise>().record(r.cmd(), r.arena(), BinaryOp::Mul, gate, a_shape, b,
+                                           r.shape(1), y);
+    };
+  };
+}
+
 // Neg and Abs: float32 through the unary kernel, int32/int64 through the integer one.
 OpFactory signed_unary(UnaryOp float_op, IntegerOp int_op) {
   return [float_op, int_op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
@@ -227,7 +393,7 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Sub", binary_factory(BinaryOp::Sub, IntegerOp::Sub));
   t.add("Mul", binary_factory(BinaryOp::Mul, IntegerOp::Mul));
   t.add("Div", binary_factory(BinaryOp::Div, IntegerOp::Div));
-  t.add("Pow", binary_factory(BinaryOp::Pow));
+  t.add("Pow", pow_factory());
   t.add("Max", variadic_factory(BinaryOp::Max, IntegerOp::Max));
   t.add("Min", variadic_factory(BinaryOp::Min, IntegerOp::Min));
   t.add("Mod", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
@@ -245,10 +411,13 @@ void register_elementwise_ops(OpTable& t) {
   t.add("BitwiseOr", binary_factory(std::nullopt, IntegerOp::BitwiseOr));
   t.add("BitwiseXor", binary_factory(std::nullopt, IntegerOp::BitwiseXor));
   t.add("BitwiseNot", bitwise_not());
+  t.add("BitShift", bit_shift_factory());
+  t.add("Clip", clip_factory());
+  t.add("SwiGLU", swiglu_factory());
   t.add("Neg", signed_unary(UnaryOp::Neg, IntegerOp::Neg));
   // Every other op of the shared table (gpu_common/unary_ops.inc).
   for (const std::string& op : unary_onnx_types()) {
-    if (op == "Abs" || op == "Neg") continue;
+    if (op == "Abs" || op == "Neg" || op == "Clip") continue;
     t.add(op, unary_factory());
   }
 }

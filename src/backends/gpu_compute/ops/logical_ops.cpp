@@ -8,12 +8,14 @@
 namespace kiln::gpu_compute {
 namespace {
 
-const std::initializer_list<DataType> kNumbers = {DataType::Float32, DataType::Int32,
-                                                  DataType::Int64};
 // What the comparisons take: every integer type of a byte or more.
 const std::initializer_list<DataType> kComparable = {
     DataType::Float32, DataType::Int8,   DataType::UInt8, DataType::Int16, DataType::UInt16,
     DataType::Int32,   DataType::UInt32, DataType::Int64, DataType::UInt64};
+// What Where moves: those and bool.
+const std::initializer_list<DataType> kMovable = {
+    DataType::Float32, DataType::Bool,  DataType::Int8,   DataType::UInt8, DataType::Int16,
+    DataType::UInt16,  DataType::Int32, DataType::UInt32, DataType::Int64, DataType::UInt64};
 
 // `type_input`: the input whose dtype the shader needs (compared operands, Where's values).
 RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t flags = 0) {
@@ -21,8 +23,13 @@ RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t fl
     std::vector<Shape> shapes;
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
     const DataType type = type_input < r.num_inputs() ? r.dtype(type_input) : DataType::Float32;
-    const std::optional<LogicalPushConstants> pc = logical_push_constants(
-        op, type == DataType::Bool ? DataType::Float32 : type, shapes, flags);
+    // Bool operands of the boolean ops are read as bytes whatever the type code; Where moves
+    // bool values as uint8.
+    const DataType code_type = type != DataType::Bool   ? type
+                               : op == LogicalOp::Where ? DataType::UInt8
+                                                        : DataType::Float32;
+    const std::optional<LogicalPushConstants> pc =
+        logical_push_constants(op, code_type, shapes, flags);
     if (!pc) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU kernel");
     std::vector<const Buffer*> operands;
     for (size_t k = 0; k < r.num_inputs(); ++k) operands.push_back(&r.buffer(k));
@@ -83,7 +90,7 @@ void register_logical_ops(OpTable& t) {
   });
   t.add("Where", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!takes_inputs(q, 3, reason) || !inputs_are(q, {DataType::Bool}, reason, 0, 1) ||
-        !inputs_are(q, kNumbers, reason, 1, 2))
+        !inputs_are(q, kMovable, reason, 1, 2))
       return nullptr;
     return [](OpRecorder& r) {
       if (r.dtype(1) != r.dtype(2))

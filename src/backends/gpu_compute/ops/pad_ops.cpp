@@ -1,6 +1,7 @@
 // Pad on the GPU (shaders/pad_tile.comp): constant, reflect, edge and wrap, negative pads
 // cropping, for 32- and 64-bit elements. Pads, the constant value and axes are attributes
-// before opset 11 and host values (CPU-resident or constant) after.
+// before opset 11; after, pads and axes are host values (CPU-resident or constant) and the
+// constant value a one-element buffer the shader reads, wherever it was computed.
 #include <cstring>
 
 #include "backends/gpu_compute/ops/op_table.h"
@@ -17,16 +18,6 @@ PadMode pad_mode(const std::string& mode) {
   return PadMode::Constant;
 }
 
-// The raw bytes of a one-element host tensor (the constant value), in the low bits.
-uint64_t bits_of(const Tensor& value, DataType data_type) {
-  if (value.element_count() != 1 || value.dtype() != data_type)
-    throw RunOnCpu(RunTimeCause::InputValues,
-                   "Pad's constant value is not one element of the data's type");
-  uint64_t bits = 0;
-  std::memcpy(&bits, value.raw_data(), dtype_size(value.dtype()));
-  return bits;
-}
-
 RecordFn pad(const NodeInfo& info) {
   const PadMode mode = pad_mode(info.attr_string("mode", "constant"));
   const bool from_attributes = info.opset() < 11;
@@ -39,6 +30,7 @@ RecordFn pad(const NodeInfo& info) {
     const auto rank = static_cast<int64_t>(x.size());
     PadParams p;
     p.mode = mode;
+    const Buffer* value = nullptr;  // the constant_value input (opset 11 on)
     if (from_attributes) {
       p.pads = attr_pads;
       if (r.dtype(0) == DataType::Float32)
@@ -61,13 +53,18 @@ RecordFn pad(const NodeInfo& info) {
           p.pads[static_cast<size_t>(a + rank)] = given[i + axes.size()];
         }
       }
-      if (r.has_input(2)) p.constant_bits = bits_of(r.input(2), r.dtype(0));
+      if (r.has_input(2)) {
+        if (r.dtype(2) != r.dtype(0) || r.shape(2).element_count() != 1)
+          throw RunOnCpu(RunTimeCause::InputKind,
+                         "Pad's constant value is not one element of the data's type");
+        value = &r.buffer(2);  // read by the shader, wherever it was computed
+      }
     }
     const Shape y_shape =
         or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] { return pad_output_shape(x, p); });
     const Buffer& in = r.buffer(0);
     const Buffer& out = r.output(0, r.dtype(0), y_shape);
-    r.kernel<PadTile>().pad(r.cmd(), r.arena(), p, r.dtype(0), in, x, out);
+    r.kernel<PadTile>().pad(r.cmd(), r.arena(), p, r.dtype(0), in, x, out, value);
   };
 }
 
@@ -78,7 +75,9 @@ void register_pad_ops(OpTable& t) {
   t.add("Pad", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))
       return nullptr;
+    // The pads and axes are read on the host; the constant value may be on the device.
     for (size_t k = 1; k < q.input_on_cpu.size(); ++k) {
+      if (k == 2) continue;
       if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k)) {
         reason = "input " + std::to_string(k) + " is not a host value";
         return nullptr;

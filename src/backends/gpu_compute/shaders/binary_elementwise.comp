@@ -1,5 +1,6 @@
 #version 450
-// c = a <op> b for float32 with numpy broadcasting (Mod is ONNX Mod with fmod=1, C's fmod).
+// c = a <op> b for float32 with numpy broadcasting (Mod is ONNX Mod with fmod=1, C's fmod;
+// ClipBelow and ClipAbove apply one of Clip's bounds).
 // Shapes and strides come in push constants so one pipeline serves every shape; a broadcast
 // dimension has stride 0.
 
@@ -19,7 +20,8 @@ layout(push_constant) uniform Params {
   uint b_stride[6];
 } p;
 
-const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6, PRELU = 7, MOD = 8;
+const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6, PRELU = 7, MOD = 8,
+           CLIP_BELOW = 9, CLIP_ABOVE = 10;
 
 // ONNX Pow follows C's pow: a negative base works with an integral exponent. GLSL's pow is
 // undefined for x < 0, and for x == 0 with y <= 0, so those cases are handled here.
@@ -99,6 +101,9 @@ void main() {
     case MAX: r = (x > y || isnan(x)) ? x : y; break;
     case MIN: r = (x < y || isnan(x)) ? x : y; break;
     case PRELU: r = x < 0.0 ? x * y : x; break;  // b is the slope
+    // Clip's bounds (b), as the CPU applies them: NaN passes through, and a NaN bound clips nothing.
+    case CLIP_BELOW: r = x < y ? y : x; break;
+    case CLIP_ABOVE: r = x > y ? y : x; break;
     default: r = exact_fmod(x, y); break;  // MOD
   }
   c[i] = r;

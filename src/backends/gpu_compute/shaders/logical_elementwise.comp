@@ -2,8 +2,9 @@
 // Comparisons, boolean logic, IsNaN/IsInf and Where, with numpy broadcasting of up to three
 // operands. Operands are float32, int32, int64 (two little-endian words, compared with 32-bit
 // operations, so no shaderInt64 is needed) or bool (one byte each); the comparisons also take
-// int8, uint8, int16, uint16 (packed in words), uint32 and uint64. A bool output is written a
-// whole word (4 elements) per invocation, so no two invocations write the same word.
+// int8, uint8, int16, uint16 (packed in words), uint32 and uint64, and Where moves values of any
+// of those types (bool ones as uint8). A bool output, and a Where output of 1- or 2-byte values,
+// is written a whole word per invocation, so no two invocations write the same word.
 
 layout(local_size_x_id = 0) in;
 
@@ -112,11 +113,29 @@ void main() {
   const uint row = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint i = gl_GlobalInvocationID.y * row + gl_GlobalInvocationID.x;
 
+  if (p.op == WHERE && (p.type == I8 || p.type == U8 || p.type == I16 || p.type == U16)) {
+    // Invocation i owns output word i: 4 bytes or 2 halves.
+    const uint size = (p.type == I8 || p.type == U8) ? 1u : 2u;
+    const uint per = 4u / size, bits = 8u * size, mask = (1u << bits) - 1u;
+    if (per * i >= p.count) return;
+    uint word = 0u;
+    for (uint e = 0u; e < per; ++e) {
+      const uint k = per * i + e;
+      if (k >= p.count) break;
+      const uvec3 idx = operands(k);
+      const bool pick_b = byte_of_a(idx.x) != 0u;
+      const uint at = pick_b ? idx.y : idx.z;
+      const uint w = pick_b ? b[at / per] : c[at / per];
+      word |= ((w >> ((at % per) * bits)) & mask) << (e * bits);
+    }
+    dst[i] = word;
+    return;
+  }
   if (p.op == WHERE) {
     if (i >= p.count) return;
     const uvec3 idx = operands(i);
     const bool pick_b = byte_of_a(idx.x) != 0u;
-    if (p.type == I64) {
+    if (p.type == I64 || p.type == U64) {
       dst[2 * i] = pick_b ? b[2 * idx.y] : c[2 * idx.z];
       dst[2 * i + 1] = pick_b ? b[2 * idx.y + 1] : c[2 * idx.z + 1];
     } else {

@@ -10,6 +10,8 @@ layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer In { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint dst[]; };
+// The constant when value_in_buffer: its first element (a constant_value computed on the device).
+layout(std430, set = 0, binding = 2) readonly buffer Value { uint value[]; };
 
 // Must match PadPushConstants in pad_tile.h.
 layout(push_constant) uniform Params {
@@ -19,6 +21,7 @@ layout(push_constant) uniform Params {
   uint mode;       // CONSTANT, REFLECT, EDGE, WRAP
   uint value_lo;   // constant mode: the value's words
   uint value_hi;
+  uint value_in_buffer;  // 1: the constant is value[0 .. words - 1]
   uint in_offset;  // element index of the first kept input element
   uint out_shape[6];
   uint in_stride[6];
@@ -60,10 +63,11 @@ void main() {
     }
     s += uint(j) * p.in_stride[d];
   }
+  const bool from_buffer = p.value_in_buffer != 0u;
   if (p.words == 1) {
-    dst[i] = inside ? src[s] : p.value_lo;
+    dst[i] = inside ? src[s] : (from_buffer ? value[0] : p.value_lo);
   } else {
-    dst[2 * i] = inside ? src[2 * s] : p.value_lo;
-    dst[2 * i + 1] = inside ? src[2 * s + 1] : p.value_hi;
+    dst[2 * i] = inside ? src[2 * s] : (from_buffer ? value[0] : p.value_lo);
+    dst[2 * i + 1] = inside ? src[2 * s + 1] : (from_buffer ? value[1] : p.value_hi);
   }
 }

@@ -152,9 +152,12 @@ void main() {
   float r = acc;
   if (!serial) r = tree(how, acc);
   if (tid != 0) return;
-  if (p.op == kMean) r = r / float(p.n);
+  // An empty line (n == 0) leaves the identity: the sum 0, the product 1, the maximum -inf,
+  // the minimum +inf; the mean is then 0 / 0 and the log-sum log(0), spelt out because GLSL
+  // leaves both undefined.
+  if (p.op == kMean) r = p.n == 0 ? uintBitsToFloat(0x7fc00000u) : r / float(p.n);
   if (p.op == kL2) r = sqrt(r);
-  if (p.op == kLogSum) r = log(r);
+  if (p.op == kLogSum) r = r == 0.0 ? uintBitsToFloat(0xff800000u) : log(r);
   if (p.op == kLogSumExp) r = finite_shift ? log(r) + shift : shift;
   y[line] = floatBitsToUint(r);
 }

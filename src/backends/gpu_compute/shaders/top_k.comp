@@ -5,7 +5,7 @@
 // unique within the line, so an element ranked below k writes itself and its index straight to
 // output position rank. O(n) per element.
 //
-// Elements are float32, int32 (1 word) or int64 (2 words); indices are int64.
+// Elements are float32, int32, uint32 (1 word), int64 or uint64 (2 words); indices are int64.
 
 layout(local_size_x_id = 0) in;
 
@@ -18,10 +18,10 @@ layout(push_constant) uniform Params {
   uint count;  // input elements
   uint n, inner, k;
   uint largest;
-  uint type;   // 0: float32, 1: int32, 2: int64
+  uint type;   // 0: float32, 1: int32, 2: int64, 3: uint32, 4: uint64
 } p;
 
-uint words() { return p.type == 2 ? 2u : 1u; }
+uint words() { return p.type == 2 || p.type == 4 ? 2u : 1u; }
 
 // Whether element j of a line comes before element a (both line offsets `inner` apart).
 bool before(uint base, uint j, uint a) {
@@ -42,10 +42,17 @@ bool before(uint base, uint j, uint a) {
     if (vj != va) return largest ? vj > va : vj < va;
     return j < a;
   }
-  const int hj = int(x[2 * ej + 1]), ha = int(x[2 * ea + 1]);
+  if (p.type == 3) {
+    const uint vj = x[ej], va = x[ea];
+    if (vj != va) return largest ? vj > va : vj < va;
+    return j < a;
+  }
+  // 64-bit: the high words compare signed (int64) or unsigned (uint64), the low ones unsigned.
+  const uint uhj = x[2 * ej + 1], uha = x[2 * ea + 1];
+  const bool high_greater = p.type == 4 ? uhj > uha : int(uhj) > int(uha);
   const uint lj = x[2 * ej], la = x[2 * ea];
-  if (hj != ha || lj != la) {
-    const bool greater = hj > ha || (hj == ha && lj > la);
+  if (uhj != uha || lj != la) {
+    const bool greater = high_greater || (uhj == uha && lj > la);
     return largest ? greater : !greater;
   }
   return j < a;
