@@ -11,6 +11,17 @@ namespace kiln {
 
 class NodeInfo;
 
+// Where element (b, h, s, d) of an Attention operand lies: b * batch + h * head + s * row + d.
+struct HeadStrides {
+  int64_t batch = 0, head = 0, row = 0;
+};
+
+// The strides of [batch, seq, heads * size] (packed: the 3-D form) or [batch, heads, seq, size].
+inline HeadStrides head_strides(bool packed, int64_t heads, int64_t seq, int64_t size) {
+  if (packed) return {seq * heads * size, size, heads * size};
+  return {heads * seq * size, seq * size, size};
+}
+
 struct AttentionAttrs {
   int64_t q_num_heads = 0, kv_num_heads = 0;  // required for 3-D inputs
   bool is_causal = false;

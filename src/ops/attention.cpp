@@ -26,8 +26,8 @@ using Geometry = AttentionGeometry;
 
 // A [batch, heads, seq, size] view of float data laid out 3-D (packed) or 4-D.
 cpu::HeadView view_of(const float* data, bool packed, int64_t heads, int64_t seq, int64_t size) {
-  if (packed) return {data, seq * heads * size, size, heads * size};
-  return {data, heads * seq * size, seq * size, size};
+  const HeadStrides s = head_strides(packed, heads, seq, size);
+  return {data, s.batch, s.head, s.row};
 }
 
 // Scratch tags, one set per cache (0: keys, 1: values).

@@ -60,11 +60,6 @@ uint32_t narrow(int64_t v) {
 
 }  // namespace
 
-HeadStrides strides_of_layout(bool packed, int64_t heads, int64_t seq, int64_t size) {
-  if (packed) return {seq * heads * size, size, heads * size};
-  return {heads * seq * size, seq * size, size};
-}
-
 AttentionKernel::AttentionKernel(Device& device)
     : device_(device),
       pipeline_(device,
@@ -146,7 +141,7 @@ void build_present(OpRecorder& r, const AttentionGeometry& g, const Buffer* past
     region.out_strides = out_strides;
     copy.record(r.cmd(), r.arena(), region, DataType::Float32, *past, out);
   }
-  const HeadStrides cur = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, size);
+  const HeadStrides cur = head_strides(g.packed, g.kv_heads, g.new_kv_len, size);
   Region region;
   region.shape = {g.batch, g.kv_heads, g.new_kv_len, size};
   region.in_strides = {cur.batch, cur.head, cur.row, 1};
@@ -189,8 +184,8 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
     Float32Io io(r);
     AttentionProblem p;
     p.g = g;
-    p.q = strides_of_layout(g.packed, g.q_heads, g.q_len, g.head_size);
-    p.y = strides_of_layout(g.packed, g.q_heads, g.q_len, g.v_head_size);
+    p.q = head_strides(g.packed, g.q_heads, g.q_len, g.head_size);
+    p.y = head_strides(g.packed, g.q_heads, g.q_len, g.v_head_size);
     p.scale = a.has_scale ? a.scale : 1.0f / std::sqrt(static_cast<float>(g.head_size));
     p.softcap = a.softcap;
     p.causal = a.is_causal;
@@ -221,13 +216,13 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
       };
       b.k = &cache(1, kPastKey, 1, g.head_size);
       b.v = &cache(2, kPastValue, 2, g.v_head_size);
-      p.k = strides_of_layout(false, g.kv_heads, g.total(), g.head_size);
-      p.v = strides_of_layout(false, g.kv_heads, g.total(), g.v_head_size);
+      p.k = head_strides(false, g.kv_heads, g.total(), g.head_size);
+      p.v = head_strides(false, g.kv_heads, g.total(), g.v_head_size);
     } else {
       b.k = &io.input(1);
       b.v = &io.input(2);
-      p.k = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, g.head_size);
-      p.v = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, g.v_head_size);
+      p.k = head_strides(g.packed, g.kv_heads, g.new_kv_len, g.head_size);
+      p.v = head_strides(g.packed, g.kv_heads, g.new_kv_len, g.v_head_size);
     }
     const int64_t rows = g.batch * g.q_heads * g.q_len;
     b.probs = &io.scratch(static_cast<uint64_t>(rows * g.total()));

@@ -25,14 +25,6 @@ namespace kiln::gpu_compute {
 enum class MaskKind : uint32_t { None, Float, Bool };
 constexpr uint32_t kNoScores = 4;
 
-// Element (b, h, s, d) of a view at b * batch + h * head + s * row + d.
-struct HeadStrides {
-  int64_t batch = 0, head = 0, row = 0;
-};
-
-// Q, K, V and Y's strides: packed 3-D [batch, seq, heads * size] or 4-D.
-HeadStrides strides_of_layout(bool packed, int64_t heads, int64_t seq, int64_t size);
-
 // One run's problem: the geometry (its total() keys are those K and V hold), where each
 // operand's elements are, and the options.
 struct AttentionProblem {

@@ -7,7 +7,10 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
+#include <utility>
 
 #include "backends/gpu_compute/buffer.h"
 #include "backends/gpu_compute/descriptors.h"
@@ -60,27 +63,25 @@ class GridSample {
 // ---- The adapter -----------------------------------------------------------------------------
 
 // The push constants and output shape for X and grid, or nullopt when the kernel does not take
-// them: malformed shapes (the CPU kernel reports them), more than 3 spatial axes, empty spatial
-// axes or 32-bit overflow.
+// them: shapes the definition rejects (the CPU kernel reports them), more than 3 spatial axes,
+// empty spatial axes or 32-bit overflow.
 std::optional<std::pair<GridSamplePushConstants, Shape>> plan(const GridSampleAttrs& a,
                                                               const Shape& xs, const Shape& gs) {
-  if (xs.size() < 3 || xs.size() > 2 + kMaxSpatialAxes) return std::nullopt;
+  std::string error;
+  std::optional<Shape> out = grid_sample_output_shape(xs, gs, error);
+  if (!out || xs.size() > 2 + kMaxSpatialAxes) return std::nullopt;
   const size_t rank = xs.size() - 2;
-  if (gs.size() != xs.size() || gs[0] != xs[0] || gs.back() != static_cast<int64_t>(rank))
-    return std::nullopt;
   GridSamplePushConstants pc;
   pc.rank = static_cast<uint32_t>(rank);
   pc.mode = static_cast<uint32_t>(a.mode);
   pc.padding = static_cast<uint32_t>(a.padding);
   pc.align_corners = a.align_corners ? 1 : 0;
-  Shape out{xs[0], xs[1]};
   uint64_t in_plane = 1, out_plane = 1;
   for (size_t d = 0; d < rank; ++d) {
     if (xs[2 + d] == 0) return std::nullopt;
     pc.in_size[d] = static_cast<uint32_t>(xs[2 + d]);
     in_plane *= static_cast<uint64_t>(xs[2 + d]);
     out_plane *= static_cast<uint64_t>(gs[1 + d]);
-    out.push_back(gs[1 + d]);
   }
   const auto batch = static_cast<uint64_t>(xs[0]), channels = static_cast<uint64_t>(xs[1]);
   if (batch * channels * in_plane > INT32_MAX || batch * channels * out_plane > INT32_MAX ||
@@ -90,7 +91,7 @@ std::optional<std::pair<GridSamplePushConstants, Shape>> plan(const GridSampleAt
   pc.channels = static_cast<uint32_t>(channels);
   pc.in_plane = static_cast<uint32_t>(in_plane);
   pc.out_plane = static_cast<uint32_t>(std::max<uint64_t>(out_plane, 1));
-  return std::pair{pc, out};
+  return std::pair{pc, std::move(*out)};
 }
 
 RecordFn grid_sample(GridSampleAttrs attrs) {

@@ -195,9 +195,9 @@ RecordFn group_query_attention(GroupQueryAttentionAttrs a, NodeRef node) {
     p.g.new_kv_len = g.present_len;
     p.g.head_size = g.head;
     p.g.v_head_size = g.head;
-    p.q = strides_of_layout(true, g.heads, g.seq, g.head);
+    p.q = head_strides(true, g.heads, g.seq, g.head);
     p.y = p.q;
-    p.k = strides_of_layout(false, g.kv_heads, g.present_len, g.head);
+    p.k = head_strides(false, g.kv_heads, g.present_len, g.head);
     p.v = p.k;
     p.scale = a.scale == 0.0f ? 1.0f / std::sqrt(static_cast<float>(g.head)) : a.scale;
     p.softcap = a.softcap;

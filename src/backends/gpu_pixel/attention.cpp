@@ -208,17 +208,6 @@ float element(int e) {
 }
 )";
 
-// Element (b, h, s, d) of a view at b * batch + h * head + s * row + d.
-struct HeadStrides {
-  int64_t batch = 0, head = 0, row = 0;
-};
-
-// The strides of [batch, seq, heads * size] (packed) or [batch, heads, seq, size].
-HeadStrides strides_of_layout(bool packed, int64_t heads, int64_t seq, int64_t size) {
-  if (packed) return {seq * heads * size, size, heads * size};
-  return {heads * seq * size, seq * size, size};
-}
-
 enum class MaskKind { None, Float, Bool };
 
 // One run's problem: the geometry (its total() keys are those K and V hold), where each
@@ -465,7 +454,7 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
     Float32Outputs outputs(r);
     AttentionProblem p;
     p.g = g;
-    p.q = strides_of_layout(g.packed, g.q_heads, g.q_len, g.head_size);
+    p.q = head_strides(g.packed, g.q_heads, g.q_len, g.head_size);
     p.scale = a.has_scale ? a.scale : 1.0f / std::sqrt(static_cast<float>(g.head_size));
     p.softcap = a.softcap;
     p.causal = a.is_causal;
@@ -493,13 +482,13 @@ RecordFn attention(AttentionAttrs a, NodeRef node) {
       };
       t.k = &cache(1, kPastKey, 1, g.head_size, present_keys);
       t.v = &cache(2, kPastValue, 2, g.v_head_size, present_values);
-      p.k = strides_of_layout(false, g.kv_heads, g.total(), g.head_size);
-      p.v = strides_of_layout(false, g.kv_heads, g.total(), g.v_head_size);
+      p.k = head_strides(false, g.kv_heads, g.total(), g.head_size);
+      p.v = head_strides(false, g.kv_heads, g.total(), g.v_head_size);
     } else {
       t.k = &r.texture(1);
       t.v = &r.texture(2);
-      p.k = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, g.head_size);
-      p.v = strides_of_layout(g.packed, g.kv_heads, g.new_kv_len, g.v_head_size);
+      p.k = head_strides(g.packed, g.kv_heads, g.new_kv_len, g.head_size);
+      p.v = head_strides(g.packed, g.kv_heads, g.new_kv_len, g.v_head_size);
     }
     if (r.num_outputs() > 3) {
       t.scores = &outputs.output(3, q_type, g.scores_shape());
