@@ -193,10 +193,13 @@ std::optional<LossGeometry> covered_geometry(const Shape& x, const Shape& target
   return g;
 }
 
-// Each sample's class as a float, -1 for an ignored one. RunOnCpu for a target that is neither
-// a class nor the ignore_index (the CPU kernel reports it).
+// Each sample's class as a float, -1 for an ignored one. RunOnCpu for targets computed on the
+// device, and for a target that is neither a class nor the ignore_index (the CPU kernel reports
+// it).
 template <class Index>
 std::vector<float> sample_classes(const Tensor& target, int64_t classes, const LossAttrs& a) {
+  if (target.impl()->device)
+    throw RunOnCpu(RunTimeCause::InputKind, "targets computed on the device, not host values");
   const Index* t = target.data<Index>();
   std::vector<float> out(static_cast<size_t>(target.element_count()));
   for (size_t s = 0; s < out.size(); ++s) {
