@@ -3,6 +3,7 @@
 // products are window.cpp's and matmul_defs.cpp's.)
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
+#include "opdefs/quantize_linear.h"
 
 namespace kiln {
 namespace {
@@ -28,9 +29,9 @@ std::vector<ValueInfo> quantize_rule(const InferenceContext& ctx) {
   const bool has_zero_point = ctx.num_inputs() > 2 && !ctx.node().inputs[2].empty();
   if (has_zero_point && !ctx.input(2)) return {};
   const DataType attr = dtype_attr(ctx, "output_dtype");
-  const DataType t =
-      has_zero_point ? ctx.input(2)->dtype : (attr != DataType::Undefined ? attr : DataType::UInt8);
-  return like_x(ctx, t);
+  return like_x(
+      ctx, quantize_output_type(
+               attr, has_zero_point ? std::optional<DataType>(ctx.input(2)->dtype) : std::nullopt));
 }
 
 // DequantizeLinear(x, x_scale, x_zero_point): output_dtype, else x_scale's type.

@@ -29,6 +29,13 @@ struct QuantAttrs {
   DataType precision = DataType::Undefined;  // QuantizeLinear only
 };
 
+// QuantizeLinear's output type: y_zero_point's type when it is given, else output_dtype, else
+// uint8 (the CPU kernel, the shape rule and the GPU backends all ask this).
+inline DataType quantize_output_type(DataType output_dtype, std::optional<DataType> zero_point) {
+  if (zero_point) return *zero_point;
+  return output_dtype == DataType::Undefined ? DataType::UInt8 : output_dtype;
+}
+
 // kiln::Error (naming the node) for a negative block_size, or an output_dtype or precision that
 // is no type the op produces or divides in.
 QuantAttrs parse_quant_attrs(const NodeInfo& info, bool quantize);

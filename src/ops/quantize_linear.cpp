@@ -7,6 +7,7 @@
 // The arithmetic follows ONNX's reference implementation step by step (which precision each
 // operation rounds to), so that results are bit-exact rather than merely close.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -50,17 +51,17 @@ void check_numeric_input(const OpContext& ctx, const Tensor& t, const char* what
 
 // --- QuantizeLinear ---------------------------------------------------------------------------
 
-// The output type: the zero point's, else output_dtype, else uint8.
+// The output type (the definition's rule), once the zero point agrees with output_dtype.
 DataType quantize_output_type(const OpContext& ctx, const QuantAttrs& at) {
-  DataType t = at.output_dtype == DataType::Undefined ? DataType::UInt8 : at.output_dtype;
+  std::optional<DataType> zero_point;
   if (ctx.has_input(2)) {
-    const DataType zt = ctx.input(2).dtype();
-    if (at.output_dtype != DataType::Undefined && zt != at.output_dtype) {
-      ctx.fail("y_zero_point is " + type_name(zt) + " but output_dtype is " +
+    zero_point = ctx.input(2).dtype();
+    if (at.output_dtype != DataType::Undefined && *zero_point != at.output_dtype) {
+      ctx.fail("y_zero_point is " + type_name(*zero_point) + " but output_dtype is " +
                type_name(at.output_dtype));
     }
-    t = zt;
   }
+  const DataType t = kiln::quantize_output_type(at.output_dtype, zero_point);
   IntRange r;
   if (!quantized_int_range(t, r) && !is_quantized_float_type(t)) {
     ctx.fail("cannot quantize to " + type_name(t));

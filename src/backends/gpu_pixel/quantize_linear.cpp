@@ -414,9 +414,8 @@ OpFactory quantize_factory() {
       reason = "no GPU kernel dividing in " + type_name(attrs.precision);
       return nullptr;
     }
-    // The output type: the zero point's, else output_dtype, else uint8.
-    DataType out = attrs.output_dtype == DataType::Undefined ? DataType::UInt8 : attrs.output_dtype;
-    if (q.info.has_input(2)) out = q.input_types[2];
+    const DataType out = quantize_output_type(
+        attrs.output_dtype, q.info.has_input(2) ? std::optional(q.input_types[2]) : std::nullopt);
     if (!is_quantized_texel_type(out)) {
       reason = "no GPU kernel quantizing to " + type_name(out);
       return nullptr;
