@@ -18,11 +18,15 @@
 // four), so that each vector of A loaded serves several FMAs and independent accumulators hide
 // the FMA latency.
 //
-// Where it stands (bench/nbits_matmul_bench.cpp, Zen 4 at one thread, int4, block 32): about
-// 7-8 GB/s from memory, 35-45 % of a streaming read, in float32 and with int8 activations alike,
-// while on weights in cache the int8 arithmetic reaches about 12 GB/s and float32 about 9: the
-// arithmetic per byte, not its kind, keeps too few cache misses in flight. Not yet at the 70 %
-// that would make it memory-bound.
+// Most chunks are "plain" (WeightRows::plain_chunks): their scales are one load inside the array,
+// and a loop without branches runs them with every accumulator in a register; the others (a
+// partial last chunk, the array's end, blocks wider than a chunk) take the general path.
+//
+// Where it stands (bench/nbits_matmul_bench.cpp, Zen 3 with AVX2, one thread, int4, block 32):
+// with int8 activations about 16 GB/s on weights in cache but 5.6-7.8 GB/s from memory (55-76 %
+// of a streaming read), float32 4-5 GB/s (arithmetic-bound: 4 instructions per 8 values). From
+// memory the int8 loop now waits on misses: four rows read as interleaved short runs, and the
+// scales as another stream, keep too few in flight to reach the 70 % everywhere.
 #include "backends/cpu/nbits_gemv.h"
 
 #include <algorithm>
