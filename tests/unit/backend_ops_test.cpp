@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backend_op_cases.h"
 #include "backends/gpu_common/device_unary_op.h"
 #include "cast_sources.h"
 #include "kernels/device_backend.h"
@@ -27,79 +28,6 @@
 
 namespace kiln::testing {
 namespace {
-
-Tensor random_f32(const Shape& shape, unsigned seed, float lo = -2.0f, float hi = 2.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(shape.element_count()));
-  for (float& x : v) x = dist(rng);
-  return Tensor::from_data<float>(shape, v);
-}
-
-template <class T>
-Tensor random_int(const Shape& shape, unsigned seed, int lo = -50, int hi = 50) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(static_cast<size_t>(shape.element_count()));
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return Tensor::from_data<T>(shape, v);
-}
-
-// Few distinct values, so comparisons see ties; float32 adds a NaN and int64 values that differ
-// only above 32 bits.
-Tensor few_values(DataType dt, const Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-3, 3);
-  const auto n = static_cast<size_t>(shape.element_count());
-  if (dt == DataType::Float32) {
-    std::vector<float> v(n);
-    for (float& x : v) x = static_cast<float>(dist(rng)) * 0.5f;
-    if (n > 2) v[2] = std::nanf("");
-    return Tensor::from_data<float>(shape, v);
-  }
-  if (dt == DataType::Int32) {
-    std::vector<int32_t> v(n);
-    for (int32_t& x : v) x = dist(rng);
-    return Tensor::from_data<int32_t>(shape, v);
-  }
-  if (dt == DataType::Int64) {
-    std::vector<int64_t> v(n);
-    for (int64_t& x : v) x = dist(rng) + (int64_t{dist(rng) % 2} << 33);
-    return Tensor::from_data<int64_t>(shape, v);
-  }
-  if (dt == DataType::Float16) {
-    std::vector<Float16> v(n);
-    for (Float16& x : v) x = Float16(static_cast<float>(dist(rng)) * 0.5f);
-    if (n > 2) v[2] = Float16(std::nanf(""));
-    if (n > 4) v[4] = Float16(-std::numeric_limits<float>::infinity());
-    return Tensor::from_data<Float16>(shape, v);
-  }
-  auto ints = [&]<class T>(int scale) {
-    std::vector<T> v(n);
-    for (T& x : v) x = static_cast<T>(dist(rng) * scale);
-    return Tensor::from_data<T>(shape, v);
-  };
-  if (dt == DataType::Int8) return ints.operator()<int8_t>(40);
-  if (dt == DataType::UInt8) return ints.operator()<uint8_t>(80);  // wraps: 16..255 as well
-  if (dt == DataType::Int16) return ints.operator()<int16_t>(10000);
-  if (dt == DataType::UInt16) return ints.operator()<uint16_t>(20000);
-  std::vector<bool> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = (rng() & 1) != 0;
-  return Tensor::from_data<bool>(shape, v);
-}
-
-struct OpCase {
-  std::string name;
-  std::function<OpTest()> make;
-  double rtol = 1e-5;  // long sums (MatMul, Conv) need more: float32 summation order differs
-  double atol = 1e-6;
-  // Which GPU backends run the op natively (the GPU-pixel backend keeps int32, int64 and float64
-  // tensors on the CPU: textures hold float32 and the dtypes exact in it).
-  bool on_compute = true;
-  bool on_pixel = true;
-  // Float32 and float16 outputs compared bit for bit (Cast: zero signs and NaN payloads too).
-  bool bit_exact = false;
-};
 
 // The dtypes GPU-pixel keeps in float textures besides float32 (float16, bfloat16, float8, bool,
 // 8-, 16- and 4-bit integers), most of which GPU-compute leaves to the CPU: Cast between each pair
@@ -469,37 +397,6 @@ void add_loss_cases(std::vector<OpCase>& c) {
       }
     }
   }
-}
-
-// Trilu (GPU-compute only): upper and lower, k inside and beyond the matrix, batches of
-// non-square matrices, int64, int32 and float32.
-void add_trilu_cases(std::vector<OpCase>& c) {
-  for (int64_t upper : {0, 1}) {
-    for (int64_t k : {int64_t{0}, int64_t{2}, int64_t{-1}, int64_t{9}, int64_t{-7}}) {
-      c.push_back({"Trilu_" + std::string(upper ? "upper" : "lower") + "_k" +
-                       (k < 0 ? "m" + std::to_string(-k) : std::to_string(k)),
-                   [upper, k] {
-                     return OpTest("Trilu")
-                         .input(random_int<int64_t>({2, 4, 6}, 193, -100, 100))
-                         .input(i64({}, {k}))
-                         .constant_input(1)
-                         .attr("upper", upper);
-                   }});
-      c.back().on_pixel = false;
-    }
-  }
-  c.push_back({"Trilu_no_k_int32", [] {
-                 return OpTest("Trilu").input(random_int<int32_t>({5, 3}, 194));
-               }});
-  c.back().on_pixel = false;
-  c.push_back({"Trilu_lower_float32", [] {
-                 return OpTest("Trilu")
-                     .input(random_f32({3, 1, 7, 7}, 195))
-                     .input(i64({}, {1}))
-                     .constant_input(1)
-                     .attr("upper", int64_t{0});
-               }});
-  c.back().on_pixel = false;
 }
 
 // GridSample: every mode, padding and align_corners over 2-D and 3-D inputs
@@ -2937,7 +2834,6 @@ std::vector<OpCase> make_cases() {
   add_lstm_cases(c);
   add_attention_cases(c);
   add_loss_cases(c);
-  add_trilu_cases(c);
   add_grid_sample_cases(c);
   add_scatter_cases(c);
   add_quantize_cases(c);
@@ -2991,6 +2887,7 @@ std::vector<OpCase> make_cases() {
                      .constant_input(1);
                }});
   add_texel_dtype_cases(c);
+  for (OpCaseAdder add : registered_op_case_adders()) add(c);
   return c;
 }
 
