@@ -19,13 +19,15 @@ namespace kiln {
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
 // The product of `dims`, or nullopt when a dim is negative or the product passes `limit`.
-// A zero dim makes the product zero, whatever the dims after it.
+// A zero dim anywhere makes the product zero, even when the dims before it pass the limit
+// (an empty [1, 4, 0, 64] tensor in a file of 0 data bytes is within a limit of 0).
 constexpr std::optional<int64_t> element_count_within(std::span<const int64_t> dims,
                                                       int64_t limit) {
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) return std::nullopt;
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   int64_t count = 1;
   for (const int64_t d : dims) {
-    if (d < 0) return std::nullopt;
-    if (d > 0 && count > limit / d) return std::nullopt;
+    if (count > limit / d) return std::nullopt;
     count *= d;
   }
   return count;

@@ -53,6 +53,16 @@ TEST(TensorIo, AnNpyShapePastItsDataIsRefusedBeforeAllocating) {
   std::filesystem::remove(path);
 }
 
+// An empty past key/value cache ([batch, heads, 0, head_size]) saved by numpy loads back empty.
+TEST(TensorIo, AnEmptyNpyTensorLoads) {
+  const std::string path = (std::filesystem::temp_directory_path() / "kiln_empty.npy").string();
+  save_tensor(Tensor::zeros(DataType::Float32, {1, 4, 0, 64}), path);
+  const Tensor back = load_tensor(path);
+  EXPECT_EQ(back.shape(), Shape({1, 4, 0, 64}));
+  EXPECT_EQ(back.dtype(), DataType::Float32);
+  std::filesystem::remove(path);
+}
+
 TEST(ElementCount, IsRefusedForNegativeDimsAndProductsPastTheLimit) {
   const std::vector<int64_t> ok{2, 3, 4};
   EXPECT_EQ(element_count_within(ok, 24), 24);
@@ -65,6 +75,9 @@ TEST(ElementCount, IsRefusedForNegativeDimsAndProductsPastTheLimit) {
   // A zero dim empties the tensor whatever follows it, but a negative dim is still refused.
   const std::vector<int64_t> empty{0, int64_t{1} << 62, 4};
   EXPECT_EQ(element_count_within(empty, kMaxTensorElements), 0);
+  // ... even when the dims before the zero pass the limit (an empty tensor's file has no data).
+  const std::vector<int64_t> empty_past_limit{1, 4, 0, 64};
+  EXPECT_EQ(element_count_within(empty_past_limit, 0), 0);
   const std::vector<int64_t> empty_negative{0, -2};
   EXPECT_EQ(element_count_within(empty_negative, kMaxTensorElements), std::nullopt);
   EXPECT_EQ(element_count_within({}, 1), 1);  // a scalar
