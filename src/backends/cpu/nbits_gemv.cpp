@@ -198,13 +198,16 @@ struct WeightRows {
     }
   }
 
-  // Chunk c of each row as 32-bit lanes, and a prefetch of the rows further on.
+  // Chunk c of each row as 32-bit lanes, and a prefetch of the rows further on. kPlain: c is
+  // one of the plain chunks, a whole one.
+  template <bool kPlain>
   HWY_INLINE void load(int64_t c, VU (&packed)[kRowsW]) const {
     const DU du;
 #pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
       const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
-      if (c < g.full_chunks) {
+      hwy::Prefetch(bytes + g.prefetch_bytes);
+      if (kPlain || c < g.full_chunks) {
         // Rows start at multiples of 4 bytes (a block is at least 4 bytes); LoadU copies.
         packed[j] = hn::LoadU(du, reinterpret_cast<const uint32_t*>(bytes));
       } else {  // the tail: whole lanes (blocks are multiples of 4 bytes), the rest zero
@@ -212,13 +215,12 @@ struct WeightRows {
         std::memcpy(buffer, bytes, static_cast<size_t>(g.tail_bytes));
         packed[j] = hn::Load(du, buffer);
       }
-      hwy::Prefetch(rows[j] + g.prefetch_bytes + c * g.chunk_bytes);
     }
   }
 
   // How many chunks from the first on are "plain" in every row: whole, and with lanes in
   // several blocks whose scales (and zero points) are one unaligned load of L floats that stays
-  // inside their array. The kernels run those without a branch (plain_load, plain_values).
+  // inside their array. for_each_chunk runs those without a branch.
   int64_t plain_chunks() const {
     if (g.blocks_per_chunk <= 1) return 0;
     int64_t plain = g.full_chunks;
@@ -232,24 +234,63 @@ struct WeightRows {
     }
     return plain;
   }
-  HWY_INLINE VU plain_load(int j, int64_t c) const {
-    const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
-    hwy::Prefetch(bytes + g.prefetch_bytes);
-    return hn::LoadU(DU(), reinterpret_cast<const uint32_t*>(bytes));
+
+  // Runs step(c, std::true_type()) over the plain chunks, then step(c, std::false_type()) over
+  // the rest: the plain ones in a loop without a branch, with every accumulator in a register.
+  template <class Step>
+  HWY_INLINE void for_each_chunk(const Step& step) const {
+    const int64_t plain = plain_chunks();
+    int64_t c = 0;
+    for (; c < plain; ++c) step(c, std::true_type());
+    for (; c < g.chunks; ++c) step(c, std::false_type());
   }
-  // Each lane's value of a plain chunk c from a row's per-block values (scales or zero points).
+
+  // Each lane's scale and zero point of row j in chunk c (kPlain: one of the plain chunks).
+  template <bool kPlain>
+  HWY_INLINE VF scale(int j, int64_t c) const {
+    if constexpr (kPlain) return plain_values(scales[j], c);
+    return block_values(g, lane_block, scales[j], scales_end, c);
+  }
+  template <bool kPlain>
+  HWY_INLINE VF zero_point(int j, int64_t c) const {
+    if (zps.fixed) return fixed_zp;
+    if constexpr (kPlain) return plain_values(zp_rows[j], c);
+    return block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+  }
+
+ private:
+  // Each lane's value of a plain chunk c from a row's per-block values (scales or zero points):
+  // one unaligned load inside the array.
   HWY_INLINE VF plain_values(const float* HWY_RESTRICT row, int64_t c) const {
     return hn::TableLookupLanes(hn::LoadU(DF(), row + c * g.blocks_per_chunk), lane_block);
   }
-
-  // Each lane's scale and zero point of row j in chunk c.
-  HWY_INLINE VF scale(int j, int64_t c) const {
-    return block_values(g, lane_block, scales[j], scales_end, c);
-  }
-  HWY_INLINE VF zero_point(int j, int64_t c) const {
-    return zps.fixed ? fixed_zp : block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
-  }
 };
+
+// Y[r, n + j] = the sum of acc[r][j]'s lanes + bias[n + j], for the kRowsA rows of Y (N apart).
+template <int kRowsA, int kRowsW>
+HWY_INLINE void store_sums(const VF (&acc)[kRowsA][kRowsW], int64_t N, int64_t n, const float* bias,
+                           float* HWY_RESTRICT y) {
+  const DF d;
+  for (int r = 0; r < kRowsA; ++r) {
+    for (int j = 0; j < kRowsW; ++j) {
+      y[r * N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
+    }
+  }
+}
+
+// Weight rows [n0, n1) in groups of kRowsW, then one by one: group(rows, zp_buffer, n) with
+// rows a std::integral_constant of kRowsW or 1, and zp_buffer room for their zero points.
+template <int kRowsW, class Group>
+void for_each_row_group(const Geometry& g, const ZeroPoints& zps, int64_t n0, int64_t n1,
+                        const Group& group) {
+  thread_local std::vector<float> zp_buffer;
+  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
+  int64_t n = n0;
+  for (; n + kRowsW <= n1; n += kRowsW) {
+    group(std::integral_constant<int, kRowsW>(), zp_buffer.data(), n);
+  }
+  for (; n < n1; ++n) group(std::integral_constant<int, 1>(), zp_buffer.data(), n);
+}
 
 // Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
 // chunks * L apart) and kRowsW weight rows from n on.
@@ -266,16 +307,11 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
-  // Chunk c; kPlain: one of the rows' plain chunks (WeightRows::plain_chunks).
+  // Chunk c; kPlain: one of the rows' plain chunks.
   const auto step = [&](int64_t c, auto plain) HWY_ATTR {
     constexpr bool kPlain = decltype(plain)::value;
     VU packed[kRowsW];
-    if constexpr (kPlain) {
-#pragma GCC unroll 4
-      for (int j = 0; j < kRowsW; ++j) packed[j] = rows.plain_load(j, c);
-    } else {
-      rows.load(c, packed);
-    }
+    rows.template load<kPlain>(c, packed);
     VF dot[kRowsA][kRowsW];
 #pragma GCC unroll 4
     for (int r = 0; r < kRowsA; ++r) {
@@ -300,40 +336,25 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
     for (int r = 0; r < kRowsA; ++r) sums[r] = hn::LoadU(d, lane_sums + r * sums_stride + c * L);
 #pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
-      const VF scale = kPlain ? rows.plain_values(rows.scales[j], c) : rows.scale(j, c);
-      const VF zp =
-          kPlain && !zps.fixed ? rows.plain_values(rows.zp_rows[j], c) : rows.zero_point(j, c);
+      const VF scale = rows.template scale<kPlain>(j, c);
+      const VF zp = rows.template zero_point<kPlain>(j, c);
 #pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
         acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums[r], dot[r][j]), scale, acc[r][j]);
       }
     }
   };
-  const int64_t plain = rows.plain_chunks();
-  int64_t c = 0;
-  for (; c < plain; ++c) step(c, std::true_type());
-  for (; c < g.chunks; ++c) step(c, std::false_type());
-  for (int r = 0; r < kRowsA; ++r) {
-    for (int j = 0; j < kRowsW; ++j) {
-      y[r * w.N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
-    }
-  }
+  rows.for_each_chunk(step);
+  store_sums(acc, w.N, n, bias, y);
 }
 
 // Weight rows [n0, n1) for kRowsA rows of A: groups of kRowsW rows, then single rows.
 template <int kBits, int kRowsA>
 void gemv_rows(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
                int64_t n1, const float* ar, const float* lane_sums, const float* bias, float* y) {
-  constexpr int kRowsW = 4 / kRowsA;
-  thread_local std::vector<float> zp_buffer;
-  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
-  int64_t n = n0;
-  for (; n + kRowsW <= n1; n += kRowsW) {
-    gemv_group<kBits, kRowsA, kRowsW>(g, w, zps, zp_buffer.data(), n, ar, lane_sums, bias, y);
-  }
-  for (; n < n1; ++n) {
-    gemv_group<kBits, kRowsA, 1>(g, w, zps, zp_buffer.data(), n, ar, lane_sums, bias, y);
-  }
+  for_each_row_group<4 / kRowsA>(g, zps, n0, n1, [&](auto rows_w, float* zp_buffer, int64_t n) {
+    gemv_group<kBits, kRowsA, rows_w>(g, w, zps, zp_buffer, n, ar, lane_sums, bias, y);
+  });
 }
 
 template <int kBits>
@@ -404,16 +425,11 @@ HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
-  // Chunk c; kPlain: one of the rows' plain chunks (WeightRows::plain_chunks).
+  // Chunk c; kPlain: one of the rows' plain chunks.
   const auto step = [&](int64_t c, auto plain) HWY_ATTR {
     constexpr bool kPlain = decltype(plain)::value;
     VU packed[kRowsW];
-    if constexpr (kPlain) {
-#pragma GCC unroll 4
-      for (int j = 0; j < kRowsW; ++j) packed[j] = rows.plain_load(j, c);
-    } else {
-      rows.load(c, packed);
-    }
+    rows.template load<kPlain>(c, packed);
     const int8_t* a[kRowsA];
     hn::Vec<DI> init[kRowsA];
     VF a_scale[kRowsA];
@@ -426,43 +442,29 @@ HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const
     }
 #pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
-      const VF w_scale = kPlain ? rows.plain_values(rows.scales[j], c) : rows.scale(j, c);
+      const VF w_scale = rows.template scale<kPlain>(j, c);
 #pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
         VF dot = hn::ConvertTo(d, dot_u4_s8(packed[j], a[r], a[r] + g.chunk_bytes, init[r]));
         if constexpr (!kFixedZeroPoint) {
           const VF sums = hn::LoadU(d, qa.lane_sums + r * sums_stride + c * L);
-          const VF zp = kPlain ? rows.plain_values(rows.zp_rows[j], c) : rows.zero_point(j, c);
+          const VF zp = rows.template zero_point<kPlain>(j, c);
           dot = hn::NegMulAdd(zp, sums, dot);
         }
         acc[r][j] = hn::MulAdd(dot, hn::Mul(w_scale, a_scale[r]), acc[r][j]);
       }
     }
   };
-  const int64_t plain = rows.plain_chunks();
-  int64_t c = 0;
-  for (; c < plain; ++c) step(c, std::true_type());
-  for (; c < g.chunks; ++c) step(c, std::false_type());
-  for (int r = 0; r < kRowsA; ++r) {
-    for (int j = 0; j < kRowsW; ++j) {
-      y[r * w.N + n + j] = hn::GetLane(hn::SumOfLanes(d, acc[r][j])) + (bias ? bias[n + j] : 0.0f);
-    }
-  }
+  rows.for_each_chunk(step);
+  store_sums(acc, w.N, n, bias, y);
 }
 
 template <int kRowsA, bool kFixedZeroPoint>
 void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
                     int64_t n1, const QuantizedRows& qa, const float* bias, float* y) {
-  constexpr int kRowsW = 4 / kRowsA;
-  thread_local std::vector<float> zp_buffer;
-  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(kRowsW * g.blocks));
-  int64_t n = n0;
-  for (; n + kRowsW <= n1; n += kRowsW) {
-    gemv_group_int8<kRowsA, kRowsW, kFixedZeroPoint>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
-  }
-  for (; n < n1; ++n) {
-    gemv_group_int8<kRowsA, 1, kFixedZeroPoint>(g, w, zps, zp_buffer.data(), n, qa, bias, y);
-  }
+  for_each_row_group<4 / kRowsA>(g, zps, n0, n1, [&](auto rows_w, float* zp_buffer, int64_t n) {
+    gemv_group_int8<kRowsA, rows_w, kFixedZeroPoint>(g, w, zps, zp_buffer, n, qa, bias, y);
+  });
 }
 
 template <int kRowsA>
