@@ -1,7 +1,8 @@
 // MatMulNBits' entry point and its GEMM path (many rows of A; the GEMV path is nbits_gemv.cpp).
 //
 // The GEMM path dequantizes the weight a tile of columns at a time straight into the column
-// panels kiln's GEMM kernel streams (gemm.h's sgemm_packed_ab), with A packed once per call:
+// panels kiln's GEMM kernel streams (gemm.h's sgemm_packed_ab), with A packed once per call,
+// each thread taking whole tiles (dequantized and multiplied on that thread):
 // each weight value is then written once, as the float the kernel reads, where dequantizing
 // into a plain matrix and letting the GEMM pack it cost a second pass over every value (and
 // a repacking of A per tile). A tile's panels (about 2 MiB) stay in cache between being written
@@ -164,40 +165,58 @@ HWY_EXPORT(nbits_dequantize_panels);
 
 namespace {
 
-// Floats of a tile of dequantized panels: 2 MiB, which stays in the L2 or L3 cache between
-// being written and being read by the GEMM.
+// Floats of a tile of dequantized panels at most: 2 MiB, which stays in the L2 or L3 cache
+// between being written and being read by the GEMM.
 constexpr int64_t kTileFloats = int64_t{1} << 19;
-// Weight values a parallel range of the dequantization should cover at least.
-constexpr int64_t kMinRangeValues = int64_t{1} << 16;
 
+// How many tiles of whole panels the weight's columns split into: none above kTileFloats, and
+// a multiple of the thread count where there are panels enough, so the threads get equal work.
+int64_t tile_count(int64_t panels, int64_t K, int64_t panel_columns, int threads) {
+  const int64_t max_panels = std::max<int64_t>(1, kTileFloats / K / panel_columns);
+  int64_t tiles = (panels + max_panels - 1) / max_panels;
+  if (threads > 1 && panels >= threads) tiles = (tiles + threads - 1) / threads * threads;
+  return std::min(tiles, panels);
+}
+
+// Each thread takes whole tiles of columns: it dequantizes a tile's panels into its own buffer
+// and multiplies them at once (the GEMM inside runs on that thread alone), so the panels are
+// read from the cache of the core that wrote them, and a call splits its work once instead of
+// twice per tile.
 void gemm_path(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
-  thread_local PackedA a;
-  pack_a(M, w.K, A, w.K, a);
+  thread_local PackedA packed;
+  pack_a(M, w.K, A, w.K, packed);
+  // The calling thread's: named inside the body, a thread_local would be the worker's.
+  const PackedA& a = packed;
   const int64_t panel_columns = gemm_panel_columns();
-  const int64_t tile =
-      std::min(w.N, std::max<int64_t>(1, kTileFloats / w.K / panel_columns) * panel_columns);
-  thread_local hwy::AlignedFreeUniquePtr<float[]> buffer;
-  thread_local size_t capacity = 0;
-  const size_t floats = static_cast<size_t>(gemm_panels_floats(w.K, tile));
-  if (floats > capacity) {
-    buffer = hwy::AllocateAligned<float>(floats);
-    capacity = floats;
-  }
-  float* panels = buffer.get();
+  const int64_t panels = (w.N + panel_columns - 1) / panel_columns;
+  ThreadPool* pool = ThreadPool::current();
+  const int threads = (pool ? *pool : ThreadPool::shared()).num_threads();
+  const int64_t tiles = tile_count(panels, w.K, panel_columns, threads);
+  const int64_t tile_panels = (panels + tiles - 1) / tiles;
   const auto dequantize = HWY_DYNAMIC_DISPATCH(nbits_dequantize_panels);
-  for (int64_t n0 = 0; n0 < w.N; n0 += tile) {
-    const int64_t cols = std::min(tile, w.N - n0);
-    const int64_t count = (cols + panel_columns - 1) / panel_columns;
-    parallel_for(
-        count, std::max<int64_t>(1, kMinRangeValues / (w.K * panel_columns)),
-        [&](int64_t p0, int64_t p1) { dequantize(w, n0, cols, p0, p1, panel_columns, panels); });
-    GemmEpilogue epilogue;
-    if (bias) {
-      epilogue.bias_kind = GemmBias::kPerColumn;
-      epilogue.bias = bias + n0;
+  parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
+    thread_local hwy::AlignedFreeUniquePtr<float[]> buffer;
+    thread_local size_t capacity = 0;
+    const size_t floats =
+        static_cast<size_t>(gemm_panels_floats(w.K, std::min(w.N, tile_panels * panel_columns)));
+    if (floats > capacity) {
+      buffer = hwy::AllocateAligned<float>(floats);
+      capacity = floats;
     }
-    sgemm_packed_ab(a, panels, cols, Y + n0, w.N, epilogue);
-  }
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t p0 = t * tile_panels, p1 = std::min(panels, p0 + tile_panels);
+      if (p0 >= p1) break;
+      const int64_t n0 = p0 * panel_columns;
+      const int64_t cols = std::min(w.N, p1 * panel_columns) - n0;
+      dequantize(w, n0, cols, 0, p1 - p0, panel_columns, buffer.get());
+      GemmEpilogue epilogue;
+      if (bias) {
+        epilogue.bias_kind = GemmBias::kPerColumn;
+        epilogue.bias = bias + n0;
+      }
+      sgemm_packed_ab(a, buffer.get(), cols, Y + n0, w.N, epilogue);
+    }
+  });
 }
 
 }  // namespace
