@@ -17,7 +17,7 @@ namespace kiln::gpu_pixel {
 namespace {
 
 // Spatial vectors are (height, width). TRANSPOSE selects ConvTranspose, HAS_BIAS the bias,
-// the fused activation's define (fused_activation.h).
+// HAS_RESIDUAL a residual Z of Y's shape added before the fused activation (fused_activation.h).
 constexpr const char* kShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;
@@ -26,6 +26,10 @@ uniform int w_width;
 #ifdef HAS_BIAS
 uniform highp sampler2D bias;
 uniform int bias_width;
+#endif
+#ifdef HAS_RESIDUAL
+uniform highp sampler2D z;
+uniform int z_width;
 #endif
 uniform ivec2 u_in;      // geometry.in
 uniform ivec2 u_out;     // geometry.out
@@ -50,9 +54,14 @@ ivec4 nchw_position(int e, int channels, ivec2 size) {
   return ivec4(r / channels, r % channels, y, x);
 }
 
-float finish(float sum, int oc) {
+// Output element e of channel oc from its sum: the CPU's order, ((sum + bias) + z), then the
+// activation.
+float finish(float sum, int oc, int e) {
 #ifdef HAS_BIAS
   sum += fetch_element(bias, bias_width, oc);
+#endif
+#ifdef HAS_RESIDUAL
+  sum += fetch_element(z, z_width, e);
 #endif
   return activate(sum);
 }
@@ -85,7 +94,7 @@ float element(int e) {
     x_channel += plane;
     w_channel += u_kernel.x * u_kernel.y;
   }
-  return finish(sum, oc);
+  return finish(sum, oc, e);
 }
 #else
 // Y[n, oc, oy, ox] over the image u_in: the sum over windows p (in u_out) and taps k with
@@ -116,7 +125,7 @@ float element(int e) {
       }
     }
   }
-  return finish(sum, oc);
+  return finish(sum, oc, e);
 }
 #endif
 )";
@@ -124,17 +133,18 @@ float element(int e) {
 }  // namespace
 
 void Conv::record(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
-                  const TextureTensor* bias, TextureTensor& y) const {
-  run(false, p, x, w, bias, y);
+                  const TextureTensor* bias, TextureTensor& y,
+                  const TextureTensor* residual) const {
+  run(false, p, x, w, bias, residual, y);
 }
 
 void Conv::record_transpose(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
                             const TextureTensor* bias, TextureTensor& y) const {
-  run(true, p, x, w, bias, y);
+  run(true, p, x, w, bias, nullptr, y);
 }
 
 void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
-               const TextureTensor* bias, TextureTensor& y) const {
+               const TextureTensor* bias, const TextureTensor* residual, TextureTensor& y) const {
   const std::string where = std::string(transpose ? "ConvTranspose" : "Conv") + " on OpenGL ES";
   const WindowPlane g = to_window_plane(p.geometry, where);
   check(p.group > 0 && p.in_channels % p.group == 0 && p.out_channels % p.group == 0,
@@ -156,6 +166,7 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
         where + ": more elements than 32-bit indexing reaches");
   expect_element_count(w, w_count, where, "W");
   if (bias) expect_element_count(*bias, p.out_channels, where, "B");
+  if (residual) expect_element_count(*residual, y_count, where, "Z");
   // With no input elements (zero input channels) the loops read nothing, and the possibly empty
   // X and W stay unbound (draw() refuses empty textures).
   const bool reads = x_count > 0 && w_count > 0;
@@ -164,6 +175,7 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
   ProgramVariant variant;
   variant.add(transpose, "TRANSPOSE");
   variant.add(bias != nullptr, "HAS_BIAS");
+  variant.add(residual != nullptr, "HAS_RESIDUAL");
   add_activation(variant, p.activation);
   const Program& program =
       context_.programs().get("conv", variant.name, variant.defines,
@@ -171,6 +183,7 @@ void Conv::run(bool transpose, const ConvParams& p, const TextureTensor& x, cons
   std::vector<DrawInput> inputs;
   if (reads) inputs = {{"x", &x}, {"w", &w}};
   if (bias) inputs.push_back({"bias", bias});
+  if (residual) inputs.push_back({"z", residual});
   auto i = [](int64_t v) { return static_cast<int>(v); };
   const auto set_uniforms = [&] {
     set_window_uniforms(program, g);

@@ -1,6 +1,7 @@
 // Float32 Conv (NCHW, 1-D and 2-D, groups including depthwise, strides, dilations, asymmetric
-// pads, bias, fused Relu or Clip) and 2-D ConvTranspose (as a gather: each output element sums
-// the input positions whose windows cover it) on texture tensors.
+// pads, bias, a residual added and an activation applied to the output, as kiln::FusedConv) and 2-D
+// ConvTranspose (as a gather: each output element sums the input positions whose windows cover it)
+// on texture tensors.
 //
 // Both take the CPU backend's geometry. For Conv, `in` is X's spatial dims and `out` Y's; for
 // ConvTranspose it is the geometry of the matching forward conv, as the CPU op builds it: `in`
@@ -9,6 +10,7 @@
 //
 //   ConvParams p{geometry, batch, in_channels, out_channels, group};
 //   Conv(context).record(p, x, w, &bias, y);            // bias may be nullptr
+//   Conv(context).record(p, x, w, &bias, y, &z);        // y = activation(conv + bias + z)
 //   Conv(context).record_transpose(p, x, w, nullptr, y);
 //
 // One fragment computes four consecutive output elements, each looping over its group's input
@@ -45,9 +47,11 @@ class Conv {
   // Y[batch, out_channels, geometry.out] from X[batch, in_channels, geometry.in] and
   // W[out_channels, in_channels / group, geometry.kernel]. kiln::Error on a geometry of rank
   // other than 1 or 2, channels not divisible by group, non-positive strides or dilations, or
-  // tensors holding other element counts than these shapes.
+  // tensors holding other element counts than these shapes. `residual`, when given, holds Y's
+  // elements and is added before the activation.
   void record(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
-              const TextureTensor* bias, TextureTensor& y) const;
+              const TextureTensor* bias, TextureTensor& y,
+              const TextureTensor* residual = nullptr) const;
 
   // ConvTranspose: Y[batch, out_channels, geometry.in] from X[batch, in_channels, geometry.out]
   // and W[in_channels, out_channels / group, geometry.kernel]; rank 2 only (1-D as height 1).
@@ -56,7 +60,7 @@ class Conv {
 
  private:
   void run(bool transpose, const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
-           const TextureTensor* bias, TextureTensor& y) const;
+           const TextureTensor* bias, const TextureTensor* residual, TextureTensor& y) const;
 
   Context& context_;
 };

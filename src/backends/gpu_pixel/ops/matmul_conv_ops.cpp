@@ -58,7 +58,8 @@ OpFactory gemm_factory() {
   };
 }
 
-// `fused`: a kiln::FusedConv, which applies Relu or Clip to the output.
+// `fused`: a kiln::FusedConv, which adds its residual Z (input 3) and applies its activation to
+// the output in the same draws.
 OpFactory conv_factory(bool transpose, bool fused = false) {
   return [transpose, fused](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!float_inputs(q, reason)) return nullptr;
@@ -111,7 +112,7 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
         }
         r.kernel<Conv>().record_transpose(params, x, wt, bias, y);
       } else {
-        r.kernel<Conv>().record(params, x, wt, bias, y);
+        r.kernel<Conv>().record(params, x, wt, bias, y, r.has_input(3) ? &r.texture(3) : nullptr);
       }
     };
   };
@@ -120,7 +121,7 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
 }  // namespace
 
 FusedConvCoverage fused_conv_coverage() {
-  return {false,
+  return {true,
           {FusedActivation::kRelu, FusedActivation::kClip, FusedActivation::kHardSwish,
            FusedActivation::kSilu}};
 }
