@@ -317,19 +317,30 @@ TEST_P(DeviceWorker, DeviceCountersCountOneRunsWork) {
   EXPECT_EQ(none.recording_time.count(), 0);
 }
 
-// x[1,4,6,6] -> Conv(w, b, pads 1) -> c -> `activation` (Relu, HardSwish, Clip to [0, 0.5], or
-// SiLU spelled Mul(c, Sigmoid(c)) as exporters write it) -> y, plus
+// The convolutions of conv_chain_model, one per GPU-compute shader family: a general 3x3 (the
+// implicit GEMM), a pointwise 1x1 (a matrix product) and a depthwise 3x3.
+struct ChainConv {
+  const char* name;
+  int64_t out_channels, kernel, group;
+};
+constexpr ChainConv kChainConvs[] = {{"3x3", 8, 3, 1}, {"1x1", 8, 1, 1}, {"depthwise", 4, 3, 4}};
+
+// x[1,4,6,6] -> Conv(w, b, `conv`, same padding) -> c -> `activation` (Relu, HardSwish, Clip to
+// [0, 0.5], or SiLU spelled Mul(c, Sigmoid(c)) as exporters write it) -> y, plus
 // z -> Add(c, z) before the activation when `residual`. With `expose_conv`, c is a graph output
 // too, which keeps the chain unfused.
-Model conv_chain_model(const std::string& activation, bool residual, bool expose_conv) {
+Model conv_chain_model(const ChainConv& conv, const std::string& activation, bool residual,
+                       bool expose_conv) {
   GraphBuilder b(17);
+  const int64_t pad = conv.kernel / 2;
   b.input("x", DataType::Float32, {1, 4, 6, 6});
-  b.input("z", DataType::Float32, {1, 8, 6, 6});
-  b.initializer("w", ramp({8, 4, 3, 3}, 0.37f));
-  b.initializer("b", ramp({8}, 0.9f));
+  b.input("z", DataType::Float32, {1, conv.out_channels, 6, 6});
+  b.initializer("w", ramp({conv.out_channels, 4 / conv.group, conv.kernel, conv.kernel}, 0.37f));
+  b.initializer("b", ramp({conv.out_channels}, 0.9f));
   b.initializer("lo", Tensor::from_data<float>({}, {0.0f}));
   b.initializer("hi", Tensor::from_data<float>({}, {0.5f}));
-  b.node("Conv", {"x", "w", "b"}, {"c"}).attributes = {ints_attr("pads", {1, 1, 1, 1})};
+  b.node("Conv", {"x", "w", "b"}, {"c"}).attributes = {ints_attr("pads", {pad, pad, pad, pad}),
+                                                       int_attr("group", conv.group)};
   std::string last = "c";
   if (residual) {
     b.node("Add", {"c", "z"}, {"s"});
@@ -358,29 +369,27 @@ std::vector<std::string> op_types(const Worker& worker, Backend backend) {
 }
 
 // A Conv and the residual Add and activation after it run as one kiln::FusedConv on the device
-// (one dispatch or draw series instead of two to four), with the unfused graph's result. On
-// GPU-compute, whose shaders add no residual, a residual Add stays its own node.
+// (one dispatch or draw series instead of two to four), with the unfused graph's result.
 TEST_P(DeviceWorker, ConvActivationsFuseIntoOneDeviceNodeWithTheUnfusedResult) {
-  const Tensor x = ramp({1, 4, 6, 6}, 0.21f), z = ramp({1, 8, 6, 6}, 0.05f);
-  for (const std::string activation : {"Relu", "Clip", "HardSwish", "SiLU"}) {
-    for (bool residual : {false, true}) {
-      SCOPED_TRACE(activation + (residual ? " after a residual Add" : ""));
-      Worker fused(conv_chain_model(activation, residual, false), backend());
-      Worker plain(conv_chain_model(activation, residual, true), backend());
-      const std::vector<std::string> activation_ops =
-          activation == "SiLU" ? std::vector<std::string>{"Sigmoid", "Mul"}
-                               : std::vector<std::string>{activation};
-      std::vector<std::string> expected{"FusedConv"};
-      if (residual && backend() == Backend::GpuCompute) {
-        expected = {"Conv", "Add"};
-        expected.insert(expected.end(), activation_ops.begin(), activation_ops.end());
+  const Tensor x = ramp({1, 4, 6, 6}, 0.21f);
+  for (const ChainConv& conv : kChainConvs) {
+    const Tensor z = ramp({1, conv.out_channels, 6, 6}, 0.05f);
+    for (const std::string activation : {"Relu", "Clip", "HardSwish", "SiLU"}) {
+      for (bool residual : {false, true}) {
+        SCOPED_TRACE(std::string(conv.name) + " conv, " + activation +
+                     (residual ? " after a residual Add" : ""));
+        Worker fused(conv_chain_model(conv, activation, residual, false), backend());
+        Worker plain(conv_chain_model(conv, activation, residual, true), backend());
+        const std::vector<std::string> activation_ops =
+            activation == "SiLU" ? std::vector<std::string>{"Sigmoid", "Mul"}
+                                 : std::vector<std::string>{activation};
+        EXPECT_EQ(op_types(fused, backend()), std::vector<std::string>{"FusedConv"});
+        EXPECT_EQ(op_types(plain, backend()).size(), (residual ? 2 : 1) + activation_ops.size());
+        fused.schedule({{"x", x}, {"z", z}});
+        plain.schedule({{"x", x}, {"z", z}});
+        expect_near(fused.peek_output("y").readback_and_clone(),
+                    plain.peek_output("y").readback_and_clone());
       }
-      EXPECT_EQ(op_types(fused, backend()), expected);
-      EXPECT_EQ(op_types(plain, backend()).size(), (residual ? 2 : 1) + activation_ops.size());
-      fused.schedule({{"x", x}, {"z", z}});
-      plain.schedule({{"x", x}, {"z", z}});
-      expect_near(fused.peek_output("y").readback_and_clone(),
-                  plain.peek_output("y").readback_and_clone());
     }
   }
 }

@@ -69,10 +69,11 @@ void check_buffers(const Device& device, const ConvProblem& p, bool transpose, c
                      (std::string(op) + ": Y").c_str());
 }
 
-// Binds x, w, bias (x stands in when there is none: the shader does not read it) and y.
+// Binds x, w, bias, y and the residual for the Conv shaders (x stands in for a missing bias or
+// residual: the shader does not read it).
 VkDescriptorSet bind(DescriptorArena& arena, const ComputePipeline& pipeline, const Buffer& x,
-                     const Buffer& w, const Buffer* bias, const Buffer& y) {
-  const Buffer* buffers[] = {&x, &w, bias ? bias : &x, &y};
+                     const Buffer& w, const Buffer* bias, const Buffer& y, const Buffer* residual) {
+  const Buffer* buffers[] = {&x, &w, bias ? bias : &x, &y, residual ? residual : &x};
   return arena.bind(pipeline, buffers);
 }
 
@@ -128,23 +129,26 @@ Conv::Conv(Device& device) : device_(device), matmul_(device) {
   for (std::span<const uint32_t> spirv :
        {shaders::conv(), shaders::conv_k3s1(), shaders::conv_k3s2()}) {
     general_.push_back(std::make_unique<ComputePipeline>(
-        device, PipelineDesc{spirv, 4, sizeof(ConvPushConstants), kWorkgroupSize}));
+        device, PipelineDesc{spirv, 5, sizeof(ConvPushConstants), kWorkgroupSize}));
   }
   for (std::span<const uint32_t> spirv :
        {shaders::conv_depthwise(), shaders::conv_depthwise_k3s1(), shaders::conv_depthwise_k3s2(),
         shaders::conv_depthwise_k5s1(), shaders::conv_depthwise_k5s2()}) {
     depthwise_.push_back(std::make_unique<ComputePipeline>(
-        device, PipelineDesc{spirv, 4, sizeof(ConvPushConstants), kWorkgroupSize}));
+        device, PipelineDesc{spirv, 5, sizeof(ConvPushConstants), kWorkgroupSize}));
   }
 }
 
 void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
                   const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
-                  const ActivationParams& activation) const {
-  const ConvPushConstants pc = conv_push_constants(problem, bias != nullptr, activation);
+                  const ActivationParams& activation, const Buffer* residual) const {
+  ConvPushConstants pc = conv_push_constants(problem, bias != nullptr, activation);
+  pc.has_residual = residual ? 1 : 0;
   const WindowGeometry& g = problem.geometry;
-  if (problem.batch * problem.out_channels * g.out_size() == 0) return;
+  const int64_t y_elements = problem.batch * problem.out_channels * g.out_size();
+  if (y_elements == 0) return;
   check_buffers(device_, problem, false, x, w, bias, y);
+  if (residual) check_float_buffer(device_, *residual, y_elements, "Conv on the GPU: residual");
   const int64_t cg = problem.in_channels / problem.group;
   const int64_t mg = problem.out_channels / problem.group;
   const Buffer* written[] = {&y};
@@ -168,7 +172,7 @@ void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem
     addend.batch_strides = {0, mg};
     addend.row_stride = 1;
     addend.elements = problem.out_channels;
-    matmul_.record(cmd, arena, mm, w, x, y, {bias ? &addend : nullptr, bias, activation});
+    matmul_.record(cmd, arena, mm, w, x, y, {bias ? &addend : nullptr, bias, activation, residual});
     return;
   }
 
@@ -176,7 +180,7 @@ void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem
   if (cg == 1) {
     const ComputePipeline& pipeline = *depthwise_[depthwise_variant(pc)];
     const uint64_t tiles = pixel_tiles(pc.out, kDepthwisePixels) * problem.out_channels;
-    record_dispatch(cmd, pipeline, bind(arena, pipeline, x, w, bias, y),
+    record_dispatch(cmd, pipeline, bind(arena, pipeline, x, w, bias, y, residual),
                     std::as_bytes(std::span(&pc, 1)),
                     batched_groups(device_, pipeline, tiles, batch), written);
     return;
@@ -184,7 +188,7 @@ void Conv::record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem
   const uint64_t tiles =
       pixel_tiles(pc.out, kBlockPixels) * ceil_div(static_cast<uint64_t>(mg), kBlockChannels);
   const ComputePipeline& pipeline = *general_[general_variant(pc)];
-  record_dispatch(cmd, pipeline, bind(arena, pipeline, x, w, bias, y),
+  record_dispatch(cmd, pipeline, bind(arena, pipeline, x, w, bias, y, residual),
                   std::as_bytes(std::span(&pc, 1)),
                   batched_groups(device_, pipeline, tiles,
                                  narrow(problem.batch * problem.group, "batch * group")),
@@ -206,8 +210,9 @@ void ConvTranspose::record(VkCommandBuffer cmd, DescriptorArena& arena, const Co
       pixel_tiles(pc.in, kBlockPixels) *
       ceil_div(static_cast<uint64_t>(problem.out_channels / problem.group), kBlockChannels);
   const Buffer* written[] = {&y};
-  record_dispatch(cmd, pipeline_, bind(arena, pipeline_, x, w, bias, y),
-                  std::as_bytes(std::span(&pc, 1)),
+  // conv_transpose.comp has no residual binding.
+  const Buffer* buffers[] = {&x, &w, bias ? bias : &x, &y};
+  record_dispatch(cmd, pipeline_, arena.bind(pipeline_, buffers), std::as_bytes(std::span(&pc, 1)),
                   batched_groups(device_, pipeline_, tiles,
                                  narrow(problem.batch * problem.group, "batch * group")),
                   written);

@@ -62,6 +62,7 @@ struct ConvPushConstants {
   uint32_t activation = 0;
   float act_min = 0.0f;
   float act_max = 0.0f;
+  uint32_t has_residual = 0;
 };
 static_assert(sizeof(ConvPushConstants) <= kMaxPushConstantBytes);
 
@@ -74,15 +75,16 @@ class Conv {
  public:
   explicit Conv(Device& device);
 
-  // y = act(conv(x, w) + bias), then a barrier on y.
+  // y = act(conv(x, w) + bias + residual), then a barrier on y.
   //   x: [batch, in_channels, in...]                 (geometry.in)
   //   w: [out_channels, in_channels / group, kernel...]
   //   bias: [out_channels], or null
   //   y: [batch, out_channels, out...]               (geometry.out)
+  //   residual: y's shape (kiln::FusedConv's Z), or null
   // Records nothing for an empty output.
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const ConvProblem& problem,
               const Buffer& x, const Buffer& w, const Buffer* bias, const Buffer& y,
-              const ActivationParams& activation = {}) const;
+              const ActivationParams& activation = {}, const Buffer* residual = nullptr) const;
 
  private:
   Device& device_;

@@ -158,6 +158,7 @@ MatMulPushConstants matmul_push_constants(const MatMulProblem& problem,
   check(epilogue.activation.kind <= Activation::kSilu, "matmul on the GPU: unknown activation");
   pc.act_min = epilogue.activation.min;
   pc.act_max = epilogue.activation.max;
+  pc.has_residual = epilogue.residual ? 1 : 0;
 
   // Drop size-1 batch dimensions and merge neighbours that are contiguous in every operand (y
   // is contiguous), so that higher batch ranks often fit the shader's three.
@@ -231,7 +232,7 @@ GroupCount batched_groups(const Device& device, const ComputePipeline& pipeline,
 MatMul::MatMul(Device& device)
     : device_(device),
       pipeline_(device,
-                PipelineDesc{shaders::matmul(), 4, sizeof(MatMulPushConstants), kWorkgroupSize}) {}
+                PipelineDesc{shaders::matmul(), 5, sizeof(MatMulPushConstants), kWorkgroupSize}) {}
 
 void MatMul::record(VkCommandBuffer cmd, DescriptorArena& arena, const MatMulProblem& problem,
                     const Buffer& a, const Buffer& b, const Buffer& y,
@@ -249,8 +250,13 @@ void MatMul::record(VkCommandBuffer cmd, DescriptorArena& arena, const MatMulPro
     check_float_buffer(device_, *epilogue.addend_buffer, epilogue.addend->elements,
                        "matmul on the GPU: C");
   }
-  // Without an addend the shader never reads binding 3; A stands in to keep the set valid.
-  const Buffer* buffers[] = {&a, &b, &y, epilogue.addend ? epilogue.addend_buffer : &a};
+  if (epilogue.residual) {
+    check_float_buffer(device_, *epilogue.residual, y_elements, "matmul on the GPU: residual");
+  }
+  // Without an addend (a residual) the shader never reads binding 3 (4); A stands in to keep
+  // the set valid.
+  const Buffer* buffers[] = {&a, &b, &y, epilogue.addend ? epilogue.addend_buffer : &a,
+                             epilogue.residual ? epilogue.residual : &a};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&y};
   // Each workgroup covers a patch of (kWorkgroupSize / 8) x 8 tiles.

@@ -95,6 +95,9 @@ struct MatMulEpilogue {
   const MatMulAddend* addend = nullptr;  // with addend_buffer; null for none
   const Buffer* addend_buffer = nullptr;
   ActivationParams activation;
+  // A tensor of the output's shape added after the addend, before the activation (a fused
+  // convolution's residual); null for none.
+  const Buffer* residual = nullptr;
 };
 
 constexpr int kMatMulMaxBatchRank = 3;
@@ -120,6 +123,7 @@ struct MatMulPushConstants {
   float act_min = 0.0f;
   float act_max = 0.0f;
   uint32_t mode = 0;  // how the shader reads A and B: MatMulMode
+  uint32_t has_residual = 0;
 };
 static_assert(sizeof(MatMulPushConstants) <= kMaxPushConstantBytes);
 

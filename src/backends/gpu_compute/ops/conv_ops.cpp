@@ -1,8 +1,7 @@
 // Conv, ConvTranspose and kiln::FusedConv on the GPU (shaders/conv*.comp; 1x1 convolutions as
 // matrix products). The attributes are parsed and resolved against the operands by the op's
 // definition (opdefs/conv.h, fused_conv.h), so both backends accept the same nodes. The shaders
-// apply Relu or Clip to their output; FusedConv chains with a residual or another activation are
-// not formed for this backend (fused_conv_coverage).
+// add kiln::FusedConv's residual and apply its activation to their output (fused_conv_coverage).
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/conv.h"
 #include "backends/gpu_compute/ops/op_table.h"
@@ -26,13 +25,14 @@ RecordFn conv(ConvAttrs attrs, bool transpose, NodeRef node, ActivationParams ac
     const Buffer& x = r.buffer(0);
     const Buffer& w = r.buffer(1);
     const Buffer* bias = b ? &r.buffer(2) : nullptr;
+    const Buffer* residual = r.has_input(3) ? &r.buffer(3) : nullptr;
     const Buffer& y = r.output(0, DataType::Float32, y_shape);
     r.add_work(static_cast<uint64_t>(p.geometry.out_size()) * p.geometry.kernel_size() *
                static_cast<uint64_t>(p.batch * p.out_channels * (p.in_channels / p.group)));
     if (transpose) {
       r.kernel<ConvTranspose>().record(r.cmd(), r.arena(), p, x, w, bias, y);
     } else {
-      r.kernel<Conv>().record(r.cmd(), r.arena(), p, x, w, bias, y, activation);
+      r.kernel<Conv>().record(r.cmd(), r.arena(), p, x, w, bias, y, activation, residual);
     }
   };
 }
@@ -64,7 +64,7 @@ OpFactory fused_conv_factory() {
 }  // namespace
 
 FusedConvCoverage fused_conv_coverage() {
-  return {false,
+  return {true,
           {FusedActivation::kRelu, FusedActivation::kClip, FusedActivation::kHardSwish,
            FusedActivation::kSilu}};
 }

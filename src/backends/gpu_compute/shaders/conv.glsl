@@ -15,6 +15,8 @@ layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer W { float w[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Y { float y[]; };
+// A residual of Y's shape, added before the activation (kiln::FusedConv's Z) when has_residual.
+layout(std430, set = 0, binding = 4) readonly buffer Residual { float residual[]; };
 
 #include "conv_params.glsl"
 #include "activation.glsl"
@@ -113,7 +115,9 @@ void main() {
     const uint y_row = (image_group * p.mg + m) * out_size + pixel;
     [[unroll]] for (uint j = 0; j < TP; ++j) {
       if (ox0 + j >= p.out_[2]) break;
-      y[y_row + j] = activate(acc[i][j] + b, p.activation, p.act_min, p.act_max);
+      float v = acc[i][j] + b;
+      if (p.has_residual != 0) v += residual[y_row + j];
+      y[y_row + j] = activate(v, p.activation, p.act_min, p.act_max);
     }
   }
 }

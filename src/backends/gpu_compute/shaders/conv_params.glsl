@@ -15,4 +15,5 @@ layout(push_constant) uniform Params {
   uint has_bias;
   uint activation;
   float act_min, act_max;
+  uint has_residual;  // conv.glsl, conv_depthwise.glsl: add Residual (Y's layout) before activating
 } p;

@@ -1,5 +1,5 @@
 #version 450
-// Batched y = act(alpha * A x B + beta * C) for float32, operands as strided views. Each
+// Batched y = act(alpha * A x B + beta * C + R) for float32 (R: a residual of y's shape), operands as strided views. Each
 // invocation computes a TM x TN block of y in registers, reading A and B straight from their
 // buffers: no shared memory and no barriers, which CPU implementations (lavapipe) run several
 // times faster than classic shared-memory tiling. Rows and columns past the edges are clamped to
@@ -13,6 +13,7 @@ layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
 layout(std430, set = 0, binding = 3) readonly buffer C { float c[]; };
+layout(std430, set = 0, binding = 4) readonly buffer R { float r[]; };
 // The same buffers read four floats at a time by the vector paths (aligned operands only).
 layout(std430, set = 0, binding = 0) readonly buffer A4 { vec4 a4[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B4 { vec4 b4[]; };
@@ -31,6 +32,7 @@ layout(push_constant) uniform Params {
   uint activation;
   float act_min, act_max;
   uint mode;  // MODE_*: how A and B are read (MatMulMode)
+  uint has_residual;
 } p;
 
 // MODE_ROWS: A's rows and B's rows contiguous (plain MatMul), MODE_COLUMNS: A's rows and B's
@@ -144,6 +146,7 @@ void main() {
       if (n >= p.n) break;
       float v = p.alpha * acc[i][j];
       if (p.has_addend != 0) v += p.beta * c[c_base + m * p.c_row_stride + n * p.c_col_stride];
+      if (p.has_residual != 0) v += r[y_base + m * p.n + n];
       y[y_base + m * p.n + n] = activate(v, p.activation, p.act_min, p.act_max);
     }
   }
