@@ -66,7 +66,8 @@ bool computes_16bit_floats_in_float32(const std::string& op_type) {
         // Lines and reductions, accumulated in float32.
         "Softmax", "LogSoftmax", "Hardmax", "ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean",
         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
-        "ArgMax", "ArgMin", "MatMul", "Gemm", "Conv", "ConvTranspose",
+        "ArgMax", "ArgMin", "MatMul", "Gemm", "Conv", "ConvTranspose", "MaxPool", "AveragePool",
+        "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool",
         // (x - zero point) * scale in float32, rounded once to the scale's type.
         "DequantizeLinear"};
     // The unary math and activations (Clip reads its bounds in their own type: not here).
