@@ -1,7 +1,7 @@
 // 16-bit floats on GPU-compute: the float32 kernels computing float16 and bfloat16 nodes
 // (widened on the way in, rounded once on the way out, as the CPU kernels compute them), the
-// region copies of 16-bit elements, and Where moving them as bits. GPU-pixel keeps these dtypes
-// on the CPU.
+// region copies of 16-bit elements, and Where moving them as bits; and MaxPool of 8-bit
+// integers. GPU-pixel keeps these dtypes on the CPU.
 #include <gtest/gtest.h>
 
 #include "backend_op_cases.h"
@@ -255,7 +255,26 @@ void add_half_dequantize_cases(std::vector<OpCase>& c) {
   }
 }
 
+// MaxPool of 8-bit integers (through float32, exact): padded, strided, dilated windows.
+void add_byte_max_pool_cases(std::vector<OpCase>& c) {
+  push(c, "MaxPool_uint8", [] {
+    return OpTest("MaxPool")
+        .input(random_int<uint8_t>({2, 3, 5, 6}, 49, 0, 255))
+        .attr("kernel_shape", std::vector<int64_t>{3, 3})
+        .attr("pads", std::vector<int64_t>{1, 1, 1, 0})
+        .attr("strides", std::vector<int64_t>{2, 1});
+  });
+  push(c, "MaxPool_int8_dilated", [] {
+    return OpTest("MaxPool")
+        .input(random_int<int8_t>({1, 2, 7}, 50, -128, 127))
+        .attr("kernel_shape", std::vector<int64_t>{2})
+        .attr("dilations", std::vector<int64_t>{3})
+        .attr("ceil_mode", int64_t{1});
+  });
+}
+
 REGISTER_OP_CASES(add_half_movement_cases);
+REGISTER_OP_CASES(add_byte_max_pool_cases);
 REGISTER_OP_CASES(add_half_dequantize_cases);
 REGISTER_OP_CASES(add_half_elementwise_cases);
 REGISTER_OP_CASES(add_half_reduction_cases);
