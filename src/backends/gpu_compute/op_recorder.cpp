@@ -1,7 +1,9 @@
 #include "backends/gpu_compute/op_recorder.h"
 
+#include <algorithm>
 #include <string>
 
+#include "backends/gpu_compute/cast.h"
 #include "backends/gpu_compute/node_replay.h"
 #include "core/element_count.h"
 #include "core/tensor_impl.h"
@@ -12,6 +14,10 @@ namespace {
 
 size_t byte_size_of(DataType dtype, const Shape& shape) {
   return static_cast<size_t>(shape.element_count()) * dtype_size(dtype);
+}
+
+bool is_16bit_float(DataType dtype) {
+  return dtype == DataType::Float16 || dtype == DataType::BFloat16;
 }
 
 }  // namespace
@@ -40,10 +46,42 @@ const Tensor& OpRecorder::input_for_shape_rule(size_t k) const {
   return t;
 }
 
+bool OpRecorder::widened(size_t k) const {
+  return in_float32_ && is_16bit_float(run_.inputs[k].dtype());
+}
+
+DataType OpRecorder::dtype(size_t k) const {
+  return widened(k) ? DataType::Float32 : run_.inputs[k].dtype();
+}
+
 const Buffer& OpRecorder::buffer(size_t k) {
   const Buffer& b = input_buffer(k);
   if (NodeRecording* capture = context_->device.capture()) capture->note_input_buffer(k, b);
-  return b;
+  if (!widened(k)) return b;
+  if (wide_inputs_[k] == nullptr) {
+    const auto count = static_cast<uint64_t>(run_.inputs[k].element_count());
+    const Buffer& wide = scratch(static_cast<size_t>(std::max<uint64_t>(count, 1)) * sizeof(float));
+    kernel<Cast>().record(cmd(), arena(), run_.inputs[k].dtype(), b, DataType::Float32, wide,
+                          count);
+    wide_inputs_[k] = &wide;
+  }
+  return *wide_inputs_[k];
+}
+
+void OpRecorder::compute_in_float32(std::vector<DataType> narrow_to) {
+  in_float32_ = true;
+  wide_inputs_.assign(run_.inputs.size(), nullptr);
+  narrow_to_ = std::move(narrow_to);
+}
+
+void OpRecorder::narrow_outputs() {
+  for (const NarrowOutput& o : pending_narrow_) {
+    const DataType dtype = narrow_to_[o.index];
+    const Buffer& out = output(o.index, dtype, o.shape);
+    kernel<Cast>().record(cmd(), arena(), DataType::Float32, *o.wide, dtype, out,
+                          static_cast<uint64_t>(o.shape.element_count()));
+  }
+  pending_narrow_.clear();
 }
 
 const Buffer& OpRecorder::input_buffer(size_t k) {
@@ -65,6 +103,13 @@ const Buffer& OpRecorder::input_buffer(size_t k) {
 
 const Buffer& OpRecorder::output(size_t k, DataType dtype, const Shape& shape) {
   check_no_negative_dim(shape, "output shape");
+  if (in_float32_ && dtype == DataType::Float32 && k < narrow_to_.size() &&
+      is_16bit_float(narrow_to_[k])) {
+    const auto count = static_cast<size_t>(shape.element_count());
+    const Buffer& wide = scratch(std::max<size_t>(count, 1) * sizeof(float));
+    pending_narrow_.push_back({k, shape, &wide});
+    return wide;
+  }
   const size_t bytes = byte_size_of(dtype, shape);
   check_binding(bytes);
   work_ += static_cast<uint64_t>(shape.element_count());

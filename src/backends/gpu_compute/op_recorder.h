@@ -39,9 +39,17 @@ class OpRecorder {
   // inputs whose contents decide shapes: only those are held to the same values for a replay.
   const Tensor& input_for_shape_rule(size_t k) const;
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
-  DataType dtype(size_t k) const { return run_.inputs[k].dtype(); }
-  // Input k on the device.
+  // Float32 for a 16-bit float input while computing in float32 (below).
+  DataType dtype(size_t k) const;
+  // Input k on the device (converted to float32 while computing in float32).
   const Buffer& buffer(size_t k);
+
+  // 16-bit floats computed in float32 (ops/float32_compute.h), as the CPU kernels compute them:
+  // from here on, float16 and bfloat16 inputs read as float32 (dtype, buffer: converted on first
+  // use), and output k asked for as float32 where narrow_to[k] is float16 or bfloat16 is float32
+  // scratch, which narrow_outputs() rounds into the real output.
+  void compute_in_float32(std::vector<DataType> narrow_to);
+  void narrow_outputs();
 
   size_t num_outputs() const { return run_.outputs.size(); }
   // A new device tensor for output k (allocated even when the graph does not use it, so
@@ -70,9 +78,21 @@ class OpRecorder {
   void check_binding(size_t bytes) const;
   const Buffer& input_buffer(size_t k);  // buffer(k) without noting it for a replay
 
+  bool widened(size_t k) const;
+
   const std::shared_ptr<Context>& context_;
   DeviceOpRun& run_;
   uint64_t work_ = 0;
+  // Computing in float32: each input's float32 copy (once made) and the outputs to narrow.
+  bool in_float32_ = false;
+  std::vector<const Buffer*> wide_inputs_;
+  std::vector<DataType> narrow_to_;
+  struct NarrowOutput {
+    size_t index;
+    Shape shape;
+    const Buffer* wide;
+  };
+  std::vector<NarrowOutput> pending_narrow_;
   std::vector<std::shared_ptr<DeviceTensor>>
       uploads_;  // and scratch; released when the recorder is
 };

@@ -183,10 +183,15 @@ void RegionCopy::record(VkCommandBuffer cmd, DescriptorArena& arena, const Regio
 
 void RegionCopy::record(VkCommandBuffer cmd, DescriptorArena& arena, const Region& region,
                         DataType dtype, const Buffer& in, const Buffer& out, bool barrier) const {
-  const uint32_t words = element_words(dtype);
-  const RegionPushConstants pc =
-      region_push_constants(region, words, in.size() / (4 * words), out.size() / (4 * words));
+  // 16-bit elements are indexed as elements (one word's worth of index range each) and copied
+  // by the shader's half-word mode.
+  const bool halves = dtype_size(dtype) == 2;
+  const uint32_t words = halves ? 1 : element_words(dtype);
+  const size_t element_bytes = halves ? 2 : 4 * size_t{words};
+  RegionPushConstants pc =
+      region_push_constants(region, words, in.size() / element_bytes, out.size() / element_bytes);
   if (pc.count == 0) return;
+  if (halves) pc.words = 0;
   const Buffer* buffers[] = {&in, &out};
   const VkDescriptorSet set = arena.bind(pipeline_, buffers);
   const Buffer* written[] = {&out};

@@ -87,6 +87,7 @@ class RegionCopy {
   explicit RegionCopy(Device& device, uint32_t workgroup_size = 256);
 
   // Records the copy of `region` followed by a barrier on `out`; nothing for an empty region.
+  // Elements of 2, 4 or 8 bytes (element_words for the 4- and 8-byte ones).
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const Region& region, DataType dtype,
               const Buffer& in, const Buffer& out) const;
 

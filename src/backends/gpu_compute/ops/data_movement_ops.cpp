@@ -1,7 +1,7 @@
 // Data movement on the GPU. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, inference
 // Dropout, whose mask is a fill) copy nothing: the output shares the input's device buffer.
 // Transpose, Slice, Concat, Expand, Tile, DepthToSpace and SpaceToDepth are strided region copies
-// (shaders/region_copy.comp) for 32- and 64-bit elements. ConstantOfShape is a fill
+// (shaders/region_copy.comp) for 16-, 32- and 64-bit elements. ConstantOfShape is a fill
 // (shaders/fill.comp). Shape and Size read no element: their outputs are host values known when
 // recording, which the CPU nodes reading them (shape arithmetic) take without a transfer.
 #include "backends/gpu_common/node_resolution.h"
@@ -15,8 +15,8 @@
 namespace kiln::gpu_compute {
 namespace {
 
-const std::initializer_list<DataType> kMovable = {DataType::Float32, DataType::Int32,
-                                                  DataType::Int64};
+const std::initializer_list<DataType> kMovable = {
+    DataType::Float32, DataType::Int32, DataType::Int64, DataType::Float16, DataType::BFloat16};
 
 // A view never reads its elements, so it takes every fixed-size element type: device buffers
 // hold a tensor's bytes as the host does.

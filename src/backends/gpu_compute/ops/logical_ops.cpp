@@ -1,5 +1,6 @@
 // Comparisons, boolean logic, IsNaN/IsInf and Where on the GPU
-// (shaders/logical_elementwise.comp), with numpy broadcasting.
+// (shaders/logical_elementwise.comp), with numpy broadcasting. 16-bit float operands of the
+// comparisons and IsNaN/IsInf are read as float32 (exact: ops/float32_compute.cpp).
 #include <vector>
 
 #include "backends/gpu_compute/logical_elementwise.h"
@@ -12,10 +13,23 @@ namespace {
 const std::initializer_list<DataType> kComparable = {
     DataType::Float32, DataType::Int8,   DataType::UInt8, DataType::Int16, DataType::UInt16,
     DataType::Int32,   DataType::UInt32, DataType::Int64, DataType::UInt64};
-// What Where moves: those and bool.
+// What Where moves: those, bool and the 16-bit floats (moved as their bits).
 const std::initializer_list<DataType> kMovable = {
-    DataType::Float32, DataType::Bool,  DataType::Int8,   DataType::UInt8, DataType::Int16,
-    DataType::UInt16,  DataType::Int32, DataType::UInt32, DataType::Int64, DataType::UInt64};
+    DataType::Float32, DataType::Bool,   DataType::Int8,    DataType::UInt8,
+    DataType::Int16,   DataType::UInt16, DataType::Int32,   DataType::UInt32,
+    DataType::Int64,   DataType::UInt64, DataType::Float16, DataType::BFloat16};
+
+// The type code the shader reads `type` as: Where moves bool values as uint8 and 16-bit floats
+// as uint16 (bit for bit, NaN payloads included); bool operands of the boolean ops are read as
+// bytes whatever the code.
+DataType code_type_of(LogicalOp op, DataType type) {
+  if (op == LogicalOp::Where) {
+    if (type == DataType::Bool) return DataType::UInt8;
+    if (type == DataType::Float16 || type == DataType::BFloat16) return DataType::UInt16;
+    return type;
+  }
+  return type == DataType::Bool ? DataType::Float32 : type;
+}
 
 // `type_input`: the input whose dtype the shader needs (compared operands, Where's values).
 RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t flags = 0) {
@@ -23,13 +37,8 @@ RecordFn logical(LogicalOp op, size_t type_input, DataType out_type, uint32_t fl
     std::vector<Shape> shapes;
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
     const DataType type = type_input < r.num_inputs() ? r.dtype(type_input) : DataType::Float32;
-    // Bool operands of the boolean ops are read as bytes whatever the type code; Where moves
-    // bool values as uint8.
-    const DataType code_type = type != DataType::Bool   ? type
-                               : op == LogicalOp::Where ? DataType::UInt8
-                                                        : DataType::Float32;
     const std::optional<LogicalPushConstants> pc =
-        logical_push_constants(op, code_type, shapes, flags);
+        logical_push_constants(op, code_type_of(op, type), shapes, flags);
     if (!pc) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU kernel");
     std::vector<const Buffer*> operands;
     for (size_t k = 0; k < r.num_inputs(); ++k) operands.push_back(&r.buffer(k));

@@ -1,5 +1,7 @@
 #include "backends/gpu_compute/ops/op_table.h"
 
+#include "backends/gpu_compute/ops/float32_compute.h"
+
 namespace kiln::gpu_compute {
 
 const OpTable& op_table() {
@@ -9,6 +11,12 @@ const OpTable& op_table() {
     return t;
   }();
   return table;
+}
+
+void OpTable::add(const std::string& domain, const std::string& op_type, OpFactory factory) {
+  if (domain.empty() && computes_16bit_floats_in_float32(op_type))
+    factory = with_16bit_floats_in_float32(std::move(factory));
+  DeviceOpTable::add(domain, op_type, std::move(factory));
 }
 
 bool inputs_are(const DevicePlacementQuery& q, std::initializer_list<DataType> allowed,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "backends/gpu_common/device_op_table.h"
 #include "backends/gpu_compute/op_recorder.h"
@@ -11,10 +12,17 @@
 
 namespace kiln::gpu_compute {
 
-using OpTable = DeviceOpTable<OpRecorder>;
 // Records one node: reads inputs, creates outputs, records dispatches.
-using RecordFn = OpTable::RecordFn;
-using OpFactory = OpTable::OpFactory;
+using RecordFn = DeviceOpTable<OpRecorder>::RecordFn;
+using OpFactory = DeviceOpTable<OpRecorder>::OpFactory;
+
+// The shared table, whose add() layers one rule over the factories of the ops that
+// ops/float32_compute.h lists: their float32 kernels also compute float16 and bfloat16 nodes.
+class OpTable : public DeviceOpTable<OpRecorder> {
+ public:
+  void add(const std::string& op_type, OpFactory factory) { add("", op_type, std::move(factory)); }
+  void add(const std::string& domain, const std::string& op_type, OpFactory factory);
+};
 
 // The backend's ops, registered by the family files. Each family file declares itself with one
 // line at namespace scope and defines the function that line names:

@@ -1,8 +1,12 @@
 // Pooling on the GPU. MaxPool, AveragePool and LpPool with 1 to 3 spatial axes run
-// shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's;
+// shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's
+// (MaxPool of int8 and uint8 too, through float32);
 // GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
 // shaders/reduce.comp.
+#include <algorithm>
+
 #include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_compute/cast.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/pool.h"
 #include "backends/gpu_compute/reduce.h"
@@ -26,16 +30,38 @@ RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, 
         RunTimeCause::DeviceLimit, [&] { return pool_constants(s, kind, count_include_pad, p); });
     Shape y_shape{x[0], x[1]};
     for (int64_t d : s.geometry.out) y_shape.push_back(d);
-    const Buffer& xb = r.buffer(0);
-    const Buffer& y = r.output(0, DataType::Float32, y_shape);
     r.add_work(static_cast<uint64_t>(y_shape.element_count()) * s.geometry.kernel_size());
-    r.kernel<Pool>().record(r.cmd(), r.arena(), pc, xb, y);
+    const DataType dt = r.dtype(0);
+    if (dt == DataType::Float32) {
+      const Buffer& xb = r.buffer(0);
+      r.kernel<Pool>().record(r.cmd(), r.arena(), pc, xb, r.output(0, dt, y_shape));
+      return;
+    }
+    // MaxPool of 8-bit integers: exact in float32, so the float kernel takes their widened
+    // values and its maxima convert back exactly.
+    if (!r.device().info().has_int64)
+      throw RunOnCpu(RunTimeCause::DeviceLimit, "the device lacks shaderInt64");
+    const auto in_count = static_cast<uint64_t>(x.element_count());
+    const auto out_count = static_cast<uint64_t>(y_shape.element_count());
+    const Buffer& xb = r.buffer(0);
+    const Buffer& x_wide =
+        r.scratch(static_cast<size_t>(std::max<uint64_t>(in_count, 1)) * sizeof(float));
+    const Buffer& y_wide =
+        r.scratch(static_cast<size_t>(std::max<uint64_t>(out_count, 1)) * sizeof(float));
+    const WideCast& cast = r.kernel<WideCast>();
+    cast.record(r.cmd(), r.arena(), dt, xb, DataType::Float32, x_wide, in_count, {});
+    r.kernel<Pool>().record(r.cmd(), r.arena(), pc, x_wide, y_wide);
+    cast.record(r.cmd(), r.arena(), DataType::Float32, y_wide, dt, r.output(0, dt, y_shape),
+                out_count, {});
   };
 }
 
 OpFactory pool_factory(PoolOp kind) {
   return [kind](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!inputs_are(q, {DataType::Float32}, reason)) return nullptr;
+    if (kind == PoolOp::Max
+            ? !inputs_are(q, {DataType::Float32, DataType::UInt8, DataType::Int8}, reason)
+            : !inputs_are(q, {DataType::Float32}, reason))
+      return nullptr;
     if (q.info.has_output(1)) {
       reason = "MaxPool's Indices output has no GPU kernel";
       return nullptr;
