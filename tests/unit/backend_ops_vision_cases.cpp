@@ -1,0 +1,80 @@
+#include "backend_op_cases.h"
+
+namespace kiln::testing {
+namespace {
+
+// LRN (GPU-compute only): odd and even windows, a window wider than the channels, attributes
+// other than the defaults, inputs of rank 2 to 5.
+void add_lrn_cases(std::vector<OpCase>& c) {
+  struct Lrn {
+    const char* name;
+    Shape shape;
+    int64_t size;
+    float alpha, beta, bias;
+  };
+  const Lrn lrns[] = {
+      {"LRN_default", {2, 5, 6, 7}, 3, 1e-4f, 0.75f, 1.0f},
+      {"LRN_size5_attrs", {1, 9, 4, 4}, 5, 0.002f, 0.5f, 2.0f},
+      {"LRN_even_size", {2, 6, 3, 5}, 4, 0.05f, 0.75f, 1.5f},
+      {"LRN_wider_than_channels", {2, 3, 5, 5}, 7, 0.3f, 1.25f, 0.5f},
+      {"LRN_rank2", {4, 11}, 3, 0.1f, 0.75f, 1.0f},
+      {"LRN_rank3", {3, 8, 10}, 5, 0.01f, 0.9f, 1.0f},
+      {"LRN_rank5", {1, 6, 2, 3, 4}, 3, 0.05f, 0.6f, 1.0f},
+  };
+  unsigned seed = 700;
+  for (const Lrn& l : lrns) {
+    c.push_back({l.name, [l, seed] {
+                   return OpTest("LRN")
+                       .input(random_f32(l.shape, seed, -3.0f, 3.0f))
+                       .attr("size", l.size)
+                       .attr("alpha", l.alpha)
+                       .attr("beta", l.beta)
+                       .attr("bias", l.bias);
+                 }});
+    c.back().on_pixel = false;
+    ++seed;
+  }
+  c.push_back({"LRN_attrs_left_out", [] {
+                 return OpTest("LRN").input(random_f32({1, 4, 3, 3}, 710)).attr("size", 2);
+               }});
+  c.back().on_pixel = false;
+}
+
+// MeanVarianceNormalization (GPU-compute only): the default axes (N, H, W: kept channels in
+// between, so the kernel transposes), axes adjacent in memory (normalized in place), one axis,
+// negative axes, every axis, size-1 dimensions between reduced ones, and lines long enough for
+// a workgroup each.
+void add_mvn_cases(std::vector<OpCase>& c) {
+  struct Mvn {
+    const char* name;
+    Shape shape;
+    std::vector<int64_t> axes;  // empty: the attribute left out
+  };
+  const Mvn mvns[] = {
+      {"MeanVarianceNormalization_default", {3, 3, 3, 1}, {}},
+      {"MeanVarianceNormalization_default_wide", {2, 5, 9, 11}, {}},
+      {"MeanVarianceNormalization_spatial", {2, 3, 6, 7}, {2, 3}},
+      {"MeanVarianceNormalization_channels", {2, 7, 3, 4}, {1}},
+      {"MeanVarianceNormalization_negative", {4, 5, 6}, {-1, -3}},
+      {"MeanVarianceNormalization_all", {2, 3, 4, 5}, {0, 1, 2, 3}},
+      {"MeanVarianceNormalization_unit_between", {3, 1, 8, 2}, {0, 2}},
+      {"MeanVarianceNormalization_rank5", {2, 3, 2, 4, 3}, {0, 2, 4}},
+  };
+  unsigned seed = 720;
+  for (const Mvn& m : mvns) {
+    c.push_back({m.name, [m, seed] {
+                   OpTest t("MeanVarianceNormalization");
+                   t.input(random_f32(m.shape, seed, -4.0f, 6.0f));
+                   if (!m.axes.empty()) t.attr("axes", m.axes);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+    ++seed;
+  }
+}
+
+REGISTER_OP_CASES(add_lrn_cases);
+REGISTER_OP_CASES(add_mvn_cases);
+
+}  // namespace
+}  // namespace kiln::testing
