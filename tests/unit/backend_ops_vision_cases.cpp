@@ -73,8 +73,61 @@ void add_mvn_cases(std::vector<OpCase>& c) {
   }
 }
 
+template <class T>
+OpTest range_test(float start, float limit, float delta) {
+  return OpTest("Range")
+      .input(Tensor::scalar<T>(T(start)))
+      .input(Tensor::scalar<T>(T(limit)))
+      .input(Tensor::scalar<T>(T(delta)));
+}
+
+// Range (GPU-compute only): float32, float16 and bfloat16 (computed in float32 and rounded, as
+// on the CPU), int32 and int64 (values and steps beyond 32 bits); rising, falling, fractional and
+// empty ranges, odd lengths (the 2-byte types' last word half used).
+void add_range_cases(std::vector<OpCase>& c) {
+  c.push_back({"Range_float32", [] { return range_test<float>(1.0f, 5.0f, 2.0f); }});
+  c.push_back({"Range_float32_fraction", [] { return range_test<float>(-3.3f, 40.1f, 0.37f); }});
+  c.push_back({"Range_float32_falling", [] { return range_test<float>(10.0f, -7.5f, -1.3f); }});
+  c.push_back({"Range_float32_empty", [] { return range_test<float>(5.0f, 1.0f, 2.0f); }});
+  c.push_back({"Range_float16", [] { return range_test<Float16>(1.0f, 8.0f, 0.75f); }});
+  c.push_back({"Range_float16_falling", [] { return range_test<Float16>(3.0f, -60.0f, -3.5f); }});
+  c.push_back({"Range_bfloat16", [] { return range_test<BFloat16>(1.0f, 9.0f, 0.6f); }});
+  c.push_back({"Range_bfloat16_long", [] { return range_test<BFloat16>(-2.0f, 300.0f, 1.0f); }});
+  c.push_back({"Range_int32_falling", [] { return range_test<int32_t>(10, -7, -3); }});
+  c.push_back({"Range_int32", [] { return range_test<int32_t>(-1000, 2000, 7); }});
+  c.push_back({"Range_int64_beyond_32_bits", [] {
+                 return OpTest("Range")
+                     .input(Tensor::scalar<int64_t>(-(int64_t{3} << 32) - 5))
+                     .input(Tensor::scalar<int64_t>(int64_t{5} << 32))
+                     .input(Tensor::scalar<int64_t>((int64_t{1} << 31) + 12345));
+               }});
+  c.push_back({"Range_int64_falling", [] { return range_test<int64_t>(40, -33, -4); }});
+  for (size_t i = c.size() - 12; i < c.size(); ++i) c[i].on_pixel = false;
+}
+
+// Constant (GPU-compute only): each value attribute of 4- or 8-byte elements.
+void add_constant_cases(std::vector<OpCase>& c) {
+  c.push_back({"Constant_value_float32", [] {
+                 return OpTest("Constant").attr("value", random_f32({3, 4, 5}, 740));
+               }});
+  c.push_back({"Constant_value_int32",
+               [] { return OpTest("Constant").attr("value", random_int<int32_t>({7}, 741)); }});
+  c.push_back({"Constant_value_floats", [] {
+                 return OpTest("Constant").attr("value_floats", std::vector<float>{1.5f, -2, 3});
+               }});
+  c.push_back({"Constant_value_ints", [] {
+                 return OpTest("Constant")
+                     .attr("value_ints", std::vector<int64_t>{-1, int64_t{5} << 40, 7});
+               }});
+  c.push_back(
+      {"Constant_value_float", [] { return OpTest("Constant").attr("value_float", 0.25f); }});
+  for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
+}
+
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
+REGISTER_OP_CASES(add_range_cases);
+REGISTER_OP_CASES(add_constant_cases);
 
 }  // namespace
 }  // namespace kiln::testing

@@ -50,6 +50,22 @@ void expect_run_error(const OpTest& test, const std::string& op_type, const std:
   for (const std::string& m : gpu_compute::validation_messages_of_all_devices()) ADD_FAILURE() << m;
 }
 
+TEST(GpuComputeVisionOps, RangeWithZeroDeltaIsAnError) {
+  expect_run_error(OpTest("Range")
+                       .input(Tensor::scalar<float>(1.0f))
+                       .input(Tensor::scalar<float>(5.0f))
+                       .input(Tensor::scalar<float>(0.0f)),
+                   "Range", "delta must not be zero");
+}
+
+TEST(GpuComputeVisionOps, RangeOfNonScalarsIsAnError) {
+  expect_run_error(OpTest("Range")
+                       .input(f32({2}, {1, 2}))
+                       .input(Tensor::scalar<float>(5.0f))
+                       .input(Tensor::scalar<float>(1.0f)),
+                   "Range", "must be scalars");
+}
+
 TEST(GpuComputeVisionOps, MeanVarianceNormalizationAxisOutOfRangeIsAnError) {
   expect_run_error(OpTest("MeanVarianceNormalization")
                        .input(f32({2, 3}, {1, 2, 3, 4, 5, 6}))
