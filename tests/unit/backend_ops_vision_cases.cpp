@@ -124,10 +124,26 @@ void add_constant_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
+// Det (GPU-compute only): batches of matrices of several orders, a 2-D input, 1 x 1 and 0 x 0
+// matrices, a singular matrix and one whose first pivot is zero (a row swap).
+void add_det_cases(std::vector<OpCase>& c) {
+  c.push_back({"Det_2d", [] { return OpTest("Det").input(random_f32({5, 5}, 750)); }});
+  c.push_back({"Det_batch_3x3", [] { return OpTest("Det").input(random_f32({2, 4, 3, 3}, 751)); }});
+  c.push_back({"Det_batch_8x8", [] { return OpTest("Det").input(random_f32({6, 8, 8}, 752)); }});
+  c.push_back({"Det_1x1", [] { return OpTest("Det").input(random_f32({7, 1, 1}, 753)); }});
+  c.push_back({"Det_0x0", [] { return OpTest("Det").input(f32({3, 0, 0}, {})); }});
+  c.push_back({"Det_singular_and_swapped", [] {
+                 return OpTest("Det").input(f32({2, 3, 3}, {1, 2, 3, 2, 4, 6, 0, 1, 5,  //
+                                                            0, 2, 1, 3, 1, 4, 5, 9, 2}));
+               }});
+  for (size_t i = c.size() - 6; i < c.size(); ++i) c[i].on_pixel = false;
+}
+
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_range_cases);
 REGISTER_OP_CASES(add_constant_cases);
+REGISTER_OP_CASES(add_det_cases);
 
 }  // namespace
 }  // namespace kiln::testing

@@ -73,6 +73,10 @@ TEST(GpuComputeVisionOps, MeanVarianceNormalizationAxisOutOfRangeIsAnError) {
                    "MeanVarianceNormalization", "out of range");
 }
 
+TEST(GpuComputeVisionOps, DetOfNonSquareMatricesIsAnError) {
+  expect_run_error(OpTest("Det").input(f32({2, 3}, {1, 2, 3, 4, 5, 6})), "Det", "[*, M, M]");
+}
+
 TEST(GpuComputeVisionOps, LrnWithoutAPositiveSizeIsAnError) {
   const OpTest test = OpTest("LRN").input(f32({1, 2, 1, 1}, {1, 2})).attr("size", int64_t{0});
   try {
