@@ -139,11 +139,42 @@ void add_det_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 6; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
+// MelWeightMatrix (GPU-compute only): the ONNX test's sizes, int32 inputs with a lower edge,
+// and narrow filters (some of zero rising width).
+void add_mel_weight_matrix_cases(std::vector<OpCase>& c) {
+  c.push_back({"MelWeightMatrix_onnx_sizes", [] {
+                 return OpTest("MelWeightMatrix")
+                     .input(Tensor::scalar<int64_t>(8))
+                     .input(Tensor::scalar<int64_t>(16))
+                     .input(Tensor::scalar<int64_t>(8192))
+                     .input(Tensor::scalar<float>(0.0f))
+                     .input(Tensor::scalar<float>(4096.0f));
+               }});
+  c.push_back({"MelWeightMatrix_int32_lower_edge", [] {
+                 return OpTest("MelWeightMatrix")
+                     .input(Tensor::scalar<int32_t>(20))
+                     .input(Tensor::scalar<int32_t>(512))
+                     .input(Tensor::scalar<int32_t>(16000))
+                     .input(Tensor::scalar<float>(30.0f))
+                     .input(Tensor::scalar<float>(7000.0f));
+               }});
+  c.push_back({"MelWeightMatrix_narrow_filters", [] {
+                 return OpTest("MelWeightMatrix")
+                     .input(Tensor::scalar<int64_t>(12))
+                     .input(Tensor::scalar<int64_t>(64))
+                     .input(Tensor::scalar<int64_t>(1000))
+                     .input(Tensor::scalar<double>(100.0))
+                     .input(Tensor::scalar<double>(400.0));
+               }});
+  for (size_t i = c.size() - 3; i < c.size(); ++i) c[i].on_pixel = false;
+}
+
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_range_cases);
 REGISTER_OP_CASES(add_constant_cases);
 REGISTER_OP_CASES(add_det_cases);
+REGISTER_OP_CASES(add_mel_weight_matrix_cases);
 
 }  // namespace
 }  // namespace kiln::testing

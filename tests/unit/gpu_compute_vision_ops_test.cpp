@@ -77,6 +77,16 @@ TEST(GpuComputeVisionOps, DetOfNonSquareMatricesIsAnError) {
   expect_run_error(OpTest("Det").input(f32({2, 3}, {1, 2, 3, 4, 5, 6})), "Det", "[*, M, M]");
 }
 
+TEST(GpuComputeVisionOps, MelWeightMatrixBeyondTheSpectrumIsAnError) {
+  expect_run_error(OpTest("MelWeightMatrix")
+                       .input(Tensor::scalar<int64_t>(8))
+                       .input(Tensor::scalar<int64_t>(16))
+                       .input(Tensor::scalar<int64_t>(1000))
+                       .input(Tensor::scalar<float>(0.0f))
+                       .input(Tensor::scalar<float>(4000.0f)),
+                   "MelWeightMatrix", "beyond the spectrum");
+}
+
 TEST(GpuComputeVisionOps, LrnWithoutAPositiveSizeIsAnError) {
   const OpTest test = OpTest("LRN").input(f32({1, 2, 1, 1}, {1, 2})).attr("size", int64_t{0});
   try {
