@@ -169,12 +169,57 @@ void add_mel_weight_matrix_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 3; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
+// MaxUnpool (GPU-compute only): the pooled positions of a 2x2 / stride 2 MaxPool, with and
+// without a larger output_shape, overlapping windows whose indices repeat (the last input
+// element naming a position wins, as on the CPU), 1-D and 3-D windows with pads, int64 values.
+void add_max_unpool_cases(std::vector<OpCase>& c) {
+  c.push_back({"MaxUnpool_2d", [] {
+                 return OpTest("MaxUnpool", 11)
+                     .input(random_f32({1, 2, 2, 2}, 760))
+                     .input(i64({1, 2, 2, 2}, {5, 7, 13, 10, 16, 18, 25, 31}))
+                     .attr("kernel_shape", std::vector<int64_t>{2, 2})
+                     .attr("strides", std::vector<int64_t>{2, 2});
+               }});
+  c.push_back({"MaxUnpool_2d_output_shape", [] {
+                 return OpTest("MaxUnpool", 11)
+                     .input(random_f32({1, 2, 2, 2}, 761))
+                     .input(i64({1, 2, 2, 2}, {0, 3, 9, 15, 17, 19, 28, 30}))
+                     .input(i64({4}, {1, 2, 5, 5}))
+                     .attr("kernel_shape", std::vector<int64_t>{2, 2})
+                     .attr("strides", std::vector<int64_t>{2, 2});
+               }});
+  c.push_back({"MaxUnpool_repeated_indices", [] {
+                 return OpTest("MaxUnpool", 11)
+                     .input(random_f32({2, 1, 4}, 762))
+                     .input(i64({2, 1, 4}, {1, 1, 2, 4, 0, 3, 3, 3}))
+                     .attr("kernel_shape", std::vector<int64_t>{2})
+                     .attr("strides", std::vector<int64_t>{1});
+               }});
+  c.push_back({"MaxUnpool_3d_pads", [] {
+                 return OpTest("MaxUnpool", 11)
+                     .input(random_f32({1, 1, 2, 2, 2}, 763))
+                     .input(i64({1, 1, 2, 2, 2}, {0, 2, 5, 7, 20, 22, 25, 26}))
+                     .attr("kernel_shape", std::vector<int64_t>{2, 2, 2})
+                     .attr("strides", std::vector<int64_t>{2, 2, 2})
+                     .attr("pads", std::vector<int64_t>{0, 0, 0, 1, 1, 1});
+               }});
+  c.push_back({"MaxUnpool_int64_values", [] {
+                 return OpTest("MaxUnpool", 11)
+                     .input(i64({1, 1, 1, 3}, {-5, int64_t{3} << 40, 9}))
+                     .input(i64({1, 1, 1, 3}, {0, 3, 5}))
+                     .attr("kernel_shape", std::vector<int64_t>{1, 2})
+                     .attr("strides", std::vector<int64_t>{1, 2});
+               }});
+  for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
+}
+
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_range_cases);
 REGISTER_OP_CASES(add_constant_cases);
 REGISTER_OP_CASES(add_det_cases);
 REGISTER_OP_CASES(add_mel_weight_matrix_cases);
+REGISTER_OP_CASES(add_max_unpool_cases);
 
 }  // namespace
 }  // namespace kiln::testing

@@ -87,6 +87,16 @@ TEST(GpuComputeVisionOps, MelWeightMatrixBeyondTheSpectrumIsAnError) {
                    "MelWeightMatrix", "beyond the spectrum");
 }
 
+TEST(GpuComputeVisionOps, MaxUnpoolWithTooSmallAnOutputShapeIsAnError) {
+  expect_run_error(OpTest("MaxUnpool", 11)
+                       .input(f32({1, 1, 1, 2}, {1, 2}))
+                       .input(i64({1, 1, 1, 2}, {0, 3}))
+                       .input(i64({4}, {1, 1, 1, 3}))
+                       .attr("kernel_shape", std::vector<int64_t>{1, 2})
+                       .attr("strides", std::vector<int64_t>{1, 2}),
+                   "MaxUnpool", "must have X's rank and be at least the unpooled shape");
+}
+
 TEST(GpuComputeVisionOps, LrnWithoutAPositiveSizeIsAnError) {
   const OpTest test = OpTest("LRN").input(f32({1, 2, 1, 1}, {1, 2})).attr("size", int64_t{0});
   try {
