@@ -213,6 +213,50 @@ void add_max_unpool_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
+// RoiAlign (GPU-compute only): average and max pooling, half_pixel and output_half_pixel
+// coordinates, fixed and adaptive sampling, regions partly outside the map, int32 and int64
+// batch indices, a spatial scale.
+void add_roi_align_cases(std::vector<OpCase>& c) {
+  struct Roi {
+    const char* name;
+    const char* mode;
+    const char* ctm;
+    int64_t out_h, out_w, sampling_ratio;
+    float spatial_scale;
+    bool int32_batch;
+  };
+  const Roi rois[] = {
+      {"RoiAlign_avg_half_pixel", "avg", "half_pixel", 3, 3, 2, 1.0f, false},
+      {"RoiAlign_avg_adaptive", "avg", "half_pixel", 2, 4, 0, 1.0f, false},
+      {"RoiAlign_max", "max", "half_pixel", 3, 2, 2, 1.0f, false},
+      {"RoiAlign_output_half_pixel_scaled", "avg", "output_half_pixel", 4, 4, 0, 0.5f, true},
+      {"RoiAlign_max_adaptive_int32", "max", "output_half_pixel", 2, 2, 0, 1.0f, true},
+  };
+  unsigned seed = 770;
+  for (const Roi& r : rois) {
+    c.push_back({r.name, [r, seed] {
+                   const Tensor batch = r.int32_batch ? Tensor::from_data<int32_t>(
+                                                            {4}, std::vector<int32_t>{0, 1, 0, 1})
+                                                      : i64({4}, {0, 1, 0, 1});
+                   return OpTest("RoiAlign", 16)
+                       .input(random_f32({2, 3, 10, 9}, seed))
+                       .input(f32({4, 4}, {0.0f, 0.0f, 8.0f, 9.0f,    //
+                                           1.5f, 2.2f, 5.5f, 6.3f,    //
+                                           -2.0f, -1.0f, 3.0f, 4.0f,  //
+                                           6.0f, 7.5f, 11.0f, 12.0f}))
+                       .input(batch)
+                       .attr("mode", r.mode)
+                       .attr("coordinate_transformation_mode", r.ctm)
+                       .attr("output_height", r.out_h)
+                       .attr("output_width", r.out_w)
+                       .attr("sampling_ratio", r.sampling_ratio)
+                       .attr("spatial_scale", r.spatial_scale);
+                 }});
+    c.back().on_pixel = false;
+    ++seed;
+  }
+}
+
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_range_cases);
@@ -220,6 +264,7 @@ REGISTER_OP_CASES(add_constant_cases);
 REGISTER_OP_CASES(add_det_cases);
 REGISTER_OP_CASES(add_mel_weight_matrix_cases);
 REGISTER_OP_CASES(add_max_unpool_cases);
+REGISTER_OP_CASES(add_roi_align_cases);
 
 }  // namespace
 }  // namespace kiln::testing

@@ -97,6 +97,14 @@ TEST(GpuComputeVisionOps, MaxUnpoolWithTooSmallAnOutputShapeIsAnError) {
                    "MaxUnpool", "must have X's rank and be at least the unpooled shape");
 }
 
+TEST(GpuComputeVisionOps, RoiAlignWithABatchIndexOutsideTheBatchIsAnError) {
+  expect_run_error(OpTest("RoiAlign", 16)
+                       .input(f32({1, 1, 2, 2}, {1, 2, 3, 4}))
+                       .input(f32({1, 4}, {0, 0, 1, 1}))
+                       .input(i64({1}, {1})),
+                   "RoiAlign", "outside the batch");
+}
+
 TEST(GpuComputeVisionOps, LrnWithoutAPositiveSizeIsAnError) {
   const OpTest test = OpTest("LRN").input(f32({1, 2, 1, 1}, {1, 2})).attr("size", int64_t{0});
   try {
