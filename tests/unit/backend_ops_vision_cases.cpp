@@ -257,6 +257,69 @@ void add_roi_align_cases(std::vector<OpCase>& c) {
   }
 }
 
+// DeformConv (GPU-compute only): offsets that move taps between pixels and off the image, with
+// pads, strides and dilations, a bias and a mask, groups and offset groups.
+void add_deform_conv_cases(std::vector<OpCase>& c) {
+  struct Deform {
+    const char* name;
+    Shape x, w;
+    int64_t out_h, out_w, group, offset_group;
+    std::vector<int64_t> pads, strides, dilations;
+    bool bias, mask;
+  };
+  const Deform deforms[] = {
+      {"DeformConv_plain", {1, 2, 5, 5}, {3, 2, 3, 3}, 3, 3, 1, 1, {}, {}, {}, false, false},
+      {"DeformConv_pads_bias_mask",
+       {2, 2, 4, 5},
+       {2, 2, 2, 2},
+       5,
+       6,
+       1,
+       1,
+       {1, 1, 1, 1},
+       {},
+       {},
+       true,
+       true},
+      {"DeformConv_strides_dilations",
+       {1, 1, 7, 6},
+       {2, 1, 3, 2},
+       2,
+       4,
+       1,
+       1,
+       {0, 1, 0, 1},
+       {2, 2},
+       {2, 1},
+       true,
+       false},
+      {"DeformConv_groups", {1, 4, 4, 4}, {4, 2, 2, 2}, 3, 3, 2, 2, {}, {}, {}, false, true},
+  };
+  unsigned seed = 780;
+  for (const Deform& d : deforms) {
+    c.push_back({d.name, [d, seed] {
+                   const int64_t taps = d.w[2] * d.w[3];
+                   OpTest t("DeformConv", 19);
+                   t.input(random_f32(d.x, seed))
+                       .input(random_f32(d.w, seed + 100, -1.0f, 1.0f))
+                       .input(random_f32({d.x[0], 2 * d.offset_group * taps, d.out_h, d.out_w},
+                                         seed + 200, -1.7f, 1.7f))
+                       .input(d.bias ? random_f32({d.w[0]}, seed + 300) : Tensor())
+                       .input(d.mask ? random_f32({d.x[0], d.offset_group * taps, d.out_h, d.out_w},
+                                                  seed + 400, 0.0f, 1.0f)
+                                     : Tensor())
+                       .attr("group", d.group)
+                       .attr("offset_group", d.offset_group);
+                   if (!d.pads.empty()) t.attr("pads", d.pads);
+                   if (!d.strides.empty()) t.attr("strides", d.strides);
+                   if (!d.dilations.empty()) t.attr("dilations", d.dilations);
+                   return t;
+                 }});
+    c.back().on_pixel = false;
+    ++seed;
+  }
+}
+
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_range_cases);
@@ -265,6 +328,7 @@ REGISTER_OP_CASES(add_det_cases);
 REGISTER_OP_CASES(add_mel_weight_matrix_cases);
 REGISTER_OP_CASES(add_max_unpool_cases);
 REGISTER_OP_CASES(add_roi_align_cases);
+REGISTER_OP_CASES(add_deform_conv_cases);
 
 }  // namespace
 }  // namespace kiln::testing

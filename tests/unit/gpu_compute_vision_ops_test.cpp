@@ -105,6 +105,14 @@ TEST(GpuComputeVisionOps, RoiAlignWithABatchIndexOutsideTheBatchIsAnError) {
                    "RoiAlign", "outside the batch");
 }
 
+TEST(GpuComputeVisionOps, DeformConvWithAnOffsetOfTheWrongShapeIsAnError) {
+  expect_run_error(OpTest("DeformConv", 19)
+                       .input(f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}))
+                       .input(f32({1, 1, 2, 2}, {1, 1, 1, 1}))
+                       .input(f32({1, 8, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0})),
+                   "DeformConv", "offset must have shape");
+}
+
 TEST(GpuComputeVisionOps, LrnWithoutAPositiveSizeIsAnError) {
   const OpTest test = OpTest("LRN").input(f32({1, 2, 1, 1}, {1, 2})).attr("size", int64_t{0});
   try {
