@@ -1,39 +1,19 @@
 // Ops that make a tensor from an attribute (Constant), from a shape or a range given as values,
 // and the random ops.
 #include "opdefs/all_defs.h"
+#include "opdefs/constant.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
 namespace {
 
-// Constant: the type and shape of whichever value attribute it has (exactly one).
+// Constant: the type and shape of its value (parse_constant_value throws for a node the
+// kernel rejects, which leaves the output unknown).
 std::vector<ValueInfo> constant_rule(const InferenceContext& ctx) {
-  const NodeInfo& info = ctx.info();
-  int count = 0;
-  for (const char* name : {"value", "sparse_value", "value_float", "value_floats", "value_int",
-                           "value_ints", "value_string", "value_strings"}) {
-    count += info.has_attr(name) ? 1 : 0;
-  }
-  if (count != 1) return {};  // the kernel reports it
-  auto list = [&](DataType dtype, size_t n) {
-    return std::vector<ValueInfo>{tensor_type(dtype, {fixed_dim(static_cast<int64_t>(n))})};
-  };
-  if (const std::optional<Tensor> value = info.attr_tensor("value")) {
-    std::vector<Dim> dims;
-    for (int64_t d : value->shape()) dims.push_back(fixed_dim(d));
-    return {tensor_type(value->dtype(), dims)};
-  }
-  if (info.has_attr("value_float")) return {tensor_type(DataType::Float32, {})};
-  if (info.has_attr("value_floats"))
-    return list(DataType::Float32, info.attr_floats("value_floats").size());
-  if (info.has_attr("value_int")) return {tensor_type(DataType::Int64, {})};
-  if (info.has_attr("value_ints"))
-    return list(DataType::Int64, info.attr_ints("value_ints").size());
-  if (info.has_attr("value_string")) return {tensor_type(DataType::String, {})};
-  if (info.has_attr("value_strings")) {
-    return list(DataType::String, info.attr_strings("value_strings").size());
-  }
-  return {};  // sparse_value or none: the kernel reports it
+  const Tensor value = parse_constant_value(ctx.info());
+  std::vector<Dim> dims;
+  for (int64_t d : value.shape()) dims.push_back(fixed_dim(d));
+  return {tensor_type(value.dtype(), dims)};
 }
 
 // ConstantOfShape(shape): the constant shape, of the `value` attribute's type (float32 by

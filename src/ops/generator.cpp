@@ -7,6 +7,7 @@
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
 #include "opdefs/eye_like.h"
+#include "opdefs/range.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
 
@@ -38,53 +39,22 @@ double scalar_value(const OpContext& ctx, const Tensor& t, const char* what) {
 CpuKernel make_range(const NodeInfo&) {
   return [](OpContext& ctx) {
     const Tensor& start_t = ctx.input(0);
-    const Tensor& limit_t = ctx.input(1);
-    const Tensor& delta_t = ctx.input(2);
     const DataType dtype = start_t.dtype();
-    if (limit_t.dtype() != dtype || delta_t.dtype() != dtype) {
-      ctx.fail("start, limit and delta must have one type, got " + type_name(dtype) + ", " +
-               type_name(limit_t.dtype()) + " and " + type_name(delta_t.dtype()));
-    }
-    for (const Tensor* t : {&start_t, &limit_t, &delta_t}) {
-      if (t->element_count() != 1 || t->rank() > 1) {
-        ctx.fail("start, limit and delta must be scalars, got shape " + t->shape().to_string());
-      }
-    }
+    const int64_t count = resolve_range_length(ctx.node(), start_t, ctx.input(1), ctx.input(2));
+    Tensor& y = ctx.allocate_output(0, dtype, Shape{count});
+    const Tensor& delta_t = ctx.input(2);
     visit_dtype(dtype, [&]<class T>() {
       if constexpr (is_plain_int_v<T>) {
-        // Integer ranges are computed exactly: no rounding of large int64 bounds.
-        const T start = start_t.data<T>()[0], limit = limit_t.data<T>()[0];
-        const T delta = delta_t.data<T>()[0];
-        if (delta == 0) ctx.fail("delta must not be zero");
-        int64_t count = 0;
-        if constexpr (std::is_signed_v<T>) {
-          const int64_t span = static_cast<int64_t>(limit) - static_cast<int64_t>(start);
-          const int64_t step = delta;
-          if ((span > 0 && step > 0) || (span < 0 && step < 0)) {
-            count = (span + step + (step > 0 ? -1 : 1)) / step;
-          }
-        } else {
-          if (limit > start) count = static_cast<int64_t>((limit - start + delta - 1) / delta);
-        }
-        Tensor& y = ctx.allocate_output(0, dtype, Shape{count});
+        const T start = start_t.data<T>()[0], delta = delta_t.data<T>()[0];
         T* out = y.mutable_data<T>();
         for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(start + i * delta);
       } else if constexpr (is_float_like_v<T>) {
-        const double start = to_double(start_t.data<T>()[0]);
-        const double limit = to_double(limit_t.data<T>()[0]);
-        const double delta = to_double(delta_t.data<T>()[0]);
-        if (delta == 0) ctx.fail("delta must not be zero");
-        const double steps = std::ceil((limit - start) / delta);
-        if (!std::isfinite(steps)) ctx.fail("start, limit and delta give an unbounded range");
-        const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
-        Tensor& y = ctx.allocate_output(0, dtype, Shape{count});
-        T* out = y.mutable_data<T>();
         // Computed in the element type for float/double, as the reference accumulates.
         using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
-        const Compute s = static_cast<Compute>(start), d = static_cast<Compute>(delta);
+        const Compute s = static_cast<Compute>(to_double(start_t.data<T>()[0]));
+        const Compute d = static_cast<Compute>(to_double(delta_t.data<T>()[0]));
+        T* out = y.mutable_data<T>();
         for (int64_t i = 0; i < count; ++i) out[i] = T(s + static_cast<Compute>(i) * d);
-      } else {
-        ctx.fail("unsupported type " + type_name(dtype));
       }
     });
   };

@@ -11,6 +11,7 @@
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/det.h"
 #include "ops/all_ops.h"
 
 namespace kiln {
@@ -56,15 +57,8 @@ void determinants(const T* x, T* y, int64_t count, int64_t n) {
 CpuKernel make_det(const NodeInfo&) {
   return [](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    const Shape& shape = x.shape();
-    const size_t rank = shape.size();
-    if (rank < 2 || shape[rank - 1] != shape[rank - 2]) {
-      ctx.fail("input must have shape [*, M, M], got " + shape.to_string());
-    }
-    const int64_t n = shape[rank - 1];
-    Shape out_shape = shape;
-    out_shape.pop_back();
-    out_shape.pop_back();
+    const int64_t n = resolve_det_order(ctx.node(), x.shape());
+    const Shape out_shape = det_output_shape(x.shape());
     const DataType dtype = x.dtype();
     if (dtype != DataType::Float32 && dtype != DataType::Float64 && dtype != DataType::Float16 &&
         dtype != DataType::BFloat16) {

@@ -7,6 +7,7 @@
 #include "backends/cpu/vector_math.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/local_norm.h"
 #include "ops/all_ops.h"
 #include "ops/norm_common.h"
 
@@ -26,13 +27,9 @@ void check_data(const OpContext& ctx, const Tensor& x) {
 // --- LRN -------------------------------------------------------------------------------------
 
 CpuKernel make_lrn(const NodeInfo& info) {
-  const int64_t size = info.required_int("size");
-  if (size <= 0) info.fail("size must be positive, got " + std::to_string(size));
-  const double alpha = info.attr_float("alpha", 1e-4f);
-  const double beta = info.attr_float("beta", 0.75f);
-  const double bias = info.attr_float("bias", 1.0f);
-  // The window around channel c is [c - floor((size-1)/2), c + ceil((size-1)/2)].
-  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const LrnAttrs attrs = parse_lrn_attrs(info);
+  const int64_t size = attrs.size, before = attrs.before, after = attrs.after;
+  const double alpha = attrs.alpha, beta = attrs.beta, bias = attrs.bias;
 
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
@@ -214,23 +211,14 @@ void for_each_reduced_run(const ReductionLayout& l, int64_t base, Run&& run) {
 }
 
 CpuKernel make_mvn(const NodeInfo& info) {
-  const std::vector<int64_t> axes = info.attr_ints("axes", {0, 2, 3});
-  constexpr double kEpsilon = 1e-9;  // the function body's constant, added to the std deviation
+  const std::vector<int64_t> axes = parse_mvn_axes(info);
 
   return [axes](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     check_data(ctx, x);
     const Shape& shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    if (rank > 14) ctx.fail("inputs of rank above 14 are not supported");
-    uint32_t reduced = 0;  // a bit mask, so that a run allocates nothing
-    for (int64_t a : axes) {
-      if (a < -rank || a >= rank) {
-        ctx.fail("axis " + std::to_string(a) + " is out of range for input rank " +
-                 std::to_string(rank));
-      }
-      reduced |= 1u << (a < 0 ? a + rank : a);
-    }
+    // A bit mask, so that a run allocates nothing.
+    const uint32_t reduced = resolve_mvn_axes(ctx.node(), axes, static_cast<int64_t>(shape.size()));
     const ReductionLayout l = reduction_layout(shape, reduced);
     Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
     if (x.element_count() == 0) return;
@@ -270,7 +258,7 @@ CpuKernel make_mvn(const NodeInfo& info) {
                 sq += d * d;
               }
             });
-            const double k = 1.0 / (std::sqrt(sq * inv_count) + kEpsilon);
+            const double k = 1.0 / (std::sqrt(sq * inv_count) + kMvnEpsilon);
             using C = norm::compute_t<T>;
             const C a = static_cast<C>(k), shift = static_cast<C>(-mean * k);
             for_each_reduced_run(l, base, [&](int64_t off, int64_t len, int64_t st) {

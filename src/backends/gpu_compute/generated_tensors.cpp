@@ -1,12 +1,21 @@
 // Ops whose output comes from a few parameters, not from input elements, on the GPU
-// (shaders/fill.comp): EyeLike (its input gives the shape only) and the cosine windows
-// HannWindow, HammingWindow and BlackmanWindow (their size is a host value).
+// (shaders/fill.comp): EyeLike (its input gives the shape only), the cosine windows
+// HannWindow, HammingWindow and BlackmanWindow (their size is a host value) and Range (its
+// start, limit and delta are host values). Constant, whose value is an attribute, is uploaded
+// and copied into its output.
+#include <cstring>
+#include <vector>
+
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/fill.h"
 #include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/region_copy.h"
 #include "core/tensor_impl.h"
 #include "opdefs/broadcast.h"
+#include "opdefs/constant.h"
 #include "opdefs/cosine_window.h"
 #include "opdefs/eye_like.h"
+#include "opdefs/range.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -75,6 +84,60 @@ OpFactory cosine_window_factory() {
   };
 }
 
+OpFactory range_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q,
+                    {DataType::Float32, DataType::Int32, DataType::Int64, DataType::Float16,
+                     DataType::BFloat16},
+                    reason))
+      return nullptr;
+    for (size_t k = 0; k < q.input_on_cpu.size(); ++k) {
+      if (!q.input_on_cpu[k] && !q.info.constant_input(k)) {
+        reason = "start, limit or delta is not a host value";
+        return nullptr;
+      }
+    }
+    return [node = NodeRef(q.info)](OpRecorder& r) {
+      for (size_t k = 0; k < 3 && k < r.num_inputs(); ++k) {
+        if (r.has_input(k) && r.input(k).impl()->device)
+          throw RunOnCpu(RunTimeCause::InputValues, "start, limit or delta is not a host value");
+      }
+      if (r.num_inputs() < 3 || !r.has_input(0) || !r.has_input(1) || !r.has_input(2))
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                       "an input left out; the CPU kernel reports it");
+      const Tensor& start = r.input(0);
+      const Tensor& delta = r.input(2);
+      const int64_t count = resolve_range_length(*node.node, start, r.input(1), delta);
+      if (!range_fillable(start.dtype()))
+        throw RunOnCpu(RunTimeCause::InputKind, "an element type the GPU kernel lacks");
+      const Buffer& out = r.output(0, start.dtype(), Shape{count});
+      r.kernel<Fill>().record_range(r.cmd(), r.arena(), start, delta, out, count);
+    };
+  };
+}
+
+// Constant: its value uploaded, then copied into the output (a device tensor of its own, as
+// every node's output is). 4- and 8-byte elements, which the copy moves as words.
+OpFactory constant_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const Tensor value = parse_constant_value(q.info);
+    const size_t size = dtype_size(value.dtype());
+    if (value.dtype() == DataType::String || (size != 4 && size != 8)) {
+      reason = "no " + std::string(dtype_name(value.dtype())) + " kernel (output)";
+      return nullptr;
+    }
+    return [value](OpRecorder& r) {
+      const Buffer& out = r.output(0, value.dtype(), value.shape());
+      if (value.element_count() == 0) return;
+      const Buffer& in = r.upload(std::as_bytes(
+          std::span(static_cast<const std::byte*>(value.raw_data()), value.byte_size())));
+      const int64_t count = value.element_count();
+      const Region all{{count}, 0, {1}, 0, {1}};
+      r.kernel<RegionCopy>().record(r.cmd(), r.arena(), all, value.dtype(), in, out);
+    };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(generated_tensors);
@@ -82,6 +145,8 @@ void register_generated_tensors_ops(OpTable& t) {
   t.add("EyeLike", eye_like_factory());
   for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
     t.add(op, cosine_window_factory());
+  t.add("Range", range_factory());
+  t.add("Constant", constant_factory());
 }
 
 }  // namespace kiln::gpu_compute

@@ -1,6 +1,7 @@
 // Host side of shaders/normalization.comp: float32 normalizations along lines of a tensor
 // viewed as [outer, n, inner], a workgroup per line — LayerNormalization, RMSNormalization,
-// InstanceNormalization, GroupNormalization (statistics computed), LpNormalization, and
+// InstanceNormalization, GroupNormalization, MeanVarianceNormalization (statistics computed),
+// LpNormalization, and
 // inference BatchNormalization (statistics given). Lines up to kNormSerialLine elements go
 // one per invocation.
 #pragma once
@@ -19,7 +20,8 @@ namespace kiln::gpu_compute {
 constexpr int64_t kNormSerialLine = 16;
 
 // The shader's modes; the order is part of the shader interface.
-enum class NormMode : uint32_t { Moments, Lp, Given, Rms };
+// Mvn is Moments with epsilon added to the standard deviation rather than to the variance.
+enum class NormMode : uint32_t { Moments, Lp, Given, Rms, Mvn };
 
 // Mirrors the shader's push-constant block.
 struct NormPushConstants {

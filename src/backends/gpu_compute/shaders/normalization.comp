@@ -6,6 +6,7 @@
 //     the variance accurate), then y = (x - mean) / sqrt(var + epsilon) * scale + bias; with
 //     write_stats also the line's mean and 1 / sqrt(var + epsilon) (LayerNormalization's
 //     optional outputs).
+//   Mvn (MeanVarianceNormalization): as Moments, but y = (x - mean) / (sqrt(var) + epsilon).
 //   Rms (RMSNormalization, SimplifiedLayerNormalization): no centring, y = x / sqrt(mean(x^2)
 //     + epsilon) * scale (+ bias); with write_stats the mean written is 0.
 //   Lp (LpNormalization): y = x / ||line||_p (p = 1 or 2), an all-zero line stays zero.
@@ -27,7 +28,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer Y { float y[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer MeanOut { float mean_out[]; };
 layout(std430, set = 0, binding = 7) writeonly buffer InvStdOut { float inv_std_out[]; };
 
-const uint kMoments = 0, kLp = 1, kGiven = 2, kRms = 3;
+const uint kMoments = 0, kLp = 1, kGiven = 2, kRms = 3, kMvn = 4;
 // The largest workgroup the host creates this pipeline with.
 const uint kMaxWorkgroup = 256;
 
@@ -81,8 +82,8 @@ void main() {
   }
 
   float mean = 0.0, inv_std = 0.0;
-  if (p.mode == kMoments || p.mode == kRms) {
-    if (p.mode == kMoments) {
+  if (p.mode == kMoments || p.mode == kRms || p.mode == kMvn) {
+    if (p.mode != kRms) {
       float sum = 0.0;
       for (uint k = tid; k < p.n; k += step) sum += x[base + k * p.inner];
       if (!serial) sum = tree_sum(sum);
@@ -94,7 +95,8 @@ void main() {
       squares += d * d;
     }
     if (!serial) squares = tree_sum(squares);
-    inv_std = inversesqrt(squares / float(p.n) + p.epsilon);
+    inv_std = p.mode == kMvn ? 1.0 / (sqrt(squares / float(p.n)) + p.epsilon)
+                             : inversesqrt(squares / float(p.n) + p.epsilon);
     if (p.write_stats != 0 && tid == 0) {
       mean_out[line] = mean;
       inv_std_out[line] = inv_std;
