@@ -8,6 +8,7 @@
 // ONNX nodes on it. Nothing else uses the kernel, so it has no header.
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
