@@ -125,6 +125,10 @@ CellSpec rnn_cell_spec() {
   return spec;
 }
 
+bool gru_linear_before_reset(const NodeInfo& info) {
+  return info.attr_int("linear_before_reset", 0) != 0;
+}
+
 RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec) {
   RecurrentAttributes a;
   const std::string direction = info.attr_string("direction", "forward");
@@ -204,6 +208,17 @@ RecurrentShape check_inputs(const NodeInputs& ctx, const RecurrentAttributes& at
   return s;
 }
 
+int64_t sequence_length(const NodeInputs& ctx, const RecurrentShape& shape, int64_t b) {
+  if (!ctx.has_input(kSequenceLens)) return shape.seq;
+  const Tensor& t = ctx.input(kSequenceLens);
+  const int64_t length = t.dtype() == DataType::Int32 ? t.data<int32_t>()[b] : t.data<int64_t>()[b];
+  if (length < 0 || length > shape.seq) {
+    ctx.fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(length) +
+             " is outside [0, " + std::to_string(shape.seq) + "]");
+  }
+  return length;
+}
+
 }  // namespace kiln::recurrent
 
 // ---- definitions ----------------------------------------------------------------------------
@@ -214,7 +229,7 @@ namespace {
 recurrent::CellSpec cell_spec_of(const NodeInfo& info) {
   const std::string& op = info.node().op_type;
   if (op == "LSTM") return recurrent::lstm_cell_spec();
-  if (op == "GRU") return recurrent::gru_cell_spec(info.attr_int("linear_before_reset", 0) != 0);
+  if (op == "GRU") return recurrent::gru_cell_spec(recurrent::gru_linear_before_reset(info));
   return recurrent::rnn_cell_spec();
 }
 

@@ -102,6 +102,9 @@ CellSpec lstm_cell_spec();
 CellSpec gru_cell_spec(bool linear_before_reset);
 CellSpec rnn_cell_spec();
 
+// GRU's linear_before_reset attribute: whether the reset gate scales H·Rhᵀ + Rbh (1) or H (0).
+bool gru_linear_before_reset(const NodeInfo& info);
+
 RecurrentAttributes parse_recurrent_attributes(const NodeInfo& info, const CellSpec& spec);
 
 // The sizes of one run and where each (time, direction, batch) vector lives in X, Y and the
@@ -144,5 +147,9 @@ struct RecurrentShape {
 // Checks the inputs' types and shapes against each other and the attributes.
 RecurrentShape check_inputs(const NodeInputs& ctx, const RecurrentAttributes& attrs,
                             const CellSpec& spec);
+
+// Batch entry b's sequence length: sequence_lens[b] (its host values), or the sequence length
+// when the node has none. Fails when it lies outside [0, seq].
+int64_t sequence_length(const NodeInputs& ctx, const RecurrentShape& shape, int64_t b);
 
 }  // namespace kiln::recurrent

@@ -15,8 +15,8 @@
 #include "core/element_storage.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/causal_conv_with_state.h"
 #include "ops/all_ops.h"
-#include "ops/attention_common.h"
 
 namespace kiln {
 namespace {
@@ -24,13 +24,11 @@ namespace {
 template <class T>
 using Compute = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-struct ConvDims {
-  int64_t batch = 0, channels = 0, length = 0, kernel = 0;
-};
+using causal_conv::Dims;
 
 // One (batch, channel) row: the padded signal is read from past and input without building it.
 template <class T>
-void convolve_row(const ConvDims& d, bool silu, const T* input, const T* weight, const T* bias,
+void convolve_row(const Dims& d, bool silu, const T* input, const T* weight, const T* bias,
                   const T* past, T* out, T* present) {
   using C = Compute<T>;
   const int64_t carry = d.kernel - 1;
@@ -49,26 +47,12 @@ void convolve_row(const ConvDims& d, bool silu, const T* input, const T* weight,
 }
 
 void run_causal_conv(OpContext& ctx, bool silu) {
-  const Tensor &x = ctx.input(0), &w = ctx.input(1);
-  attn::require_float(ctx, x, "input");
-  if (w.dtype() != x.dtype()) ctx.fail("weight must have the input's element type");
-  if (x.rank() != 3)
-    ctx.fail("input must be [batch, channels, length], got " + x.shape().to_string());
-  const ConvDims d{x.shape()[0], x.shape()[1], x.shape()[2], w.rank() == 3 ? w.shape()[2] : 0};
-  if (w.shape() != Shape{d.channels, 1, d.kernel} || d.kernel < 1) {
-    ctx.fail("weight must be [" + std::to_string(d.channels) + ", 1, kernel_size >= 1], got " +
-             w.shape().to_string());
-  }
-  const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-  if (bias && (bias->dtype() != x.dtype() || bias->shape() != Shape{d.channels})) {
-    ctx.fail("bias must be [" + std::to_string(d.channels) + "] of the input's element type");
-  }
-  const Shape state_shape{d.batch, d.channels, d.kernel - 1};
-  const Tensor* past = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-  if (past && (past->dtype() != x.dtype() || past->shape() != state_shape)) {
-    ctx.fail("past_state must be " + state_shape.to_string() +
-             " of the input's element type, got " + past->shape().to_string());
-  }
+  const Dims d = causal_conv::check_inputs({ctx.node(), ctx.inputs()});
+  const Tensor &x = ctx.input(causal_conv::kInput), &w = ctx.input(causal_conv::kWeight);
+  const Tensor* bias = ctx.has_input(causal_conv::kBias) ? &ctx.input(causal_conv::kBias) : nullptr;
+  const Tensor* past =
+      ctx.has_input(causal_conv::kPastState) ? &ctx.input(causal_conv::kPastState) : nullptr;
+  const Shape state_shape = d.state_shape();
   Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
   Tensor* present = ctx.wants_output(1) ? &ctx.allocate_output(1, x.dtype(), state_shape) : nullptr;
   const int64_t rows = d.batch * d.channels;
@@ -95,11 +79,7 @@ void run_causal_conv(OpContext& ctx, bool silu) {
 }
 
 CpuKernel make_causal_conv_with_state(const NodeInfo& info) {
-  const std::string activation = info.attr_string("activation", "none");
-  if (activation != "none" && activation != "silu" && activation != "swish") {
-    info.fail("activation must be none, silu or swish, got \"" + activation + "\"");
-  }
-  const bool silu = activation != "none";
+  const bool silu = causal_conv::parse_attributes(info).silu;
   return [=](OpContext& ctx) { run_causal_conv(ctx, silu); };
 }
 

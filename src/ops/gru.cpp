@@ -86,7 +86,7 @@ struct GruCell {
 
 CpuKernel make_gru(const NodeInfo& info) {
   GruCell cell;
-  cell.linear_before_reset = info.attr_int("linear_before_reset", 0) != 0;
+  cell.linear_before_reset = recurrent::gru_linear_before_reset(info);
   return recurrent::make_recurrent_kernel(info, recurrent::gru_cell_spec(cell.linear_before_reset),
                                           cell);
 }

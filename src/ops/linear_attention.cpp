@@ -16,29 +16,18 @@
 
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/linear_attention.h"
 #include "ops/all_ops.h"
 #include "ops/attention_common.h"
 
 namespace kiln {
 namespace {
 
-enum class UpdateRule { kLinear, kGated, kDelta, kGatedDelta };
-
-struct LinearAttentionAttrs {
-  int64_t q_heads = 0, kv_heads = 0;
-  UpdateRule rule = UpdateRule::kGatedDelta;
-  bool has_scale = false;
-  float scale = 1.0f;
-};
-
-bool uses_decay(UpdateRule r) { return r == UpdateRule::kGated || r == UpdateRule::kGatedDelta; }
-bool uses_beta(UpdateRule r) { return r == UpdateRule::kDelta || r == UpdateRule::kGatedDelta; }
-
-struct Dims {
-  int64_t batch = 0, seq = 0, q_heads = 0, kv_heads = 0, key_size = 0, value_size = 0;
-  int64_t decay_width = 0;  // per kv head: key_size or 1
-  int64_t beta_heads = 0;   // kv_heads or 1
-};
+namespace la = linear_attention;
+using la::Dims;
+using la::UpdateRule;
+using la::uses_beta;
+using la::uses_decay;
 
 // Float32 operands, each [batch, seq, width] row-major (decay and beta may be null).
 struct Operands {
@@ -87,25 +76,6 @@ void run_head(const Dims& d, UpdateRule rule, float scale, const Operands& in, i
   }
 }
 
-Dims dims_of(const OpContext& ctx, const LinearAttentionAttrs& a, const Tensor& q, const Tensor& k,
-             const Tensor& v) {
-  if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3) {
-    ctx.fail("query, key and value must be 3-D [batch, seq, heads * size]");
-  }
-  const Shape &qs = q.shape(), &ks = k.shape(), &vs = v.shape();
-  Dims d{qs[0], qs[1], a.q_heads, a.kv_heads, 0, 0, 0, 0};
-  if (ks[0] != d.batch || vs[0] != d.batch || ks[1] != d.seq || vs[1] != d.seq) {
-    ctx.fail("query, key and value must agree on batch and sequence length");
-  }
-  if (qs[2] % d.q_heads != 0 || ks[2] % d.kv_heads != 0 || vs[2] % d.kv_heads != 0) {
-    ctx.fail("hidden sizes are not divisible by q_num_heads and kv_num_heads");
-  }
-  d.key_size = qs[2] / d.q_heads;
-  d.value_size = vs[2] / d.kv_heads;
-  if (ks[2] / d.kv_heads != d.key_size) ctx.fail("query and key have different head sizes");
-  return d;
-}
-
 struct QTag {};
 struct KTag {};
 struct VTag {};
@@ -115,64 +85,35 @@ struct StateTag {};
 struct OutTag {};
 struct DeltaTag {};
 
-void run_linear_attention(OpContext& ctx, const LinearAttentionAttrs& a) {
-  const Tensor &q = ctx.input(0), &k = ctx.input(1), &v = ctx.input(2);
-  attn::require_float(ctx, q, "query");
-  attn::require_float(ctx, k, "key");
-  attn::require_float(ctx, v, "value");
-  Dims d = dims_of(ctx, a, q, k, v);
+void run_linear_attention(OpContext& ctx, const la::Attributes& a) {
+  const Dims d = la::check_inputs({ctx.node(), ctx.inputs()}, a);
+  const Tensor &q = ctx.input(la::kQuery), &k = ctx.input(la::kKey), &v = ctx.input(la::kValue);
   Operands in{};
   in.q = attn::as_float(q, attn::scratch<float, QTag>(q.element_count()));
   in.k = attn::as_float(k, attn::scratch<float, KTag>(k.element_count()));
   in.v = attn::as_float(v, attn::scratch<float, VTag>(v.element_count()));
   if (uses_decay(a.rule)) {
-    if (!ctx.has_input(4)) ctx.fail("this update_rule needs the decay input");
-    const Tensor& decay = ctx.input(4);
-    attn::require_float(ctx, decay, "decay");
-    const Shape& s = decay.shape();
-    if (s.size() != 3 || s[0] != d.batch || s[1] != d.seq ||
-        (s[2] != d.kv_heads * d.key_size && s[2] != d.kv_heads)) {
-      ctx.fail(
-          "decay must be [batch, seq, kv_num_heads * head_size] or [batch, seq, "
-          "kv_num_heads], got " +
-          s.to_string());
-    }
-    d.decay_width = s[2] / d.kv_heads;
+    const Tensor& decay = ctx.input(la::kDecay);
     in.decay = attn::as_float(decay, attn::scratch<float, DecayTag>(decay.element_count()));
   }
   if (uses_beta(a.rule)) {
-    if (!ctx.has_input(5)) ctx.fail("this update_rule needs the beta input");
-    const Tensor& beta = ctx.input(5);
-    attn::require_float(ctx, beta, "beta");
-    const Shape& s = beta.shape();
-    if (s.size() != 3 || s[0] != d.batch || s[1] != d.seq || (s[2] != d.kv_heads && s[2] != 1)) {
-      ctx.fail("beta must be [batch, seq, kv_num_heads] or [batch, seq, 1], got " + s.to_string());
-    }
-    d.beta_heads = s[2];
+    const Tensor& beta = ctx.input(la::kBeta);
     in.beta = attn::as_float(beta, attn::scratch<float, BetaTag>(beta.element_count()));
   }
 
-  const Shape state_shape{d.batch, d.kv_heads, d.key_size, d.value_size};
+  const Shape state_shape = d.state_shape();
   const int64_t state_count = state_shape.element_count();
   Tensor* present = ctx.wants_output(1) ? &ctx.allocate_output(1, q.dtype(), state_shape) : nullptr;
   float* state = present ? attn::output_buffer<StateTag>(*present)
                          : attn::scratch<float, StateTag>(state_count);
-  if (ctx.has_input(3)) {
-    const Tensor& past = ctx.input(3);
-    attn::require_float(ctx, past, "past_state");
-    if (past.shape() != state_shape) {
-      ctx.fail("past_state must have shape " + state_shape.to_string() + ", got " +
-               past.shape().to_string());
-    }
-    attn::copy_to_float(past, state);
+  if (ctx.has_input(la::kPastState)) {
+    attn::copy_to_float(ctx.input(la::kPastState), state);
   } else {
     std::fill(state, state + state_count, 0.0f);
   }
-  Tensor& out = ctx.allocate_output(0, q.dtype(), {d.batch, d.seq, d.q_heads * d.value_size});
+  Tensor& out = ctx.allocate_output(0, q.dtype(), d.output_shape());
   float* out_f = attn::output_buffer<OutTag>(out);
-  const float scale = a.has_scale
-                          ? a.scale
-                          : 1.0f / std::sqrt(static_cast<float>(std::max<int64_t>(1, d.key_size)));
+  const float scale = la::output_scale(a, d);
   const int64_t work = d.seq * d.key_size * d.value_size * (3 + d.q_heads / d.kv_heads);
   parallel_for(d.batch * d.kv_heads, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, work)),
                [&](int64_t begin, int64_t end) {
@@ -187,28 +128,7 @@ void run_linear_attention(OpContext& ctx, const LinearAttentionAttrs& a) {
 }
 
 CpuKernel make_linear_attention(const NodeInfo& info) {
-  LinearAttentionAttrs a;
-  a.q_heads = info.required_int("q_num_heads");
-  a.kv_heads = info.required_int("kv_num_heads");
-  if (a.q_heads <= 0 || a.kv_heads <= 0 || a.q_heads % a.kv_heads != 0) {
-    info.fail(
-        "q_num_heads and kv_num_heads must be positive, q_num_heads a multiple of "
-        "kv_num_heads");
-  }
-  const std::string rule = info.attr_string("update_rule", "gated_delta");
-  if (rule == "linear") {
-    a.rule = UpdateRule::kLinear;
-  } else if (rule == "gated") {
-    a.rule = UpdateRule::kGated;
-  } else if (rule == "delta") {
-    a.rule = UpdateRule::kDelta;
-  } else if (rule == "gated_delta") {
-    a.rule = UpdateRule::kGatedDelta;
-  } else {
-    info.fail("update_rule must be linear, gated, delta or gated_delta, got \"" + rule + "\"");
-  }
-  a.has_scale = info.has_attr("scale");
-  a.scale = info.attr_float("scale", 1.0f);
+  const la::Attributes a = la::parse_attributes(info);
   return [=](OpContext& ctx) { run_linear_attention(ctx, a); };
 }
 

@@ -33,17 +33,8 @@ bool is_packable(const Tensor* t, int64_t num_directions) {
 
 const int64_t* read_sequence_lengths(const OpContext& ctx, const RecurrentShape& shape) {
   int64_t* lengths = scratch<int64_t>(Scratch::kLengths, shape.batch);
-  if (!ctx.has_input(kSequenceLens)) {
-    std::fill_n(lengths, shape.batch, shape.seq);
-    return lengths;
-  }
-  const Tensor& t = ctx.input(kSequenceLens);
   for (int64_t b = 0; b < shape.batch; ++b) {
-    lengths[b] = t.dtype() == DataType::Int32 ? t.data<int32_t>()[b] : t.data<int64_t>()[b];
-    if (lengths[b] < 0 || lengths[b] > shape.seq) {
-      ctx.fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(lengths[b]) +
-               " is outside [0, " + std::to_string(shape.seq) + "]");
-    }
+    lengths[b] = sequence_length({ctx.node(), ctx.inputs()}, shape, b);
   }
   return lengths;
 }

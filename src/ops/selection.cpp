@@ -12,6 +12,7 @@
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/reverse_sequence.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/op_utils.h"
@@ -202,59 +203,19 @@ CpuKernel make_compress(const NodeInfo& info) {
 // ReverseSequence
 
 CpuKernel make_reverse_sequence(const NodeInfo& info) {
-  const int64_t batch_axis = info.attr_int("batch_axis", 1);
-  const int64_t time_axis = info.attr_int("time_axis", 0);
-  if ((batch_axis != 0 && batch_axis != 1) || (time_axis != 0 && time_axis != 1) ||
-      batch_axis == time_axis) {
-    info.fail("batch_axis and time_axis must be 0 and 1 in some order, got " +
-              std::to_string(batch_axis) + " and " + std::to_string(time_axis));
-  }
-  return [batch_axis, time_axis](OpContext& ctx) {
+  const reverse_sequence::Axes axes = reverse_sequence::parse_axes(info);
+  return [axes](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    const Tensor& lengths_t = ctx.input(1);
-    if (x.rank() < 2) ctx.fail("input must have rank >= 2, got " + x.shape().to_string());
-    const Shape& shape = x.shape();
-    const int64_t batch = shape[batch_axis], steps = shape[time_axis];
-    if (lengths_t.rank() != 1 || lengths_t.shape()[0] != batch) {
-      ctx.fail("sequence_lens must have shape [" + std::to_string(batch) + "], got " +
-               lengths_t.shape().to_string());
-    }
-    const Shape lengths = read_index_list(ctx, lengths_t, "sequence_lens");
-    for (int64_t b = 0; b < batch; ++b) {
-      if (lengths[b] < 0 || lengths[b] > steps) {
-        ctx.fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(lengths[b]) +
-                 " is out of range [0, " + std::to_string(steps) + "]");
-      }
-    }
-    Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
-    if (x.element_count() == 0) return;
-    // Per batch entry, two strided copies of [time, rest...]: the first lengths[b] steps read
-    // backwards, the others straight.
-    const Shape strides = strides_of(shape);
-    Shape region = shape, src_strides = strides;
-    region.erase(static_cast<size_t>(batch_axis));
-    src_strides.erase(static_cast<size_t>(batch_axis));
-    // After dropping the batch axis the time axis is dimension 0.
+    const std::vector<StridedCopy> copies =
+        reverse_sequence::plan_copies({ctx.node(), ctx.inputs()}, axes);
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
     const size_t element =
         x.dtype() == DataType::String ? sizeof(std::string) : dtype_size(x.dtype());
     const auto* src = static_cast<const char*>(x.raw_data());
     auto* dst = static_cast<char*>(y.mutable_raw_data());
-    for (int64_t b = 0; b < batch; ++b) {
-      const int64_t base = b * strides[batch_axis];
-      const int64_t len = lengths[b];
-      Shape reversed_strides = src_strides;
-      reversed_strides[0] = -src_strides[0];
-      region[0] = len;
-      if (len > 0) {
-        cpu::strided_copy(x.dtype(), region, dst + base * element, src_strides,
-                          src + (base + (len - 1) * strides[time_axis]) * element,
-                          reversed_strides);
-      }
-      region[0] = steps - len;
-      if (len < steps) {
-        const int64_t offset = (base + len * strides[time_axis]) * element;
-        cpu::strided_copy(x.dtype(), region, dst + offset, src_strides, src + offset, src_strides);
-      }
+    for (const StridedCopy& c : copies) {
+      cpu::strided_copy(x.dtype(), Shape(c.shape), dst + c.out_offset * element,
+                        Shape(c.out_strides), src + c.in_offset * element, Shape(c.in_strides));
     }
   };
 }

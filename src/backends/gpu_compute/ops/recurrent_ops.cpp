@@ -1,7 +1,9 @@
-// LSTM on the GPU (lstm.h): the input projection of every step in one MatMul-kernel dispatch,
-// then one step dispatch per time step for all directions. The subset it takes: float32,
-// layout 0, the default activations, no clip, no input_forget, and sequence lengths (when
-// given) that all equal the sequence length. Other nodes stay on the CPU with a reason.
+// RNN, GRU and LSTM on the GPU: the input projection of every step in one MatMul-kernel
+// dispatch, then per time step one step kernel recording for all directions.
+// LSTM (lstm.h) takes a subset: float32, layout 0, the default activations, no clip, no
+// input_forget, and sequence lengths (when given) that all equal the sequence length. RNN and
+// GRU (recurrent_step.h) take every float32 node: any direction, layout, activations, clip and
+// sequence lengths. Other nodes stay on the CPU with a reason.
 #include <string>
 
 #include "backends/gpu_common/device_lstm.h"
@@ -9,6 +11,7 @@
 #include "backends/gpu_compute/lstm.h"
 #include "backends/gpu_compute/matmul.h"
 #include "backends/gpu_compute/ops/op_table.h"
+#include "backends/gpu_compute/recurrent_step.h"
 #include "backends/gpu_compute/region_copy.h"
 #include "core/tensor_impl.h"
 #include "opdefs/recurrent.h"
@@ -101,6 +104,113 @@ RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
   };
 }
 
+// RNN or GRU: the sizes and optional operands of a run, checked by the definition
+// (opdefs/recurrent.h) as the CPU kernel checks them, sequence lengths included.
+RecurrentStepProblem rnn_or_gru_problem(const OpRecorder& r, RecurrentCell cell,
+                                        const rc::RecurrentAttributes& a, const rc::CellSpec& spec,
+                                        const NodeRef& node) {
+  const std::vector<Tensor> inputs = run_inputs(r);
+  const NodeInputs checked{*node.node, inputs};
+  const rc::RecurrentShape s = rc::check_inputs(checked, a, spec);
+  RecurrentStepProblem p;
+  p.cell = cell;
+  p.seq = s.seq;
+  p.batch = s.batch;
+  p.hidden = s.hidden;
+  p.directions = s.directions;
+  p.layout = s.layout;
+  p.reverse = a.direction == rc::Direction::kReverse;
+  p.has_bias = r.has_input(rc::kB);
+  p.has_initial_h = r.has_input(rc::kInitialH);
+  p.has_clip = a.has_clip;
+  p.clip = a.clip;
+  p.activations = a.activations;
+  if (p.seq == 0 || p.batch == 0 || p.hidden == 0 || s.input == 0)
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                   node.node->op_type + " with an empty dimension runs on the CPU");
+  p.has_lengths = r.has_input(rc::kSequenceLens);
+  if (p.has_lengths) {
+    const Tensor& lengths = r.input(rc::kSequenceLens);
+    // The shader trusts the lengths: values computed on the device cannot be checked here.
+    if (lengths.impl()->device)
+      throw RunOnCpu(
+          RunTimeCause::InputValues,
+          node.node->op_type + " sequence_lens computed on the device cannot be checked");
+    p.lengths_int64 = lengths.dtype() == DataType::Int64;
+    std::vector<Tensor> host = inputs;  // the lengths' values, noted for a replay
+    host[rc::kSequenceLens] = lengths;
+    for (int64_t b = 0; b < p.batch; ++b) rc::sequence_length({*node.node, host}, s, b);
+  }
+  return p;
+}
+
+RecordFn rnn_or_gru(RecurrentCell cell, rc::RecurrentAttributes attrs, rc::CellSpec spec,
+                    bool linear_before_reset, NodeRef node) {
+  return [cell, attrs = std::move(attrs), spec = std::move(spec), linear_before_reset,
+          node](OpRecorder& r) {
+    RecurrentStepProblem p = rnn_or_gru_problem(r, cell, attrs, spec, node);
+    p.linear_before_reset = linear_before_reset;
+    const int64_t input = r.shape(rc::kX)[2], width = p.gates() * p.hidden;
+    const int64_t rows = p.seq * p.batch;
+    const rc::RecurrentShape shape{.seq = p.seq,
+                                   .batch = p.batch,
+                                   .input = input,
+                                   .hidden = p.hidden,
+                                   .directions = p.directions,
+                                   .gates = p.gates(),
+                                   .layout = p.layout};
+
+    // X viewed as [rows, input] (in X's own order, either layout) times W viewed as
+    // [directions * width, input]ᵀ.
+    const MatMulProblem projection_problem = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
+      return gemm_problem({rows, input}, {p.directions * width, input}, false, true);
+    });
+    const Buffer& projection =
+        r.scratch(static_cast<size_t>(rows * p.directions * width) * sizeof(float));
+    RecurrentStepBuffers b;
+    b.projection = &projection;
+    b.r = &r.buffer(rc::kR);
+    if (p.has_bias) b.bias = &r.buffer(rc::kB);
+    if (p.has_lengths) b.lengths = &r.buffer(rc::kSequenceLens);
+    if (p.has_initial_h) b.initial_h = &r.buffer(rc::kInitialH);
+    const Buffer& x = r.buffer(rc::kX);
+    const Buffer& w = r.buffer(rc::kW);
+    b.y = &r.output(0, DataType::Float32, shape.y_shape());
+    p.writes_final_h = r.num_outputs() > 1;
+    if (p.writes_final_h) b.final_h = &r.output(1, DataType::Float32, shape.state_shape());
+    b.state = &r.scratch(static_cast<size_t>(p.state_elements()) * sizeof(float));
+
+    r.add_work(static_cast<uint64_t>(rows * p.directions * width) *
+               static_cast<uint64_t>(input + p.hidden));
+    r.kernel<MatMul>().record(r.cmd(), r.arena(), projection_problem, x, w, projection);
+    for (int64_t step = 0; step < p.seq; ++step)
+      r.kernel<RecurrentStep>().record_step(r.cmd(), r.arena(), p, b, step);
+  };
+}
+
+// RNN's and GRU's factory: float32 X, W, R, B and initial_h, int32 or int64 sequence_lens.
+OpFactory rnn_or_gru_factory(RecurrentCell cell) {
+  return [cell](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32}, reason, rc::kX, rc::kSequenceLens) ||
+        !inputs_are(q, {DataType::Int32, DataType::Int64}, reason, rc::kSequenceLens, 1) ||
+        !inputs_are(q, {DataType::Float32}, reason, rc::kInitialH))
+      return nullptr;
+    const bool linear_before_reset =
+        cell == RecurrentCell::kGru && rc::gru_linear_before_reset(q.info);
+    rc::CellSpec spec =
+        cell == RecurrentCell::kGru ? rc::gru_cell_spec(linear_before_reset) : rc::rnn_cell_spec();
+    rc::RecurrentAttributes attrs;
+    try {
+      attrs = rc::parse_recurrent_attributes(q.info, spec);
+    } catch (const Error& e) {
+      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+      return nullptr;
+    }
+    return rnn_or_gru(cell, std::move(attrs), std::move(spec), linear_before_reset,
+                      NodeRef(q.info));
+  };
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(recurrent);
@@ -121,6 +231,8 @@ void register_recurrent_ops(OpTable& t) {
     if (!reason.empty()) return nullptr;
     return lstm(std::move(attrs), NodeRef(q.info));
   });
+  t.add("RNN", rnn_or_gru_factory(RecurrentCell::kRnn));
+  t.add("GRU", rnn_or_gru_factory(RecurrentCell::kGru));
 }
 
 }  // namespace kiln::gpu_compute
