@@ -66,7 +66,7 @@ TEST_F(GpuPixelWorker, IntegerTensorsStayOnTheCpuWithAReason) {
   EXPECT_NE(p[0].fallback_reason.find("float32"), std::string::npos) << p[0].fallback_reason;
 }
 
-// An embedding lookup whose indices a CPU node computes (integers never enter textures): the
+// An embedding lookup whose indices a CPU node computes (the Cast from int32 has no draw yet): the
 // indices are host values, so the Gather still draws.
 TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedOnTheCpu) {
   GraphBuilder b;

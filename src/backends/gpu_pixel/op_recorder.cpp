@@ -29,7 +29,15 @@ const TextureTensor& OpRecorder::texture(size_t k) {
                      std::string(dtype_name(host.dtype())) + " tensors do not live in textures");
     auto d = new_texture(host.shape(), host.dtype());
     TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
-    if (host.dtype() == DataType::Float32) {
+    if (in_integer_texture(host.dtype())) {
+      // int32 and uint32 elements are the words; an int64's bytes are its two words.
+      const auto words = static_cast<size_t>(host.byte_size() / 4);
+      if (host.dtype() == DataType::UInt32) {
+        upload(d->texture(), std::span(static_cast<const uint32_t*>(host.raw_data()), words));
+      } else {
+        upload(d->texture(), std::span(static_cast<const int32_t*>(host.raw_data()), words));
+      }
+    } else if (host.dtype() == DataType::Float32) {
       upload(d->texture(),
              std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
     } else {
@@ -38,6 +46,14 @@ const TextureTensor& OpRecorder::texture(size_t k) {
     mirror = std::move(d);
   }
   return static_cast<TextureData*>(mirror.get())->texture();
+}
+
+const Tensor& OpRecorder::host(size_t k) {
+  const Tensor& t = run_.inputs[k];
+  if (!t.impl()->device) return t;
+  if (hosts_.size() < run_.inputs.size()) hosts_.resize(run_.inputs.size());
+  if (!hosts_[k].defined()) hosts_[k] = download_to_host(t);
+  return hosts_[k];
 }
 
 TextureTensor& OpRecorder::output(size_t k, const Shape& shape, DataType dtype) {

@@ -3,6 +3,7 @@
 // Cast does. Casts to or from int32, int64, float64 and the other dtypes stay on the CPU.
 #include "backends/gpu_pixel/convert.h"
 #include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -29,6 +30,10 @@ DataType input_dtype(const DevicePlacementQuery& q, size_t k) {
 bool castable(DataType from, DataType to, std::string& reason) {
   if (from == DataType::Undefined || to == DataType::Undefined) {
     reason = "a cast whose dtypes are unknown at load time";
+    return false;
+  }
+  if (in_integer_texture(from)) {  // the conversions read float textures
+    reason = "no GPU kernel casting from " + std::string(dtype_name(from));
     return false;
   }
   if (convert_to(to)) return true;

@@ -1,8 +1,8 @@
 // Element-wise ops as draws: float32 and float16 binary arithmetic with broadcasting, Sum, Max,
 // Min and Mean of any number of inputs, and the unary math and activation functions
 // (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise); the
-// comparisons of any texture dtype and the logical ops on bool, which write bool, and Where
-// (backends/gpu_pixel/where).
+// comparisons of the float textures' dtypes and the logical ops on bool, which write bool, and
+// Where (backends/gpu_pixel/where) of any texture dtype.
 #include <optional>
 #include <span>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "backends/gpu_pixel/binary_elementwise.h"
 #include "backends/gpu_pixel/convert.h"
 #include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 #include "backends/gpu_pixel/unary_elementwise.h"
 #include "backends/gpu_pixel/variadic_elementwise.h"
 #include "backends/gpu_pixel/where.h"
@@ -160,10 +161,14 @@ RecordFn where_factory(const DevicePlacementQuery& q, std::string& reason) {
     if (r.input(1).dtype() != r.input(2).dtype())
       throw RunOnCpu(RunTimeCause::InputKind, "x and y of two dtypes");
     const Shape out = broadcast(broadcast(r.shape(0), r.shape(1)), r.shape(2));
-    const WhereOperand c{&r.texture(0), r.shape(0)};
-    const WhereOperand x{&r.texture(1), r.shape(1)};
-    const WhereOperand y{&r.texture(2), r.shape(2)};
-    r.kernel<Where>().record(c, x, y, r.output(0, out, r.input(1).dtype()));
+    const DataType dtype = r.dtype(1);
+    // An int64 as its words: the condition's trailing 1 broadcasts over the word axis.
+    Shape c_shape = r.shape(0);
+    if (words_per_element(dtype) > 1) c_shape.push_back(1);
+    const WhereOperand c{&r.texture(0), c_shape};
+    const WhereOperand x{&r.texture(1), word_shape(r.shape(1), dtype)};
+    const WhereOperand y{&r.texture(2), word_shape(r.shape(2), dtype)};
+    r.kernel<Where>().record(c, x, y, r.output(0, out, dtype));
   };
 }
 

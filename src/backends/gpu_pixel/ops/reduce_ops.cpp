@@ -49,7 +49,7 @@ OpFactory reduce_factory(ReduceOp op) {
       const Shape& x = r.shape(0);
       std::vector<int64_t> axes;
       const bool axes_given = attrs.axes_from_input && r.has_input(1);
-      if (axes_given) axes = to_int64_vector(r.input(1), "axes");
+      if (axes_given) axes = to_int64_vector(r.host(1), "axes");
       const ReducePlan plan = resolve_reduce(
           attrs, x, axes_given ? std::optional(std::span(axes)) : std::nullopt, *node.node);
       const std::vector<bool> reduced = plan.reduced_axes();
