@@ -4,7 +4,8 @@ namespace kiln::testing {
 namespace {
 
 // int32, uint32 and int64 in GPU-pixel's integer textures (RGBA32I, RGBA32UI; an int64 as two
-// words): data movement and Where, compared bit for bit with the CPU. The values go past float32's 2^24, include negative ones and int64 values that differ only
+// words): data movement, the comparisons, Where and ArgMax/ArgMin, compared bit for bit with the
+// CPU. The values go past float32's 2^24, include negative ones and int64 values that differ only
 // above bit 32, and repeat often enough that comparisons see ties.
 
 // Values drawn from a small pool of such values, so that ties are common.
@@ -163,7 +164,16 @@ void add_data_movement_cases(std::vector<OpCase>& c) {
   });
 }
 
-void add_where_cases(std::vector<OpCase>& c) {
+void add_comparison_cases(std::vector<OpCase>& c) {
+  for (const char* op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}) {
+    for (DataType dt : {DataType::Int32, DataType::UInt32, DataType::Int64}) {
+      add(c, std::string("IntTexture_") + op + "_" + short_name(dt), [op, dt] {
+        return OpTest(op)
+            .input(wide_values(dt, {3, 1, 8}, 320))
+            .input(wide_values(dt, {5, 8}, 321));
+      });
+    }
+  }
   for (DataType dt : {DataType::Int32, DataType::Int64}) {
     add(c, std::string("IntTexture_Where_") + short_name(dt), [dt] {
       return OpTest("Where")
@@ -174,8 +184,69 @@ void add_where_cases(std::vector<OpCase>& c) {
   }
 }
 
+void add_arg_reduce_cases(std::vector<OpCase>& c) {
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t axis : {0, 1, -1}) {
+      for (int64_t keepdims : {0, 1}) {
+        for (int64_t last : {0, 1}) {
+          add(c,
+              std::string("IntTexture_") + op + axis_name(axis) + "_keep" +
+                  std::to_string(keepdims) + "_last" + std::to_string(last),
+              [op, axis, keepdims, last] {
+                // Few values: ties, and a NaN at element 2.
+                return OpTest(op)
+                    .input(few_values(DataType::Float32, {3, 4, 5}, 330))
+                    .attr("axis", axis)
+                    .attr("keepdims", keepdims)
+                    .attr("select_last_index", last);
+              });
+        }
+      }
+    }
+  }
+  add(c, "IntTexture_ArgMax_float16", [] {
+    return OpTest("ArgMax").input(few_values(DataType::Float16, {6, 7}, 331)).attr("axis", 1);
+  });
+}
+
+// Casts from the integer textures: wrapping to the narrower integers, sign extension to int64,
+// bool, and float32 rounded to nearest even (values past 2^24 and 2^53, ties included).
+void add_cast_cases(std::vector<OpCase>& c) {
+  const DataType targets[] = {DataType::Int64, DataType::Int32,  DataType::UInt32,
+                              DataType::Bool,  DataType::Int8,   DataType::UInt8,
+                              DataType::Int16, DataType::UInt16, DataType::Float32};
+  for (DataType from : {DataType::Int32, DataType::UInt32, DataType::Int64}) {
+    for (DataType to : targets) {
+      if (to == from) continue;
+      add(c,
+          std::string("IntTexture_Cast_") + short_name(from) + "_to_" + std::string(dtype_name(to)),
+          [from, to] {
+            Tensor x = wide_values(from, {5, 7}, 340);
+            if (from == DataType::Int32 && to == DataType::Float32) {
+              // Ties between two floats: 2^24 + 1 and 2^24 + 3 round to even, 2^25 + 6 up.
+              x = Tensor::from_data<int32_t>(
+                  {6}, std::vector<int32_t>{(1 << 24) + 1, (1 << 24) + 3, -(1 << 24) - 3,
+                                            (1 << 25) + 6, (1 << 25) + 2, 0x7fffffc0});
+            }
+            if (from == DataType::Int64 && to == DataType::Float32) {
+              x = Tensor::from_data<int64_t>(
+                  {8}, std::vector<int64_t>{(int64_t{1} << 53) + 1, (int64_t{1} << 40) + (1 << 16),
+                                            (int64_t{1} << 40) + (3 << 16), -(int64_t{1} << 62) - 1,
+                                            (int64_t{1} << 33) + (1 << 9) + 1, -5,
+                                            std::numeric_limits<int64_t>::min(),
+                                            std::numeric_limits<int64_t>::max()});
+            }
+            return OpTest("Cast").input(x).attr("to", static_cast<int64_t>(to));
+          });
+      c.back().bit_exact = true;
+    }
+  }
+}
+
 REGISTER_OP_CASES(add_data_movement_cases);
-REGISTER_OP_CASES(add_where_cases);
+REGISTER_OP_CASES(add_cast_cases);
+REGISTER_OP_CASES(add_comparison_cases);
+REGISTER_OP_CASES(add_arg_reduce_cases);
 
 }  // namespace
 }  // namespace kiln::testing
