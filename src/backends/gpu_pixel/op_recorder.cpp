@@ -1,6 +1,7 @@
 #include "backends/gpu_pixel/op_recorder.h"
 
 #include <span>
+#include <vector>
 
 #include "backends/gpu_pixel/texel_dtype.h"
 #include "core/element_count.h"
@@ -52,7 +53,30 @@ const Tensor& OpRecorder::host(size_t k) {
   const Tensor& t = run_.inputs[k];
   if (!t.impl()->device) return t;
   if (hosts_.size() < run_.inputs.size()) hosts_.resize(run_.inputs.size());
-  if (!hosts_[k].defined()) hosts_[k] = download_to_host(t);
+  if (hosts_[k].defined()) return hosts_[k];
+  TextureData* d = texture_data_of(t, *runtime_);
+  if (!d) {
+    hosts_[k] = download_to_host(t);  // another device's tensor
+    return hosts_[k];
+  }
+  // Read straight from the texture, in the context this recording holds. Not through
+  // TextureData::wait_download: that takes the data's lock and then the context, the opposite
+  // order of a recording, so a CPU node downloading the same tensor could deadlock with it.
+  Tensor host = Tensor::zeros(t.dtype(), t.shape());
+  const TextureTensor& texture = d->texture();
+  const auto words = static_cast<size_t>(texture.element_count());
+  if (texture.format() == TextureFormat::Rgba32UI) {
+    download(texture, std::span(static_cast<uint32_t*>(host.mutable_raw_data()), words));
+  } else if (texture.format() == TextureFormat::Rgba32I) {
+    download(texture, std::span(static_cast<int32_t*>(host.mutable_raw_data()), words));
+  } else {
+    std::vector<float> values(words);
+    download(texture, std::span(values));
+    from_texel_values(
+        values, t.dtype(),
+        std::span(static_cast<std::byte*>(host.mutable_raw_data()), host.byte_size()));
+  }
+  hosts_[k] = std::move(host);
   return hosts_[k];
 }
 
