@@ -66,9 +66,10 @@ TEST_F(GpuPixelWorker, IntegerTensorsStayOnTheCpuWithAReason) {
   EXPECT_NE(p[0].fallback_reason.find("float32"), std::string::npos) << p[0].fallback_reason;
 }
 
-// An embedding lookup whose indices a CPU node computes (integers never enter textures): the
-// indices are host values, so the Gather still draws.
-TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedOnTheCpu) {
+// An embedding lookup whose indices another node computes: the Cast draws into an integer
+// texture (int32 to int64), and the Gather, whose indices are uniforms, downloads them when it
+// records; both draw, and the result is the CPU's.
+TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedByADraw) {
   GraphBuilder b;
   b.input("tokens", DataType::Int32, {2, 3});
   b.initializer("table", Tensor::from_data<float>({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31}));
@@ -79,7 +80,7 @@ TEST_F(GpuPixelWorker, GatherDrawsWithIndicesComputedOnTheCpu) {
   Worker worker(b.build(), Backend::GpuPixel);
   const std::vector<NodePlacement> p = worker.placements();
   ASSERT_EQ(p.size(), 2u);
-  EXPECT_EQ(p[0].backend, Backend::Cpu);
+  EXPECT_EQ(p[0].backend, Backend::GpuPixel) << p[0].fallback_reason;
   EXPECT_EQ(p[1].backend, Backend::GpuPixel) << p[1].fallback_reason;
   worker.schedule({{"tokens", Tensor::from_data<int32_t>({2, 3}, {3, 0, 2, 1, 1, -1})}});
   const Tensor y = worker.peek_output("y").readback_and_clone();

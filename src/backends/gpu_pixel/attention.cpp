@@ -422,8 +422,8 @@ void build_present(OpRecorder& r, const AttentionGeometry& g, const TextureTenso
 // nonpad_kv_seqlen's values, checked as the CPU kernel checks them (which reports bad values:
 // RunOnCpu).
 std::vector<int> valid_lengths(OpRecorder& r, const AttentionGeometry& g) {
-  const Tensor& t = r.input(kNonpad);
-  if (t.impl()->device || t.dtype() != DataType::Int64 || t.rank() != 1 || t.shape()[0] != g.batch)
+  const Tensor& t = r.host(kNonpad);  // downloaded when a draw made it
+  if (t.dtype() != DataType::Int64 || t.rank() != 1 || t.shape()[0] != g.batch)
     throw RunOnCpu(RunTimeCause::InputValues, "nonpad_kv_seqlen of the wrong type or shape");
   if (g.batch > kMaxPaddedBatches)
     throw RunOnCpu(RunTimeCause::DeviceLimit,

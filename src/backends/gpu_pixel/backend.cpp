@@ -14,17 +14,18 @@
 namespace kiln::gpu_pixel {
 namespace {
 
-// Textures hold float32 and the dtypes exact in float32 (texel_dtype.h): a node with outputs of
-// another known dtype (int32, int64, float64, ...) stays on the CPU. Which dtypes each op writes
-// is its factory's business: the float ops take float32 inputs and write float32, the others
-// check their own.
+// Textures hold float32 and the dtypes exact in float32, and int32, uint32 and int64 in integer
+// textures (texel_dtype.h): a node with outputs of another known dtype (float64, ...) stays on
+// the CPU. Which dtypes each op writes is its factory's business: the float ops take float32
+// inputs and write float32, the others check their own.
 BackendPlacementRule texel_outputs(int mantissa_bits) {
   return [mantissa_bits](const DevicePlacementQuery& query, std::string& reason) {
     for (size_t k = 0; k < query.output_types.size(); ++k) {
       const DataType t = query.output_types[k];
       if (query.info.has_output(k) && t != DataType::Undefined && !texel_holds(t, mantissa_bits)) {
         reason = std::string(dtype_name(t)) +
-                 " outputs stay on the CPU (textures hold only the dtypes exact in float32)";
+                 " outputs stay on the CPU (textures hold the dtypes exact in float32, int32, "
+                 "uint32 and int64)";
         return false;
       }
     }

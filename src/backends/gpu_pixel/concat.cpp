@@ -16,14 +16,14 @@ namespace kiln::gpu_pixel {
 namespace {
 
 constexpr const char* kShader = R"(
-uniform highp sampler2D x0;
-uniform highp sampler2D x1;
-uniform highp sampler2D x2;
-uniform highp sampler2D x3;
-uniform highp sampler2D x4;
-uniform highp sampler2D x5;
-uniform highp sampler2D x6;
-uniform highp sampler2D x7;
+uniform highp VALUE_SAMPLER x0;
+uniform highp VALUE_SAMPLER x1;
+uniform highp VALUE_SAMPLER x2;
+uniform highp VALUE_SAMPLER x3;
+uniform highp VALUE_SAMPLER x4;
+uniform highp VALUE_SAMPLER x5;
+uniform highp VALUE_SAMPLER x6;
+uniform highp VALUE_SAMPLER x7;
 uniform int x0_width;
 uniform int x1_width;
 uniform int x2_width;
@@ -37,7 +37,7 @@ uniform int u_inner;       // elements after the axis
 uniform int u_axis;        // the output's axis size
 uniform int u_begin[9];    // input j covers axis coordinates [u_begin[j], u_begin[j + 1])
 
-float element(int i) {
+VALUE element(int i) {
   int inner = i % u_inner;
   int t = i / u_inner;
   int a = t % u_axis;
@@ -101,7 +101,7 @@ void Concat::record(std::span<const TextureTensor* const> ins, std::span<const S
       if (n == 1) {
         next.push_back(tensors[first]);
       } else {
-        groups.emplace_back(context_, group_shape.element_count());
+        groups.emplace_back(context_, group_shape.element_count(), y.format());
         record(std::span(tensors.data() + first, n), group_shapes, static_cast<int64_t>(a),
                groups.back());
         next.push_back(nullptr);  // filled below: `groups` may still reallocate
@@ -126,8 +126,11 @@ void Concat::record(std::span<const TextureTensor* const> ins, std::span<const S
   for (size_t j = tensors.size(); j < kConcatInputsPerDraw; ++j) {
     begin[j + 1] = begin[j];
   }
-  const Program& program =
-      context_.programs().get("concat", "", "", std::string(kShader) + kElementMain);
+  for (const TextureTensor* t : tensors)
+    check(t->format() == y.format(), "Concat on OpenGL ES: inputs and output of two formats");
+  const ProgramVariant variant = values_variant(y.format());
+  const Program& program = context_.programs().get("concat", variant.name, variant.defines,
+                                                   std::string(kShader) + kElementMain);
   draw(context_, program, y, inputs, [&] {
     // Samplers past u_inputs are never read; a previous draw may have left them on units that
     // now hold nothing, so they go back to unit 0.

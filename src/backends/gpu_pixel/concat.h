@@ -3,7 +3,9 @@
 // covers the whole output and picks the source of each element: the output is viewed as
 // [outer, axis, inner] and the axis coordinate selects the input. One draw takes up to
 // kConcatInputsPerDraw inputs (sampler arrays cannot be indexed dynamically in GLSL ES 3.00);
-// more inputs concatenate in groups through temporaries.
+// more inputs concatenate in groups through temporaries. Any texture format, one for all inputs
+// and the output; an int64 tensor goes as its words (texel_dtype.h): shapes with a trailing axis
+// of 2, the axis counted before it.
 //
 //   Concat concat(context);
 //   const TextureTensor* ins[] = {&a, &b};

@@ -126,14 +126,45 @@ std::vector<EGLDeviceEXT> egl_devices() {
 }
 
 const char* to_string(TextureFormat format) {
-  return format == TextureFormat::Rgba32F ? "RGBA32F" : "RGBA16F";
+  switch (format) {
+    case TextureFormat::Rgba32F:
+      return "RGBA32F";
+    case TextureFormat::Rgba16F:
+      return "RGBA16F";
+    case TextureFormat::Rgba32I:
+      return "RGBA32I";
+    case TextureFormat::Rgba32UI:
+      return "RGBA32UI";
+  }
+  return "?";
 }
 
 GLenum internal_format(TextureFormat format) {
-  return format == TextureFormat::Rgba32F ? GL_RGBA32F : GL_RGBA16F;
+  switch (format) {
+    case TextureFormat::Rgba32F:
+      return GL_RGBA32F;
+    case TextureFormat::Rgba16F:
+      return GL_RGBA16F;
+    case TextureFormat::Rgba32I:
+      return GL_RGBA32I;
+    case TextureFormat::Rgba32UI:
+      return GL_RGBA32UI;
+  }
+  return GL_NONE;
 }
 
-size_t bytes_per_texel(TextureFormat format) { return format == TextureFormat::Rgba32F ? 16 : 8; }
+size_t bytes_per_texel(TextureFormat format) { return format == TextureFormat::Rgba16F ? 8 : 16; }
+
+bool is_integer(TextureFormat format) {
+  return format == TextureFormat::Rgba32I || format == TextureFormat::Rgba32UI;
+}
+
+GLenum pixel_format(TextureFormat format) { return is_integer(format) ? GL_RGBA_INTEGER : GL_RGBA; }
+
+GLenum pixel_type(TextureFormat format) {
+  if (format == TextureFormat::Rgba32I) return GL_INT;
+  return format == TextureFormat::Rgba32UI ? GL_UNSIGNED_INT : GL_FLOAT;
+}
 
 Context::Context(const ContextOptions& options) {
   try {

@@ -33,12 +33,20 @@ namespace kiln::gpu_pixel {
 class TexturePool;
 class ProgramCache;
 
-// The float format tensors are stored and rendered in. RGBA32F needs EXT_color_buffer_float to
-// be renderable; RGBA16F (EXT_color_buffer_half_float) is the fallback on devices without it.
-enum class TextureFormat { Rgba32F, Rgba16F };
+// The formats tensors are stored and rendered in. Float tensors use one float format per context:
+// RGBA32F needs EXT_color_buffer_float to be renderable; RGBA16F (EXT_color_buffer_half_float) is
+// the fallback on devices without it. int32 and int64 tensors live in RGBA32I and uint32 ones in
+// RGBA32UI, which OpenGL ES 3 renders to without an extension (texel_dtype.h).
+enum class TextureFormat { Rgba32F, Rgba16F, Rgba32I, Rgba32UI };
 const char* to_string(TextureFormat format);
 GLenum internal_format(TextureFormat format);
 size_t bytes_per_texel(TextureFormat format);
+// Whether the format's components are integers (sampled as isampler2D/usampler2D).
+bool is_integer(TextureFormat format);
+// The format and type of glTexSubImage2D and glReadPixels for the format's 4-byte components
+// (RGBA16F takes and gives floats too).
+GLenum pixel_format(TextureFormat format);
+GLenum pixel_type(TextureFormat format);
 
 struct ContextInfo {
   std::string platform;  // "surfaceless", "device" or "default": how the display was found

@@ -14,14 +14,14 @@ namespace {
 
 // 1024 indices as 256 ivec4: a plain int array would take one uniform vector per entry.
 constexpr const char* kShader = R"(
-uniform highp sampler2D x;
+uniform highp VALUE_SAMPLER x;
 uniform int x_width;
 uniform int u_inner;    // elements after the axis
 uniform int u_indices;  // number of indices
 uniform int u_axis;     // the data's axis size
 uniform ivec4 u_index[256];
 
-float element(int i) {
+VALUE element(int i) {
   int inner = i % u_inner;
   int t = i / u_inner;
   int j = t % u_indices;
@@ -78,8 +78,10 @@ void Gather::record(const TextureTensor& x, const Shape& x_shape, std::span<cons
   for (size_t d = a + 1; d < x_shape.size(); ++d) inner *= x_shape[d];
   check(context_.info().max_fragment_uniform_vectors >= kGatherMaxIndices / 4 + 16,
         "Gather on OpenGL ES: the device has too few fragment uniforms for the index array");
-  const Program& program =
-      context_.programs().get("gather", "", "", std::string(kShader) + kElementMain);
+  check(x.format() == y.format(), "Gather on OpenGL ES: input and output of two formats");
+  const ProgramVariant variant = values_variant(y.format());
+  const Program& program = context_.programs().get("gather", variant.name, variant.defines,
+                                                   std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     program.set("u_inner", static_cast<int>(inner));

@@ -1,7 +1,7 @@
-// Gather on a float texture tensor with indices from host memory. Integer tensors never go into
-// float textures (floats hold integers exactly only to 2^24, and the backend keeps integer data
-// on the CPU), so the indices travel as a uniform array of at most kGatherMaxIndices entries.
-// Gathers with more indices, or indices produced on the GPU, stay on the CPU.
+// Gather on a texture tensor of any format with indices from host memory: the indices travel as
+// a uniform array of at most kGatherMaxIndices entries, and Gathers with more indices stay on
+// the CPU (indices a draw made are downloaded first). An int64 tensor goes as its words
+// (texel_dtype.h): its shape with a trailing axis of 2, the axis counted before it.
 //
 //   Gather gather(context);
 //   const int64_t idx[] = {2, 0, -1};

@@ -223,7 +223,7 @@ RecordFn loss(LossAttrs attrs, bool softmax) {
     const std::optional<LossGeometry> g =
         covered_geometry(r.shape(0), r.shape(1), has_weight ? &r.shape(2) : nullptr, why);
     if (!g) throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, why);
-    const Tensor& target = r.input(1);
+    const Tensor& target = r.host(1);
     if (target.dtype() != DataType::Int64 && target.dtype() != DataType::Int32)
       throw RunOnCpu(RunTimeCause::InputKind, "targets that are not int32 or int64");
     Context& context = *r.texture(0).context();

@@ -1,6 +1,7 @@
 #include "backends/gpu_pixel/op_recorder.h"
 
 #include <span>
+#include <vector>
 
 #include "backends/gpu_pixel/texel_dtype.h"
 #include "core/element_count.h"
@@ -29,7 +30,15 @@ const TextureTensor& OpRecorder::texture(size_t k) {
                      std::string(dtype_name(host.dtype())) + " tensors do not live in textures");
     auto d = new_texture(host.shape(), host.dtype());
     TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
-    if (host.dtype() == DataType::Float32) {
+    if (in_integer_texture(host.dtype())) {
+      // int32 and uint32 elements are the words; an int64's bytes are its two words.
+      const auto words = static_cast<size_t>(host.byte_size() / 4);
+      if (host.dtype() == DataType::UInt32) {
+        upload(d->texture(), std::span(static_cast<const uint32_t*>(host.raw_data()), words));
+      } else {
+        upload(d->texture(), std::span(static_cast<const int32_t*>(host.raw_data()), words));
+      }
+    } else if (host.dtype() == DataType::Float32) {
       upload(d->texture(),
              std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
     } else {
@@ -38,6 +47,37 @@ const TextureTensor& OpRecorder::texture(size_t k) {
     mirror = std::move(d);
   }
   return static_cast<TextureData*>(mirror.get())->texture();
+}
+
+const Tensor& OpRecorder::host(size_t k) {
+  const Tensor& t = run_.inputs[k];
+  if (!t.impl()->device) return t;
+  if (hosts_.size() < run_.inputs.size()) hosts_.resize(run_.inputs.size());
+  if (hosts_[k].defined()) return hosts_[k];
+  TextureData* d = texture_data_of(t, *runtime_);
+  if (!d) {
+    hosts_[k] = download_to_host(t);  // another device's tensor
+    return hosts_[k];
+  }
+  // Read straight from the texture, in the context this recording holds. Not through
+  // TextureData::wait_download: that takes the data's lock and then the context, the opposite
+  // order of a recording, so a CPU node downloading the same tensor could deadlock with it.
+  Tensor host = Tensor::zeros(t.dtype(), t.shape());
+  const TextureTensor& texture = d->texture();
+  const auto words = static_cast<size_t>(texture.element_count());
+  if (texture.format() == TextureFormat::Rgba32UI) {
+    download(texture, std::span(static_cast<uint32_t*>(host.mutable_raw_data()), words));
+  } else if (texture.format() == TextureFormat::Rgba32I) {
+    download(texture, std::span(static_cast<int32_t*>(host.mutable_raw_data()), words));
+  } else {
+    std::vector<float> values(words);
+    download(texture, std::span(values));
+    from_texel_values(
+        values, t.dtype(),
+        std::span(static_cast<std::byte*>(host.mutable_raw_data()), host.byte_size()));
+  }
+  hosts_[k] = std::move(host);
+  return hosts_[k];
 }
 
 TextureTensor& OpRecorder::output(size_t k, const Shape& shape, DataType dtype) {

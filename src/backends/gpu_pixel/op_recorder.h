@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "backends/gpu_pixel/runtime.h"
 #include "backends/gpu_pixel/texture_data.h"
@@ -27,6 +28,10 @@ class OpRecorder {
   size_t num_inputs() const { return run_.inputs.size(); }
   bool has_input(size_t k) const { return k < run_.inputs.size() && run_.inputs[k].defined(); }
   const Tensor& input(size_t k) const { return run_.inputs[k]; }
+  // Input k's values on the host, for the index, shape and bound inputs a recording reads: an
+  // integer tensor a draw made (ArgMax's indices, say) is downloaded first, which waits for it.
+  const Tensor& host(size_t k);
+  DataType dtype(size_t k) const { return run_.inputs[k].dtype(); }
   const Tensor& input_for_shape_rule(size_t k) const { return input(k); }  // run_inputs
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
   // Input k (of a dtype texel_holds takes) as a texture.
@@ -35,8 +40,12 @@ class OpRecorder {
   // A new texture for output k, whose elements are of `dtype` (the kernel writes only values of
   // it). RunOnCpu when it would not fit the device's textures.
   TextureTensor& output(size_t k, const Shape& shape, DataType dtype = DataType::Float32);
-  // A texture for intermediate values of this node, returned to the pool when it goes.
+  // A texture for intermediate values of this node, returned to the pool when it goes: floats,
+  // or components of `format`.
   TextureTensor temporary(int64_t elements) { return TextureTensor(runtime_->context(), elements); }
+  TextureTensor temporary(int64_t elements, TextureFormat format) {
+    return TextureTensor(runtime_->context(), elements, format);
+  }
   // Output k as input `source`'s texture under another shape, of its dtype (Reshape and friends).
   void output_view(size_t k, size_t source, const Shape& shape);
 
@@ -45,6 +54,7 @@ class OpRecorder {
 
   const std::shared_ptr<Runtime>& runtime_;
   DeviceOpRun& run_;
+  std::vector<Tensor> hosts_;  // host() downloads, kept for the node's recording
 };
 
 }  // namespace kiln::gpu_pixel

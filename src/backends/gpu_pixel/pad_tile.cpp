@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/gpu_pixel/draw.h"
+#include "backends/gpu_pixel/fill.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
 #include "kiln/error.h"
@@ -13,7 +14,7 @@ namespace {
 
 // MODE_* selects how a coordinate outside the input resolves.
 constexpr const char* kShader = R"(
-uniform highp sampler2D x;
+uniform highp VALUE_SAMPLER x;
 uniform int x_width;
 uniform int u_rank;
 uniform int u_out_shape[6];
@@ -21,12 +22,11 @@ uniform int u_in_shape[6];
 uniform int u_crop[6];       // elements cropped at the start (negative begin pads)
 uniform int u_extent[6];     // what is left after cropping both ends
 uniform int u_pad_begin[6];  // positive begin pads
-uniform float u_value;
 
 // GLSL leaves % undefined for negative operands.
 int positive_mod(int a, int n) { return a >= 0 ? a % n : (n - 1) - (-a - 1) % n; }
 
-float element(int i) {
+VALUE element(int i) {
   int rest = i, s = 0, stride = 1;
   for (int d = u_rank - 1; d >= 0; --d) {
     int n = u_extent[d];
@@ -34,7 +34,7 @@ float element(int i) {
     rest /= u_out_shape[d];
     if (c < 0 || c >= n) {
 #if defined(MODE_CONSTANT)
-      return u_value;
+      return constant_value(i);
 #elif defined(MODE_EDGE)
       c = clamp(c, 0, n - 1);
 #elif defined(MODE_WRAP)
@@ -157,17 +157,17 @@ PadIndexing tile_indexing(const Shape& in_shape, std::span<const int64_t> repeat
 }
 
 void PadTile::pad(const TextureTensor& x, const Shape& x_shape, std::span<const int64_t> pads,
-                  PadMode mode, float value, TextureTensor& y) const {
+                  PadMode mode, const ConstantValue& value, TextureTensor& y) const {
   record(pad_indexing(x_shape, pads, mode), mode, value, x, y, "Pad");
 }
 
 void PadTile::tile(const TextureTensor& x, const Shape& x_shape, std::span<const int64_t> repeats,
                    TextureTensor& y) const {
-  record(tile_indexing(x_shape, repeats), PadMode::Wrap, 0.0f, x, y, "Tile");
+  record(tile_indexing(x_shape, repeats), PadMode::Wrap, ConstantValue{}, x, y, "Tile");
 }
 
-void PadTile::record(const PadIndexing& ix, PadMode mode, float value, const TextureTensor& x,
-                     TextureTensor& y, const char* op) const {
+void PadTile::record(const PadIndexing& ix, PadMode mode, const ConstantValue& value,
+                     const TextureTensor& x, TextureTensor& y, const char* op) const {
   const std::string where = std::string(op) + " on OpenGL ES";
   check(y.element_count() == ix.count, where + ": the output holds " +
                                            std::to_string(y.element_count()) + " elements, not " +
@@ -179,9 +179,8 @@ void PadTile::record(const PadIndexing& ix, PadMode mode, float value, const Tex
   // An empty input with a non-empty output is constant padding only: no texture to read.
   if (in_count == 0) {
     check(mode == PadMode::Constant, where + ": nothing to repeat in an empty input");
-    TextureTensor one(context_, 1);
-    const float zero = 0.0f;
-    upload(one, std::span(&zero, 1));
+    TextureTensor one(context_, 1, y.format());
+    Fill(context_).record(ConstantValue{}, one);  // zero in any format
     PadIndexing fill = ix;
     for (int d = 0; d < fill.rank; ++d) {
       fill.in_shape[d] = fill.extent[d] = 1;
@@ -191,8 +190,13 @@ void PadTile::record(const PadIndexing& ix, PadMode mode, float value, const Tex
     record(fill, PadMode::Constant, value, one, y, op);
     return;
   }
-  const Program& program = context_.programs().get("pad_tile", name_of(mode), define_of(mode),
-                                                   std::string(kShader) + kElementMain);
+  check(x.format() == y.format(), where + ": input and output textures of two formats");
+  ProgramVariant variant = values_variant(y.format());
+  variant.name = std::string(name_of(mode)) + (variant.name.empty() ? "" : "+") + variant.name;
+  variant.defines += define_of(mode);
+  const Program& program =
+      context_.programs().get("pad_tile", variant.name, variant.defines,
+                              std::string(kConstantValueShader) + kShader + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
   draw(context_, program, y, inputs, [&] {
     program.set("u_rank", ix.rank);
@@ -201,7 +205,7 @@ void PadTile::record(const PadIndexing& ix, PadMode mode, float value, const Tex
     program.set("u_crop", std::span<const int>(ix.crop));
     program.set("u_extent", std::span<const int>(ix.extent));
     program.set("u_pad_begin", std::span<const int>(ix.pad_begin));
-    program.set("u_value", value);
+    set_constant_value(program, value);
   });
 }
 

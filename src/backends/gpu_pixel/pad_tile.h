@@ -5,6 +5,9 @@
 //
 //   PadTile kernel(context);
 //   kernel.pad(x, {2, 3}, {1, 0, 1, 2}, PadMode::Reflect, 0.0f, y);
+//
+// Any texture format, the same for x and y; an int64 tensor goes as its words (texel_dtype.h):
+// its shape with a trailing axis of 2 that neither pads nor tiles.
 //   kernel.tile(x, {2, 3}, {2, 1}, y);
 #pragma once
 
@@ -14,6 +17,7 @@
 #include <string>
 
 #include "backends/gpu_pixel/context.h"
+#include "backends/gpu_pixel/fill.h"
 #include "backends/gpu_pixel/texture.h"
 #include "kiln/shape.h"
 
@@ -51,13 +55,13 @@ class PadTile {
   explicit PadTile(Context& context) : context_(context) {}
 
   void pad(const TextureTensor& x, const Shape& x_shape, std::span<const int64_t> pads,
-           PadMode mode, float value, TextureTensor& y) const;
+           PadMode mode, const ConstantValue& value, TextureTensor& y) const;
   void tile(const TextureTensor& x, const Shape& x_shape, std::span<const int64_t> repeats,
             TextureTensor& y) const;
 
  private:
-  void record(const PadIndexing& ix, PadMode mode, float value, const TextureTensor& x,
-              TextureTensor& y, const char* op) const;
+  void record(const PadIndexing& ix, PadMode mode, const ConstantValue& value,
+              const TextureTensor& x, TextureTensor& y, const char* op) const;
 
   Context& context_;
 };

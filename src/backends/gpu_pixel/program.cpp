@@ -24,10 +24,29 @@ constexpr const char* kPrelude = R"(
 precision highp float;
 precision highp int;
 precision highp sampler2D;
+precision highp isampler2D;
+precision highp usampler2D;
+
+// The type of the values a program copies and writes: float, or the words of an integer texture
+// when the program is built with KILN_INT_VALUES (RGBA32I) or KILN_UINT_VALUES (RGBA32UI).
+// Data-movement shaders are written once in these names.
+#if defined(KILN_INT_VALUES)
+#define VALUE int
+#define VALUE4 ivec4
+#define VALUE_SAMPLER isampler2D
+#elif defined(KILN_UINT_VALUES)
+#define VALUE uint
+#define VALUE4 uvec4
+#define VALUE_SAMPLER usampler2D
+#else
+#define VALUE float
+#define VALUE4 vec4
+#define VALUE_SAMPLER sampler2D
+#endif
 
 uniform int u_out_width;  // output texture width, texels
 uniform int u_out_count;  // output elements
-out vec4 out_texel;
+out VALUE4 out_texel;
 
 int output_texel() {
   ivec2 p = ivec2(gl_FragCoord.xy);  // pixel centers are at +0.5: truncation gives the pixel
@@ -42,11 +61,26 @@ vec4 finish_texel(vec4 v) {
   return mix(vec4(0.0), v, lessThan(output_elements(), ivec4(u_out_count)));
 }
 
+ivec4 finish_texel(ivec4 v) { return v * ivec4(lessThan(output_elements(), ivec4(u_out_count))); }
+uvec4 finish_texel(uvec4 v) { return v * uvec4(lessThan(output_elements(), ivec4(u_out_count))); }
+
 vec4 fetch_texel(highp sampler2D t, int width, int texel) {
+  return texelFetch(t, ivec2(texel % width, texel / width), 0);
+}
+ivec4 fetch_texel(highp isampler2D t, int width, int texel) {
+  return texelFetch(t, ivec2(texel % width, texel / width), 0);
+}
+uvec4 fetch_texel(highp usampler2D t, int width, int texel) {
   return texelFetch(t, ivec2(texel % width, texel / width), 0);
 }
 
 float fetch_element(highp sampler2D t, int width, int index) {
+  return fetch_texel(t, width, index >> 2)[index & 3];
+}
+int fetch_element(highp isampler2D t, int width, int index) {
+  return fetch_texel(t, width, index >> 2)[index & 3];
+}
+uint fetch_element(highp usampler2D t, int width, int index) {
   return fetch_texel(t, width, index >> 2)[index & 3];
 }
 
@@ -136,6 +170,13 @@ void Program::set(const char* uniform, std::span<const int> values) const {
 
 void Program::set(const char* uniform, std::span<const float> values) const {
   glUniform1fv(location(uniform), static_cast<GLsizei>(values.size()), values.data());
+}
+
+ProgramVariant values_variant(TextureFormat format) {
+  ProgramVariant v;
+  v.add(format == TextureFormat::Rgba32I, "KILN_INT_VALUES");
+  v.add(format == TextureFormat::Rgba32UI, "KILN_UINT_VALUES");
+  return v;
 }
 
 void ProgramVariant::add(bool on, const char* feature) {

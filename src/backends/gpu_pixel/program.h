@@ -8,12 +8,19 @@
 // recompiles. The prelude (see program.cpp) provides:
 //
 //   uniform int u_out_width;  uniform int u_out_count;      set by draw() for the output
-//   out vec4 out_texel;                                      the texel to write
+//   VALUE, VALUE4, VALUE_SAMPLER                             float, vec4, sampler2D; int, ivec4,
+//                                                            isampler2D with KILN_INT_VALUES;
+//                                                            uint, uvec4, usampler2D with
+//                                                            KILN_UINT_VALUES (values_variant)
+//   out VALUE4 out_texel;                                    the texel to write
 //   int output_texel();                                      t, from gl_FragCoord
 //   ivec4 output_elements();                                 4t + (0,1,2,3)
 //   vec4 finish_texel(vec4 v);                               zeroes components past u_out_count
-//   float fetch_element(highp sampler2D t, int width, int i) element i of a tensor texture
-//   vec4 fetch_texel(highp sampler2D t, int width, int texel)
+//                                                            (ivec4 and uvec4 too)
+//   float fetch_element(highp sampler2D t, int width, int i) element i of a tensor texture (int
+//                                                            of an isampler2D, uint of a
+//                                                            usampler2D)
+//   vec4 fetch_texel(highp sampler2D t, int width, int texel)   (ivec4, uvec4 likewise)
 //   float nan_value(); float inf_value();
 //   int exponent_of(float v); float scale_by_pow2(float v, int k)   frexp and ldexp stand-ins
 //
@@ -71,6 +78,11 @@ struct ProgramVariant {
   // Adds `feature`, a GLSL macro name, when `on`.
   void add(bool on, const char* feature);
 };
+
+// The variant whose VALUE types suit textures of `format`: KILN_INT_VALUES for RGBA32I,
+// KILN_UINT_VALUES for RGBA32UI, none for the float formats. A shader written in VALUE,
+// VALUE4 and VALUE_SAMPLER (the data-movement ones) then copies any texture's values.
+ProgramVariant values_variant(TextureFormat format);
 
 class ProgramCache {
  public:

@@ -7,8 +7,8 @@
 //
 // One fragment computes four consecutive outputs, each looping over its reduced line. Max and
 // Min propagate NaN and an empty reduction gives each op's identity (Sum 0, Prod 1, Max -inf,
-// Min +inf, LogSum and LogSumExp -inf, Mean NaN), as on the CPU. ArgMax and ArgMin stay on the
-// CPU: their outputs are integers.
+// Min +inf, LogSum and LogSumExp -inf, Mean NaN), as on the CPU. ArgMax and ArgMin, whose
+// outputs are integers, have their own kernel (arg_reduce.h).
 #pragma once
 
 #include <cstdint>

@@ -7,20 +7,21 @@
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 #include "kiln/error.h"
 
 namespace kiln::gpu_pixel {
 namespace {
 
 constexpr const char* kShader = R"(
-uniform highp sampler2D x;
+uniform highp VALUE_SAMPLER x;
 uniform int x_width;
 uniform int u_rank;
 uniform int u_in_offset;
 uniform int u_shape[6];
 uniform int u_in_stride[6];
 
-float element(int i) {
+VALUE element(int i) {
   // Partial sums stay within the region's index range, which the host checked.
   int rest = i, s = u_in_offset;
   for (int d = u_rank - 1; d >= 0; --d) {
@@ -78,6 +79,17 @@ RegionIndexing region_indexing(const Region& region, int64_t in_elements) {
   return ix;
 }
 
+Region word_region(const Region& region, DataType dtype) {
+  const int64_t words = words_per_element(dtype);
+  if (words == 1) return region;
+  Region w = region;
+  w.in_offset *= words;
+  for (int64_t& stride : w.in_strides) stride *= words;
+  w.shape.push_back(words);
+  w.in_strides.push_back(1);
+  return w;
+}
+
 Region transpose_region(const Shape& in_shape, std::span<const int64_t> perm) {
   return plan_transpose(in_shape, perm);
 }
@@ -108,8 +120,12 @@ void RegionCopy::record(const Region& region, const TextureTensor& in, TextureTe
                                              std::to_string(out.element_count()) +
                                              " elements, the region " + std::to_string(ix.count));
   if (ix.count == 0) return;
-  const Program& program =
-      context_.programs().get("region_copy", "", "", std::string(kShader) + kElementMain);
+  check(in.format() == out.format(), "region copy on OpenGL ES: the input is " +
+                                         std::string(to_string(in.format())) + ", the output " +
+                                         to_string(out.format()));
+  const ProgramVariant variant = values_variant(out.format());
+  const Program& program = context_.programs().get("region_copy", variant.name, variant.defines,
+                                                   std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &in}};
   draw(context_, program, out, inputs, [&] {
     program.set("u_rank", ix.rank);

@@ -5,8 +5,9 @@
 //
 //   out[i] = in[in_offset + sum_k i_k in_strides[k]]
 //
-// Input strides may be 0 (broadcast) or negative (reversed). Pad and Tile (pad_tile.h), Concat
-// (concat.h) and Gather (gather.h) have their own shaders.
+// Input strides may be 0 (broadcast) or negative (reversed). The copy takes any texture format,
+// the same for input and output; an int64 tensor's region goes through word_region first. Pad and
+// Tile (pad_tile.h), Concat (concat.h) and Gather (gather.h) have their own shaders.
 //
 //   RegionCopy copy(context);
 //   copy.record(transpose_region({2, 3, 4}, perm), x, y);
@@ -19,6 +20,7 @@
 
 #include "backends/gpu_pixel/context.h"
 #include "backends/gpu_pixel/texture.h"
+#include "kiln/dtype.h"
 #include "kiln/shape.h"
 #include "opdefs/strided_region.h"
 
@@ -41,6 +43,11 @@ struct RegionIndexing {
 // fit in 6. kiln::Error when a reachable index falls outside an input of `in_elements`, more
 // than 6 dimensions remain, or indices exceed 32-bit indexing.
 RegionIndexing region_indexing(const Region& region, int64_t in_elements);
+
+// `region` of a tensor of `dtype` as the region of its texture's words (texel_dtype.h): for an
+// int64 every offset and stride doubles and a trailing axis of 2 walks the two words; unchanged
+// for the other dtypes.
+Region word_region(const Region& region, DataType dtype);
 
 // The regions of ONNX ops as opdefs/strided_region.h plans them for every GPU backend (see there
 // for their attributes and errors); DepthToSpace takes the ONNX `mode`, "DCR" or "CRD".

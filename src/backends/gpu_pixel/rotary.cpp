@@ -123,9 +123,9 @@ std::vector<float> cache_rows(OpRecorder& r, const RotaryGeometry& g, int64_t ca
     for (int64_t t = 0; t < tokens; ++t) rows[static_cast<size_t>(t)] = static_cast<float>(t);
     return rows;
   }
-  const Tensor& ids = r.input(kPositionIds);
-  if (ids.impl()->device || ids.dtype() != DataType::Int64)
-    throw RunOnCpu(RunTimeCause::InputKind, "position_ids that are not int64 host values");
+  const Tensor& ids = r.host(kPositionIds);  // downloaded when a draw made them
+  if (ids.dtype() != DataType::Int64)
+    throw RunOnCpu(RunTimeCause::InputKind, "position_ids that are not int64");
   const int64_t* v = ids.data<int64_t>();
   for (int64_t t = 0; t < tokens; ++t) {
     if (v[t] < 0 || v[t] >= cache_rows_count)

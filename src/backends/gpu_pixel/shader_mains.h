@@ -7,12 +7,13 @@
 
 namespace kiln::gpu_pixel {
 
-// For a body that defines `float element(int e)`, output element e computed on its own:
-// evaluates it for each element of the fragment's texel below u_out_count, leaving the rest zero.
+// For a body that defines `VALUE element(int e)` (float unless the program's variant says
+// otherwise, program.h), output element e computed on its own: evaluates it for each element of
+// the fragment's texel below u_out_count, leaving the rest zero.
 inline constexpr const char* kElementMain = R"(
 void main() {
   ivec4 e = output_elements();
-  vec4 v = vec4(0.0);
+  VALUE4 v = VALUE4(0);
   for (int j = 0; j < 4; ++j) {
     if (e[j] >= u_out_count) break;
     v[j] = element(e[j]);

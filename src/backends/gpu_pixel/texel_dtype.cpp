@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "kiln/error.h"
@@ -12,12 +13,14 @@ namespace kiln::gpu_pixel {
 namespace {
 
 constexpr DataType kTexelDtypes[] = {
-    DataType::Float32,       DataType::Float16,        DataType::BFloat16,
-    DataType::Bool,          DataType::Int8,           DataType::UInt8,
-    DataType::Int16,         DataType::UInt16,         DataType::Int4,
-    DataType::UInt4,         DataType::Int2,           DataType::UInt2,
-    DataType::Float8E4M3FN,  DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
-    DataType::Float8E5M2FNUZ};
+    DataType::Float32,        DataType::Float16,        DataType::BFloat16,
+    DataType::Bool,           DataType::Int8,           DataType::UInt8,
+    DataType::Int16,          DataType::UInt16,         DataType::Int4,
+    DataType::UInt4,          DataType::Int2,           DataType::UInt2,
+    DataType::Float8E4M3FN,   DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
+    DataType::Float8E5M2FNUZ, DataType::Int32,          DataType::UInt32,
+    DataType::Int64};
+constexpr size_t kIntegerTexelDtypes = 3;  // the last three
 
 template <class T, class F>
 void each_value(std::span<const float> values, std::span<std::byte> out, F convert) {
@@ -64,6 +67,7 @@ void widen_small(const T* src, std::vector<float>& out) {
 }  // namespace
 
 bool texel_holds(DataType dtype, int mantissa_bits) {
+  if (in_integer_texture(dtype)) return true;
   // An integer n is exact when |n| <= 2^(mantissa_bits + 1); float16 needs 10 significand bits
   // and its exponent range, which both texture formats have.
   switch (dtype) {
@@ -94,6 +98,29 @@ bool texel_holds(DataType dtype, int mantissa_bits) {
 }
 
 std::span<const DataType> texel_dtypes() { return kTexelDtypes; }
+
+std::span<const DataType> float_texel_dtypes() {
+  return std::span<const DataType>(kTexelDtypes)
+      .first(std::size(kTexelDtypes) - kIntegerTexelDtypes);
+}
+
+bool in_integer_texture(DataType dtype) {
+  return dtype == DataType::Int32 || dtype == DataType::UInt32 || dtype == DataType::Int64;
+}
+
+TextureFormat texture_format_of(DataType dtype, TextureFormat float_format) {
+  if (dtype == DataType::Int32 || dtype == DataType::Int64) return TextureFormat::Rgba32I;
+  return dtype == DataType::UInt32 ? TextureFormat::Rgba32UI : float_format;
+}
+
+int words_per_element(DataType dtype) { return dtype == DataType::Int64 ? 2 : 1; }
+
+Shape word_shape(const Shape& shape, DataType dtype) {
+  if (dtype != DataType::Int64) return shape;
+  Shape words = shape;
+  words.push_back(2);
+  return words;
+}
 
 std::vector<float> to_texel_values(const Tensor& host) {
   std::vector<float> out(static_cast<size_t>(host.element_count()));

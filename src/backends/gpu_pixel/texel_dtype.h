@@ -11,28 +11,50 @@
 // precision, integers wrapped or truncated as ONNX's Cast does), so the texture never holds a value
 // the dtype cannot.
 //
-// int32, uint32 and int64 do not fit float32's 24-bit significand, and float64 does not either:
-// those tensors stay on the CPU. float4e2m1 and float8e8m0 would fit too; their Cast rounding
-// has no shader yet, so they stay on the CPU.
+// int32, uint32 and int64 do not fit float32's 24-bit significand: they live in integer
+// textures instead, int32 in RGBA32I and uint32 in RGBA32UI, one element per component. An
+// int64 is two int32 words, low then high (the little-endian bytes of the value, so uploads and
+// downloads copy bytes), in an RGBA32I texture: an int64 tensor of shape S is stored as the word
+// tensor of shape S x 2. Data movement then needs no 64-bit arithmetic in the shader (GLSL ES
+// 3.00 has none): it is the same copy on words with a trailing axis of 2, and the few kernels
+// that read int64 values (comparisons) combine the two words themselves.
+// float64 fits neither and stays on the CPU. float4e2m1 and float8e8m0 would fit the float
+// textures too; their Cast rounding has no shader yet, so they stay on the CPU.
 #pragma once
 
 #include <cstddef>
 #include <span>
 #include <vector>
 
+#include "backends/gpu_pixel/context.h"
 #include "core/tensor_impl.h"
 #include "kiln/dtype.h"
+#include "kiln/shape.h"
 
 namespace kiln::gpu_pixel {
 
-// Whether every value of `dtype` survives a texture whose components keep `mantissa_bits`
-// significand bits (23 for RGBA32F, 10 for RGBA16F).
+// Whether textures hold every value of `dtype`: the integer-texture dtypes always, the others when
+// float components keep `mantissa_bits` significand bits (23 for RGBA32F, 10 for RGBA16F).
 bool texel_holds(DataType dtype, int mantissa_bits);
 
-// The dtypes texel_holds takes with full float32 textures, float32 first.
+// The dtypes texel_holds takes with full float32 textures, float32 first, then int32, uint32
+// and int64 (the integer textures') last.
 std::span<const DataType> texel_dtypes();
+// Those of them that live in the float textures.
+std::span<const DataType> float_texel_dtypes();
 
-// `host`'s elements (of a dtype texel_holds takes) as floats, exactly.
+// int32, uint32 and int64: the dtypes in integer textures.
+bool in_integer_texture(DataType dtype);
+// The format a tensor of `dtype` lives in: RGBA32I or RGBA32UI for the integer-texture dtypes,
+// `float_format` (the context's) for the rest.
+TextureFormat texture_format_of(DataType dtype, TextureFormat float_format);
+// Texture components per element: 2 for int64 (low and high word), else 1.
+int words_per_element(DataType dtype);
+// The shape of the components a tensor of `dtype` and `shape` occupies: `shape` with a trailing
+// axis of 2 for int64 (its words), else `shape`.
+Shape word_shape(const Shape& shape, DataType dtype);
+
+// `host`'s elements (of a dtype in the float textures) as floats, exactly.
 std::vector<float> to_texel_values(const Tensor& host);
 
 // Texel values back into elements of `dtype`, written to `out` (values.size() elements of

@@ -31,9 +31,12 @@ TextureLayout texture_layout(int64_t elements, int max_size) {
 }
 
 TextureTensor::TextureTensor(Context& context, int64_t elements)
+    : TextureTensor(context, elements, context.format()) {}
+
+TextureTensor::TextureTensor(Context& context, int64_t elements, TextureFormat format)
     : context_(&context),
       layout_(texture_layout(elements, context.info().max_texture_size)),
-      format_(context.format()) {
+      format_(format) {
   if (layout_.elements > 0) {
     texture_ = context.textures().acquire({layout_.width, layout_.height, format_});
   }
@@ -66,68 +69,120 @@ void bind_as_render_target(Context& context, const TextureTensor& tensor) {
             " is not a complete render target");
 }
 
-void upload(TextureTensor& dst, std::span<const float> values) {
+namespace {
+
+// What upload() and download() take for a texture of `format`: floats for the float formats,
+// int32 words for RGBA32I, uint32 words for RGBA32UI.
+enum class ClientKind { Float, Int, UInt };
+ClientKind client_kind(TextureFormat format) {
+  if (format == TextureFormat::Rgba32I) return ClientKind::Int;
+  return format == TextureFormat::Rgba32UI ? ClientKind::UInt : ClientKind::Float;
+}
+
+void check_kind(const TextureTensor& t, ClientKind kind, const char* what) {
+  check(client_kind(t.format()) == kind,
+        std::string(what) + ": the values do not suit a " + to_string(t.format()) + " texture");
+}
+
+// Every component is 4 bytes on the client side, whatever the format.
+void upload_components(TextureTensor& dst, const std::byte* values, size_t count) {
   const TextureLayout& l = dst.layout();
-  check(static_cast<int64_t>(values.size()) == l.elements,
-        "OpenGL ES upload: " + std::to_string(values.size()) + " values for a tensor of " +
-            std::to_string(l.elements) + " elements");
+  check(static_cast<int64_t>(count) == l.elements, "OpenGL ES upload: " + std::to_string(count) +
+                                                       " values for a tensor of " +
+                                                       std::to_string(l.elements) + " elements");
   if (l.elements == 0) return;
   Context::Scope scope(*dst.context());
   DeviceWorkCounters::add(dst.context()->counters().bytes_uploaded,
-                          static_cast<uint64_t>(l.elements) * sizeof(float));
+                          static_cast<uint64_t>(l.elements) * 4);
+  const GLenum format = pixel_format(dst.format()), type = pixel_type(dst.format());
   glBindTexture(GL_TEXTURE_2D, dst.texture());
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   // Rows made only of complete texels come straight from `values`; the rest (less than one row)
   // goes through a zero-padded copy so the last texel's unused components are 0.
   const int64_t full_rows = (l.elements / 4) / l.width;
   if (full_rows > 0) {
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, l.width, static_cast<GLsizei>(full_rows), GL_RGBA,
-                    GL_FLOAT, values.data());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, l.width, static_cast<GLsizei>(full_rows), format, type,
+                    values);
   }
   const int64_t done = full_rows * l.width * 4;
   if (done < l.elements) {
     const int64_t rest = l.elements - done;
-    std::vector<float> tail(static_cast<size_t>((rest + 3) / 4 * 4), 0.0f);
-    std::memcpy(tail.data(), values.data() + done, static_cast<size_t>(rest) * sizeof(float));
+    std::vector<uint32_t> tail(static_cast<size_t>((rest + 3) / 4 * 4), 0u);  // 0.0f is all zeros
+    std::memcpy(tail.data(), values + done * 4, static_cast<size_t>(rest) * 4);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, static_cast<GLint>(full_rows),
-                    static_cast<GLsizei>(tail.size() / 4), 1, GL_RGBA, GL_FLOAT, tail.data());
+                    static_cast<GLsizei>(tail.size() / 4), 1, format, type, tail.data());
   }
   glBindTexture(GL_TEXTURE_2D, 0);
   check_gl("OpenGL ES upload");
 }
 
-void download(const TextureTensor& src, std::span<float> values) {
+void download_components(const TextureTensor& src, std::byte* values, size_t room) {
   const TextureLayout& l = src.layout();
-  check(static_cast<int64_t>(values.size()) >= l.elements,
-        "OpenGL ES download: room for " + std::to_string(values.size()) +
-            " values from a tensor of " + std::to_string(l.elements) + " elements");
+  check(static_cast<int64_t>(room) >= l.elements,
+        "OpenGL ES download: room for " + std::to_string(room) + " values from a tensor of " +
+            std::to_string(l.elements) + " elements");
   if (l.elements == 0) return;
   Context& context = *src.context();
   Context::Scope scope(context);
   DeviceWorkCounters::add(context.counters().bytes_downloaded,
-                          static_cast<uint64_t>(l.elements) * sizeof(float));
+                          static_cast<uint64_t>(l.elements) * 4);
+  const GLenum format = pixel_format(src.format()), type = pixel_type(src.format());
   bind_as_render_target(context, src);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   const int64_t full_rows = (l.elements / 4) / l.width;
   if (full_rows > 0) {
-    glReadPixels(0, 0, l.width, static_cast<GLsizei>(full_rows), GL_RGBA, GL_FLOAT, values.data());
+    glReadPixels(0, 0, l.width, static_cast<GLsizei>(full_rows), format, type, values);
   }
   const int64_t done = full_rows * l.width * 4;
   if (done < l.elements) {
     const int64_t rest = l.elements - done;
-    std::vector<float> tail(static_cast<size_t>((rest + 3) / 4 * 4));
-    glReadPixels(0, static_cast<GLint>(full_rows), static_cast<GLsizei>(tail.size() / 4), 1,
-                 GL_RGBA, GL_FLOAT, tail.data());
-    std::memcpy(values.data() + done, tail.data(), static_cast<size_t>(rest) * sizeof(float));
+    std::vector<uint32_t> tail(static_cast<size_t>((rest + 3) / 4 * 4));
+    glReadPixels(0, static_cast<GLint>(full_rows), static_cast<GLsizei>(tail.size() / 4), 1, format,
+                 type, tail.data());
+    std::memcpy(values + done * 4, tail.data(), static_cast<size_t>(rest) * 4);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   check_gl("OpenGL ES download");
+}
+
+template <class T>
+void upload_as(TextureTensor& dst, std::span<const T> values, ClientKind kind) {
+  check_kind(dst, kind, "OpenGL ES upload");
+  upload_components(dst, reinterpret_cast<const std::byte*>(values.data()), values.size());
+}
+
+template <class T>
+void download_as(const TextureTensor& src, std::span<T> values, ClientKind kind) {
+  check_kind(src, kind, "OpenGL ES download");
+  download_components(src, reinterpret_cast<std::byte*>(values.data()), values.size());
+}
+
+}  // namespace
+
+void upload(TextureTensor& dst, std::span<const float> values) {
+  upload_as(dst, values, ClientKind::Float);
+}
+void upload(TextureTensor& dst, std::span<const int32_t> words) {
+  upload_as(dst, words, ClientKind::Int);
+}
+void upload(TextureTensor& dst, std::span<const uint32_t> words) {
+  upload_as(dst, words, ClientKind::UInt);
+}
+void download(const TextureTensor& src, std::span<float> values) {
+  download_as(src, values, ClientKind::Float);
+}
+void download(const TextureTensor& src, std::span<int32_t> words) {
+  download_as(src, words, ClientKind::Int);
+}
+void download(const TextureTensor& src, std::span<uint32_t> words) {
+  download_as(src, words, ClientKind::UInt);
 }
 
 PendingDownload download_async(const TextureTensor& src) {
   PendingDownload pending;
   pending.context_ = src.context();
   pending.elements_ = src.element_count();
+  pending.format_ = src.format();
   if (pending.elements_ == 0) {
     pending.signalled_ = true;
     return pending;
@@ -141,7 +196,8 @@ PendingDownload download_async(const TextureTensor& src) {
   glBufferData(GL_PIXEL_PACK_BUFFER, int64_t{l.width} * l.height * 16, nullptr, GL_STREAM_READ);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   // The whole texture: the buffer then holds the elements in order from byte 0.
-  glReadPixels(0, 0, l.width, l.height, GL_RGBA, GL_FLOAT, nullptr);
+  glReadPixels(0, 0, l.width, l.height, pixel_format(src.format()), pixel_type(src.format()),
+               nullptr);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   pending.fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -149,7 +205,7 @@ PendingDownload download_async(const TextureTensor& src) {
   glFlush();
   DeviceWorkCounters::add(context.counters().submissions);
   DeviceWorkCounters::add(context.counters().bytes_downloaded,
-                          static_cast<uint64_t>(pending.elements_) * sizeof(float));
+                          static_cast<uint64_t>(pending.elements_) * 4);
   check_gl("OpenGL ES asynchronous download");
   return pending;
 }
@@ -159,6 +215,7 @@ PendingDownload& PendingDownload::operator=(PendingDownload&& other) noexcept {
     release();
     context_ = other.context_;
     elements_ = other.elements_;
+    format_ = other.format_;
     buffer_ = std::exchange(other.buffer_, 0);
     fence_ = std::exchange(other.fence_, nullptr);
     signalled_ = other.signalled_;
@@ -193,17 +250,26 @@ void PendingDownload::wait() {
 }
 
 void PendingDownload::copy_to(std::span<float> values) {
+  check(client_kind(format_) == ClientKind::Float,
+        std::string("OpenGL ES download: floats from a ") + to_string(format_) + " texture");
   check(static_cast<int64_t>(values.size()) >= elements_,
         "OpenGL ES download: room for " + std::to_string(values.size()) + " values of " +
             std::to_string(elements_));
+  copy_bytes_to(std::as_writable_bytes(values.first(static_cast<size_t>(elements_))));
+}
+
+void PendingDownload::copy_bytes_to(std::span<std::byte> out) {
+  check(static_cast<int64_t>(out.size()) == elements_ * 4,
+        "OpenGL ES download: " + std::to_string(out.size()) + " bytes for " +
+            std::to_string(elements_) + " components");
   if (elements_ == 0) return;
   wait();
   Context::Scope scope(*context_);
-  const auto bytes = static_cast<GLsizeiptr>(elements_ * sizeof(float));
+  const auto bytes = static_cast<GLsizeiptr>(out.size());
   glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer_);
   const void* mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, bytes, GL_MAP_READ_BIT);
   if (mapped) {
-    std::memcpy(values.data(), mapped, static_cast<size_t>(bytes));
+    std::memcpy(out.data(), mapped, static_cast<size_t>(bytes));
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
   }
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);

@@ -1,4 +1,4 @@
-// Float32 tensors stored in RGBA float textures, four consecutive elements per texel:
+// Tensors stored in RGBA textures, four consecutive elements per texel:
 //
 //   element i  ->  texel t = i / 4, component i % 4  ->  pixel (t % width, t / width)
 //
@@ -17,6 +17,7 @@
 
 #include <GLES3/gl3.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -40,8 +41,11 @@ TextureLayout texture_layout(int64_t elements, int max_size);
 class TextureTensor {
  public:
   TextureTensor() = default;
-  // Storage for `elements` floats from the context's pool; contents undefined.
+  // Storage for `elements` floats, in the context's float format, from the context's pool;
+  // contents undefined.
   TextureTensor(Context& context, int64_t elements);
+  // Storage for `elements` components of `format` (an integer format for words).
+  TextureTensor(Context& context, int64_t elements, TextureFormat format);
   ~TextureTensor() { release(); }
   TextureTensor(TextureTensor&& other) noexcept { *this = std::move(other); }
   TextureTensor& operator=(TextureTensor&& other) noexcept;
@@ -65,10 +69,17 @@ class TextureTensor {
   GLuint texture_ = 0;
 };
 
-// Writes `values` (exactly element_count() of them) and zeros the rest of the last texel.
+// Writes `values` (exactly element_count() of them) and zeros the rest of the last texel: floats
+// to a float texture, int32 words to RGBA32I, uint32 words to RGBA32UI. kiln::Error for a
+// texture of another kind.
 void upload(TextureTensor& dst, std::span<const float> values);
-// Reads element_count() values into `values` (at least that many), waiting for pending draws.
+void upload(TextureTensor& dst, std::span<const int32_t> words);
+void upload(TextureTensor& dst, std::span<const uint32_t> words);
+// Reads element_count() values into `values` (at least that many), waiting for pending draws;
+// of the texture's kind as upload() takes it.
 void download(const TextureTensor& src, std::span<float> values);
+void download(const TextureTensor& src, std::span<int32_t> words);
+void download(const TextureTensor& src, std::span<uint32_t> words);
 
 // A readback into a pixel-pack buffer, complete when its fence is signalled; polling never
 // blocks. Destroying it unfinished is fine.
@@ -89,6 +100,9 @@ class PendingDownload {
   // Waits if needed, then copies the values into `values` (at least element_count()).
   void copy_to(std::span<float> values);
   std::vector<float> values();
+  // The same for any format: element_count() 4-byte components as the texture holds them
+  // (floats, or int32/uint32 words), into `out` (exactly that many bytes).
+  void copy_bytes_to(std::span<std::byte> out);
 
  private:
   friend PendingDownload download_async(const TextureTensor& src);
@@ -96,6 +110,7 @@ class PendingDownload {
 
   Context* context_ = nullptr;
   int64_t elements_ = 0;
+  TextureFormat format_ = TextureFormat::Rgba32F;
   GLuint buffer_ = 0;
   GLsync fence_ = nullptr;
   bool signalled_ = false;

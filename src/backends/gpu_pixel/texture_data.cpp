@@ -1,6 +1,7 @@
 #include "backends/gpu_pixel/texture_data.h"
 
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -23,8 +24,15 @@ void Runtime::drew() {
   DeviceWorkCounters::add(context_.counters().submissions);
 }
 
+// An int64's words are its little-endian bytes (texel_dtype.h): the host copy is the words' bytes.
+static_assert(std::endian::native == std::endian::little);
+
 TextureData::TextureData(std::shared_ptr<Runtime> runtime, int64_t elements, DataType dtype)
-    : runtime_(std::move(runtime)), dtype_(dtype), texture_(runtime_->context(), elements) {}
+    : runtime_(std::move(runtime)),
+      dtype_(dtype),
+      elements_(elements),
+      texture_(runtime_->context(), elements * words_per_element(dtype),
+               texture_format_of(dtype, runtime_->context().format())) {}
 
 TextureData::~TextureData() {
   // The texture goes back to the context's pool, which may delete textures: GL calls.
@@ -56,9 +64,12 @@ void TextureData::wait_download(TensorImpl& tensor) {
   std::lock_guard lock(mutex_);
   if (!host_) {
     request_locked();
-    const int64_t n = texture_.element_count();
+    const int64_t n = elements_;
     auto host = Storage::allocate(dtype_, n);
-    if (n > 0 && dtype_ == DataType::Float32) {
+    if (n > 0 && is_integer(texture_.format())) {
+      pending_->copy_bytes_to(std::span(static_cast<std::byte*>(host->data()),
+                                        static_cast<size_t>(n) * dtype_size(dtype_)));
+    } else if (n > 0 && dtype_ == DataType::Float32) {
       pending_->copy_to(std::span(static_cast<float*>(host->data()), static_cast<size_t>(n)));
     } else if (n > 0) {
       const std::vector<float> values = pending_->values();
@@ -76,7 +87,7 @@ void TextureData::wait_download(TensorImpl& tensor) {
 
 void TextureData::download_into(TensorImpl&, std::span<std::byte> out) {
   std::lock_guard lock(mutex_);
-  const int64_t n = texture_.element_count();
+  const int64_t n = elements_;
   check(out.size() == static_cast<size_t>(n) * dtype_size(dtype_),
         "OpenGL ES download: the destination does not match the texture's elements");
   if (host_) {
@@ -85,7 +96,9 @@ void TextureData::download_into(TensorImpl&, std::span<std::byte> out) {
   }
   request_locked();
   // The pixel-pack buffer stays, so a later readback copies from it again without a transfer.
-  if (n > 0 && dtype_ == DataType::Float32) {
+  if (n > 0 && is_integer(texture_.format())) {
+    pending_->copy_bytes_to(out);
+  } else if (n > 0 && dtype_ == DataType::Float32) {
     pending_->copy_to(std::span(reinterpret_cast<float*>(out.data()), static_cast<size_t>(n)));
   } else if (n > 0) {
     from_texel_values(pending_->values(), dtype_, out);

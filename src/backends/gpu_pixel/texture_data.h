@@ -1,8 +1,9 @@
 // A tensor's data in a texture: the DeviceData behind every value a GPU-pixel node produces.
 // request_download starts a read into a pixel-pack buffer fenced by a sync object;
 // download_done polls the fence without waiting; wait_download waits, and the host copy is kept
-// so every later reader shares the one transfer. The texture holds float32 values; the tensor's
-// dtype (any that texel_holds takes) is kept here, and the host copy is converted to it exactly.
+// so every later reader shares the one transfer. The texture holds float32 values, or the
+// integer words of an int32, uint32 or int64 tensor (texel_dtype.h); the tensor's dtype (any that
+// texel_holds takes) is kept here, and the host copy is converted to it exactly.
 #pragma once
 
 #include <memory>
@@ -17,6 +18,7 @@ namespace kiln::gpu_pixel {
 
 class TextureData final : public DeviceData {
  public:
+  // A texture for `elements` elements of `dtype`, in the format and word count that dtype takes.
   TextureData(std::shared_ptr<Runtime> runtime, int64_t elements,
               DataType dtype = DataType::Float32);
   ~TextureData() override;
@@ -36,6 +38,7 @@ class TextureData final : public DeviceData {
 
   std::shared_ptr<Runtime> runtime_;
   DataType dtype_;
+  int64_t elements_;  // the tensor's; the texture holds words_per_element(dtype_) per element
   TextureTensor texture_;
   mutable std::mutex mutex_;
   mutable std::optional<PendingDownload> pending_;

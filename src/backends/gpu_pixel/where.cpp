@@ -17,9 +17,9 @@ constexpr int kMaxRank = 6;
 constexpr const char* kShader = R"(
 uniform highp sampler2D c;
 uniform int c_width;
-uniform highp sampler2D x;
+uniform highp VALUE_SAMPLER x;
 uniform int x_width;
-uniform highp sampler2D y;
+uniform highp VALUE_SAMPLER y;
 uniform int y_width;
 uniform int u_rank;
 uniform int u_shape[6];
@@ -29,7 +29,7 @@ uniform int u_y_stride[6];
 
 void main() {
   ivec4 index = output_elements();
-  vec4 r = vec4(0.0);
+  VALUE4 r = VALUE4(0);
   for (int k = 0; k < 4; ++k) {
     int i = index[k];
     if (i >= u_out_count) break;
@@ -105,7 +105,11 @@ void Where::record(const WhereOperand& condition, const WhereOperand& x, const W
                                              std::to_string(out.element_count()) +
                                              " elements, not " + std::to_string(ix.count));
   if (ix.count == 0) return;
-  const Program& program = context_.programs().get("where", "where", "", kShader);
+  check(x.texture->format() == out.format() && y.texture->format() == out.format(),
+        "Where on OpenGL ES: x, y and the output of two formats");
+  const ProgramVariant variant = values_variant(out.format());
+  const Program& program = context_.programs().get(
+      "where", variant.name.empty() ? "where" : variant.name, variant.defines, kShader);
   const DrawInput inputs[] = {{"c", condition.texture}, {"x", x.texture}, {"y", y.texture}};
   draw(context_, program, out, inputs, [&] {
     program.set("u_rank", ix.rank);

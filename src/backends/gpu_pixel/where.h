@@ -1,7 +1,8 @@
 // Where on texture tensors: out = condition ? x : y with numpy broadcasting of all three. The
-// condition is bool (0/1 values); x and y share any texture dtype, whose values are copied
-// unchanged. Up to 6 dimensions remain after dropping the output's size-1 dimensions and merging
-// dimensions contiguous in all three inputs.
+// condition is bool (0/1 values); x and y share any texture format, whose values are copied
+// unchanged (an int64 goes as its words, texel_dtype.h: x and y with a trailing axis of 2, the
+// condition with one of 1). Up to 6 dimensions remain after dropping the output's size-1 dimensions
+// and merging dimensions contiguous in all three inputs.
 //
 //   Where kernel(context);
 //   kernel.record({&c, c_shape}, {&x, x_shape}, {&y, y_shape}, out);

@@ -1,14 +1,30 @@
 // Cast, CastLike and Not as draws (backends/gpu_pixel/convert): conversions among the dtypes
-// textures hold (texel_dtype.h), each rounded, wrapped or truncated in the shader as the CPU's
-// Cast does. Casts to or from int32, int64, float64 and the other dtypes stay on the CPU.
+// the float textures hold (texel_dtype.h), each rounded, wrapped or truncated in the shader as
+// the CPU's Cast does, and from int32, uint32 and int64 (backends/gpu_pixel/integer_cast) to the
+// integers, bool and float32. Casts from floats to int32, uint32 and int64, and to or from
+// float64 and the other dtypes, stay on the CPU.
 #include "backends/gpu_pixel/convert.h"
+#include "backends/gpu_pixel/integer_cast.h"
 #include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 
 namespace kiln::gpu_pixel {
 namespace {
 
 // y = x as `to`: a view when the dtype does not change (the CPU kernel shares the data too).
 void record_cast(OpRecorder& r, DataType to, bool saturate) {
+  const DataType from = r.dtype(0);
+  if (in_integer_texture(from)) {
+    if (from == to) {
+      r.output_view(0, 0, r.shape(0));
+      return;
+    }
+    if (!integer_cast_supported(from, to))
+      throw RunOnCpu(RunTimeCause::InputKind, "a cast the integer kernel does not take");
+    const TextureTensor& x = r.texture(0);
+    r.kernel<IntegerCast>().record(from, to, x, r.output(0, r.shape(0), to));
+    return;
+  }
   const std::optional<ConvertOp> op = convert_to(to);
   if (!op) throw RunOnCpu(RunTimeCause::InputKind, "a cast to a dtype textures do not hold");
   if (r.input(0).dtype() == to) {
@@ -31,8 +47,11 @@ bool castable(DataType from, DataType to, std::string& reason) {
     reason = "a cast whose dtypes are unknown at load time";
     return false;
   }
-  if (convert_to(to)) return true;
-  reason = "no GPU kernel casting to " + std::string(dtype_name(to));
+  if (in_integer_texture(from) ? integer_cast_supported(from, to) || from == to
+                               : convert_to(to).has_value())
+    return true;
+  reason = "no GPU kernel casting " + std::string(dtype_name(from)) + " to " +
+           std::string(dtype_name(to));
   return false;
 }
 

@@ -3,7 +3,8 @@
 // DepthToSpace and SpaceToDepth are one strided gather; Concat, Pad, Tile, Gather and
 // ConstantOfShape have draws of their own. Shape and index inputs are host values. All of them
 // copy values without arithmetic, so they take every dtype textures hold (texel_dtype.h) and
-// write their data input's.
+// write their data input's: an int64 tensor is copied as its words, the op's shapes with a
+// trailing axis of 2 (word_region, word_shape).
 #include <algorithm>
 
 #include "backends/gpu_common/node_resolution.h"
@@ -35,9 +36,9 @@ RecordFn region_op(F region_of, std::function<Shape(const Shape& in)> reshape = 
   return [region_of, reshape](OpRecorder& r) {
     const Region region = region_of(r);
     const TextureTensor& in = r.texture(0);
-    TextureTensor& out =
-        r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape), r.input(0).dtype());
-    r.kernel<RegionCopy>().record(region, in, out);
+    const DataType dtype = r.dtype(0);
+    TextureTensor& out = r.output(0, reshape ? reshape(r.shape(0)) : Shape(region.shape), dtype);
+    r.kernel<RegionCopy>().record(word_region(region, dtype), in, out);
   };
 }
 
@@ -66,10 +67,10 @@ RecordFn slice(const NodeInfo& info) {
         [=](OpRecorder& r) { return slice_region(r.shape(0), starts, ends, axes, {}); });
   }
   return region_op([](OpRecorder& r) {
-    const Shape axes = r.has_input(3) ? int_list(r.input(3), "Slice axes") : Shape{};
-    const Shape steps = r.has_input(4) ? int_list(r.input(4), "Slice steps") : Shape{};
-    return slice_region(r.shape(0), int_list(r.input(1), "Slice starts"),
-                        int_list(r.input(2), "Slice ends"), axes, steps);
+    const Shape axes = r.has_input(3) ? int_list(r.host(3), "Slice axes") : Shape{};
+    const Shape steps = r.has_input(4) ? int_list(r.host(4), "Slice steps") : Shape{};
+    return slice_region(r.shape(0), int_list(r.host(1), "Slice starts"),
+                        int_list(r.host(2), "Slice ends"), axes, steps);
   });
 }
 
@@ -79,9 +80,16 @@ RecordFn concat(int64_t axis) {
     std::vector<const TextureTensor*> ins;
     for (size_t k = 0; k < r.num_inputs(); ++k) shapes.push_back(r.shape(k));
     const Shape out_shape = concat_output_shape(shapes, axis, "Concat");
-    for (size_t k = 0; k < r.num_inputs(); ++k) ins.push_back(&r.texture(k));
-    TextureTensor& y = r.output(0, out_shape, r.input(0).dtype());
-    r.kernel<Concat>().record(ins, shapes, axis, y);
+    const DataType dtype = r.dtype(0);
+    for (size_t k = 0; k < r.num_inputs(); ++k) {
+      if (r.dtype(k) != dtype) throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
+      ins.push_back(&r.texture(k));
+    }
+    TextureTensor& y = r.output(0, out_shape, dtype);
+    // The axis counted from the front, so that an int64's trailing word axis leaves it be.
+    const int64_t a = non_negative_axis(axis, static_cast<int64_t>(out_shape.size()));
+    for (Shape& shape : shapes) shape = word_shape(shape, dtype);
+    r.kernel<Concat>().record(ins, shapes, a, y);
   };
 }
 
@@ -95,6 +103,16 @@ Shape pad_shape(OpRecorder& r, std::span<const int64_t> pads, PadMode mode) {
                        [&] { return shape_of(pad_indexing(r.shape(0), pads, mode)); });
 }
 
+// Pads (all begins, then all ends) for `dtype`'s words: an int64's trailing word axis pads
+// nothing.
+std::vector<int64_t> word_pads(std::span<const int64_t> pads, DataType dtype) {
+  std::vector<int64_t> words(pads.begin(), pads.end());
+  if (words_per_element(dtype) == 1) return words;
+  words.insert(words.begin() + static_cast<std::ptrdiff_t>(pads.size() / 2), 0);
+  words.push_back(0);
+  return words;
+}
+
 // Pad's pads, constant value and axes: attributes before opset 11, inputs after.
 RecordFn pad(const NodeInfo& info) {
   const PadMode mode = pad_mode_from_string(info.attr_string("mode", "constant"));
@@ -102,6 +120,9 @@ RecordFn pad(const NodeInfo& info) {
     const std::vector<int64_t> pads = info.attr_ints(info.opset() < 2 ? "paddings" : "pads");
     const float value = info.attr_float("value", 0.0f);
     return [=](OpRecorder& r) {
+      // The float `value` attribute is for float data (Pad-2's T).
+      if (in_integer_texture(r.dtype(0)))
+        throw RunOnCpu(RunTimeCause::InputKind, "integer data with Pad's float value attribute");
       const Shape y_shape = pad_shape(r, pads, mode);
       const TextureTensor& x = r.texture(0);
       r.kernel<PadTile>().pad(x, r.shape(0), pads, mode, value,
@@ -111,10 +132,10 @@ RecordFn pad(const NodeInfo& info) {
   return [mode](OpRecorder& r) {
     const Shape& x_shape = r.shape(0);
     const auto rank = static_cast<int64_t>(x_shape.size());
-    const Shape given = int_list(r.input(1), "Pad pads");
+    const Shape given = int_list(r.host(1), "Pad pads");
     std::vector<int64_t> pads(given.begin(), given.end());
     if (r.has_input(3)) {  // pads for the listed axes only
-      const Shape axes = int_list(r.input(3), "Pad axes");
+      const Shape axes = int_list(r.host(3), "Pad axes");
       if (given.size() != 2 * axes.size())
         throw RunOnCpu(RunTimeCause::InputValues, "pads and axes differ in length");
       pads.assign(static_cast<size_t>(2 * rank), 0);
@@ -125,33 +146,38 @@ RecordFn pad(const NodeInfo& info) {
         pads[static_cast<size_t>(a + rank)] = given[i + axes.size()];
       }
     }
-    float value = 0.0f;
-    const DataType dtype = r.input(0).dtype();
+    ConstantValue value;
+    const DataType dtype = r.dtype(0);
     if (r.has_input(2)) {
-      const Tensor& v = r.input(2);
-      if (v.dtype() != dtype || v.element_count() != 1 || v.impl()->device)
-        throw RunOnCpu(RunTimeCause::InputValues, "Pad's constant value is not one host value");
-      value = to_texel_values(v)[0];  // exact: a value of the data's dtype
+      const Tensor& v = r.host(2);
+      if (v.dtype() != dtype || v.element_count() != 1)
+        throw RunOnCpu(RunTimeCause::InputValues, "Pad's constant value is not one value");
+      value = ConstantValue::of(v);  // exact: a value of the data's dtype
     }
     const Shape y_shape = pad_shape(r, pads, mode);
     const TextureTensor& x = r.texture(0);
-    r.kernel<PadTile>().pad(x, x_shape, pads, mode, value, r.output(0, y_shape, dtype));
+    r.kernel<PadTile>().pad(x, word_shape(x_shape, dtype), word_pads(pads, dtype), mode, value,
+                            r.output(0, y_shape, dtype));
   };
 }
 
 RecordFn tile() {
   return [](OpRecorder& r) {
-    const Shape repeats = int_list(r.input(1), "Tile repeats");
+    const Shape repeats = int_list(r.host(1), "Tile repeats");
     const Shape y_shape = or_run_on_cpu(
         RunTimeCause::InputValues, [&] { return shape_of(tile_indexing(r.shape(0), repeats)); });
     const TextureTensor& x = r.texture(0);
-    r.kernel<PadTile>().tile(x, r.shape(0), repeats, r.output(0, y_shape, r.input(0).dtype()));
+    const DataType dtype = r.dtype(0);
+    Shape word_repeats = repeats;
+    if (words_per_element(dtype) > 1) word_repeats.push_back(1);  // the word axis repeats once
+    r.kernel<PadTile>().tile(x, word_shape(r.shape(0), dtype), word_repeats,
+                             r.output(0, y_shape, dtype));
   };
 }
 
 RecordFn gather(int64_t axis) {
   return [axis](OpRecorder& r) {
-    const Tensor& indices = r.input(1);
+    const Tensor& indices = r.host(1);
     if (!gather_supported(indices.element_count()))
       throw RunOnCpu(RunTimeCause::DeviceLimit, "too many indices");
     const std::vector<int64_t> values = to_int64_vector(indices, "Gather indices");
@@ -167,16 +193,19 @@ RecordFn gather(int64_t axis) {
       throw RunOnCpu(RunTimeCause::InputValues, e.what());  // the CPU kernel names the bad index
     }
     const TextureTensor& x = r.texture(0);
-    r.kernel<Gather>().record(x, r.shape(0), values, indices.shape(), axis,
-                              r.output(0, y_shape, r.input(0).dtype()));
+    const DataType dtype = r.dtype(0);
+    // The axis counted from the front, so that an int64's trailing word axis leaves it be.
+    const int64_t a = non_negative_axis(axis, static_cast<int64_t>(r.shape(0).size()));
+    r.kernel<Gather>().record(x, word_shape(r.shape(0), dtype), values, indices.shape(), a,
+                              r.output(0, y_shape, dtype));
   };
 }
 
 // ConstantOfShape with a value of a texture dtype (float32 0 by default); the shape is a host
 // value.
-RecordFn constant_of_shape(float value, DataType dtype) {
+RecordFn constant_of_shape(ConstantValue value, DataType dtype) {
   return [value, dtype](OpRecorder& r) {
-    const Shape shape = int_list(r.input(0), "ConstantOfShape shape");
+    const Shape shape = int_list(r.host(0), "ConstantOfShape shape");
     for (int64_t d : shape)
       if (d < 0)
         throw RunOnCpu(RunTimeCause::InputValues,
@@ -207,7 +236,7 @@ void register_data_movement_ops(OpTable& t) {
   add_with_host_inputs(t, "Slice", slice);
   add_with_host_inputs(t, "Expand", [](const NodeInfo&) {
     return region_op([](OpRecorder& r) {
-      return expand_region(r.shape(0), int_list(r.input(1), "Expand shape"));
+      return expand_region(r.shape(0), int_list(r.host(1), "Expand shape"));
     });
   });
   t.add("Concat", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
@@ -235,7 +264,6 @@ void register_data_movement_ops(OpTable& t) {
   add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });
   t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!host_inputs(q, 0, reason)) return nullptr;
-    // int32 and int64 values make outputs the backend keeps on the CPU.
     const std::optional<Tensor> value = q.info.attr_tensor("value");
     if (!value) return constant_of_shape(0.0f, DataType::Float32);
     const std::span<const DataType> held = texel_dtypes();
@@ -244,7 +272,7 @@ void register_data_movement_ops(OpTable& t) {
       reason = "ConstantOfShape's value is not one value of a texture dtype";
       return nullptr;
     }
-    return constant_of_shape(to_texel_values(*value)[0], value->dtype());
+    return constant_of_shape(ConstantValue::of(*value), value->dtype());
   });
   add_with_host_inputs(t, "Gather",
                        [](const NodeInfo& info) { return gather(info.attr_int("axis", 0)); });

@@ -1,15 +1,17 @@
 // Element-wise ops as draws: float32 and float16 binary arithmetic with broadcasting, Sum, Max,
 // Min and Mean of any number of inputs, and the unary math and activation functions
 // (backends/gpu_pixel/binary_elementwise, variadic_elementwise, unary_elementwise); the
-// comparisons of any texture dtype and the logical ops on bool, which write bool, and Where
-// (backends/gpu_pixel/where).
+// comparisons of any texture dtype (integer_compare for the integer textures') and the logical
+// ops on bool, which write bool, and Where (backends/gpu_pixel/where) of any texture dtype.
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "backends/gpu_pixel/binary_elementwise.h"
 #include "backends/gpu_pixel/convert.h"
+#include "backends/gpu_pixel/integer_compare.h"
 #include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/texel_dtype.h"
 #include "backends/gpu_pixel/unary_elementwise.h"
 #include "backends/gpu_pixel/variadic_elementwise.h"
 #include "backends/gpu_pixel/where.h"
@@ -116,13 +118,16 @@ OpFactory predicate_factory(BinaryOp op, bool bool_inputs) {
       }
     } else {
       // The numeric types textures hold, and bool for Equal: ONNX's comparisons take no 4- or
-      // 2-bit integers, and the CPU kernel reports those.
+      // 2-bit integers, and the CPU kernel reports those. int32, uint32 and int64 compare in
+      // their integer textures (integer_compare.h).
       static constexpr DataType kOrdered[] = {
           DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Int8,
-          DataType::UInt8,   DataType::Int16,   DataType::UInt16};
+          DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Int32,
+          DataType::UInt32,  DataType::Int64};
       static constexpr DataType kEquatable[] = {
           DataType::Float32, DataType::Float16, DataType::BFloat16, DataType::Int8,
-          DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Bool};
+          DataType::UInt8,   DataType::Int16,   DataType::UInt16,   DataType::Int32,
+          DataType::UInt32,  DataType::Int64,   DataType::Bool};
       const std::span<const DataType> allowed =
           op == BinaryOp::Equal ? std::span<const DataType>(kEquatable) : kOrdered;
       if (const std::optional<size_t> k = input_outside_dtypes(q, allowed, 0, SIZE_MAX)) {
@@ -141,7 +146,11 @@ OpFactory predicate_factory(BinaryOp op, bool bool_inputs) {
       const TextureTensor& a = r.texture(0);
       const TextureTensor& b = r.texture(1);
       TextureTensor& c = r.output(0, broadcast(r.shape(0), r.shape(1)), DataType::Bool);
-      r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+      if (in_integer_texture(r.dtype(0))) {
+        r.kernel<IntegerCompare>().record(op, r.dtype(0), a, r.shape(0), b, r.shape(1), c);
+      } else {
+        r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
+      }
     };
   };
 }
@@ -160,10 +169,14 @@ RecordFn where_factory(const DevicePlacementQuery& q, std::string& reason) {
     if (r.input(1).dtype() != r.input(2).dtype())
       throw RunOnCpu(RunTimeCause::InputKind, "x and y of two dtypes");
     const Shape out = broadcast(broadcast(r.shape(0), r.shape(1)), r.shape(2));
-    const WhereOperand c{&r.texture(0), r.shape(0)};
-    const WhereOperand x{&r.texture(1), r.shape(1)};
-    const WhereOperand y{&r.texture(2), r.shape(2)};
-    r.kernel<Where>().record(c, x, y, r.output(0, out, r.input(1).dtype()));
+    const DataType dtype = r.dtype(1);
+    // An int64 as its words: the condition's trailing 1 broadcasts over the word axis.
+    Shape c_shape = r.shape(0);
+    if (words_per_element(dtype) > 1) c_shape.push_back(1);
+    const WhereOperand c{&r.texture(0), c_shape};
+    const WhereOperand x{&r.texture(1), word_shape(r.shape(1), dtype)};
+    const WhereOperand y{&r.texture(2), word_shape(r.shape(2), dtype)};
+    r.kernel<Where>().record(c, x, y, r.output(0, out, dtype));
   };
 }
 

@@ -28,20 +28,22 @@ bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
   const std::optional<size_t> k = input_outside_dtypes(q, texel_dtypes(), first, count);
   if (!k) return true;
   reason = std::string(dtype_name(q.input_types[*k])) +
-           " tensors stay on the CPU (textures hold only the dtypes exact in float32)";
+           " tensors stay on the CPU (textures hold the dtypes exact in float32, int32, uint32 "
+           "and int64)";
   return false;
 }
 
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
   for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
     // Constants are host values too, and so is every tensor of a dtype textures never hold
-    // (int32, int64, ...): the node that made it ran on the CPU.
+    // (float64, ...): the node that made it ran on the CPU. Integer tensors are read through
+    // OpRecorder::host, which downloads one a draw made.
     const DataType t = k < q.input_types.size() ? q.input_types[k] : DataType::Undefined;
-    const std::span<const DataType> held = texel_dtypes();
-    const bool never_in_textures =
-        t != DataType::Undefined && std::find(held.begin(), held.end(), t) == held.end();
-    if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k) &&
-        !never_in_textures) {
+    const std::span<const DataType> held = float_texel_dtypes();
+    const bool read_on_host =
+        in_integer_texture(t) ||
+        (t != DataType::Undefined && std::find(held.begin(), held.end(), t) == held.end());
+    if (q.info.has_input(k) && !q.input_on_cpu[k] && !q.info.constant_input(k) && !read_on_host) {
       reason = "input " + std::to_string(k) + " is not on the CPU";
       return false;
     }

@@ -1,8 +1,9 @@
 // The ONNX ops the GPU-pixel backend runs as draws, one family file each (the table is
 // backends/gpu_common/device_op_table.h). Textures hold every dtype whose values are exactly
-// float32 values (texel_dtype.h): the float ops take float32 (the element-wise ones float16 too),
-// the data-movement ops every texture dtype, and Cast, Where, the comparison and the logical ops
-// their own. int32, int64 and float64 tensors, and the ops on them, stay on the CPU.
+// float32 values, and int32, uint32 and int64 in integer textures (texel_dtype.h): the float ops
+// take float32 (the element-wise ones float16 too), the data-movement ops every texture dtype,
+// and Cast, Where, ArgMax/ArgMin, the comparison and the logical ops their own. float64 tensors,
+// and the ops on them, stay on the CPU.
 #pragma once
 
 #include <string>
@@ -39,12 +40,14 @@ FusedConvCoverage fused_conv_coverage();
 // false with `reason` otherwise.
 bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                   size_t count = SIZE_MAX);
-// The inputs [first, first + count) are of dtypes textures hold (texel_dtype.h), or of unknown
-// dtype, checked per run; false with `reason` otherwise.
+// The inputs [first, first + count) are of dtypes textures hold (texel_dtype.h: the float
+// textures' and the integer textures'), or of unknown dtype, checked per run; false with `reason`
+// otherwise.
 bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                   size_t count = SIZE_MAX);
-// Inputs from `first` on must be host values: CPU-resident, constant, or of a dtype textures
-// never hold (shape, index and bound inputs).
+// Inputs from `first` on must be host values: CPU-resident, constant, integer (read through
+// OpRecorder::host, downloaded when a draw made them) or of a dtype textures never hold (shape,
+// index and bound inputs).
 bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason);
 
 }  // namespace kiln::gpu_pixel

@@ -33,7 +33,7 @@ OpFactory lstm_factory() {
       const std::vector<Tensor> inputs = run_inputs(r);
       const RecurrentShape s = check_inputs({*node.node, inputs}, attrs, spec);
       if (r.has_input(kSequenceLens)) {
-        for (int64_t length : to_int64_vector(r.input(kSequenceLens), "sequence_lens")) {
+        for (int64_t length : to_int64_vector(r.host(kSequenceLens), "sequence_lens")) {
           if (length != s.seq)
             throw RunOnCpu(RunTimeCause::InputValues,
                            "sequence_lens other than X's sequence length");

@@ -1,11 +1,13 @@
 // The Reduce family as draws (backends/gpu_pixel/reduce), on the tensor folded to (outer, axis,
 // inner) around a contiguous run of reduced axes; reduced axes that kept ones interrupt are
-// transposed to the end first.
+// transposed to the end first. ArgMax and ArgMin fold around their one axis and write int64
+// indices into an integer texture (backends/gpu_pixel/arg_reduce).
 #include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_pixel/arg_reduce.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/reduce.h"
 #include "backends/gpu_pixel/region_copy.h"
@@ -49,7 +51,7 @@ OpFactory reduce_factory(ReduceOp op) {
       const Shape& x = r.shape(0);
       std::vector<int64_t> axes;
       const bool axes_given = attrs.axes_from_input && r.has_input(1);
-      if (axes_given) axes = to_int64_vector(r.input(1), "axes");
+      if (axes_given) axes = to_int64_vector(r.host(1), "axes");
       const ReducePlan plan = resolve_reduce(
           attrs, x, axes_given ? std::optional(std::span(axes)) : std::nullopt, *node.node);
       const std::vector<bool> reduced = plan.reduced_axes();
@@ -83,6 +85,31 @@ OpFactory reduce_factory(ReduceOp op) {
   };
 }
 
+// ArgMax / ArgMin of float32 or float16 values (a float16 compares exactly as its float).
+OpFactory arg_factory(ReduceOp op) {
+  return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    static constexpr DataType kFloats[] = {DataType::Float32, DataType::Float16};
+    if (const std::optional<size_t> k = input_outside_dtypes(q, kFloats, 0, 1)) {
+      reason = std::string(dtype_name(q.input_types[*k])) + " inputs of an arg-extremum";
+      return nullptr;
+    }
+    const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
+    return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
+      const Shape& x = r.shape(0);
+      const ReducePlan plan = resolve_reduce(attrs, x, std::nullopt, *node.node);
+      const int64_t rank = static_cast<int64_t>(x.size());
+      const auto a = static_cast<size_t>(attrs.axes[0] < 0 ? attrs.axes[0] + rank : attrs.axes[0]);
+      const FoldedShape folded{product(x, 0, a), x[a], product(x, a + 1, x.size())};
+      if (folded.axis_len == 0 && folded.lines() != 0)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "an arg-extremum over an empty axis");
+      const TextureTensor& xt = r.texture(0);
+      TextureTensor& y = r.output(0, plan.out, DataType::Int64);
+      r.kernel<ArgReduce>().record(attrs.op == ReduceOp::ArgMax, attrs.select_last_index, folded,
+                                   xt, y);
+    };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_PIXEL_OPS(reduce);
@@ -92,6 +119,8 @@ void register_reduce_ops(OpTable& t) {
         ReduceOp::L2, ReduceOp::LogSum, ReduceOp::LogSumExp, ReduceOp::SumSquare}) {
     t.add(op_type_of(op), reduce_factory(op));
   }
+  t.add("ArgMax", arg_factory(ReduceOp::ArgMax));
+  t.add("ArgMin", arg_factory(ReduceOp::ArgMin));
 }
 
 }  // namespace kiln::gpu_pixel
