@@ -108,4 +108,25 @@ QLinearMatMulParams resolve_qlinear_matmul(const NodeInputs& inputs, int64_t M, 
   return q;
 }
 
+void check_matmul_integer_operands(const NodeInputs& inputs) {
+  if (!is_8bit(inputs.input(0).dtype()) || !is_8bit(inputs.input(1).dtype())) {
+    inputs.fail("operands must be int8 or uint8");
+  }
+}
+
+std::vector<double> matmul_integer_zero_points(const NodeInputs& inputs, size_t index,
+                                               int64_t lines, int64_t operand_batches) {
+  if (!inputs.has_input(index)) return {0.0};
+  const Tensor& operand = inputs.inputs[index - 2];
+  const Tensor& t = inputs.inputs[index];
+  if (t.dtype() != operand.dtype()) inputs.fail("a zero point's type differs from its operand's");
+  const int64_t n = t.element_count();
+  if (n != 1 && n != lines && n != lines * operand_batches) {
+    inputs.fail("zero point of shape " + t.shape().to_string() +
+                " fits neither per-tensor nor per-" + (index == 2 ? "row" : "column") +
+                " quantization of an operand of shape " + operand.shape().to_string());
+  }
+  return values(inputs, t, "zero point");
+}
+
 }  // namespace kiln

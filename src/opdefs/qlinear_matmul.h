@@ -1,4 +1,5 @@
-// QLinearMatMul's quantization parameters per run, shared by the CPU kernel and the GPU ones:
+// QLinearMatMul's (and MatMulInteger's) quantization parameters per run, shared by the CPU kernel
+// and the GPU ones:
 //
 //   acc[m, n] = sum_k (a[m, k] - a_zero_point) * (b[k, n] - b_zero_point)     (exact, int32)
 //   y[m, n]   = saturate(round_half_even(acc * multiplier[m, n] + y_zero_point))
@@ -42,5 +43,15 @@ struct QLinearMatMulParams {
 // The parameters for a product of M rows and N columns, read from the host values of the
 // scales and zero points; kiln::Error naming the node for types or shapes the op rejects.
 QLinearMatMulParams resolve_qlinear_matmul(const NodeInputs& inputs, int64_t M, int64_t N);
+
+// MatMulInteger(A, B, a_zero_point, b_zero_point), the int32 product without requantization.
+// A and B must be int8 or uint8; kiln::Error naming the node otherwise.
+void check_matmul_integer_operands(const NodeInputs& inputs);
+// The zero point of operand A (index 2) or B (index 3), of its operand's type: one value, one per
+// row of A (column of B) or one per row (column) of every batch matrix of the operand, as doubles;
+// {0} when absent. `lines` is M for A and N for B, `operand_batches` the operand's own number of
+// batch matrices. kiln::Error naming the node for another type or size.
+std::vector<double> matmul_integer_zero_points(const NodeInputs& inputs, size_t index,
+                                               int64_t lines, int64_t operand_batches);
 
 }  // namespace kiln

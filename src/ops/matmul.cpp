@@ -16,6 +16,7 @@
 #include "core/thread_pool.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
+#include "opdefs/qlinear_matmul.h"
 #include "ops/all_ops.h"
 #include "ops/integer_product.h"
 #include "ops/matmul_geometry.h"
@@ -340,38 +341,17 @@ CpuKernel make_gemm(const NodeInfo& info) {
 
 // --- MatMulInteger -------------------------------------------------------------------------
 
-// MatMulInteger's zero point of operand a (index 2) or b (index 3), as integer_product takes it:
-// one value, one per row of A (column of B), or one per row and batch matrix. `lines` is M for A
-// and N for B.
-std::vector<double> zero_points(const OpContext& ctx, size_t index, const Tensor& operand,
-                                int64_t lines, int64_t operand_batches) {
-  if (!ctx.has_input(index)) return {0.0};
-  const Tensor& t = ctx.input(index);
-  if (t.dtype() != operand.dtype()) ctx.fail("a zero point's type differs from its operand's");
-  const int64_t n = t.element_count();
-  if (n != 1 && n != lines && n != lines * operand_batches) {
-    ctx.fail("zero point of shape " + t.shape().to_string() + " fits neither per-tensor nor per-" +
-             (index == 2 ? "row" : "column") + " quantization of an operand of shape " +
-             operand.shape().to_string());
-  }
-  std::vector<double> values(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    values[i] = t.dtype() == DataType::Int8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
-  }
-  return values;
-}
-
 CpuKernel make_matmul_integer(const NodeInfo&) {
   return [](OpContext& ctx) {
+    const NodeInputs inputs{ctx.node(), ctx.inputs()};
+    check_matmul_integer_operands(inputs);
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
-    auto is_8bit = [](DataType t) { return t == DataType::Int8 || t == DataType::UInt8; };
-    if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) ctx.fail("operands must be int8 or uint8");
     const MatMulGeometry g = matmul_geometry(ctx, a.shape(), b.shape());
     const int64_t a_batches = a.element_count() / std::max<int64_t>(1, g.M * g.K);
     const int64_t b_batches = b.element_count() / std::max<int64_t>(1, g.K * g.N);
-    const std::vector<double> za = zero_points(ctx, 2, a, g.M, a_batches);
-    const std::vector<double> zb = zero_points(ctx, 3, b, g.N, b_batches);
+    const std::vector<double> za = matmul_integer_zero_points(inputs, 2, g.M, a_batches);
+    const std::vector<double> zb = matmul_integer_zero_points(inputs, 3, g.N, b_batches);
     Tensor& y = ctx.allocate_output(0, DataType::Int32, g.out);
     if (y.element_count() == 0) return;
     integer_product(g, a, b, za, zb, y.mutable_data<int32_t>());

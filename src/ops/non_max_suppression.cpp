@@ -1,7 +1,8 @@
 // NonMaxSuppression (opsets 10, 11): for every batch and class, greedily keeps the best-scoring
 // boxes, dropping each box whose overlap (IoU) with an already kept one exceeds the threshold.
 // The output lists the kept boxes as int64 rows (batch, class, box), by batch, class, then
-// descending score.
+// descending score. The attribute and the inputs' checks are the definition's
+// (opdefs/non_max_suppression.h).
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -10,6 +11,7 @@
 
 #include "core/element_storage.h"
 #include "kernels/op_registry.h"
+#include "opdefs/non_max_suppression.h"
 #include "ops/all_ops.h"
 #include "ops/vision_common.h"
 
@@ -49,37 +51,15 @@ struct Selected {
 };
 
 CpuKernel make_non_max_suppression(const NodeInfo& info) {
-  const int64_t center_point_box = info.attr_int("center_point_box", 0);
-  if (center_point_box != 0 && center_point_box != 1) {
-    info.fail("center_point_box must be 0 or 1, got " + std::to_string(center_point_box));
-  }
-  return [center_point = center_point_box == 1](OpContext& ctx) {
+  return [center_point = parse_center_point_box(info)](OpContext& ctx) {
+    const NmsParams params = resolve_nms(NodeInputs{ctx.node(), ctx.inputs()});
     const Tensor& boxes_t = ctx.input(0);
     const Tensor& scores_t = ctx.input(1);
-    const Shape& bs = boxes_t.shape();
-    const Shape& ss = scores_t.shape();
-    if (bs.size() != 3 || bs[2] != 4) {
-      ctx.fail("boxes must have shape (batches, boxes, 4), got " + bs.to_string());
-    }
-    if (ss.size() != 3 || ss[0] != bs[0] || ss[2] != bs[1]) {
-      ctx.fail("scores must have shape (batches, classes, boxes) = (" + std::to_string(bs[0]) +
-               ", classes, " + std::to_string(bs[1]) + "), got " + ss.to_string());
-    }
-    int64_t max_per_class = 0;
-    if (ctx.has_input(2) && ctx.input(2).element_count() > 0) {
-      const Tensor& m = ctx.input(2);
-      Shape values;
-      if (m.element_count() != 1 || !copy_int_list(m, values)) {
-        ctx.fail("max_output_boxes_per_class must be one int64 value, got " +
-                 std::string(dtype_name(m.dtype())) + m.shape().to_string());
-      }
-      max_per_class = std::max<int64_t>(values[0], 0);
-    }
-    const double iou_threshold = vision::optional_float_scalar(ctx, 3, "iou_threshold", 0.0);
-    const bool has_score_threshold = ctx.has_input(4) && ctx.input(4).element_count() > 0;
-    const double score_threshold = vision::optional_float_scalar(ctx, 4, "score_threshold", 0.0);
-
-    const int64_t batches = bs[0], num_boxes = bs[1], classes = ss[1];
+    const int64_t max_per_class = params.max_per_class;
+    const double iou_threshold = params.iou_threshold;
+    const bool has_score_threshold = params.has_score_threshold;
+    const double score_threshold = params.score_threshold;
+    const int64_t batches = params.batches, num_boxes = params.boxes, classes = params.classes;
     std::vector<double> boxes(static_cast<size_t>(boxes_t.element_count()));
     std::vector<double> scores(static_cast<size_t>(scores_t.element_count()));
     visit_float(ctx, boxes_t.dtype(), "boxes", [&]<class T>() {

@@ -12,6 +12,7 @@
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/compress.h"
 #include "opdefs/reverse_sequence.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
@@ -168,34 +169,13 @@ CpuKernel make_unique(const NodeInfo& info) {
 // Compress
 
 CpuKernel make_compress(const NodeInfo& info) {
-  const bool has_axis = info.has_attr("axis");
-  const int64_t axis_attr = info.attr_int("axis", 0);
-  return [has_axis, axis_attr](OpContext& ctx) {
+  const CompressAttrs attrs = parse_compress_attrs(info);
+  return [attrs](OpContext& ctx) {
+    const CompressSelection s = resolve_compress(NodeInputs{ctx.node(), ctx.inputs()}, attrs);
     const Tensor& x = ctx.input(0);
-    const Tensor& condition = ctx.input(1);
-    if (condition.dtype() != DataType::Bool || condition.rank() != 1) {
-      ctx.fail("condition must be a 1-D bool tensor, got " +
-               std::string(dtype_name(condition.dtype())) + condition.shape().to_string());
-    }
-    // Without an axis the input is flattened first.
-    const Tensor flat = has_axis ? x : x.reshaped(Shape{x.element_count()});
-    const int64_t axis =
-        checked_axis(ctx, has_axis ? axis_attr : 0, static_cast<int64_t>(flat.rank()), "axis");
-    const AxisBlocks b = blocks_around(flat.shape(), axis);
-    // A shorter condition drops the slices it does not reach; a longer one may only add falses.
-    const bool* keep = condition.data<bool>();
-    std::vector<int64_t> picked;
-    for (int64_t i = 0; i < condition.element_count(); ++i) {
-      if (!keep[i]) continue;
-      if (i >= b.extent) {
-        ctx.fail("condition selects index " + std::to_string(i) + " beyond the axis of size " +
-                 std::to_string(b.extent));
-      }
-      picked.push_back(i);
-    }
-    Shape y_shape = flat.shape();
-    y_shape[axis] = static_cast<int64_t>(picked.size());
-    copy_picked_slices(flat, b, picked, ctx.allocate_output(0, x.dtype(), y_shape));
+    const Tensor flat = attrs.has_axis ? x : x.reshaped(s.source);
+    copy_picked_slices(flat, blocks_around(s.source, s.axis), s.picked,
+                       ctx.allocate_output(0, x.dtype(), s.out));
   };
 }
 

@@ -8,6 +8,7 @@
 #include "core/element_count.h"
 #include "core/tensor_impl.h"
 #include "kernels/transfer_timing.h"
+#include "kiln/error.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -138,6 +139,21 @@ const Buffer& OpRecorder::scratch(size_t bytes) {
   uploads_.push_back(d);
   if (NodeRecording* capture = context_->device.capture())
     capture->note_scratch(bytes, d->buffer());
+  return d->buffer();
+}
+
+Tensor OpRecorder::read_back_tensor(DataType dtype, const Shape& shape) {
+  check_no_negative_dim(shape, "read-back shape");
+  const size_t bytes = byte_size_of(dtype, shape);
+  check_binding(bytes);
+  auto impl = std::make_shared<TensorImpl>(dtype, shape, nullptr);
+  impl->device = std::make_shared<DeviceTensor>(context_, context_->activations, bytes);
+  return Tensor(std::move(impl));
+}
+
+const Buffer& OpRecorder::device_buffer(const Tensor& t) const {
+  DeviceTensor* d = device_tensor_of(t, *context_);
+  check(d != nullptr, "GPU-compute: a host tensor has no device buffer");
   return d->buffer();
 }
 

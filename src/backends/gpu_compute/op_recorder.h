@@ -69,6 +69,13 @@ class OpRecorder {
   // and cell state), alive until the work using it is done.
   const Buffer& scratch(size_t bytes);
 
+  // A device tensor for an intermediate value the kernel reads on the host while it records (a
+  // count that decides an output's shape): download_to_host(t) submits the work recorded so far
+  // and waits for it. Reading it makes the node's recording unrepeatable (node_replay.h): the
+  // node records afresh each run. Its buffer is device_buffer(t).
+  Tensor read_back_tensor(DataType dtype, const Shape& shape);
+  const Buffer& device_buffer(const Tensor& t) const;
+
   // The node's work, for splitting submissions: each output counts its elements; kernels that
   // do more per element (matrix products, convolutions) add their multiply-adds.
   void add_work(uint64_t units) { work_ += units; }

@@ -1,12 +1,15 @@
 // QuantizeLinear and DequantizeLinear on the GPU (shaders/quantize_linear.comp): float32 values
 // and scales against int8, uint8, int16, uint16, int4, uint4, int2 and uint2, per tensor, per
 // axis or blocked, as their definition (opdefs/quantize_linear.h) lays the parameters out. The
-// float8 and float4 types, int32 and other float types stay on the CPU.
+// float8 and float4 types, int32 and other float types stay on the CPU. DynamicQuantizeLinear
+// (float32 to uint8) computes its scale and zero point on the device
+// (shaders/dynamic_quantize.comp), then quantizes with QuantizeLinear's kernel.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
 // ONNX nodes on it. Nothing else uses the kernel, so it has no header.
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -14,6 +17,7 @@
 #include "backends/gpu_compute/buffer.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/device.h"
+#include "backends/gpu_compute/loop_budget.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/pipeline.h"
 #include "backends/gpu_compute/shaders.h"
@@ -54,6 +58,46 @@ class QuantizeLinear {
     record_dispatch(
         cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
         groups_for(device_, pipeline_, (pc.count + per_invocation - 1) / per_invocation), written);
+  }
+
+ private:
+  Device& device_;
+  ComputePipeline pipeline_;
+};
+
+// Mirrors the push-constant block of shaders/dynamic_quantize.comp.
+struct DynamicQuantizePushConstants {
+  uint32_t stage = 0, count = 0, chunk = 1, chunks = 0;
+};
+
+// DynamicQuantizeLinear's range and parameters: per-chunk ranges into `ranges` (2 floats per
+// chunk), then the scale into `scale` and the zero point into the low byte of `zero_point`.
+class DynamicQuantizeParams {
+ public:
+  static constexpr uint32_t kChunk = 1024;
+
+  explicit DynamicQuantizeParams(Device& device)
+      : device_(device),
+        pipeline_(device, PipelineDesc{shaders::dynamic_quantize(), 4,
+                                       sizeof(DynamicQuantizePushConstants), kWorkgroup}) {}
+
+  static uint32_t chunks(uint32_t count) { return (count + kChunk - 1) / kChunk; }
+
+  void record(VkCommandBuffer cmd, DescriptorArena& arena, uint32_t count, const Buffer& x,
+              const Buffer& ranges, const Buffer& scale, const Buffer& zero_point) const {
+    DynamicQuantizePushConstants pc;
+    pc.count = count;
+    pc.chunk = kChunk;
+    pc.chunks = chunks(count);
+    const Buffer* buffers[] = {&x, &ranges, &scale, &zero_point};
+    const VkDescriptorSet set = arena.bind(pipeline_, buffers);
+    const Buffer* range_written[] = {&ranges};
+    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                    groups_for(device_, pipeline_, pc.chunks), range_written);
+    pc.stage = 1;
+    const Buffer* params_written[] = {&scale, &zero_point};
+    record_dispatch(cmd, pipeline_, set, std::as_bytes(std::span(&pc, 1)),
+                    groups_for(device_, pipeline_, 1), params_written);
   }
 
  private:
@@ -183,12 +227,47 @@ OpFactory dequantize_factory() {
   };
 }
 
+// y = saturate(round_half_even(x / scale) + zero_point) to uint8, with scale and zero point from
+// x's range (and 0), all on the device.
+RecordFn dynamic_quantize_linear() {
+  return [](OpRecorder& r) {
+    const Shape& shape = r.shape(0);
+    if (shape.element_count() > INT32_MAX)
+      throw RunOnCpu(RunTimeCause::DeviceLimit, "beyond the kernel's 32-bit indexing");
+    const auto count = static_cast<uint32_t>(shape.element_count());
+    // The parameters' pass folds every chunk's range in one invocation.
+    if (DynamicQuantizeParams::chunks(count) > kShaderLoopBudget)
+      throw RunOnCpu(RunTimeCause::DeviceLimit, "more chunks than the shader's loop budget");
+    const Buffer& x = r.buffer(0);
+    const Buffer& ranges =
+        r.scratch(std::max<size_t>(DynamicQuantizeParams::chunks(count), 1) * 2 * sizeof(float));
+    const Buffer& scale = r.output(1, DataType::Float32, Shape{});
+    const Buffer& zero_point = r.output(2, DataType::UInt8, Shape{});
+    const Buffer& y = r.output(0, DataType::UInt8, shape);
+    r.kernel<DynamicQuantizeParams>().record(r.cmd(), r.arena(), count, x, ranges, scale,
+                                             zero_point);
+    QuantizePushConstants pc;  // per tensor: every parameter stride 0
+    pc.quantize = 1;
+    pc.count = count;
+    pc.bits = 8;
+    pc.has_zero_point = 1;
+    pc.lo = 0;
+    pc.hi = 255;
+    r.kernel<QuantizeLinear>().record(r.cmd(), r.arena(), pc, x, scale, zero_point, y);
+  };
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(quantize_linear);
 void register_quantize_linear_ops(OpTable& t) {
   t.add("QuantizeLinear", quantize_factory());
   t.add("DequantizeLinear", dequantize_factory());
+  t.add("DynamicQuantizeLinear",
+        [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+          if (!inputs_are(q, {DataType::Float32}, reason, 0, 1)) return nullptr;
+          return dynamic_quantize_linear();
+        });
 }
 
 }  // namespace kiln::gpu_compute

@@ -1,8 +1,13 @@
 // Indexed reads on the GPU: Gather, GatherElements and GatherND (shaders/gather.comp) for 32-
-// and 64-bit data with int32 or int64 indices.
+// and 64-bit data with int32 or int64 indices; and Compress, a Gather of the indices its host
+// condition picks (the definition's, opdefs/compress.h).
+#include <span>
+
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/gather.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "core/tensor_impl.h"
+#include "opdefs/compress.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -80,6 +85,26 @@ OpFactory gather_nd_factory() {
   };
 }
 
+// Compress: the condition decides the output's shape, so it is a host tensor; the slices it picks
+// are gathered along the axis (of the flattened input without one).
+RecordFn compress(CompressAttrs attrs, NodeRef node) {
+  return [attrs, node](OpRecorder& r) {
+    const std::vector<Tensor> inputs = run_inputs(r);
+    if (inputs.size() > 1 && inputs[1].defined() && inputs[1].impl()->device)
+      throw RunOnCpu(RunTimeCause::InputValues, "a condition computed on the device");
+    const CompressSelection s = resolve_compress(NodeInputs{*node.node, inputs}, attrs);
+    const auto count = static_cast<int64_t>(s.picked.size());
+    const std::optional<GatherPlan> plan =
+        gather_plan(s.source, Shape{count}, s.axis, r.dtype(0), DataType::Int64);
+    if (!plan)
+      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes outside the GPU gather kernel");
+    const Buffer& data = r.buffer(0);
+    const Buffer& indices = r.upload(std::as_bytes(std::span(s.picked)));
+    const Buffer& out = r.output(0, r.dtype(0), s.out);
+    r.kernel<Gather>().record(r.cmd(), r.arena(), plan->pc, data, indices, out);
+  };
+}
+
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(indexing);
@@ -87,6 +112,11 @@ void register_indexing_ops(OpTable& t) {
   t.add("Gather", gather_factory(gather_plan));
   t.add("GatherElements", gather_factory(gather_elements_plan));
   t.add("GatherND", gather_nd_factory());
+  t.add("Compress", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!inputs_are(q, {DataType::Float32, DataType::Int32, DataType::Int64}, reason, 0, 1))
+      return nullptr;
+    return compress(parse_compress_attrs(q.info), NodeRef(q.info));
+  });
 }
 
 }  // namespace kiln::gpu_compute

@@ -1,17 +1,20 @@
 #version 450
-// QLinearMatMul: int8/uint8 operands less their zero points multiplied exactly in int32, then
-// requantized: y = saturate(round_half_even(acc * multiplier + y_zero_point)). The host gives
-// each multiplier as an integer mantissa and a right shift (multiplier = mantissa * 2^-shift,
-// exact), so the rounding is done exactly in 64-bit integers, as the CPU's double arithmetic
-// does for any sum below 2^53. An invocation writes one word: four 8-bit outputs.
+// QLinearMatMul and MatMulInteger: int8/uint8 operands less their zero points multiplied exactly
+// in int32 (wrapping, as ONNX's int32 accumulation), then
+//   requantize 1 (QLinearMatMul): y = saturate(round_half_even(acc * multiplier + y_zero_point))
+//     (requantize.glsl), an invocation per output word: four 8-bit outputs;
+//   requantize 0 (MatMulInteger): y = acc, an invocation per int32 output.
+#extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer A { uint a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer B { uint b[]; };
-// The zero points of A's rows (or one), of B's columns (or one), the multipliers as (mantissa,
-// shift) pairs [rows, cols], then each batch's element offsets into A and B.
+// The zero points of A (one, one per row, or one per row of each of A's batch matrices), then
+// B's likewise per column (from b_zero_start), the multipliers as (mantissa, shift) pairs
+// [rows, cols] (from mult_start), then per batch: the element offsets into A and B and the
+// first zero point of A and B for that batch.
 layout(std430, set = 0, binding = 2) readonly buffer P { int params[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Y { uint y[]; };
 
@@ -22,48 +25,48 @@ layout(push_constant) uniform Params {
   uint a_row_stride, a_col_stride, b_row_stride, b_col_stride;
   uint a_signed, b_signed;
   int y_zero, lo, hi;
-  uint a_zeros, b_zeros;  // 1 or m (n)
+  uint a_zero_per_row, b_zero_per_col, b_zero_start;
   uint rows, cols;        // the multipliers' extent: 1 or m (n)
-  uint batch_offsets;     // where the per-batch offsets start in params
+  uint mult_start;        // where the multipliers start in params
+  uint batch_offsets;     // where the per-batch table starts in params
+  uint requantize_output;
 } p;
 
-// Byte `index` of a word array, as a signed or unsigned 8-bit value.
-int byte_of(uint word, uint index, bool is_signed) {
-  const uint v = (word >> (8u * (index & 3u))) & 0xFFu;
-  return is_signed ? (int(v << 24) >> 24) : int(v);
-}
+#include "requantize.glsl"
 
-// round_half_even(acc * mantissa * 2^-shift + y_zero), saturated.
-int requantize(int acc, int mantissa, int shift) {
-  const int64_t v = int64_t(acc) * int64_t(mantissa) + (int64_t(p.y_zero) << shift);
-  if (shift == 0) return int(clamp(v, int64_t(p.lo), int64_t(p.hi)));
-  int64_t q = v >> shift;  // floor
-  const int64_t rest = v - (q << shift);
-  const int64_t midpoint = int64_t(1) << (shift - 1);
-  if (rest > midpoint || (rest == midpoint && (q & int64_t(1)) != int64_t(0))) q += int64_t(1);
-  return int(clamp(q, int64_t(p.lo), int64_t(p.hi)));
+int product(uint e) {
+  const uint col = e % p.n, row = (e / p.n) % p.m, batch = e / (p.n * p.m);
+  const uint table = p.batch_offsets + 4u * batch;
+  const uint a_base = uint(params[table]) + row * p.a_row_stride;
+  const uint b_base = uint(params[table + 1u]) + col * p.b_col_stride;
+  const int za = params[uint(params[table + 2u]) + (p.a_zero_per_row != 0u ? row : 0u)];
+  const int zb =
+      params[p.b_zero_start + uint(params[table + 3u]) + (p.b_zero_per_col != 0u ? col : 0u)];
+  // Summed as uint: each product fits int32 but long sums wrap, which unsigned arithmetic
+  // defines (the CPU wraps the same way).
+  uint acc = 0u;
+  for (uint i = 0u; i < p.k; ++i) {
+    const uint ia = a_base + i * p.a_col_stride, ib = b_base + i * p.b_row_stride;
+    acc += uint((byte_of(a[ia >> 2], ia, p.a_signed != 0u) - za) *
+                (byte_of(b[ib >> 2], ib, p.b_signed != 0u) - zb));
+  }
+  return int(acc);
 }
 
 int element(uint e) {
-  const uint col = e % p.n, row = (e / p.n) % p.m, batch = e / (p.n * p.m);
-  const uint a_base = uint(params[p.batch_offsets + 2u * batch]) + row * p.a_row_stride;
-  const uint b_base = uint(params[p.batch_offsets + 2u * batch + 1u]) + col * p.b_col_stride;
-  const int za = params[p.a_zeros == 1u ? 0u : row];
-  const int zb = params[p.a_zeros + (p.b_zeros == 1u ? 0u : col)];
-  int acc = 0;
-  for (uint i = 0u; i < p.k; ++i) {
-    const uint ia = a_base + i * p.a_col_stride, ib = b_base + i * p.b_row_stride;
-    acc += (byte_of(a[ia >> 2], ia, p.a_signed != 0u) - za) *
-           (byte_of(b[ib >> 2], ib, p.b_signed != 0u) - zb);
-  }
-  const uint mult = p.a_zeros + p.b_zeros +
-                    2u * ((p.rows == 1u ? 0u : row) * p.cols + (p.cols == 1u ? 0u : col));
-  return requantize(acc, params[mult], params[mult + 1u]);
+  const uint col = e % p.n, row = (e / p.n) % p.m;
+  const uint mult =
+      p.mult_start + 2u * ((p.rows == 1u ? 0u : row) * p.cols + (p.cols == 1u ? 0u : col));
+  return requantize(product(e), params[mult], params[mult + 1u], p.y_zero, p.lo, p.hi);
 }
 
 void main() {
   const uint row = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint word = gl_GlobalInvocationID.y * row + gl_GlobalInvocationID.x;
+  if (p.requantize_output == 0u) {
+    if (word < p.count) y[word] = uint(product(word));
+    return;
+  }
   const uint first = word * 4u;
   if (first >= p.count) return;
   uint packed = 0u;
