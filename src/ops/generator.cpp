@@ -7,6 +7,7 @@
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
 #include "opdefs/eye_like.h"
+#include "opdefs/generated_values.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
 
@@ -74,9 +75,9 @@ CpuKernel make_range(const NodeInfo&) {
         const double limit = to_double(limit_t.data<T>()[0]);
         const double delta = to_double(delta_t.data<T>()[0]);
         if (delta == 0) ctx.fail("delta must not be zero");
-        const double steps = std::ceil((limit - start) / delta);
-        if (!std::isfinite(steps)) ctx.fail("start, limit and delta give an unbounded range");
-        const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
+        const std::optional<int64_t> steps = float_range_count(start, limit, delta);
+        if (!steps) ctx.fail("start, limit and delta give an unbounded range");
+        const int64_t count = *steps;
         Tensor& y = ctx.allocate_output(0, dtype, Shape{count});
         T* out = y.mutable_data<T>();
         // Computed in the element type for float/double, as the reference accumulates.

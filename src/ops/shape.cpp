@@ -8,6 +8,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/generated_values.h"
 #include "opdefs/shape_slice.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
@@ -192,35 +193,7 @@ CpuKernel make_identity(const NodeInfo&) {
 // --- Constant / ConstantOfShape ----------------------------------------------------------------
 
 CpuKernel make_constant(const NodeInfo& info) {
-  static const char* const kValueAttrs[] = {"value",        "sparse_value", "value_float",
-                                            "value_floats", "value_int",    "value_ints",
-                                            "value_string", "value_strings"};
-  int count = 0;
-  for (const char* name : kValueAttrs) count += info.has_attr(name) ? 1 : 0;
-  if (count != 1) {
-    info.fail("exactly one of the value attributes must be set, found " + std::to_string(count));
-  }
-  Tensor value;
-  if (info.has_attr("sparse_value")) {
-    info.fail("sparse constants are not supported");
-  } else if (info.has_attr("value")) {
-    value = *info.attr_tensor("value");
-  } else if (info.has_attr("value_float")) {
-    value = Tensor::scalar<float>(info.attr_float("value_float", 0));
-  } else if (info.has_attr("value_floats")) {
-    const auto v = info.attr_floats("value_floats");
-    value = Tensor::from_data<float>(Shape{static_cast<int64_t>(v.size())}, v);
-  } else if (info.has_attr("value_int")) {
-    value = Tensor::scalar<int64_t>(info.attr_int("value_int", 0));
-  } else if (info.has_attr("value_ints")) {
-    const auto v = info.attr_ints("value_ints");
-    value = Tensor::from_data<int64_t>(Shape{static_cast<int64_t>(v.size())}, v);
-  } else if (info.has_attr("value_string")) {
-    value = Tensor::scalar<std::string>(info.attr_string("value_string", ""));
-  } else {
-    const auto v = info.attr_strings("value_strings");
-    value = Tensor::from_data<std::string>(Shape{static_cast<int64_t>(v.size())}, v);
-  }
+  const Tensor value = parse_constant_value(info);
   // The runtime never writes into a handed-over tensor, so every run can share this one.
   return [value](OpContext& ctx) { ctx.set_output(0, value); };
 }
