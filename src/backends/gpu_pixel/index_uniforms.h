@@ -1,0 +1,44 @@
+// Host-held integers a draw needs per run (element offsets worked out from host indices), read by
+// the shader from a uniform array: integer data never goes into float textures. The array holds
+// at most kIndexUniforms values as ivec4s (a plain int array would take one uniform vector per
+// entry); a node that needs more runs on the CPU.
+//
+//   std::string body = std::string(kIndexUniformsGlsl) + kShader;  // kShader calls index_at(j)
+//   draw(context, program, y, inputs, [&] { set_index_uniforms(context, program, offsets); });
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/gpu_pixel/context.h"
+#include "backends/gpu_pixel/program.h"
+#include "kernels/device_backend.h"
+
+namespace kiln::gpu_pixel {
+
+constexpr int kIndexUniforms = 1024;
+
+// Declares `uniform ivec4 u_index[kIndexUniforms / 4]` and `int index_at(int j)`.
+inline constexpr const char* kIndexUniformsGlsl = R"(
+uniform ivec4 u_index[256];
+int index_at(int j) { return u_index[j >> 2][j & 3]; }
+)";
+
+// Whether `count` values fit the array.
+inline bool index_uniforms_fit(size_t count) { return count <= kIndexUniforms; }
+
+// Sets u_index[0 .. values.size()) of the program in use. kiln::Error when there are more than
+// kIndexUniforms values or the device has too few fragment uniforms for the array.
+void set_index_uniforms(const Context& context, const Program& program,
+                        std::span<const int> values);
+
+// Whether input k holds indices the host reads: of int32 or int64, dtypes textures never hold (an
+// unknown dtype is checked per run), or CPU-resident or constant; false with `reason` otherwise.
+bool index_input_on_host(const DevicePlacementQuery& q, size_t k, std::string& reason);
+
+// The values of host indices; RunOnCpu for a tensor not of int32 or int64.
+std::vector<int64_t> host_index_values(const Tensor& indices);
+
+}  // namespace kiln::gpu_pixel
