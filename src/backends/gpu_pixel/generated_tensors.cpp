@@ -5,7 +5,6 @@
 // and Constant (its value uploaded). Inputs the ops reject run on the CPU, whose kernels report
 // them.
 #include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -64,20 +63,39 @@ uniform float u_delta;
 float element(int i) { return u_start + float(i) * u_delta; }
 )";
 
-// Output viewed as [outer, depth, inner]; u_index holds each [outer, inner] position's wrapped
-// index, or -1 for a row that stays off. values holds [off, on].
+// Output viewed as [outer, depth, inner]; each [outer, inner] position's index wrapped into
+// [0, depth), or -1 for a row that stays off: from u_index (integer indices, wrapped on the
+// host), or under FLOAT_INDICES from the indices' texture, truncated and wrapped here as the
+// CPU's cast to int64 does (the host keeps depth within 2^24, where the float sum is exact).
+// values holds [off, on].
 constexpr const char* kOneHotShader = R"(
 uniform highp sampler2D values;
 uniform int values_width;
 uniform int u_depth;
 uniform int u_inner;
 
+#ifdef FLOAT_INDICES
+uniform highp sampler2D indices;
+uniform int indices_width;
+
+int wrapped_index(int p) {
+  float v = fetch_element(indices, indices_width, p);
+  // NaN, and values whose int64 lands outside [-depth, depth) for every depth, match no row.
+  if (isnan(v) || abs(v) >= 2147483648.0) return -1;
+  float k = trunc(v);
+  if (k < 0.0) k += float(u_depth);
+  return k >= 0.0 && k < float(u_depth) ? int(k) : -1;
+}
+#else
+int wrapped_index(int p) { return index_at(p); }
+#endif
+
 float element(int e) {
   int inner = e % u_inner;
   int t = e / u_inner;
   int d = t % u_depth;
   int outer = t / u_depth;
-  return fetch_element(values, values_width, index_at(outer * u_inner + inner) == d ? 1 : 0);
+  return fetch_element(values, values_width, wrapped_index(outer * u_inner + inner) == d ? 1 : 0);
 }
 )";
 
@@ -121,16 +139,21 @@ class GeneratedTensors {
     });
   }
 
-  void one_hot(const TextureTensor& values, std::span<const int> wrapped, int64_t depth,
-               int64_t inner, TextureTensor& y) const {
+  // `float_indices` null: the wrapped indices in `wrapped`.
+  void one_hot(const TextureTensor& values, const TextureTensor* float_indices,
+               std::span<const int> wrapped, int64_t depth, int64_t inner, TextureTensor& y) const {
     if (y.element_count() == 0) return;
-    const Program& program = context_.programs().get(
-        "one_hot", "", "", std::string(kIndexUniformsGlsl) + kOneHotShader + kElementMain);
-    const DrawInput inputs[] = {{"values", &values}};
+    ProgramVariant variant;
+    variant.add(float_indices != nullptr, "FLOAT_INDICES");
+    const Program& program =
+        context_.programs().get("one_hot", variant.name, variant.defines,
+                                std::string(kIndexUniformsGlsl) + kOneHotShader + kElementMain);
+    std::vector<DrawInput> inputs = {{"values", &values}};
+    if (float_indices) inputs.push_back({"indices", float_indices});
     draw(context_, program, y, inputs, [&] {
       program.set("u_depth", static_cast<int>(depth));
       program.set("u_inner", static_cast<int>(inner));
-      set_index_uniforms(context_, program, wrapped);
+      if (!float_indices) set_index_uniforms(context_, program, wrapped);
     });
   }
 
@@ -246,16 +269,28 @@ OpFactory range_factory() {
   };
 }
 
-// OneHot with host indices (truncated to integers, negative ones counted from the end, NaN and
-// out-of-range ones leaving their row off) and depth; values [off, on] of a texture dtype.
+bool is_index_dtype(DataType t) { return t == DataType::Int32 || t == DataType::Int64; }
+bool is_float_index_dtype(DataType t) {
+  return t == DataType::Float32 || t == DataType::Float16 || t == DataType::BFloat16;
+}
+
+// OneHot with a host depth and values [off, on] of a texture dtype. Integer indices are host
+// values, wrapped on the host (negative ones counted from the end, out-of-range ones leaving
+// their row off) and carried as uniforms; float indices are read from their texture and
+// truncated in the shader (NaN leaves its row off).
 OpFactory one_hot_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!texel_inputs(q, reason, 2, 1) || !index_input_on_host(q, 0, reason) ||
-        !index_input_on_host(q, 1, reason))
+    const DataType index_type = q.input_types.empty() ? DataType::Undefined : q.input_types[0];
+    if (!texel_inputs(q, reason, 2, 1) || !index_input_on_host(q, 1, reason)) return nullptr;
+    if (index_type != DataType::Undefined && !is_index_dtype(index_type) &&
+        !is_float_index_dtype(index_type)) {
+      reason = "indices of " + std::string(dtype_name(index_type)) + " stay on the CPU";
       return nullptr;
+    }
     const int64_t axis_attr = q.info.attr_int("axis", -1);
     if (const Shape* indices = static_input_shape(q, 0);
-        indices && !index_uniforms_fit(static_cast<size_t>(indices->element_count()))) {
+        indices && is_index_dtype(index_type) &&
+        !index_uniforms_fit(static_cast<size_t>(indices->element_count()))) {
       reason = "more indices than " + std::to_string(kIndexUniforms) +
                " (the index uniforms hold that many)";
       return nullptr;
@@ -273,22 +308,29 @@ OpFactory one_hot_factory() {
       const int64_t axis = axis_attr < 0 ? axis_attr + out_rank : axis_attr;
       Shape out_shape = in_shape;
       out_shape.insert(static_cast<size_t>(axis), depth);
-      if (!index_uniforms_fit(static_cast<size_t>(in_shape.element_count())))
-        throw RunOnCpu(RunTimeCause::DeviceLimit, "more indices than the index uniforms hold");
       if (out_shape.element_count() > INT32_MAX)
         throw RunOnCpu(RunTimeCause::DeviceLimit, "an output beyond 32-bit indexing");
       int64_t inner = 1;
       for (size_t d = static_cast<size_t>(axis); d < in_shape.size(); ++d) inner *= in_shape[d];
+      const TextureTensor& vals = r.texture(2);
+      TextureTensor& y = r.output(0, out_shape, values.dtype());
+      if (!is_index_dtype(r.input(0).dtype())) {
+        if (!is_float_index_dtype(r.input(0).dtype()))
+          throw RunOnCpu(RunTimeCause::InputKind, "indices of a dtype the draw does not read");
+        if (depth > (int64_t{1} << 24))
+          throw RunOnCpu(RunTimeCause::DeviceLimit, "a depth beyond exact float sums");
+        const TextureTensor* indices = in_shape.element_count() > 0 ? &r.texture(0) : nullptr;
+        if (indices) r.kernel<GeneratedTensors>().one_hot(vals, indices, {}, depth, inner, y);
+        return;
+      }
+      if (!index_uniforms_fit(static_cast<size_t>(in_shape.element_count())))
+        throw RunOnCpu(RunTimeCause::DeviceLimit, "more indices than the index uniforms hold");
       std::vector<int> wrapped;
-      for (double v : host_values(r.input(0))) {
-        // Truncated towards zero, as the CPU's cast to int64; NaN and huge values match no row.
-        int64_t k = std::isnan(v) || std::abs(v) > 9.0e18 ? -1 - depth : static_cast<int64_t>(v);
+      for (int64_t k : host_index_values(r.input(0))) {
         if (k < 0) k += depth;
         wrapped.push_back(k >= 0 && k < depth ? static_cast<int>(k) : -1);
       }
-      const TextureTensor& vals = r.texture(2);
-      r.kernel<GeneratedTensors>().one_hot(vals, wrapped, depth, inner,
-                                           r.output(0, out_shape, values.dtype()));
+      r.kernel<GeneratedTensors>().one_hot(vals, nullptr, wrapped, depth, inner, y);
     };
   };
 }
