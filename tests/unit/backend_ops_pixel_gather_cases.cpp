@@ -275,6 +275,24 @@ void add_pixel_clip_cases(std::vector<OpCase>& c) {
   }
 }
 
+// Clip of the small integers and float16 (bounds as inputs of X's dtype, or none): the result is
+// always one of the input values.
+void add_pixel_clip_texel_cases(std::vector<OpCase>& c) {
+  for (DataType dt : {DataType::Int8, DataType::UInt8, DataType::Int16, DataType::Float16}) {
+    const std::string type(dtype_name(dt));
+    c.push_back({"Clip_pixel_" + type, [dt] {
+                   return OpTest("Clip", 13)
+                       .input(few_values(dt, {3, 5}, 480))
+                       .input(few_values(dt, {}, 481))
+                       .input(few_values(dt, {1}, 482));
+                 }});
+    c.back().on_compute = dt != DataType::Float16 && dt != DataType::Int16;
+    c.push_back({"Clip_pixel_" + type + "_no_bounds",
+                 [dt] { return OpTest("Clip", 13).input(few_values(dt, {9}, 483)); }});
+    c.back().on_compute = dt != DataType::Float16 && dt != DataType::Int16;
+  }
+}
+
 // 3-D pools: pads, strides, dilations, ceil_mode, auto_pad, count_include_pad, p = 1, 2, 3.
 void add_pixel_pool_3d_cases(std::vector<OpCase>& c) {
   struct Pool3dCase {
@@ -314,6 +332,7 @@ REGISTER_OP_CASES(add_pixel_float_test_cases);
 REGISTER_OP_CASES(add_pixel_generated_cases);
 REGISTER_OP_CASES(add_pixel_compress_cases);
 REGISTER_OP_CASES(add_pixel_clip_cases);
+REGISTER_OP_CASES(add_pixel_clip_texel_cases);
 REGISTER_OP_CASES(add_pixel_pool_3d_cases);
 
 // Runs `test` on the GPU-pixel backend and returns the kiln::Error's message: "" without a

@@ -1,8 +1,8 @@
 // Clip: float32 with constant bounds (attributes before opset 11, constant inputs after) through
-// the unary kernel (gpu_common/unary_ops.inc); from opset 11 with bounds computed at run time, a
-// draw that reads each bound present from its one-element texture (or a host value, uploaded)
-// and applies them as the CPU does, the lower one first (so min > max gives max) and a NaN bound
-// ignored, a NaN input kept.
+// the unary kernel (gpu_common/unary_ops.inc); from opset 11 with bounds computed at run time, or
+// of another texture dtype, a draw that reads each bound present from its one-element texture (or
+// a host value, uploaded) and applies them as the CPU does, the lower one first (so min > max gives
+// max) and a NaN bound ignored, a NaN input kept.
 #include <string>
 #include <vector>
 
@@ -66,31 +66,40 @@ class ClipWithBoundTextures {
   Context& context_;
 };
 
+// The result is always an input value (x or a bound), so every texture dtype goes through
+// exactly: float16 and the small integers too.
 void record_clip_with_bound_inputs(OpRecorder& r) {
+  const DataType dtype = r.input(0).dtype();
   const TextureTensor* bounds[2] = {nullptr, nullptr};
   for (size_t k = 1; k <= 2; ++k) {
     if (!r.has_input(k)) continue;
-    if (r.input(k).dtype() != DataType::Float32 || r.shape(k).element_count() != 1)
+    if (r.input(k).dtype() != dtype || r.shape(k).element_count() != 1)
       throw RunOnCpu(RunTimeCause::InputKind,
-                     "a Clip bound that is no one-element float32 tensor; the CPU kernel "
+                     "a Clip bound that is no one-element tensor of X's dtype; the CPU kernel "
                      "reports it");
     bounds[k - 1] = &r.texture(k);
   }
   const TextureTensor& x = r.texture(0);
-  r.kernel<ClipWithBoundTextures>().record(x, bounds[0], bounds[1],
-                                           r.output(0, r.shape(0), DataType::Float32));
+  r.kernel<ClipWithBoundTextures>().record(x, bounds[0], bounds[1], r.output(0, r.shape(0), dtype));
 }
 
 OpFactory clip_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
-    std::string bounds_not_constant;
-    if (const std::optional<UnaryParams> params = unary_params(q.info, bounds_not_constant)) {
-      return [p = *params](OpRecorder& r) {
-        const TextureTensor& x = r.texture(0);
-        r.kernel<UnaryElementwise>().record(p, x, r.output(0, r.shape(0)));
-      };
+    if (q.info.opset() < 11 || (!q.input_types.empty() && q.input_types[0] == DataType::Float32)) {
+      if (!float_inputs(q, reason)) return nullptr;
+      std::string bounds_not_constant;
+      if (const std::optional<UnaryParams> params = unary_params(q.info, bounds_not_constant)) {
+        return [p = *params](OpRecorder& r) {
+          const TextureTensor& x = r.texture(0);
+          r.kernel<UnaryElementwise>().record(p, x, r.output(0, r.shape(0)));
+        };
+      }
+      if (q.info.opset() < 11) {
+        reason = bounds_not_constant;
+        return nullptr;
+      }
     }
+    if (!texel_inputs(q, reason)) return nullptr;
     return record_clip_with_bound_inputs;
   };
 }
