@@ -11,7 +11,7 @@
 #include "backends/gpu_common/shader_sources.h"
 #include "backends/gpu_pixel/convert.h"
 #include "backends/gpu_pixel/draw.h"
-#include "backends/gpu_pixel/index_uniforms.h"
+#include "backends/gpu_pixel/host_indices.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"

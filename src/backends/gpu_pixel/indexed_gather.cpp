@@ -1,7 +1,7 @@
 // GatherElements and GatherND as one draw: each output element copies the data element at an
 // offset worked out on the host from the (host-held) indices. Compress, whose condition is a host
 // value, is a Gather (gather.h) of the slices it keeps. The offsets travel as uniforms
-// (index_uniforms.h), one per run of `inner` consecutive output elements: per element for
+// (host_indices.h), one per run of `inner` consecutive output elements: per element for
 // GatherElements, per index tuple (whose slice is contiguous in data) for GatherND. Copies only,
 // so every texture dtype goes through. Shapes or indices the ops reject run on the CPU, whose
 // kernel reports them; more offsets than the uniforms hold run there too.
@@ -10,7 +10,7 @@
 
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/gather.h"
-#include "backends/gpu_pixel/index_uniforms.h"
+#include "backends/gpu_pixel/host_indices.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
@@ -55,48 +55,12 @@ class OffsetGather {
   Context& context_;
 };
 
-[[noreturn]] void rejected_shapes() {
-  throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes the op rejects; the CPU reports them");
-}
-
-// An index in [-dim, dim) wrapped into [0, dim); RunOnCpu otherwise, so that the CPU kernel
-// names it.
-int64_t wrapped(int64_t i, int64_t dim) {
-  if (i < -dim || i >= dim)
-    throw RunOnCpu(RunTimeCause::InputValues, "an index is out of range; the CPU reports it");
-  return i < 0 ? i + dim : i;
-}
-
-void check_fits(const Shape& data, int64_t offsets) {
-  if (!index_uniforms_fit(static_cast<size_t>(offsets)))
-    throw RunOnCpu(RunTimeCause::DeviceLimit, "more offsets than the index uniforms hold");
-  if (data.element_count() > INT32_MAX)
-    throw RunOnCpu(RunTimeCause::DeviceLimit, "data beyond 32-bit indexing");
-}
-
 // GatherElements: y[p] = data[p with its axis coordinate replaced by indices[p]].
 OffsetPlan gather_elements_plan(const Shape& data, const Shape& indices,
                                 const std::vector<int64_t>& values, int64_t axis_attr) {
-  const auto rank = static_cast<int64_t>(data.size());
-  if (rank == 0 || indices.size() != data.size() || axis_attr < -rank || axis_attr >= rank)
-    rejected_shapes();
-  const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis && indices[d] > data[d]) rejected_shapes();
-  check_fits(data, indices.element_count());
   OffsetPlan plan;
   plan.out_shape = indices;
-  const Shape strides = strides_of(data);
-  const Shape positions = strides_of(indices);
-  for (int64_t p = 0; p < indices.element_count(); ++p) {
-    int64_t offset = 0, rest = p;
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t c = rest / positions[d];
-      rest %= positions[d];
-      offset += (d == axis ? wrapped(values[p], data[d]) : c) * strides[d];
-    }
-    plan.offsets.push_back(static_cast<int>(offset));
-  }
+  plan.offsets = elements_offsets(data, indices, values, axis_attr);
   return plan;
 }
 
@@ -105,11 +69,12 @@ OffsetPlan gather_elements_plan(const Shape& data, const Shape& indices,
 OffsetPlan gather_nd_plan(const Shape& data, const Shape& indices,
                           const std::vector<int64_t>& values, int64_t batch_dims) {
   const auto r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
-  if (r < 1 || q < 1 || batch_dims < 0 || batch_dims >= std::min(r, q)) rejected_shapes();
+  if (r < 1 || q < 1 || batch_dims < 0 || batch_dims >= std::min(r, q))
+    run_rejected_shapes_on_cpu();
   const int64_t k = indices[q - 1];
-  if (k < 1 || k > r - batch_dims) rejected_shapes();
+  if (k < 1 || k > r - batch_dims) run_rejected_shapes_on_cpu();
   for (int64_t d = 0; d < batch_dims; ++d)
-    if (data[d] != indices[d]) rejected_shapes();
+    if (data[d] != indices[d]) run_rejected_shapes_on_cpu();
   OffsetPlan plan;
   int64_t batches = 1, tuples = 1;
   for (int64_t d = 0; d < q - 1; ++d) {
@@ -120,7 +85,7 @@ OffsetPlan gather_nd_plan(const Shape& data, const Shape& indices,
     plan.out_shape.push_back(data[d]);
     plan.inner *= data[d];
   }
-  check_fits(data, batches * tuples);
+  check_index_uniforms_fit(data, batches * tuples);
   const Shape strides = strides_of(data);
   const int64_t batch_stride = batch_dims > 0 ? strides[batch_dims - 1] : 0;
   for (int64_t b = 0; b < batches; ++b) {
@@ -129,7 +94,7 @@ OffsetPlan gather_nd_plan(const Shape& data, const Shape& indices,
       const int64_t first = (b * tuples + t) * k;
       for (int64_t j = 0; j < k; ++j) {
         const auto d = static_cast<size_t>(batch_dims + j);
-        offset += wrapped(values[first + j], data[d]) * strides[d];
+        offset += wrapped_host_index(values[first + j], data[d]) * strides[d];
       }
       plan.offsets.push_back(static_cast<int>(offset));
     }
@@ -183,7 +148,7 @@ OpFactory compress_factory() {
       const auto rank = static_cast<int64_t>(x_shape.size());
       if (condition.dtype() != DataType::Bool || condition.shape().size() != 1 ||
           axis_attr < -rank || axis_attr >= rank)
-        rejected_shapes();
+        run_rejected_shapes_on_cpu();
       const int64_t axis = has_axis ? (axis_attr < 0 ? axis_attr + rank : axis_attr) : 0;
       std::vector<int64_t> picked;
       const bool* keep = condition.data<bool>();

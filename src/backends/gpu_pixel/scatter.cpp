@@ -4,7 +4,7 @@
 // The host works out from the (host-held) indices where each update goes: data viewed as
 // [targets, slice], update u (a slice of `slice` elements) lands on target index_at(u). That is
 // one element per update for ScatterElements (slice 1) and one slice per index tuple for
-// ScatterND. The targets travel as uniforms (index_uniforms.h); a fragment scans all of them, so
+// ScatterND. The targets travel as uniforms (host_indices.h); a fragment scans all of them, so
 // the fragment loop budget bounds the updates too. Reductions take float32 data; without one
 // the draw copies, so every texture dtype goes through. Shapes or indices the ops reject run on
 // the CPU, whose kernel reports them.
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/gpu_pixel/draw.h"
-#include "backends/gpu_pixel/index_uniforms.h"
+#include "backends/gpu_pixel/host_indices.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
@@ -107,46 +107,12 @@ class Scatter {
   Context& context_;
 };
 
-[[noreturn]] void rejected_shapes() {
-  throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "shapes the op rejects; the CPU reports them");
-}
-
-int64_t wrapped(int64_t i, int64_t dim) {
-  if (i < -dim || i >= dim)
-    throw RunOnCpu(RunTimeCause::InputValues, "an index is out of range; the CPU reports it");
-  return i < 0 ? i + dim : i;
-}
-
-void check_fits(const Shape& data, int64_t updates) {
-  if (!index_uniforms_fit(static_cast<size_t>(updates)))
-    throw RunOnCpu(RunTimeCause::DeviceLimit, "more updates than the index uniforms hold");
-  if (data.element_count() > INT32_MAX)
-    throw RunOnCpu(RunTimeCause::DeviceLimit, "data beyond 32-bit indexing");
-}
-
 // ScatterElements: update p lands on p's coordinates with the axis one replaced by indices[p].
 ScatterPlan elements_plan(const Shape& data, const Shape& indices, const Shape& updates,
                           const std::vector<int64_t>& values, int64_t axis_attr) {
-  const auto rank = static_cast<int64_t>(data.size());
-  if (rank == 0 || indices.size() != data.size() || updates != indices || axis_attr < -rank ||
-      axis_attr >= rank)
-    rejected_shapes();
-  const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis && indices[d] > data[d]) rejected_shapes();
-  check_fits(data, indices.element_count());
+  if (updates != indices) run_rejected_shapes_on_cpu();
   ScatterPlan plan;
-  const Shape strides = strides_of(data);
-  const Shape positions = strides_of(indices);
-  for (int64_t p = 0; p < indices.element_count(); ++p) {
-    int64_t offset = 0, rest = p;
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t c = rest / positions[d];
-      rest %= positions[d];
-      offset += (d == axis ? wrapped(values[p], data[d]) : c) * strides[d];
-    }
-    plan.targets.push_back(static_cast<int>(offset));
-  }
+  plan.targets = elements_offsets(data, indices, values, axis_attr);
   return plan;
 }
 
@@ -154,23 +120,24 @@ ScatterPlan elements_plan(const Shape& data, const Shape& indices, const Shape& 
 // of data's remaining dims per tuple.
 ScatterPlan nd_plan(const Shape& data, const Shape& indices, const Shape& updates,
                     const std::vector<int64_t>& values, int64_t) {
-  if (data.empty() || indices.empty()) rejected_shapes();
+  if (data.empty() || indices.empty()) run_rejected_shapes_on_cpu();
   const int64_t k = indices.back();
-  if (k < 1 || k > static_cast<int64_t>(data.size())) rejected_shapes();
+  if (k < 1 || k > static_cast<int64_t>(data.size())) run_rejected_shapes_on_cpu();
   Shape expected(indices.begin(), indices.end() - 1);
   ScatterPlan plan;
   for (size_t d = static_cast<size_t>(k); d < data.size(); ++d) {
     expected.push_back(data[d]);
     plan.slice *= data[d];
   }
-  if (updates != expected) rejected_shapes();
+  if (updates != expected) run_rejected_shapes_on_cpu();
   const int64_t tuples = Shape(indices.begin(), indices.end() - 1).element_count();
-  check_fits(data, tuples);
+  check_index_uniforms_fit(data, tuples);
   if (plan.slice == 0) return plan;  // nothing to update
   // Target of a tuple: its row-major position over data's first k dims.
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t target = 0;
-    for (int64_t j = 0; j < k; ++j) target = target * data[j] + wrapped(values[t * k + j], data[j]);
+    for (int64_t j = 0; j < k; ++j)
+      target = target * data[j] + wrapped_host_index(values[t * k + j], data[j]);
     plan.targets.push_back(static_cast<int>(target));
   }
   return plan;
