@@ -213,12 +213,10 @@ OpFactory variadic_factory(VariadicOp op) {
 }
 
 // The unary ops and activations, their parameters read from the node at load time; float16
-// inputs too, but for Clip, whose bounds are inputs of the data's dtype.
+// inputs too.
 OpFactory unary_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    const bool half_too = q.info.node().op_type != "Clip";
-    if (!(half_too ? float_or_half_inputs(q, reason, 0, 1) : float_inputs(q, reason, 0, 1)))
-      return nullptr;
+    if (!float_or_half_inputs(q, reason, 0, 1)) return nullptr;
     std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
     return [p = *params](OpRecorder& r) {
@@ -261,9 +259,10 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Xor", predicate_factory(BinaryOp::Xor, true));
   t.add("Where", where_factory);
 
-  // The ops of the shared table (gpu_common/unary_ops.inc).
+  // The ops of the shared table (gpu_common/unary_ops.inc); Clip, whose bounds may be inputs,
+  // has a family of its own (clip.cpp).
   for (const std::string& op : unary_onnx_types()) {
-    t.add(op, unary_factory());
+    if (op != "Clip") t.add(op, unary_factory());
   }
 }
 

@@ -1,8 +1,9 @@
-// Pooling as draws (backends/gpu_pixel/pool): MaxPool, AveragePool and LpPool over 1 or 2 spatial
-// axes with windows resolved by the CPU op's code, and the global pools.
+// Pooling as draws (backends/gpu_pixel/pool, pool_3d): MaxPool, AveragePool and LpPool over 1, 2
+// or 3 spatial axes with windows resolved by the CPU op's code, and the global pools.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/pool.h"
+#include "backends/gpu_pixel/pool_3d.h"
 #include "opdefs/window.h"
 
 namespace kiln::gpu_pixel {
@@ -17,7 +18,7 @@ OpFactory pool_factory(PoolOp op) {
     }
     const WindowAttrs window = parse_window_attrs(q.info);
     const size_t rank = window.kernel_shape.size();
-    if (rank != 1 && rank != 2) {
+    if (rank < 1 || rank > 3) {
       reason = std::to_string(rank) + "-D pooling has no GPU-pixel kernel";
       return nullptr;
     }
@@ -41,7 +42,10 @@ OpFactory pool_factory(PoolOp op) {
       Shape y_shape{x[0], x[1]};
       for (int64_t d : p.shape.geometry.out) y_shape.push_back(d);
       const TextureTensor& xt = r.texture(0);
-      r.kernel<Pool>().record(p, xt, r.output(0, y_shape));
+      if (rank == 3)
+        r.kernel<Pool3d>().record(p, xt, r.output(0, y_shape));
+      else
+        r.kernel<Pool>().record(p, xt, r.output(0, y_shape));
     };
   };
 }
