@@ -1,0 +1,70 @@
+// GPU op harness cases for the draws the GPU-pixel backend gained, beyond the cases it shares with
+// GPU-compute in backend_ops_test.cpp (DFT, STFT, CenterCropPad, Col2Im, AffineGrid, SwiGLU):
+// longer transforms, float16 data, and the ops only GPU-pixel runs natively so far.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend_op_cases.h"
+
+namespace kiln::testing {
+namespace {
+
+Tensor to_half(const Tensor& x) {
+  std::vector<Float16> v;
+  for (float f : x.to_vector<float>()) v.push_back(Float16(f));
+  return Tensor::from_data<Float16>(x.shape(), v);
+}
+
+// Transforms long enough that a float sum would drift from the CPU's double one: 300 points of
+// a real line, a complex inverse of 257 (odd, so no symmetry helps), and an STFT whose frames
+// overlap with a window and a frame_length input.
+void add_long_signal_cases(std::vector<OpCase>& c) {
+  c.push_back({"DFT_long_real", [] {
+                 return OpTest("DFT", 17)
+                     .input(random_f32({2, 300, 1}, 400))
+                     .input(Tensor())
+                     .attr("axis", int64_t{1});
+               }});
+  c.push_back({"DFT_long_inverse_complex", [] {
+                 return OpTest("DFT", 17)
+                     .input(random_f32({1, 257, 2}, 401))
+                     .input(Tensor())
+                     .attr("axis", int64_t{1})
+                     .attr("inverse", int64_t{1});
+               }});
+  c.push_back({"STFT_overlapping_window", [] {
+                 return OpTest("STFT", 17)
+                     .input(random_f32({1, 200, 1}, 402))
+                     .input(i64({}, {16}))
+                     .input(random_f32({64}, 403, 0.0f, 1.0f))
+                     .input(i64({}, {64}))
+                     .constant_input(1)
+                     .constant_input(3);
+               }});
+}
+
+// Float16 data where the GPU-pixel draws take it (GPU-compute keeps it on the CPU): SwiGLU
+// computes in float and rounds once; CenterCropPad moves the values.
+void add_half_cases(std::vector<OpCase>& c) {
+  c.push_back({"SwiGLU_float16", [] {
+                 return OpTest("SwiGLU", 24)
+                     .input(to_half(random_f32({4, 6}, 404, -4.0f, 4.0f)))
+                     .input(to_half(random_f32({1, 6}, 405)));
+               }});
+  c.back().on_compute = false;
+  c.push_back({"CenterCropPad_float16", [] {
+                 return OpTest("CenterCropPad", 18)
+                     .input(to_half(random_f32({5, 4, 3}, 406)))
+                     .input(i64({2}, {3, 7}))
+                     .constant_input(1)
+                     .attr("axes", std::vector<int64_t>{0, 1});
+               }});
+  c.back().on_compute = false;
+}
+
+REGISTER_OP_CASES(add_long_signal_cases);
+REGISTER_OP_CASES(add_half_cases);
+
+}  // namespace
+}  // namespace kiln::testing
