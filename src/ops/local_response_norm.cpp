@@ -9,6 +9,7 @@
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
 #include "ops/norm_common.h"
+#include "opdefs/lrn.h"
 
 namespace kiln {
 namespace {
@@ -26,13 +27,9 @@ void check_data(const OpContext& ctx, const Tensor& x) {
 // --- LRN -------------------------------------------------------------------------------------
 
 CpuKernel make_lrn(const NodeInfo& info) {
-  const int64_t size = info.required_int("size");
-  if (size <= 0) info.fail("size must be positive, got " + std::to_string(size));
-  const double alpha = info.attr_float("alpha", 1e-4f);
-  const double beta = info.attr_float("beta", 0.75f);
-  const double bias = info.attr_float("bias", 1.0f);
-  // The window around channel c is [c - floor((size-1)/2), c + ceil((size-1)/2)].
-  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const LrnAttrs attrs = parse_lrn_attrs(info);
+  const int64_t size = attrs.size, before = attrs.before, after = attrs.after;
+  const double alpha = attrs.alpha, beta = attrs.beta, bias = attrs.bias;
 
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);

@@ -63,8 +63,37 @@ void add_half_cases(std::vector<OpCase>& c) {
   c.back().on_compute = false;
 }
 
+// LRN (GPU-pixel only): odd and even window sizes (the extra channel after the centre), a
+// window wider than the channels, 1 and 2 spatial axes, custom coefficients.
+void add_lrn_cases(std::vector<OpCase>& c) {
+  struct LrnCase {
+    std::string name;
+    Shape shape;
+    int64_t size;
+    float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
+  };
+  const std::vector<LrnCase> lrns = {
+      {"size3", {2, 5, 4, 3}, 3},
+      {"size4_even", {1, 6, 7}, 4, 0.02f, 0.5f, 2.0f},
+      {"window_beyond_channels", {2, 3, 5}, 9, 0.5f, 1.25f, 0.5f},
+      {"channels_only", {3, 8}, 5, 1e-3f, 0.75f, 1.0f},
+  };
+  for (size_t i = 0; i < lrns.size(); ++i) {
+    c.push_back({"LRN_" + lrns[i].name, [l = lrns[i], i] {
+                   return OpTest("LRN", 13)
+                       .input(random_f32(l.shape, 410 + static_cast<unsigned>(i), -3.0f, 3.0f))
+                       .attr("size", l.size)
+                       .attr("alpha", l.alpha)
+                       .attr("beta", l.beta)
+                       .attr("bias", l.bias);
+                 }});
+    c.back().on_compute = false;
+  }
+}
+
 REGISTER_OP_CASES(add_long_signal_cases);
 REGISTER_OP_CASES(add_half_cases);
+REGISTER_OP_CASES(add_lrn_cases);
 
 }  // namespace
 }  // namespace kiln::testing
