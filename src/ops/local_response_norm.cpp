@@ -7,9 +7,10 @@
 #include "backends/cpu/vector_math.h"
 #include "core/thread_pool.h"
 #include "kernels/op_registry.h"
+#include "opdefs/lrn.h"
+#include "opdefs/mean_variance_normalization.h"
 #include "ops/all_ops.h"
 #include "ops/norm_common.h"
-#include "opdefs/lrn.h"
 
 namespace kiln {
 namespace {
@@ -211,23 +212,16 @@ void for_each_reduced_run(const ReductionLayout& l, int64_t base, Run&& run) {
 }
 
 CpuKernel make_mvn(const NodeInfo& info) {
-  const std::vector<int64_t> axes = info.attr_ints("axes", {0, 2, 3});
+  const MvnAttrs attrs = parse_mvn_attrs(info);
   constexpr double kEpsilon = 1e-9;  // the function body's constant, added to the std deviation
 
-  return [axes](OpContext& ctx) {
+  return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     check_data(ctx, x);
     const Shape& shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    if (rank > 14) ctx.fail("inputs of rank above 14 are not supported");
-    uint32_t reduced = 0;  // a bit mask, so that a run allocates nothing
-    for (int64_t a : axes) {
-      if (a < -rank || a >= rank) {
-        ctx.fail("axis " + std::to_string(a) + " is out of range for input rank " +
-                 std::to_string(rank));
-      }
-      reduced |= 1u << (a < 0 ? a + rank : a);
-    }
+    // A bit mask, so that a run allocates nothing.
+    const uint32_t reduced =
+        mvn_reduced_axes(ctx.node(), attrs, static_cast<int64_t>(shape.size()));
     const ReductionLayout l = reduction_layout(shape, reduced);
     Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
     if (x.element_count() == 0) return;

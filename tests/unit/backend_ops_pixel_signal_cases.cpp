@@ -91,9 +91,36 @@ void add_lrn_cases(std::vector<OpCase>& c) {
   }
 }
 
+// MeanVarianceNormalization (GPU-pixel only): the default axes (0, 2, 3, not contiguous), the
+// last axis, every axis, negative axes. (Data far from zero is left out: there the CPU's own
+// float32 sums and multiply-add decide the last bits.)
+void add_mvn_cases(std::vector<OpCase>& c) {
+  struct MvnCase {
+    std::string name;
+    Shape shape;
+    std::optional<std::vector<int64_t>> axes;
+  };
+  const std::vector<MvnCase> mvns = {
+      {"default_axes", {2, 3, 4, 5}, std::nullopt},
+      {"last_axis", {3, 7}, std::vector<int64_t>{-1}},
+      {"every_axis", {2, 3, 4}, std::vector<int64_t>{0, 1, 2}},
+      {"middle_axes", {2, 3, 4, 2}, std::vector<int64_t>{1, -2}},
+  };
+  for (size_t i = 0; i < mvns.size(); ++i) {
+    c.push_back({"MeanVarianceNormalization_" + mvns[i].name, [m = mvns[i], i] {
+                   OpTest t("MeanVarianceNormalization", 13);
+                   t.input(random_f32(m.shape, 420 + static_cast<unsigned>(i)));
+                   if (m.axes) t.attr("axes", *m.axes);
+                   return t;
+                 }});
+    c.back().on_compute = false;
+  }
+}
+
 REGISTER_OP_CASES(add_long_signal_cases);
 REGISTER_OP_CASES(add_half_cases);
 REGISTER_OP_CASES(add_lrn_cases);
+REGISTER_OP_CASES(add_mvn_cases);
 
 }  // namespace
 }  // namespace kiln::testing
