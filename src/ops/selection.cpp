@@ -12,6 +12,7 @@
 #include "backends/cpu/strided_copy.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
+#include "opdefs/reverse_sequence.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/op_utils.h"
@@ -202,30 +203,14 @@ CpuKernel make_compress(const NodeInfo& info) {
 // ReverseSequence
 
 CpuKernel make_reverse_sequence(const NodeInfo& info) {
-  const int64_t batch_axis = info.attr_int("batch_axis", 1);
-  const int64_t time_axis = info.attr_int("time_axis", 0);
-  if ((batch_axis != 0 && batch_axis != 1) || (time_axis != 0 && time_axis != 1) ||
-      batch_axis == time_axis) {
-    info.fail("batch_axis and time_axis must be 0 and 1 in some order, got " +
-              std::to_string(batch_axis) + " and " + std::to_string(time_axis));
-  }
-  return [batch_axis, time_axis](OpContext& ctx) {
+  const ReverseSequenceAttrs attrs = parse_reverse_sequence_attrs(info);
+  return [attrs](OpContext& ctx) {
+    const int64_t batch_axis = attrs.batch_axis, time_axis = attrs.time_axis;
     const Tensor& x = ctx.input(0);
-    const Tensor& lengths_t = ctx.input(1);
-    if (x.rank() < 2) ctx.fail("input must have rank >= 2, got " + x.shape().to_string());
+    const std::vector<int64_t> lengths =
+        resolve_reverse_sequence(NodeInputs{ctx.node(), ctx.inputs()}, attrs);
     const Shape& shape = x.shape();
     const int64_t batch = shape[batch_axis], steps = shape[time_axis];
-    if (lengths_t.rank() != 1 || lengths_t.shape()[0] != batch) {
-      ctx.fail("sequence_lens must have shape [" + std::to_string(batch) + "], got " +
-               lengths_t.shape().to_string());
-    }
-    const Shape lengths = read_index_list(ctx, lengths_t, "sequence_lens");
-    for (int64_t b = 0; b < batch; ++b) {
-      if (lengths[b] < 0 || lengths[b] > steps) {
-        ctx.fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(lengths[b]) +
-                 " is out of range [0, " + std::to_string(steps) + "]");
-      }
-    }
     Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
     if (x.element_count() == 0) return;
     // Per batch entry, two strided copies of [time, rest...]: the first lengths[b] steps read

@@ -117,10 +117,40 @@ void add_mvn_cases(std::vector<OpCase>& c) {
   }
 }
 
+// ReverseSequence (GPU-pixel only): time-major and batch-major, lengths of 0, 1 and all the
+// steps, trailing axes, int32 lengths, float16 data.
+void add_reverse_sequence_cases(std::vector<OpCase>& c) {
+  c.push_back({"ReverseSequence_time_major", [] {
+                 return OpTest("ReverseSequence", 10)
+                     .input(random_f32({5, 4, 3}, 430))
+                     .input(i64({4}, {5, 0, 1, 3}))
+                     .attr("batch_axis", int64_t{1})
+                     .attr("time_axis", int64_t{0});
+               }});
+  c.back().on_compute = false;
+  c.push_back({"ReverseSequence_batch_major_int32_lengths", [] {
+                 return OpTest("ReverseSequence", 10)
+                     .input(random_f32({3, 6}, 431))
+                     .input(Tensor::from_data<int32_t>({3}, {2, 6, 4}))
+                     .attr("batch_axis", int64_t{0})
+                     .attr("time_axis", int64_t{1});
+               }});
+  c.back().on_compute = false;
+  c.push_back({"ReverseSequence_float16", [] {
+                 return OpTest("ReverseSequence", 10)
+                     .input(to_half(random_f32({2, 4, 2, 2}, 432)))
+                     .input(i64({2}, {3, 4}))
+                     .attr("batch_axis", int64_t{0})
+                     .attr("time_axis", int64_t{1});
+               }});
+  c.back().on_compute = false;
+}
+
 REGISTER_OP_CASES(add_long_signal_cases);
 REGISTER_OP_CASES(add_half_cases);
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
+REGISTER_OP_CASES(add_reverse_sequence_cases);
 
 }  // namespace
 }  // namespace kiln::testing
