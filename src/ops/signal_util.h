@@ -17,8 +17,6 @@ namespace kiln {
 // The value of input `index`, a scalar or one-element int32/int64 tensor; ctx.fail naming
 // `what` otherwise.
 int64_t scalar_int_input(const OpContext& ctx, size_t index, const char* what);
-// The value of input `index`, a scalar or one-element float16/float/double/bfloat16 tensor.
-double scalar_float_input(const OpContext& ctx, size_t index, const char* what);
 
 // float16, float, double, bfloat16: the element types of DFT and STFT signals.
 inline bool is_signal_float_type(DataType t) {

@@ -146,11 +146,46 @@ void add_reverse_sequence_cases(std::vector<OpCase>& c) {
   c.back().on_compute = false;
 }
 
+// MelWeightMatrix (GPU-pixel only): the ONNX example's filters, more filters than spectrum
+// bins between the edges (spikes of zero width), a raised lower edge, int32 scalars.
+void add_mel_weight_matrix_cases(std::vector<OpCase>& c) {
+  struct MelCase {
+    std::string name;
+    int64_t mel_bins, dft_length, sample_rate;
+    float lower, upper;
+  };
+  const std::vector<MelCase> mels = {
+      {"example", 8, 16, 8192, 0.0f, 4096.0f},
+      {"narrow_filters", 20, 64, 16000, 0.0f, 8000.0f},
+      {"raised_lower_edge", 10, 256, 22050, 300.0f, 9000.0f},
+  };
+  for (size_t i = 0; i < mels.size(); ++i) {
+    c.push_back(
+        {"MelWeightMatrix_" + mels[i].name, [m = mels[i], i] {
+           OpTest t("MelWeightMatrix", 17);
+           if (i % 2) {
+             t.input(Tensor::from_data<int32_t>({}, {static_cast<int32_t>(m.mel_bins)}))
+                 .input(Tensor::from_data<int32_t>({}, {static_cast<int32_t>(m.dft_length)}))
+                 .input(Tensor::from_data<int32_t>({}, {static_cast<int32_t>(m.sample_rate)}));
+           } else {
+             t.input(i64({}, {m.mel_bins}))
+                 .input(i64({}, {m.dft_length}))
+                 .input(i64({}, {m.sample_rate}));
+           }
+           t.input(Tensor::scalar<float>(m.lower)).input(Tensor::scalar<float>(m.upper));
+           for (size_t k = 0; k < 5; ++k) t.constant_input(k);
+           return t;
+         }});
+    c.back().on_compute = false;
+  }
+}
+
 REGISTER_OP_CASES(add_long_signal_cases);
 REGISTER_OP_CASES(add_half_cases);
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_reverse_sequence_cases);
+REGISTER_OP_CASES(add_mel_weight_matrix_cases);
 
 }  // namespace
 }  // namespace kiln::testing
