@@ -180,12 +180,30 @@ void add_mel_weight_matrix_cases(std::vector<OpCase>& c) {
   }
 }
 
+// Det (GPU-pixel only): 1 x 1 to 8 x 8 matrices in batches, a singular matrix (two equal rows)
+// and one whose first pivot is zero (a row swap flips the sign).
+void add_det_cases(std::vector<OpCase>& c) {
+  for (int64_t n : {1, 2, 3, 5, 8}) {
+    c.push_back(
+        {"Det_" + std::to_string(n) + "x" + std::to_string(n), [n] {
+           return OpTest("Det", 11).input(random_f32({2, 3, n, n}, 440 + static_cast<unsigned>(n)));
+         }});
+    c.back().on_compute = false;
+  }
+  c.push_back({"Det_singular_and_pivoting", [] {
+                 return OpTest("Det", 11).input(Tensor::from_data<float>(
+                     {2, 3, 3}, {1, 2, 3, 1, 2, 3, 4, 5, 6, 0, 2, 1, 3, 1, 4, 2, 0, 5}));
+               }});
+  c.back().on_compute = false;
+}
+
 REGISTER_OP_CASES(add_long_signal_cases);
 REGISTER_OP_CASES(add_half_cases);
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_reverse_sequence_cases);
 REGISTER_OP_CASES(add_mel_weight_matrix_cases);
+REGISTER_OP_CASES(add_det_cases);
 
 }  // namespace
 }  // namespace kiln::testing
