@@ -1,6 +1,7 @@
 // GPU op harness cases for the draws the GPU-pixel backend gained, beyond the cases it shares with
 // GPU-compute in backend_ops_test.cpp (DFT, STFT, CenterCropPad, Col2Im, AffineGrid, SwiGLU):
 // longer transforms, float16 data, and the ops only GPU-pixel runs natively so far.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,46 @@ void add_half_cases(std::vector<OpCase>& c) {
                      .attr("axes", std::vector<int64_t>{0, 1});
                }});
   c.back().on_compute = false;
+}
+
+// Float16 on the float32 draws (GPU-pixel): MatMul in batches and as a vector product (float32
+// sums rounded once), Softmax and LogSoftmax along a middle axis, ReduceMax and ReduceMin over
+// axes kept ones interrupt (values exact in half precision: the CPU's and the draw's sums in
+// another order round alike).
+void add_half_float_draw_cases(std::vector<OpCase>& c) {
+  auto quarters = [](const Shape& shape, unsigned seed) {
+    std::vector<Float16> v;
+    for (float f : random_f32(shape, seed).to_vector<float>())
+      v.push_back(Float16(std::round(f * 4) / 4));
+    return Tensor::from_data<Float16>(shape, v);
+  };
+  c.push_back(
+      {"MatMul_float16_batched", [quarters] {
+         return OpTest("MatMul", 13).input(quarters({2, 3, 5}, 450)).input(quarters({5, 4}, 451));
+       }});
+  c.back().on_compute = false;
+  c.push_back(
+      {"MatMul_float16_vector", [quarters] {
+         return OpTest("MatMul", 13).input(quarters({6}, 452)).input(quarters({2, 6, 3}, 453));
+       }});
+  c.back().on_compute = false;
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    c.push_back({std::string(op) + "_float16", [op] {
+                   return OpTest(op, 13)
+                       .input(to_half(random_f32({2, 5, 3}, 454)))
+                       .attr("axis", int64_t{1});
+                 }});
+    c.back().on_compute = false;
+  }
+  for (const char* op : {"ReduceMax", "ReduceMin"}) {
+    c.push_back({std::string(op) + "_float16", [op] {
+                   return OpTest(op, 18)
+                       .input(to_half(random_f32({3, 4, 5}, 455)))
+                       .input(i64({2}, {0, 2}))
+                       .constant_input(1);
+                 }});
+    c.back().on_compute = false;
+  }
 }
 
 // LRN (GPU-pixel only): odd and even window sizes (the extra channel after the centre), a
@@ -199,6 +240,7 @@ void add_det_cases(std::vector<OpCase>& c) {
 
 REGISTER_OP_CASES(add_long_signal_cases);
 REGISTER_OP_CASES(add_half_cases);
+REGISTER_OP_CASES(add_half_float_draw_cases);
 REGISTER_OP_CASES(add_lrn_cases);
 REGISTER_OP_CASES(add_mvn_cases);
 REGISTER_OP_CASES(add_reverse_sequence_cases);

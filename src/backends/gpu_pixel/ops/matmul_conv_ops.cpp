@@ -1,7 +1,9 @@
-// MatMul, Gemm, Conv and ConvTranspose as draws (backends/gpu_pixel/matmul, conv). Conv problems
+// MatMul (float32 and float16), Gemm, Conv and ConvTranspose as draws (backends/gpu_pixel/matmul,
+// conv). Conv problems
 // are resolved by the op's definition (opdefs/conv.h), so both backends accept the same nodes.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/conv.h"
+#include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/matmul.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "opdefs/conv.h"
@@ -25,16 +27,21 @@ Shape matmul_output_shape(const Shape& a, const Shape& b, const MatmulParams& p)
   return out;
 }
 
+// Float32, or float16 summed in float32 and rounded once (half_output.h).
 OpFactory matmul_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!float_or_half_inputs(q, reason)) return nullptr;
     return [](OpRecorder& r) {
+      const DataType dtype = r.input(0).dtype();
+      if (r.input(1).dtype() != dtype)
+        throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
       const MatmulParams p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
                                            [&] { return matmul_params(r.shape(0), r.shape(1)); });
       const Shape y_shape = matmul_output_shape(r.shape(0), r.shape(1), p);
       const TextureTensor& a = r.texture(0);
       const TextureTensor& b = r.texture(1);
-      r.kernel<Matmul>().record(p, a, b, nullptr, r.output(0, y_shape));
+      draw_in_dtype(r, y_shape, dtype,
+                    [&](TextureTensor& y) { r.kernel<Matmul>().record(p, a, b, nullptr, y); });
     };
   };
 }
