@@ -64,10 +64,10 @@ void add_half_cases(std::vector<OpCase>& c) {
   c.back().on_compute = false;
 }
 
-// Float16 on the float32 draws (GPU-pixel): MatMul in batches and as a vector product (float32
-// sums rounded once), Softmax and LogSoftmax along a middle axis, ReduceMax and ReduceMin over
-// axes kept ones interrupt (values exact in half precision: the CPU's and the draw's sums in
-// another order round alike).
+// Float16 on the float32 draws (GPU-pixel): MatMul in batches and as a vector product, a grouped
+// padded Conv and a strided 1-D ConvTranspose (float32 sums rounded once), Softmax and LogSoftmax
+// along a middle axis, ReduceMax and ReduceMin over axes kept ones interrupt (values exact in half
+// precision: the CPU's and the draw's sums in another order round alike).
 void add_half_float_draw_cases(std::vector<OpCase>& c) {
   auto quarters = [](const Shape& shape, unsigned seed) {
     std::vector<Float16> v;
@@ -93,6 +93,22 @@ void add_half_float_draw_cases(std::vector<OpCase>& c) {
                  }});
     c.back().on_compute = false;
   }
+  c.push_back({"Conv_float16_grouped_padded", [quarters] {
+                 return OpTest("Conv", 11)
+                     .input(quarters({1, 4, 6, 5}, 456))
+                     .input(quarters({6, 2, 3, 3}, 457))
+                     .input(quarters({6}, 458))
+                     .attr("group", int64_t{2})
+                     .attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+               }});
+  c.back().on_compute = false;
+  c.push_back({"ConvTranspose_float16_1d", [quarters] {
+                 return OpTest("ConvTranspose", 11)
+                     .input(quarters({2, 3, 7}, 459))
+                     .input(quarters({3, 2, 3}, 460))
+                     .attr("strides", std::vector<int64_t>{2});
+               }});
+  c.back().on_compute = false;
   for (const char* op : {"ReduceMax", "ReduceMin"}) {
     c.push_back({std::string(op) + "_float16", [op] {
                    return OpTest(op, 18)
