@@ -15,7 +15,7 @@ Axes parse_axes(const NodeInfo& info) {
   return a;
 }
 
-std::vector<StridedCopy> plan_copies(const NodeInputs& ctx, const Axes& axes) {
+std::vector<int64_t> resolve_lengths(const NodeInputs& ctx, const Axes& axes) {
   const Tensor& x = ctx.input(0);
   const Tensor& lengths = ctx.input(1);
   if (x.rank() < 2) ctx.fail("input must have rank >= 2, got " + x.shape().to_string());
@@ -28,6 +28,23 @@ std::vector<StridedCopy> plan_copies(const NodeInputs& ctx, const Axes& axes) {
   if (lengths.dtype() != DataType::Int64 && lengths.dtype() != DataType::Int32) {
     ctx.fail("sequence_lens must be int64, got " + std::string(dtype_name(lengths.dtype())));
   }
+  std::vector<int64_t> result(static_cast<size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t len = lengths.dtype() == DataType::Int64 ? lengths.data<int64_t>()[b]
+                                                           : lengths.data<int32_t>()[b];
+    if (len < 0 || len > steps) {
+      ctx.fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(len) +
+               " is out of range [0, " + std::to_string(steps) + "]");
+    }
+    result[static_cast<size_t>(b)] = len;
+  }
+  return result;
+}
+
+std::vector<StridedCopy> plan_copies(const NodeInputs& ctx, const Axes& axes) {
+  const std::vector<int64_t> lengths = resolve_lengths(ctx, axes);
+  const Shape& shape = ctx.input(0).shape();
+  const int64_t batch = shape[axes.batch], steps = shape[axes.time];
   // Row-major strides; after dropping the batch axis the time axis is dimension 0.
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t d = shape.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * shape[d];
@@ -40,12 +57,7 @@ std::vector<StridedCopy> plan_copies(const NodeInputs& ctx, const Axes& axes) {
 
   std::vector<StridedCopy> copies;
   for (int64_t b = 0; b < batch; ++b) {
-    const int64_t len = lengths.dtype() == DataType::Int64 ? lengths.data<int64_t>()[b]
-                                                           : lengths.data<int32_t>()[b];
-    if (len < 0 || len > steps) {
-      ctx.fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(len) +
-               " is out of range [0, " + std::to_string(steps) + "]");
-    }
+    const int64_t len = lengths[static_cast<size_t>(b)];
     const int64_t base = b * strides[axes.batch];
     bool empty = false;
     for (size_t d = 1; d < region.size(); ++d) empty = empty || region[d] == 0;

@@ -1104,7 +1104,7 @@ void add_empty_reduction_cases(std::vector<OpCase>& c) {
 }
 
 // Pad whose constant value is a graph input (a one-element buffer the shader reads), EyeLike,
-// the cosine windows, SwiGLU and Dropout's mask at inference (GPU-compute only).
+// the cosine windows and Dropout's mask at inference (GPU-compute only), and SwiGLU.
 void add_generated_and_gated_cases(std::vector<OpCase>& c) {
   c.push_back({"Pad_constant_value_input_float32", [] {
                  return OpTest("Pad", 18)
@@ -1155,14 +1155,12 @@ void add_generated_and_gated_cases(std::vector<OpCase>& c) {
                      .input(random_f32({3, 1, 8}, 343, -4.0f, 4.0f))
                      .input(random_f32({4, 8}, 344));
                }});
-  c.back().on_pixel = false;
   c.push_back({"SwiGLU_alpha", [] {
                  return OpTest("SwiGLU", 24)
                      .input(random_f32({5, 6}, 345, -4.0f, 4.0f))
                      .input(random_f32({5, 6}, 346))
                      .attr("alpha", 1.702f);
                }});
-  c.back().on_pixel = false;
   c.push_back({"Dropout_mask", [] {
                  return OpTest("Dropout", 13).input(random_f32({3, 7}, 347)).outputs(2);
                }});
@@ -1693,7 +1691,7 @@ void add_shape_arithmetic_cases(std::vector<OpCase>& c) {
   }
 }
 
-// DFT and STFT (GPU-compute only): real and complex signals, padded and truncated by
+// DFT and STFT: real and complex signals, padded and truncated by
 // dft_length, along a middle axis, onesided, inverse, the inverse of a half spectrum (even and
 // odd lengths), the axis as an attribute (opset 17) and as an input (opset 20); STFT with and
 // without a window, and a complex signal. The CPU transforms in double: the GPU sum must hold
@@ -1734,7 +1732,6 @@ void add_signal_cases(std::vector<OpCase>& c) {
                    if (d.length) t.constant_input(1);
                    return t;
                  }});
-    c.back().on_pixel = false;
   }
   struct StftCase {
     std::string name;
@@ -1761,12 +1758,11 @@ void add_signal_cases(std::vector<OpCase>& c) {
                    if (s.frame_length) t.constant_input(3);
                    return t;
                  }});
-    c.back().on_pixel = false;
   }
 }
 
-// CenterCropPad (GPU-compute only): cropping and padding by even and odd differences, on every
-// axis and on listed (negative) axes, float32 and int64 data, int32 and int64 sizes.
+// CenterCropPad (int64 data on GPU-compute only): cropping and padding by even and odd differences,
+// on every axis and on listed (negative) axes, float32 and int64 data, int32 and int64 sizes.
 void add_center_crop_pad_cases(std::vector<OpCase>& c) {
   struct CropCase {
     std::string name;
@@ -1798,7 +1794,7 @@ void add_center_crop_pad_cases(std::vector<OpCase>& c) {
                    if (cc.axes) t.attr("axes", *cc.axes);
                    return t;
                  }});
-    c.back().on_pixel = false;
+    c.back().on_pixel = crops[i].dtype != DataType::Int64;
   }
 }
 
@@ -1843,7 +1839,7 @@ void add_einsum_cases(std::vector<OpCase>& c) {
   }
 }
 
-// Col2Im (GPU-compute only): overlapping blocks (sums of several columns per pixel), strides,
+// Col2Im: overlapping blocks (sums of several columns per pixel), strides,
 // pads, dilations, one and three spatial axes.
 void add_col2im_cases(std::vector<OpCase>& c) {
   struct Col2ImCase {
@@ -1882,11 +1878,10 @@ void add_col2im_cases(std::vector<OpCase>& c) {
                    if (!f.strides.empty()) t.attr("strides", f.strides);
                    return t;
                  }});
-    c.back().on_pixel = false;
   }
 }
 
-// AffineGrid (GPU-compute only): 2 and 3 spatial axes, with and without align_corners, an axis
+// AffineGrid: 2 and 3 spatial axes, with and without align_corners, an axis
 // of one position.
 void add_affine_grid_cases(std::vector<OpCase>& c) {
   const std::vector<std::vector<int64_t>> sizes = {{2, 3, 5, 7}, {3, 1, 1, 6}, {2, 4, 3, 5, 4}};
@@ -1902,7 +1897,6 @@ void add_affine_grid_cases(std::vector<OpCase>& c) {
                          .constant_input(1)
                          .attr("align_corners", align);
                    }});
-      c.back().on_pixel = false;
     }
   }
 }

@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "backends/gpu_common/node_resolution.h"
+#include "backends/gpu_common/wide_float.h"
 #include "backends/gpu_compute/buffer.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/device.h"
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/pipeline.h"
 #include "backends/gpu_compute/shaders.h"
-#include "backends/gpu_compute/wide_float.h"
 #include "opdefs/signal.h"
 
 namespace kiln::gpu_compute {

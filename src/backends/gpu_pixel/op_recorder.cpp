@@ -49,6 +49,15 @@ const TextureTensor& OpRecorder::texture(size_t k) {
   return static_cast<TextureData*>(mirror.get())->texture();
 }
 
+std::vector<Tensor> OpRecorder::rule_inputs(std::initializer_list<size_t> read_on_host) {
+  std::vector<Tensor> inputs;
+  for (size_t k = 0; k < num_inputs(); ++k) inputs.push_back(input(k));
+  for (size_t k : read_on_host) {
+    if (has_input(k)) inputs[k] = host(k);
+  }
+  return inputs;
+}
+
 const Tensor& OpRecorder::host(size_t k) {
   const Tensor& t = run_.inputs[k];
   if (!t.impl()->device) return t;

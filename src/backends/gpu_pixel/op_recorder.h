@@ -4,6 +4,8 @@
 // at a time.
 #pragma once
 
+#include <initializer_list>
+
 #include <memory>
 #include <vector>
 
@@ -33,6 +35,10 @@ class OpRecorder {
   const Tensor& host(size_t k);
   DataType dtype(size_t k) const { return run_.inputs[k].dtype(); }
   const Tensor& input_for_shape_rule(size_t k) const { return input(k); }  // run_inputs
+  // The run's inputs for a definition's rule (as run_inputs gives them), with those listed in
+  // `read_on_host` through host(): the index, shape and bound inputs whose values the rule reads,
+  // which a draw may have made.
+  std::vector<Tensor> rule_inputs(std::initializer_list<size_t> read_on_host);
   const Shape& shape(size_t k) const { return run_.inputs[k].shape(); }
   // Input k (of a dtype texel_holds takes) as a texture.
   const TextureTensor& texture(size_t k);

@@ -9,6 +9,7 @@
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/folded_lines.h"
+#include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/operand_checks.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/program.h"
@@ -122,13 +123,16 @@ namespace {
 
 OpFactory softmax_factory(SoftmaxOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    // Float16 computes in float32 and rounds once (half_output.h).
+    if (!float_or_half_inputs(q, reason)) return nullptr;
     const SoftmaxAttrs attrs = parse_softmax_attrs(q.info, op);
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
       const Shape& x = r.shape(0);
       const SoftmaxLines v = resolve_softmax(attrs, x, *node.node);
       const TextureTensor& xt = r.texture(0);
-      r.kernel<Softmax>().record(attrs.op, SoftmaxShape{v.outer, v.n, v.inner}, xt, r.output(0, x));
+      draw_in_dtype(r, x, r.input(0).dtype(), [&](TextureTensor& y) {
+        r.kernel<Softmax>().record(attrs.op, SoftmaxShape{v.outer, v.n, v.inner}, xt, y);
+      });
     };
   };
 }

@@ -9,6 +9,7 @@
 
 #include "backends/gpu_pixel/binary_elementwise.h"
 #include "backends/gpu_pixel/convert.h"
+#include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/integer_compare.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/texel_dtype.h"
@@ -51,33 +52,6 @@ bool static_shapes_broadcast(const DevicePlacementQuery& q, std::string& reason)
   }
   if (!out) reason = "input shapes that do not broadcast numpy's way";
   return out.has_value();
-}
-
-// float32 inputs, or float16 ones, all of one dtype (ONNX's T); false with `reason` otherwise.
-bool float_or_half_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
-                          size_t count = SIZE_MAX) {
-  static constexpr DataType kFloats[] = {DataType::Float32, DataType::Float16};
-  if (const std::optional<size_t> k = input_outside_dtypes(q, kFloats, first, count)) {
-    reason = std::string(dtype_name(q.input_types[*k])) +
-             " tensors stay on the CPU (float arithmetic takes float32 and float16)";
-    return false;
-  }
-  return true;
-}
-
-// Draws output 0 of `shape` in its inputs' dtype `dtype`: directly for float32; for float16 into
-// a float32 temporary then rounded to half precision (convert.h), which is what the CPU's float16
-// kernels do: compute in float, round once.
-template <class Draw>
-void draw_in_dtype(OpRecorder& r, const Shape& shape, DataType dtype, Draw draw) {
-  if (dtype == DataType::Float32) {
-    draw(r.output(0, shape));
-    return;
-  }
-  if (dtype != DataType::Float16) throw RunOnCpu(RunTimeCause::InputKind, "not a float input");
-  TextureTensor wide = r.temporary(shape.element_count());
-  draw(wide);
-  r.kernel<Convert>().record(ConvertOp::ToFloat16, wide, r.output(0, shape, dtype));
 }
 
 OpFactory binary_factory(BinaryOp op) {

@@ -1,7 +1,9 @@
-// MatMul, Gemm, Conv and ConvTranspose as draws (backends/gpu_pixel/matmul, conv). Conv problems
-// are resolved by the op's definition (opdefs/conv.h), so both backends accept the same nodes.
+// MatMul, Conv and ConvTranspose (float32 and float16), and Gemm as draws
+// (backends/gpu_pixel/matmul, conv). Conv problems are resolved by the op's definition
+// (opdefs/conv.h), so both backends accept the same nodes.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/conv.h"
+#include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/matmul.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "opdefs/conv.h"
@@ -25,16 +27,21 @@ Shape matmul_output_shape(const Shape& a, const Shape& b, const MatmulParams& p)
   return out;
 }
 
+// Float32, or float16 summed in float32 and rounded once (half_output.h).
 OpFactory matmul_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    if (!float_or_half_inputs(q, reason)) return nullptr;
     return [](OpRecorder& r) {
+      const DataType dtype = r.input(0).dtype();
+      if (r.input(1).dtype() != dtype)
+        throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
       const MatmulParams p = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel,
                                            [&] { return matmul_params(r.shape(0), r.shape(1)); });
       const Shape y_shape = matmul_output_shape(r.shape(0), r.shape(1), p);
       const TextureTensor& a = r.texture(0);
       const TextureTensor& b = r.texture(1);
-      r.kernel<Matmul>().record(p, a, b, nullptr, r.output(0, y_shape));
+      draw_in_dtype(r, y_shape, dtype,
+                    [&](TextureTensor& y) { r.kernel<Matmul>().record(p, a, b, nullptr, y); });
     };
   };
 }
@@ -62,7 +69,9 @@ OpFactory gemm_factory() {
 // the output in the same draws.
 OpFactory conv_factory(bool transpose, bool fused = false) {
   return [transpose, fused](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason)) return nullptr;
+    // Float16 convolves in float32 and rounds once (half_output.h), as the CPU kernel does; the
+    // fused activations take float32 only.
+    if (!(fused ? float_inputs(q, reason) : float_or_half_inputs(q, reason))) return nullptr;
     // The draws take 1-D and 2-D windows; the weights' rank, known at load time when they are
     // a constant or their shape is fixed, tells.
     const Tensor* w = q.info.constant_input(1);
@@ -99,21 +108,25 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
                         p.group,    activation, clip_min,      clip_max};
       Shape y_shape{p.batch, p.out_channels};
       for (int64_t d : transpose ? p.geometry.in : p.geometry.out) y_shape.push_back(d);
+      const DataType dtype = in[0].dtype();
+      if (in[1].dtype() != dtype || (b && b->dtype() != dtype))
+        throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
       const TextureTensor& x = r.texture(0);
       const TextureTensor& wt = r.texture(1);
       const TextureTensor* bias = b ? &r.texture(2) : nullptr;
-      TextureTensor& y = r.output(0, y_shape);
-      if (transpose) {
-        if (rank == 1) {  // the transposed kernel draws 2-D: height 1
-          WindowGeometry& g = params.geometry;
-          auto lead = [](const Shape& s, int64_t v) { return Shape{v, s[0]}; };
-          g = {lead(g.in, 1),     lead(g.out, 1),      lead(g.kernel, 1),
-               lead(g.stride, 1), lead(g.dilation, 1), lead(g.pad, 0)};
-        }
-        r.kernel<Conv>().record_transpose(params, x, wt, bias, y);
-      } else {
-        r.kernel<Conv>().record(params, x, wt, bias, y, r.has_input(3) ? &r.texture(3) : nullptr);
+      if (transpose && rank == 1) {  // the transposed kernel draws 2-D: height 1
+        WindowGeometry& g = params.geometry;
+        auto lead = [](const Shape& s, int64_t v) { return Shape{v, s[0]}; };
+        g = {lead(g.in, 1),     lead(g.out, 1),      lead(g.kernel, 1),
+             lead(g.stride, 1), lead(g.dilation, 1), lead(g.pad, 0)};
       }
+      draw_in_dtype(r, y_shape, dtype, [&](TextureTensor& y) {
+        if (transpose) {
+          r.kernel<Conv>().record_transpose(params, x, wt, bias, y);
+        } else {
+          r.kernel<Conv>().record(params, x, wt, bias, y, r.has_input(3) ? &r.texture(3) : nullptr);
+        }
+      });
     };
   };
 }

@@ -8,6 +8,7 @@
 
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/arg_reduce.h"
+#include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/reduce.h"
 #include "backends/gpu_pixel/region_copy.h"
@@ -44,7 +45,10 @@ std::optional<ReduceShape> fold_in_place(const Shape& x, const std::vector<bool>
 // Reduce axes and output shape come from the definition (opdefs/reduce.h).
 OpFactory reduce_factory(ReduceOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_inputs(q, reason, 0, 1)) return nullptr;
+    // Float16 for Max and Min, whose results are input values: the same on the CPU in any order.
+    const bool half_too = op == ReduceOp::Max || op == ReduceOp::Min;
+    if (!(half_too ? float_or_half_inputs(q, reason, 0, 1) : float_inputs(q, reason, 0, 1)))
+      return nullptr;
     const ReduceAttrs attrs = parse_reduce_attrs(q.info, op);
     if (attrs.axes_from_input && !host_inputs(q, 1, reason)) return nullptr;
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
@@ -59,7 +63,8 @@ OpFactory reduce_factory(ReduceOp op) {
       if (x.element_count() == 0 && y_shape.element_count() != 0)
         throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "reduction of an empty tensor");
       const TextureTensor& xt = r.texture(0);
-      TextureTensor& y = r.output(0, y_shape);
+      // A float16 maximum or minimum is a float16 value: written as it is.
+      TextureTensor& y = r.output(0, y_shape, r.input(0).dtype());
       if (const std::optional<ReduceShape> s = fold_in_place(x, reduced)) {
         r.kernel<Reduce>().record(attrs.op, *s, xt, y);
         return;

@@ -1,9 +1,11 @@
-// Host side of shaders/wide_float.glsl: a double as the three floats its product() takes.
+// Host side of the GPU sums kept to about twice float's precision (gpu_compute's
+// shaders/wide_float.glsl, gpu_pixel's wide_float.h): a double as the three floats their
+// product() takes.
 #pragma once
 
 #include <vector>
 
-namespace kiln::gpu_compute {
+namespace kiln {
 
 // Appends v as (high half, low half, rest): the float nearest v split into two halves of at most
 // 12 significant bits (Veltkamp's split, exact), then what that float misses of v.
@@ -16,4 +18,4 @@ inline void push_wide(std::vector<float>& table, double v) {
   table.push_back(static_cast<float>(v - static_cast<double>(hi)));
 }
 
-}  // namespace kiln::gpu_compute
+}  // namespace kiln
