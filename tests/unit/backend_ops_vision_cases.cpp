@@ -169,7 +169,7 @@ void add_mel_weight_matrix_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 3; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
-// MaxUnpool (GPU-compute only): the pooled positions of a 2x2 / stride 2 MaxPool, with and
+// MaxUnpool: the pooled positions of a 2x2 / stride 2 MaxPool, with and
 // without a larger output_shape, overlapping windows whose indices repeat (the last input
 // element naming a position wins, as on the CPU), 1-D and 3-D windows with pads, int64 values.
 void add_max_unpool_cases(std::vector<OpCase>& c) {
@@ -210,7 +210,6 @@ void add_max_unpool_cases(std::vector<OpCase>& c) {
                      .attr("kernel_shape", std::vector<int64_t>{1, 2})
                      .attr("strides", std::vector<int64_t>{1, 2});
                }});
-  for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
 // RoiAlign (GPU-compute only): average and max pooling, half_pixel and output_half_pixel
