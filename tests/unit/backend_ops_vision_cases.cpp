@@ -212,7 +212,7 @@ void add_max_unpool_cases(std::vector<OpCase>& c) {
                }});
 }
 
-// RoiAlign (GPU-compute only): average and max pooling, half_pixel and output_half_pixel
+// RoiAlign: average and max pooling, half_pixel and output_half_pixel
 // coordinates, fixed and adaptive sampling, regions partly outside the map, int32 and int64
 // batch indices, a spatial scale.
 void add_roi_align_cases(std::vector<OpCase>& c) {
@@ -251,7 +251,6 @@ void add_roi_align_cases(std::vector<OpCase>& c) {
                        .attr("sampling_ratio", r.sampling_ratio)
                        .attr("spatial_scale", r.spatial_scale);
                  }});
-    c.back().on_pixel = false;
     ++seed;
   }
 }
