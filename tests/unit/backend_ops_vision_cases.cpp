@@ -255,7 +255,7 @@ void add_roi_align_cases(std::vector<OpCase>& c) {
   }
 }
 
-// DeformConv (GPU-compute only): offsets that move taps between pixels and off the image, with
+// DeformConv: offsets that move taps between pixels and off the image, with
 // pads, strides and dilations, a bias and a mask, groups and offset groups.
 void add_deform_conv_cases(std::vector<OpCase>& c) {
   struct Deform {
@@ -313,7 +313,6 @@ void add_deform_conv_cases(std::vector<OpCase>& c) {
                    if (!d.dilations.empty()) t.attr("dilations", d.dilations);
                    return t;
                  }});
-    c.back().on_pixel = false;
     ++seed;
   }
 }
