@@ -169,7 +169,7 @@ void add_mel_weight_matrix_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 3; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
-// MaxUnpool (GPU-compute only): the pooled positions of a 2x2 / stride 2 MaxPool, with and
+// MaxUnpool: the pooled positions of a 2x2 / stride 2 MaxPool, with and
 // without a larger output_shape, overlapping windows whose indices repeat (the last input
 // element naming a position wins, as on the CPU), 1-D and 3-D windows with pads, int64 values.
 void add_max_unpool_cases(std::vector<OpCase>& c) {
@@ -210,10 +210,9 @@ void add_max_unpool_cases(std::vector<OpCase>& c) {
                      .attr("kernel_shape", std::vector<int64_t>{1, 2})
                      .attr("strides", std::vector<int64_t>{1, 2});
                }});
-  for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
-// RoiAlign (GPU-compute only): average and max pooling, half_pixel and output_half_pixel
+// RoiAlign: average and max pooling, half_pixel and output_half_pixel
 // coordinates, fixed and adaptive sampling, regions partly outside the map, int32 and int64
 // batch indices, a spatial scale.
 void add_roi_align_cases(std::vector<OpCase>& c) {
@@ -252,12 +251,11 @@ void add_roi_align_cases(std::vector<OpCase>& c) {
                        .attr("sampling_ratio", r.sampling_ratio)
                        .attr("spatial_scale", r.spatial_scale);
                  }});
-    c.back().on_pixel = false;
     ++seed;
   }
 }
 
-// DeformConv (GPU-compute only): offsets that move taps between pixels and off the image, with
+// DeformConv: offsets that move taps between pixels and off the image, with
 // pads, strides and dilations, a bias and a mask, groups and offset groups.
 void add_deform_conv_cases(std::vector<OpCase>& c) {
   struct Deform {
@@ -315,7 +313,6 @@ void add_deform_conv_cases(std::vector<OpCase>& c) {
                    if (!d.dilations.empty()) t.attr("dilations", d.dilations);
                    return t;
                  }});
-    c.back().on_pixel = false;
     ++seed;
   }
 }
