@@ -48,7 +48,7 @@ OpTest make_linear_attention(const LinearAttentionCase& c, unsigned seed) {
   return t;
 }
 
-// LinearAttention (GPU-compute only): every update rule, per-feature and per-head decay,
+// LinearAttention on both GPU backends: every update rule, per-feature and per-head decay,
 // per-head and shared beta, grouped and multi-query heads, past state, an explicit scale, the
 // output alone, a single decode step, float16.
 std::vector<LinearAttentionCase> linear_attention_cases() {
@@ -77,7 +77,6 @@ void add_linear_attention_cases(std::vector<OpCase>& c) {
     c.push_back({cases[i].name, [la = cases[i], seed = static_cast<unsigned>(900 + 10 * i)] {
                    return make_linear_attention(la, seed);
                  }});
-    c.back().on_pixel = false;
   }
 }
 
