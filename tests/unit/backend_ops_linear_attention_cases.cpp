@@ -83,7 +83,7 @@ void add_linear_attention_cases(std::vector<OpCase>& c) {
 REGISTER_OP_CASES(add_linear_attention_cases);
 
 // A gated rule without its decay input is the node's error on the GPU as on the CPU.
-TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
+void expect_missing_decay_error(Backend backend, const char* backend_name) {
   OpTest test("LinearAttention", 27);
   test.input(random_f32({1, 3, 4}, 1))
       .input(random_f32({1, 3, 4}, 2))
@@ -93,10 +93,10 @@ TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
       .attr("update_rule", "gated");
   std::optional<Worker> worker;
   try {
-    worker.emplace(test.model(), Backend::GpuCompute);
+    worker.emplace(test.model(), backend);
   } catch (const Error& e) {
     if (!is_no_device_error(e)) throw;
-    GTEST_SKIP() << "gpu-compute is not available here: " << e.what();
+    GTEST_SKIP() << backend_name << " is not available here: " << e.what();
   }
   try {
     test.run(*worker);
@@ -104,6 +104,14 @@ TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("needs the decay input"), std::string::npos) << e.what();
   }
+}
+
+TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
+  expect_missing_decay_error(Backend::GpuCompute, "gpu-compute");
+}
+
+TEST(GpuPixelLinearAttention, GatedRuleWithoutDecayIsAnError) {
+  expect_missing_decay_error(Backend::GpuPixel, "gpu-pixel");
 }
 
 }  // namespace
