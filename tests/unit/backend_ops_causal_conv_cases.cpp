@@ -37,7 +37,7 @@ OpTest make_causal_conv(const CausalConvCase& c, unsigned seed) {
   return t;
 }
 
-// CausalConvWithState (GPU-compute only): with and without bias and past state, silu and its
+// CausalConvWithState on both GPU backends: with and without bias and past state, silu and its
 // swish alias, a one-tap kernel (no state), an input shorter than the carried state, the
 // output alone, float16.
 std::vector<CausalConvCase> causal_conv_cases() {
@@ -65,14 +65,13 @@ void add_causal_conv_cases(std::vector<OpCase>& c) {
     c.push_back({cases[i].name, [cc = cases[i], seed = static_cast<unsigned>(800 + 10 * i)] {
                    return make_causal_conv(cc, seed);
                  }});
-    c.back().on_pixel = false;
   }
 }
 
 REGISTER_OP_CASES(add_causal_conv_cases);
 
 // A past state of the wrong length is the node's error on the GPU as on the CPU.
-TEST(GpuComputeCausalConv, PastStateOfTheWrongShapeIsAnError) {
+void expect_past_state_error(Backend backend, const char* backend_name) {
   OpTest test("CausalConvWithState", 27);
   test.input(random_f32({1, 2, 5}, 1))
       .input(random_f32({2, 1, 3}, 2))
@@ -80,10 +79,10 @@ TEST(GpuComputeCausalConv, PastStateOfTheWrongShapeIsAnError) {
       .input(random_f32({1, 2, 3}, 3));
   std::optional<Worker> worker;
   try {
-    worker.emplace(test.model(), Backend::GpuCompute);
+    worker.emplace(test.model(), backend);
   } catch (const Error& e) {
     if (!is_no_device_error(e)) throw;
-    GTEST_SKIP() << "gpu-compute is not available here: " << e.what();
+    GTEST_SKIP() << backend_name << " is not available here: " << e.what();
   }
   try {
     test.run(*worker);
@@ -91,6 +90,14 @@ TEST(GpuComputeCausalConv, PastStateOfTheWrongShapeIsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("past_state must be"), std::string::npos) << e.what();
   }
+}
+
+TEST(GpuComputeCausalConv, PastStateOfTheWrongShapeIsAnError) {
+  expect_past_state_error(Backend::GpuCompute, "gpu-compute");
+}
+
+TEST(GpuPixelCausalConv, PastStateOfTheWrongShapeIsAnError) {
+  expect_past_state_error(Backend::GpuPixel, "gpu-pixel");
 }
 
 }  // namespace

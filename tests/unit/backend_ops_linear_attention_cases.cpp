@@ -48,7 +48,7 @@ OpTest make_linear_attention(const LinearAttentionCase& c, unsigned seed) {
   return t;
 }
 
-// LinearAttention (GPU-compute only): every update rule, per-feature and per-head decay,
+// LinearAttention on both GPU backends: every update rule, per-feature and per-head decay,
 // per-head and shared beta, grouped and multi-query heads, past state, an explicit scale, the
 // output alone, a single decode step, float16.
 std::vector<LinearAttentionCase> linear_attention_cases() {
@@ -77,14 +77,13 @@ void add_linear_attention_cases(std::vector<OpCase>& c) {
     c.push_back({cases[i].name, [la = cases[i], seed = static_cast<unsigned>(900 + 10 * i)] {
                    return make_linear_attention(la, seed);
                  }});
-    c.back().on_pixel = false;
   }
 }
 
 REGISTER_OP_CASES(add_linear_attention_cases);
 
 // A gated rule without its decay input is the node's error on the GPU as on the CPU.
-TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
+void expect_missing_decay_error(Backend backend, const char* backend_name) {
   OpTest test("LinearAttention", 27);
   test.input(random_f32({1, 3, 4}, 1))
       .input(random_f32({1, 3, 4}, 2))
@@ -94,10 +93,10 @@ TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
       .attr("update_rule", "gated");
   std::optional<Worker> worker;
   try {
-    worker.emplace(test.model(), Backend::GpuCompute);
+    worker.emplace(test.model(), backend);
   } catch (const Error& e) {
     if (!is_no_device_error(e)) throw;
-    GTEST_SKIP() << "gpu-compute is not available here: " << e.what();
+    GTEST_SKIP() << backend_name << " is not available here: " << e.what();
   }
   try {
     test.run(*worker);
@@ -105,6 +104,14 @@ TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("needs the decay input"), std::string::npos) << e.what();
   }
+}
+
+TEST(GpuComputeLinearAttention, GatedRuleWithoutDecayIsAnError) {
+  expect_missing_decay_error(Backend::GpuCompute, "gpu-compute");
+}
+
+TEST(GpuPixelLinearAttention, GatedRuleWithoutDecayIsAnError) {
+  expect_missing_decay_error(Backend::GpuPixel, "gpu-pixel");
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ OpTest make_recurrent(const RecurrentCase& c, unsigned seed) {
   return t;
 }
 
-// RNN and GRU (GPU-compute only): every direction and layout, initial_h, B, sequence lengths
+// RNN and GRU on both GPU backends: every direction and layout, initial_h, B, sequence lengths
 // shorter than the sequence (zero included) in either index type, every activation function
 // with and without its parameters, clip, GRU's linear_before_reset both ways, Y_h alone.
 std::vector<RecurrentCase> recurrent_cases() {
@@ -174,23 +174,22 @@ void add_recurrent_cases(std::vector<OpCase>& c) {
     c.push_back({cases[i].name, [rc = cases[i], seed = static_cast<unsigned>(700 + 10 * i)] {
                    return make_recurrent(rc, seed);
                  }});
-    c.back().on_pixel = false;
   }
 }
 
 REGISTER_OP_CASES(add_recurrent_cases);
 
 // A sequence length outside [0, seq] is the node's error on the GPU as on the CPU.
-TEST(GpuComputeRecurrent, SequenceLengthBeyondTheSequenceIsAnError) {
+void expect_sequence_length_error(Backend backend, const char* backend_name) {
   for (const char* op : {"RNN", "GRU"}) {
     RecurrentCase c{.name = "bad", .op = op, .seq = 3, .lengths = {3, 4}};
     const OpTest test = make_recurrent(c, 1);
     std::optional<Worker> worker;
     try {
-      worker.emplace(test.model(), Backend::GpuCompute);
+      worker.emplace(test.model(), backend);
     } catch (const Error& e) {
       if (!is_no_device_error(e)) throw;
-      GTEST_SKIP() << "gpu-compute is not available here: " << e.what();
+      GTEST_SKIP() << backend_name << " is not available here: " << e.what();
     }
     try {
       test.run(*worker);
@@ -199,6 +198,14 @@ TEST(GpuComputeRecurrent, SequenceLengthBeyondTheSequenceIsAnError) {
       EXPECT_NE(std::string(e.what()).find("sequence_lens[1] = 4"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(GpuComputeRecurrent, SequenceLengthBeyondTheSequenceIsAnError) {
+  expect_sequence_length_error(Backend::GpuCompute, "gpu-compute");
+}
+
+TEST(GpuPixelRecurrent, SequenceLengthBeyondTheSequenceIsAnError) {
+  expect_sequence_length_error(Backend::GpuPixel, "gpu-pixel");
 }
 
 }  // namespace

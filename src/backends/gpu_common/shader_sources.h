@@ -13,6 +13,10 @@ namespace kiln {
 // scale_by_pow2() defined before it.
 std::string_view shader_math_glsl();
 
+// recurrent_activation.glsl: recurrent_activate(v, kind, alpha, beta), RNN's, GRU's and LSTM's
+// functions by ActivationKind value. It needs shader_math.glsl before it.
+std::string_view recurrent_activation_glsl();
+
 // unary_ops.inc: the KILN_UNARY_OP rows; define the macro before this text and #undef it after.
 std::string_view unary_ops_glsl();
 

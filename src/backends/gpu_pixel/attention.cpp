@@ -34,6 +34,7 @@
 #include "backends/gpu_pixel/convert.h"
 #include "backends/gpu_pixel/draw.h"
 #include "backends/gpu_pixel/folded_lines.h"
+#include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/operand_checks.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/program.h"
@@ -357,38 +358,6 @@ class AttentionDraws {
 // ---- The adapter -----------------------------------------------------------------------------
 
 constexpr size_t kMaskInput = 3, kPastKey = 4, kPastValue = 5, kNonpad = 6;
-
-// Outputs of float16 or bfloat16 drawn in float32 first, then rounded once, as the CPU kernel
-// computes in float32 and rounds.
-class Float32Outputs {
- public:
-  explicit Float32Outputs(OpRecorder& r) : r_(r) {}
-
-  TextureTensor& output(size_t k, DataType dtype, const Shape& shape) {
-    if (dtype == DataType::Float32) return r_.output(k, shape);
-    const std::optional<ConvertOp> op = convert_to(dtype);
-    if (!op) throw RunOnCpu(RunTimeCause::InputKind, "an output of a dtype textures do not hold");
-    pending_.push_back({k, dtype, shape, *op, r_.temporary(shape.element_count())});
-    return pending_.back().wide;
-  }
-
-  // Rounds the float32 stand-ins into their outputs.
-  void finish() {
-    for (Pending& p : pending_)
-      r_.kernel<Convert>().record(p.op, p.wide, r_.output(p.index, p.shape, p.dtype));
-  }
-
- private:
-  struct Pending {
-    size_t index;
-    DataType dtype;
-    Shape shape;
-    ConvertOp op;
-    TextureTensor wide;
-  };
-  OpRecorder& r_;
-  std::list<Pending> pending_;  // a list: output() hands out references to its elements
-};
 
 // The keys (or values) attended to, [batch, kv_heads, past + new, size] contiguous, in `out`:
 // the past followed by the new ones (transposed first when packed).

@@ -9,6 +9,7 @@
 #include "backends/gpu_pixel/matmul.h"
 #include "backends/gpu_pixel/operand_checks.h"
 #include "backends/gpu_pixel/program.h"
+#include "backends/gpu_pixel/recurrent_projection.h"
 #include "backends/gpu_pixel/region_copy.h"
 #include "backends/gpu_pixel/shader_mains.h"
 #include "kiln/error.h"
@@ -140,23 +141,6 @@ void expect_optional_count(const TextureTensor* t, int64_t count, const char* na
   if (t) expect_element_count(*t, count, kWhere, name);
 }
 
-// X·W[d]ᵀ for every direction d: one batched Matmul, W read transposed through its strides.
-MatmulParams projection_params(const LstmShape& s) {
-  MatmulParams p;
-  p.batch_rank = 1;
-  p.batch_shape[0] = static_cast<int>(s.directions);
-  p.a_batch_stride[0] = 0;
-  p.b_batch_stride[0] = static_cast<int>(4 * s.hidden * s.input);
-  p.m = static_cast<int>(s.seq * s.batch);
-  p.n = static_cast<int>(4 * s.hidden);
-  p.k = static_cast<int>(s.input);
-  p.a_stride_m = static_cast<int>(s.input);
-  p.a_stride_k = 1;
-  p.b_stride_k = 1;
-  p.b_stride_n = static_cast<int>(s.input);
-  return p;
-}
-
 void copy_out(Context& context, const TextureTensor& state, int64_t offset, TextureTensor* out) {
   if (!out) return;
   const Region region{{out->element_count()}, offset, {1}};
@@ -208,7 +192,9 @@ void Lstm::record(const LstmShape& shape, std::array<bool, 2> reversed,
 
   if (shape.seq > 0) {
     TextureTensor projection(context_, projection_elements);
-    Matmul(context_).record(projection_params(shape), *t.x, *t.w, nullptr, projection);
+    Matmul(context_).record(
+        recurrent_projection_params(shape.seq * shape.batch, shape.input, 4 * H, D), *t.x, *t.w,
+        nullptr, projection);
 
     const bool aligned = H % 4 == 0;
     const std::string variant =

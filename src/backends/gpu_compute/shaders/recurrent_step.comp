@@ -54,28 +54,13 @@ const uint FLAG_WRITE_FINAL_H = 256u;
 
 #include "float_bits.glsl"
 #include "shader_math.glsl"
+#include "recurrent_activation.glsl"
 
 bool has(uint flag) { return (p.flags & flag) != 0u; }
 
-// ActivationKind's values (opdefs/recurrent.h), as the CPU applies them
-// (ops/recurrent_activation.cpp). Comparisons rather than min/max, so NaN passes through.
+// Entry `entry`'s function (recurrent_activation.glsl).
 float activate(float v, uint entry) {
-  const uint kind = (p.kinds >> (4u * entry)) & 15u;
-  const float a = p.alpha[entry], b = p.beta[entry];
-  if (kind == 0u) return v < 0.0 ? 0.0 : v;                  // Relu
-  if (kind == 1u) return tanh_(v);                           // Tanh
-  if (kind == 2u) return sigmoid_(v);                        // Sigmoid
-  if (kind == 3u) return a * v + b;                          // Affine
-  if (kind == 4u) return v < 0.0 ? a * v : v;                // LeakyRelu
-  if (kind == 5u) return v > a ? v : 0.0;                    // ThresholdedRelu
-  if (kind == 6u) return a * tanh_(b * v);                   // ScaledTanh
-  if (kind == 7u) {                                          // HardSigmoid
-    const float s = a * v + b;
-    return s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
-  }
-  if (kind == 8u) return v < 0.0 ? a * expm1_(v) : v;        // Elu
-  if (kind == 9u) return v / (1.0 + abs(v));                 // Softsign
-  return softplus_(v);                                       // Softplus
+  return recurrent_activate(v, int((p.kinds >> (4u * entry)) & 15u), p.alpha[entry], p.beta[entry]);
 }
 
 float clipped(float v) {

@@ -2,12 +2,19 @@
 // activations, no clip, no input_forget, and sequence_lens absent or all equal to X's sequence
 // length. Other nodes run on the CPU with the reason at load time; other sequence lengths, and
 // inputs the CPU op rejects (so that it reports them in its own words), per run.
+// RNN and GRU as draws (backends/gpu_pixel/recurrent_step) for every float32 node: any
+// direction, layout, activations, clip and sequence lengths (a host value, checked by the
+// definition as the CPU checks it).
 #include <array>
+#include <string>
+#include <vector>
 
 #include "backends/gpu_common/device_lstm.h"
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/lstm.h"
 #include "backends/gpu_pixel/ops/op_table.h"
+#include "backends/gpu_pixel/recurrent_step.h"
+#include "kiln/error.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/recurrent.h"
 
@@ -56,9 +63,74 @@ OpFactory lstm_factory() {
   };
 }
 
+// Every batch entry's sequence length, checked by the definition (an error naming the node for
+// one outside [0, seq]).
+std::vector<int64_t> entry_lengths(OpRecorder& r, const NodeRef& node, std::vector<Tensor> inputs,
+                                   const recurrent::RecurrentShape& s) {
+  if (r.has_input(recurrent::kSequenceLens))
+    inputs[recurrent::kSequenceLens] = r.host(recurrent::kSequenceLens);
+  std::vector<int64_t> lengths(static_cast<size_t>(s.batch));
+  for (int64_t b = 0; b < s.batch; ++b)
+    lengths[static_cast<size_t>(b)] = recurrent::sequence_length({*node.node, inputs}, s, b);
+  return lengths;
+}
+
+OpFactory rnn_or_gru_factory(RecurrentCell cell) {
+  return [cell](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    using namespace recurrent;
+    // Every input but sequence_lens (integers, a host value) is float data.
+    if (!float_inputs(q, reason, kX, kSequenceLens) || !float_inputs(q, reason, kInitialH)) {
+      return nullptr;
+    }
+    const bool linear_before_reset = cell == RecurrentCell::kGru && gru_linear_before_reset(q.info);
+    const CellSpec spec =
+        cell == RecurrentCell::kGru ? gru_cell_spec(linear_before_reset) : rnn_cell_spec();
+    RecurrentAttributes attrs;
+    try {
+      attrs = parse_recurrent_attributes(q.info, spec);
+    } catch (const Error& e) {
+      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+      return nullptr;
+    }
+    const bool y_wanted = q.info.has_output(0), y_h_wanted = q.info.has_output(1);
+    return [cell, spec, attrs, linear_before_reset, y_wanted, y_h_wanted,
+            node = NodeRef(q.info)](OpRecorder& r) {
+      const std::vector<Tensor> inputs = run_inputs(r);
+      const RecurrentShape s = check_inputs({*node.node, inputs}, attrs, spec);
+      const std::vector<int64_t> lengths = entry_lengths(r, node, inputs, s);
+      if (s.seq == 0 || s.batch == 0 || s.hidden == 0 || s.input == 0)
+        throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                       node.node->op_type + " with an empty dimension runs on the CPU");
+      if (r.dtype(kX) != DataType::Float32)
+        throw RunOnCpu(RunTimeCause::InputKind, "not a float32 input");
+      auto optional_texture = [&](size_t k) { return r.has_input(k) ? &r.texture(k) : nullptr; };
+      const RecurrentTensors t{&r.texture(kX),
+                               &r.texture(kW),
+                               &r.texture(kR),
+                               optional_texture(kB),
+                               optional_texture(kInitialH),
+                               y_wanted ? &r.output(0, s.y_shape()) : nullptr,
+                               y_h_wanted ? &r.output(1, s.state_shape()) : nullptr};
+      RecurrentProblem p;
+      p.cell = cell;
+      p.shape = s;
+      p.reverse = attrs.direction == Direction::kReverse;
+      p.has_clip = attrs.has_clip;
+      p.clip = attrs.clip;
+      p.linear_before_reset = linear_before_reset;
+      p.activations = attrs.activations;
+      r.kernel<RecurrentDraws>().record(p, lengths, t);
+    };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_PIXEL_OPS(recurrent);
-void register_recurrent_ops(OpTable& t) { t.add("LSTM", lstm_factory()); }
+void register_recurrent_ops(OpTable& t) {
+  t.add("LSTM", lstm_factory());
+  t.add("RNN", rnn_or_gru_factory(RecurrentCell::kRnn));
+  t.add("GRU", rnn_or_gru_factory(RecurrentCell::kGru));
+}
 
 }  // namespace kiln::gpu_pixel
