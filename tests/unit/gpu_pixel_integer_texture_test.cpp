@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "backends/gpu_pixel/texture_pool.h"
 #include "gpu_pixel_fixture.h"
 #include "kernels/device_backend.h"
+#include "test_util.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -161,6 +163,31 @@ TEST(GpuPixelIntegerTextureData, Int64TensorsAreTwoWordsAndComeBackExactly) {
     const Tensor host = download_to_host(device_tensor(d, dtype, Shape{5}));
     EXPECT_EQ(std::memcmp(host.raw_data(), words.data(), 5 * sizeof(int32_t)), 0);
   }
+}
+
+// An int64 tensor is two words an element, so a rank-6 Transpose that keeps no axes together
+// needs a seventh axis the draws lack: the node runs on the CPU at run time (one fallback), with
+// the CPU's result, instead of failing.
+TEST(GpuPixelIntegerTextures, ARank6Int64CopyPastTheDrawsRunsOnTheCpu) {
+  std::vector<int64_t> values(2 * 3 * 2 * 3 * 2 * 3);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = (static_cast<int64_t>(i) << 33) - static_cast<int64_t>(i);
+  }
+  const testing::OpTest test = testing::OpTest("Transpose")
+                                   .input(Tensor::from_data<int64_t>({2, 3, 2, 3, 2, 3}, values))
+                                   .attr("perm", std::vector<int64_t>{5, 4, 3, 2, 1, 0});
+  std::optional<Worker> worker;
+  try {
+    worker.emplace(test.model(), Backend::GpuPixel);
+  } catch (const Error& e) {
+    if (!testing::is_no_device_error(e)) throw;
+    GTEST_SKIP() << e.what();
+  }
+  const RunTimeFallbacks before = run_time_fallbacks();
+  const std::vector<Tensor> got = test.run(*worker);
+  EXPECT_EQ(run_time_fallbacks().count, before.count + 1);
+  const std::vector<Tensor> want = test.run(Backend::Cpu);
+  EXPECT_EQ(got[0].to_vector<int64_t>(), want[0].to_vector<int64_t>());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
 #include "backends/gpu_pixel/texel_dtype.h"
+#include "kernels/device_backend.h"
 #include "kiln/error.h"
 
 namespace kiln::gpu_pixel {
@@ -69,8 +70,11 @@ RegionIndexing region_indexing(const Region& region, int64_t in_elements) {
       dims.push_back(c);
     }
   }
-  check(dims.size() <= kRegionMaxRank,
-        "region copy on OpenGL ES: more than 6 dimensions remain after merging");
+  // A rank-6 int64 tensor's word axis makes a seventh: the CPU kernel takes that node.
+  if (dims.size() > kRegionMaxRank) {
+    throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                   "more than 6 dimensions remain after merging the copy's axes");
+  }
   for (const Dim& d : dims) {
     ix.shape[ix.rank] = static_cast<int>(d.n);
     ix.in_stride[ix.rank] = static_cast<int>(d.stride);  // |(n-1) stride| is within the range
