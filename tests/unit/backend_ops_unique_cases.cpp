@@ -1,5 +1,8 @@
 #include "backend_op_cases.h"
 
+#include <cmath>
+#include <limits>
+
 namespace kiln::testing {
 namespace {
 
@@ -47,7 +50,79 @@ void add_float8_float16_cases(std::vector<OpCase>& c) {
   }
 }
 
+// Float32 with repeats, both zeros and several NaNs (equal to each other, after all numbers).
+Tensor float_repeats(const Shape& shape, unsigned seed) {
+  std::vector<float> v = few_values(DataType::Float32, shape, seed).to_vector<float>();
+  const float nan = std::nanf("");
+  v[0] = -0.0f;
+  v[1] = 0.0f;
+  v[v.size() - 1] = nan;
+  v[v.size() / 2] = -nan;
+  v[3] = std::numeric_limits<float>::infinity();
+  return Tensor::from_data<float>(shape, v);
+}
+
+// Unique (GPU-compute): without an axis and along one (negative too), sorted and in order of
+// first occurrence, float32 (NaN and signed zeros), int32 and int64 (values beyond 32 bits), one
+// element and an empty input; all four outputs.
+void add_unique_cases(std::vector<OpCase>& c) {
+  for (int64_t sorted : {1, 0}) {
+    const std::string order = sorted ? "_sorted" : "_unsorted";
+    c.push_back({"Unique_float32_flat" + order, [sorted] {
+                   return OpTest("Unique")
+                       .input(float_repeats({6, 9}, 240))
+                       .attr("sorted", sorted)
+                       .outputs(4);
+                 }});
+    c.back().on_pixel = false;
+    c.push_back({"Unique_int64_flat" + order, [sorted] {
+                   return OpTest("Unique")
+                       .input(few_values(DataType::Int64, {5, 7}, 241))
+                       .attr("sorted", sorted)
+                       .outputs(4);
+                 }});
+    c.back().on_pixel = false;
+    c.push_back({"Unique_int32_axis1" + order, [sorted] {
+                   // Few distinct values, so that whole columns repeat.
+                   std::vector<int32_t> v = {1, 0,  1, 2, 0, 2, 1, -3, 1,
+                                             4, -3, 4, 1, 0, 1, 2, 0,  2};
+                   return OpTest("Unique")
+                       .input(Tensor::from_data<int32_t>({3, 6}, v))
+                       .attr("axis", int64_t{1})
+                       .attr("sorted", sorted)
+                       .outputs(4);
+                 }});
+    c.back().on_pixel = false;
+    c.push_back({"Unique_float32_axis_m3_3d" + order, [sorted] {
+                   Tensor x = float_repeats({4, 2, 3}, 242);
+                   std::vector<float> v = x.to_vector<float>();
+                   for (int k = 0; k < 6; ++k) v[18 + k] = v[6 + k];  // slice 3 repeats slice 1
+                   return OpTest("Unique")
+                       .input(Tensor::from_data<float>({4, 2, 3}, v))
+                       .attr("axis", int64_t{-3})
+                       .attr("sorted", sorted)
+                       .outputs(4);
+                 }});
+    c.back().on_pixel = false;
+  }
+  c.push_back({"Unique_int64_axis0_one_row", [] {
+                 return OpTest("Unique")
+                     .input(few_values(DataType::Int64, {1, 4}, 243))
+                     .attr("axis", int64_t{0})
+                     .outputs(4);
+               }});
+  c.back().on_pixel = false;
+  c.push_back({"Unique_float32_single",
+               [] { return OpTest("Unique").input(f32({1}, {2.5f})).outputs(4); }});
+  c.back().on_pixel = false;
+  c.push_back({"Unique_int32_empty", [] {
+                 return OpTest("Unique").input(Tensor::zeros(DataType::Int32, {0, 3})).outputs(4);
+               }});
+  c.back().on_pixel = false;
+}
+
 REGISTER_OP_CASES(add_float8_float16_cases);
+REGISTER_OP_CASES(add_unique_cases);
 
 }  // namespace
 }  // namespace kiln::testing
