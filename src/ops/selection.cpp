@@ -14,6 +14,7 @@
 #include "kernels/op_registry.h"
 #include "opdefs/compress.h"
 #include "opdefs/reverse_sequence.h"
+#include "opdefs/unique.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
 #include "ops/op_utils.h"
@@ -138,26 +139,18 @@ void write_int64_output(OpContext& ctx, size_t index, const std::vector<int64_t>
 }
 
 CpuKernel make_unique(const NodeInfo& info) {
-  const bool has_axis = info.has_attr("axis");
-  const int64_t axis_attr = info.attr_int("axis", 0);
-  const bool sorted = info.attr_int("sorted", 1) != 0;
-  return [has_axis, axis_attr, sorted](OpContext& ctx) {
+  const UniqueAttrs attrs = parse_unique_attrs(info);
+  return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    // Without an axis the input is flattened and its elements are the slices.
-    const Tensor flat = has_axis ? x : x.reshaped(Shape{x.element_count()});
-    const int64_t axis =
-        checked_axis(ctx, has_axis ? axis_attr : 0, static_cast<int64_t>(flat.rank()), "axis");
-    const AxisBlocks b = blocks_around(flat.shape(), axis);
+    const UniqueLayout l = resolve_unique(NodeInputs{ctx.node(), ctx.inputs()}, attrs);
+    const Tensor flat = x.reshaped(l.source);
+    const AxisBlocks b{l.outer, l.extent, l.inner};
     UniqueSlices u;
     visit_dtype(x.dtype(), [&]<class T>() {
-      if constexpr (is_complex_v<T>) {
-        ctx.fail("complex tensors have no order for Unique");
-      } else {
-        u = find_unique_slices(flat.data<T>(), b, sorted);
-      }
+      if constexpr (!is_complex_v<T>) u = find_unique_slices(flat.data<T>(), b, attrs.sorted);
     });
-    Shape y_shape = flat.shape();
-    y_shape[axis] = static_cast<int64_t>(u.first.size());
+    Shape y_shape = l.source;
+    y_shape[l.axis] = static_cast<int64_t>(u.first.size());
     copy_picked_slices(flat, b, u.first, ctx.allocate_output(0, x.dtype(), y_shape));
     write_int64_output(ctx, 1, u.first);
     write_int64_output(ctx, 2, u.inverse);

@@ -524,9 +524,9 @@ Tensor random_quantized(DataType dt, const Shape& shape, unsigned seed) {
   return t;
 }
 
-// QuantizeLinear and DequantizeLinear to and from the float8 types (GPU-pixel only: textures hold
-// them), per tensor and per axis, saturating and not, with a zero zero point, quotients beyond
-// each type's range, NaN and infinities; and DequantizeLinear with float16 scales into float16.
+// QuantizeLinear and DequantizeLinear to and from the float8 types (both GPU backends), per tensor
+// and per axis, saturating and not, with a zero zero point, quotients beyond each type's range, NaN
+// and infinities; and DequantizeLinear with float16 scales into float16.
 void add_float8_quantize_cases(std::vector<OpCase>& c) {
   const float inf = std::numeric_limits<float>::infinity();
   for (DataType f8 : {DataType::Float8E4M3FN, DataType::Float8E4M3FNUZ, DataType::Float8E5M2,
@@ -550,7 +550,6 @@ void add_float8_quantize_cases(std::vector<OpCase>& c) {
                        t.input(Tensor::zeros(f8, ps)).constant_input(2);
                        return t.attr("axis", int64_t{1}).attr("saturate", saturate);
                      }});
-        c.back().on_compute = false;
       }
     }
     c.push_back({"DequantizeLinear_" + std::string(dtype_name(f8)), [f8] {
@@ -564,7 +563,6 @@ void add_float8_quantize_cases(std::vector<OpCase>& c) {
                        .constant_input(1)
                        .attr("axis", int64_t{0});
                  }});
-    c.back().on_compute = false;
   }
   c.push_back({"DequantizeLinear_int8_float16_scale", [] {
                  std::vector<Float16> scale;
@@ -576,7 +574,6 @@ void add_float8_quantize_cases(std::vector<OpCase>& c) {
                  t.input(random_quantized(DataType::Int8, {7}, 221)).constant_input(2);
                  return t.attr("axis", int64_t{1});
                }});
-  c.back().on_compute = false;
 }
 
 // DynamicQuantizeLinear (both GPU backends): ranges all positive, all negative, mixed (more

@@ -1,8 +1,9 @@
 // QuantizeLinear and DequantizeLinear on the GPU (shaders/quantize_linear.comp): float32 values
-// and scales against int8, uint8, int16, uint16, int4, uint4, int2 and uint2, per tensor, per
-// axis or blocked, as their definition (opdefs/quantize_linear.h) lays the parameters out. The
-// float8 and float4 types, int32 and other float types stay on the CPU. DynamicQuantizeLinear
-// (float32 to uint8) computes its scale and zero point on the device
+// and scales against int8, uint8, int16, uint16, int4, uint4, int2, uint2 and the four float8
+// types, per tensor, per axis or blocked, as their definition (opdefs/quantize_linear.h) lays the
+// parameters out; DequantizeLinear into float16 too, computed in float32 and rounded once as the
+// CPU does (ops/float32_compute.h). Float4, int32 and other float types stay on the CPU.
+// DynamicQuantizeLinear (float32 to uint8) computes its scale and zero point on the device
 // (shaders/dynamic_quantize.comp), then quantizes with QuantizeLinear's kernel.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
@@ -36,6 +37,8 @@ struct QuantizePushConstants {
   int32_t lo = 0, hi = 0;
   uint32_t extent = 1, inner = 1, block = 1;
   uint32_t outer_stride = 0, axis_stride = 0, inner_stride = 0;
+  uint32_t float8 = 0;  // the float8 type's ONNX code; 0 for the integers
+  uint32_t saturate = 1;
 };
 static_assert(sizeof(QuantizePushConstants) <= kMaxPushConstantBytes);
 
@@ -107,10 +110,19 @@ class DynamicQuantizeParams {
 
 // ---- The adapter -----------------------------------------------------------------------------
 
-// Bits an element of the integer types the shader takes occupies (kiln's tensors hold the 4- and
-// 2-bit types a byte per element, sign-extended); nullopt for the others.
+bool is_float8(DataType t) {
+  return t == DataType::Float8E4M3FN || t == DataType::Float8E4M3FNUZ ||
+         t == DataType::Float8E5M2 || t == DataType::Float8E5M2FNUZ;
+}
+
+// Bits an element of the types the shader takes occupies (kiln's tensors hold the 4- and 2-bit
+// types a byte per element, sign-extended); nullopt for the others.
 std::optional<uint32_t> packed_bits(DataType t) {
   switch (t) {
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ:
     case DataType::Int8:
     case DataType::UInt8:
     case DataType::Int4:
@@ -135,9 +147,13 @@ std::optional<QuantizePushConstants> plan(const QuantAttrs& a, bool quantize, Da
       quant_param_layout(x, scale, a.axis, a.block_size, "scale", error);
   const std::optional<uint32_t> bits = packed_bits(int_type);
   IntRange range;
-  if (!l || !bits || !quantized_int_range(int_type, range) || x.element_count() > INT32_MAX)
+  const bool float8 = is_float8(int_type);
+  if (!l || !bits || (!float8 && !quantized_int_range(int_type, range)) ||
+      x.element_count() > INT32_MAX)
     return std::nullopt;
   QuantizePushConstants pc;
+  pc.float8 = float8 ? static_cast<uint32_t>(int_type) : 0;
+  pc.saturate = a.saturate ? 1 : 0;
   pc.quantize = quantize ? 1 : 0;
   pc.count = static_cast<uint32_t>(x.element_count());
   pc.bits = *bits;
@@ -159,11 +175,32 @@ bool zero_point_fits(const Shape* zero_point, const Shape& scale) {
   return !zero_point || *zero_point == scale || zero_point->element_count() == 1;
 }
 
+// Whether every float8 zero point is zero, as ONNX requires (+0, or -0 where the format has it),
+// from the tensor's bytes.
+bool float8_zero_points_are_zero(const Tensor& zero_point) {
+  const bool has_negative_zero =
+      zero_point.dtype() == DataType::Float8E4M3FN || zero_point.dtype() == DataType::Float8E5M2;
+  const auto* bytes = static_cast<const uint8_t*>(zero_point.raw_data());
+  for (size_t i = 0; i < zero_point.byte_size(); ++i) {
+    if (bytes[i] != 0 && !(has_negative_zero && bytes[i] == 0x80)) return false;
+  }
+  return true;
+}
+
 RecordFn quantize_linear(QuantAttrs attrs, bool quantize, DataType int_type) {
   return [=](OpRecorder& r) {
     std::optional<QuantizePushConstants> pc =
         plan(attrs, quantize, int_type, r.shape(0), r.shape(1));
-    const bool has_zero_point = r.has_input(2);
+    bool has_zero_point = r.has_input(2);
+    if (has_zero_point && is_float8(int_type)) {
+      // The kernel takes no float8 zero point: a zero one changes nothing (and must not turn -0
+      // into +0), any other is an error the CPU kernel reports.
+      const Tensor& zero_point = r.input(2);
+      if (device_tensor_of(zero_point, r.context()) || !float8_zero_points_are_zero(zero_point))
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "a float8 zero point that is not a host value of zeros");
+      has_zero_point = false;
+    }
     if (!pc || !zero_point_fits(has_zero_point ? &r.shape(2) : nullptr, r.shape(1)))
       throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
                      "parameter shapes outside the GPU quantization kernel");
@@ -211,9 +248,11 @@ OpFactory quantize_factory() {
 
 OpFactory dequantize_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    // Float16 scales and outputs arrive as float32 here (ops/float32_compute.h).
     if (!inputs_are(q, {DataType::Float32}, reason, 1, 1)) return nullptr;
     const QuantAttrs attrs = parse_quant_attrs(q.info, false);
-    if (attrs.output_dtype != DataType::Undefined && attrs.output_dtype != DataType::Float32) {
+    if (attrs.output_dtype != DataType::Undefined && attrs.output_dtype != DataType::Float32 &&
+        attrs.output_dtype != DataType::Float16) {
       reason = "no GPU kernel dequantizing to " + type_name(attrs.output_dtype);
       return nullptr;
     }

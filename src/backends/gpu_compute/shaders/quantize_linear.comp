@@ -2,14 +2,17 @@
 // QuantizeLinear and DequantizeLinear between float32 and integer types held in 8 or 16 bits per
 // element (int8, uint8, int16, uint16, and the 4- and 2-bit types, which kiln's tensors hold a
 // sign-extended byte each), packed into 32-bit words low bits first, with float32 scales and
-// per-tensor, per-axis or blocked parameters (opdefs/quantize_linear.h's QuantParamLayout).
+// per-tensor, per-axis or blocked parameters (opdefs/quantize_linear.h's QuantParamLayout); and
+// between float32 and the float8 types (a byte per element, no zero point: ONNX requires it to be
+// 0, which the adapter checks), decoded and encoded as Cast does (narrow_float.glsl).
 //
 //   DEQUANTIZE: an invocation per element: y = float(x - zero_point) * scale, exact in float32
-//     as the CPU computes it.
+//     as the CPU computes it (float8: y = float(x) * scale).
 //   QUANTIZE: an invocation per 32-bit output word (32 / bits elements):
 //     q = clamp(round_half_even(x / scale) + zero_point), NaN giving the range's low end. The
 //     division is corrected to the correctly rounded quotient (the CPU's), which Vulkan's
-//     division does not promise.
+//     division does not promise. Float8: q = the quotient rounded to the format, saturating
+//     when `saturate` is set.
 
 #extension GL_GOOGLE_include_directive : require
 
@@ -30,6 +33,8 @@ layout(push_constant) uniform Params {
   int lo, hi;      // the integer type's range (int4: [-8, 7], ...)
   uint extent, inner, block;
   uint outer_stride, axis_stride, inner_stride;
+  uint float8;     // the float8 type's ONNX code (narrow_float.glsl's format_of); 0: integers
+  uint saturate;   // float8 overflow saturates
 } p;
 
 // Integer element i of a packed buffer: buffer 0 (x) or 2 (the zero point).
@@ -42,6 +47,7 @@ int packed_at(uint i, bool from_zero_point) {
 }
 
 #include "divide_rn.glsl"
+#include "narrow_float.glsl"
 
 uint param_index(uint i) {
   const uint run = i / p.inner, ii = i % p.inner;
@@ -55,6 +61,11 @@ void main() {
   if (p.quantize == 0) {
     if (g >= p.count) return;
     const uint pi = param_index(g);
+    if (p.float8 != 0) {
+      const uint code = bitfieldExtract(x[g / 4], int(g % 4) * 8, 8);
+      y[g] = floatBitsToUint(uintBitsToFloat(decode_narrow(code, format_of(p.float8))) * scale[pi]);
+      return;
+    }
     int v = packed_at(g, false);
     if (p.has_zero_point != 0) v -= packed_at(pi, true);
     y[g] = floatBitsToUint(float(v) * scale[pi]);
@@ -70,7 +81,9 @@ void main() {
     const uint pi = param_index(i);
     const float q = divide(uintBitsToFloat(x[i]), scale[pi]);
     int v;
-    if (isnan(q)) {
+    if (p.float8 != 0) {
+      v = int(encode_narrow(floatBitsToUint(q), format_of(p.float8), p.saturate != 0));
+    } else if (isnan(q)) {
       v = p.lo;
     } else {
       const float z = p.has_zero_point != 0 ? float(packed_at(pi, true)) : 0.0;
