@@ -19,9 +19,9 @@
 #include "backends/gpu_pixel/texel_dtype.h"
 #include "core/tensor_impl.h"
 #include "opdefs/broadcast.h"
+#include "opdefs/constant.h"
 #include "opdefs/cosine_window.h"
 #include "opdefs/eye_like.h"
-#include "opdefs/constant.h"
 #include "opdefs/range.h"
 
 namespace kiln::gpu_pixel {
@@ -170,6 +170,8 @@ bool is_texel_dtype(DataType t) {
   return std::find(held.begin(), held.end(), t) != held.end();
 }
 
+bool is_float_texel_dtype(DataType t) { return is_texel_dtype(t) && !in_integer_texture(t); }
+
 [[noreturn]] void rejected_inputs() {
   throw RunOnCpu(RunTimeCause::InputValues, "inputs the op rejects; the CPU reports them");
 }
@@ -192,9 +194,9 @@ OpFactory eye_like_factory() {
     const EyeLikeAttrs attrs = parse_eye_like_attrs(q.info);
     const DataType known =
         attrs.dtype.value_or(q.input_types.empty() ? DataType::Undefined : q.input_types[0]);
-    if (known != DataType::Undefined && !is_texel_dtype(known)) {
-      reason = std::string(dtype_name(known)) +
-               " outputs stay on the CPU (textures hold only the dtypes exact in float32)";
+    // The diagonal draw writes floats: integer-texture dtypes stay on the CPU.
+    if (known != DataType::Undefined && !is_float_texel_dtype(known)) {
+      reason = std::string(dtype_name(known)) + " outputs of EyeLike stay on the CPU";
       return nullptr;
     }
     return [attrs](OpRecorder& r) {
@@ -203,8 +205,8 @@ OpFactory eye_like_factory() {
       if (x.size() != 2)
         throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
                        "an input that is not 2-D; the CPU kernel reports it");
-      if (!is_texel_dtype(dtype))
-        throw RunOnCpu(RunTimeCause::InputKind, "an output dtype textures do not hold");
+      if (!is_float_texel_dtype(dtype))
+        throw RunOnCpu(RunTimeCause::InputKind, "an output dtype the diagonal draw lacks");
       r.kernel<GeneratedTensors>().diagonal(x[1], attrs.k, r.output(0, x, dtype));
     };
   };
@@ -326,7 +328,7 @@ OpFactory one_hot_factory() {
       if (!index_uniforms_fit(static_cast<size_t>(in_shape.element_count())))
         throw RunOnCpu(RunTimeCause::DeviceLimit, "more indices than the index uniforms hold");
       std::vector<int> wrapped;
-      for (int64_t k : host_index_values(r.input(0))) {
+      for (int64_t k : host_index_values(r.host(0))) {
         if (k < 0) k += depth;
         wrapped.push_back(k >= 0 && k < depth ? static_cast<int>(k) : -1);
       }

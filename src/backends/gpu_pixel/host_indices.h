@@ -39,7 +39,8 @@ void set_index_uniforms(const Context& context, const Program& program,
 // unknown dtype is checked per run), or CPU-resident or constant; false with `reason` otherwise.
 bool index_input_on_host(const DevicePlacementQuery& q, size_t k, std::string& reason);
 
-// The values of host indices; RunOnCpu for a tensor not of int32 or int64.
+// The values of host indices (OpRecorder::host gives them, downloading those a draw made);
+// RunOnCpu for a tensor not of int32 or int64.
 std::vector<int64_t> host_index_values(const Tensor& indices);
 
 // An index in [-dim, dim) wrapped into [0, dim); RunOnCpu otherwise, so that the CPU kernel

@@ -119,7 +119,7 @@ OpFactory offset_gather_factory(PlanFn plan_of, const char* attr,
       return nullptr;
     }
     return [=](OpRecorder& r) {
-      const std::vector<int64_t> values = host_index_values(r.input(1));
+      const std::vector<int64_t> values = host_index_values(r.host(1));
       const OffsetPlan plan = plan_of(r.shape(0), r.shape(1), values, value);
       const TextureTensor& x = r.texture(0);
       r.kernel<OffsetGather>().record(x, plan, r.output(0, plan.out_shape, r.input(0).dtype()));

@@ -176,7 +176,7 @@ OpFactory scatter_factory(PlanFn plan_of, int64_t (*updates_of)(const Shape&)) {
     return [=](OpRecorder& r) {
       if (r.input(2).dtype() != r.input(0).dtype())
         throw RunOnCpu(RunTimeCause::InputKind, "updates and data of different types");
-      const std::vector<int64_t> values = host_index_values(r.input(1));
+      const std::vector<int64_t> values = host_index_values(r.host(1));
       const ScatterPlan plan = plan_of(r.shape(0), r.shape(1), r.shape(2), values, axis);
       const TextureTensor& data = r.texture(0);
       const TextureTensor& updates = r.shape(2).element_count() > 0 ? r.texture(2) : data;
