@@ -280,7 +280,7 @@ REGISTER_OP_CASES(add_half_elementwise_cases);
 REGISTER_OP_CASES(add_half_reduction_cases);
 
 // Bad 16-bit input is the op's kiln::Error on GPU-compute, as on the CPU.
-TEST(Float16OnGpuCompute, BadInputIsAnError) {
+TEST(GpuComputeFloat16, BadInputIsAnError) {
   const OpTest add = OpTest("Add")
                          .input(half(DataType::Float16, {2, 3}, 40))
                          .input(half(DataType::Float16, {4}, 41));
