@@ -1,6 +1,7 @@
 #include "onnx/importer.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -208,16 +209,30 @@ ir::Function convert_function(const onnx::FunctionProto& f, const Context& ctx,
   return fn;
 }
 
+void add_initializer(ir::Graph* graph, const onnx::TensorProto& init, const Context& ctx,
+                     const std::string& gw) {
+  check(!init.name().empty(), gw + ": an initializer has no name");
+  graph->initializers[init.name()] =
+      tensor_from_proto(init, ctx.base_dir, gw + ", initializer '" + init.name() + "'");
+}
+
+// The top-level graph's initializers, each freed from the message as soon as its tensor is
+// made, so that the message and the model never both hold all the weights; fill_graph then
+// finds none left to convert.
+void take_initializers(ir::Graph* graph, onnx::GraphProto& g, const Context& ctx) {
+  for (onnx::TensorProto& init : *g.mutable_initializer()) {
+    add_initializer(graph, init, ctx, ctx.source);
+    onnx::TensorProto().Swap(&init);  // its bytes go with the temporary, now
+  }
+  g.clear_initializer();
+}
+
 void fill_graph(ir::Graph* graph, const onnx::GraphProto& g, const Context& ctx, ir::Graph* parent,
                 const std::string& where) {
   graph->name = g.name();
   graph->parent = parent;
   const std::string gw = where.empty() ? ctx.source : where + ", subgraph '" + g.name() + "'";
-  for (const auto& init : g.initializer()) {
-    check(!init.name().empty(), gw + ": an initializer has no name");
-    graph->initializers[init.name()] =
-        tensor_from_proto(init, ctx.base_dir, gw + ", initializer '" + init.name() + "'");
-  }
+  for (const auto& init : g.initializer()) add_initializer(graph, init, ctx, gw);
   check(g.sparse_initializer_size() == 0, gw + ": sparse initializers are not supported");
   for (const auto& v : g.input()) graph->inputs.push_back(convert_value_info(v));
   for (const auto& v : g.output()) graph->outputs.push_back(convert_value_info(v));
@@ -236,7 +251,8 @@ std::shared_ptr<ir::Graph> convert_graph(const onnx::GraphProto& g, const Contex
 }  // namespace
 
 std::shared_ptr<ir::Model> import_model(const void* data, size_t size, const std::string& source,
-                                        const std::string& base_dir) {
+                                        const std::string& base_dir,
+                                        const std::function<void()>& release_bytes) {
   check(size <= static_cast<size_t>(std::numeric_limits<int>::max()),
         source + ": model files over 2 GiB must keep their weights in external data files");
   const size_t depth = subgraph_nesting_depth(data, size);
@@ -252,6 +268,7 @@ std::shared_ptr<ir::Model> import_model(const void* data, size_t size, const std
   if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     throw Error(source + ": not a valid ONNX model (the protobuf data is truncated or corrupt)");
   }
+  if (release_bytes) release_bytes();
   check(proto.has_graph(), source + ": not an ONNX model (it has no graph)");
   check(proto.opset_import_size() > 0,
         source +
@@ -278,6 +295,7 @@ std::shared_ptr<ir::Model> import_model(const void* data, size_t size, const std
   Context ctx{source, base_dir};
   for (const auto& f : proto.functions())
     model->functions.push_back(convert_function(f, ctx, source + ", function '" + f.name() + "'"));
+  take_initializers(&model->graph, *proto.mutable_graph(), ctx);
   fill_graph(&model->graph, proto.graph(), ctx, nullptr, "");
   return model;
 }

@@ -78,12 +78,13 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   check(length >= 0, path + ": cannot read the model file");
   file.seekg(0);
   const size_t size = static_cast<size_t>(length);
-  const HostArray<char> bytes = allocate_host_array<char>(std::max<size_t>(size, 1));
+  HostArray<char> bytes = allocate_host_array<char>(std::max<size_t>(size, 1));
   file.read(bytes.get(), length);
   check(file.gcount() == length, path + ": cannot read the model file");
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   const std::string base_dir = parent.empty() ? std::string(".") : parent.string();
-  auto model = onnx_import::import_model(bytes.get(), size, path, base_dir);
+  auto model =
+      onnx_import::import_model(bytes.get(), size, path, base_dir, [&bytes] { bytes.reset(); });
   prepare_model(*model, options);
   return Model(std::move(model));
 }
