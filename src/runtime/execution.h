@@ -95,7 +95,9 @@ class Execution {
   void record_alias(const CompiledNode& node, int slot, const Storage* storage);
   bool record_on_device(const CompiledNode& node, NodeJob& job);
   void run_on_cpu(const CompiledNode& node, NodeJob& job);
-  void release_device_inputs(const CompiledNode& node);
+  // After `node` ran, for each input it was the last reader of in this run: drops the value's
+  // device copy, and its host memory in a recording run (an intermediate value only).
+  void release_dead_inputs(const CompiledNode& node, bool recording);
   void select_plan(std::span<const Tensor> inputs);
   void use_plan(SignaturePlan& plan);
   void add_plan(std::unique_ptr<SignaturePlan> plan);
@@ -115,7 +117,7 @@ class Execution {
   // Device copies of host values (see DeviceMirror); constants keep theirs between runs.
   std::vector<DeviceMirror> mirrors_;
   // Per slot, readers of this run that have not finished: device memory of intermediate values
-  // goes back to the pool as soon as the last one has recorded its work.
+  // (and host memory, in a recording run) goes back as soon as the last one has done its work.
   std::unique_ptr<std::atomic<int>[]> readers_left_;
   std::vector<std::unique_ptr<NodeJob>> jobs_;
   std::atomic<int> nodes_left_{0};

@@ -137,6 +137,28 @@ TEST(MemoryStats, PlansAreCachedWithinTheirBoundAndShareOneArena) {
   }
 }
 
+// The first run with new shapes records every value's size for the memory plan: it frees each
+// value once its last reader has run, so it peaks at what the live values need, as the planned
+// runs do, not at the sum of all the values of the graph.
+TEST(MemoryStats, TheRecordingRunFreesEachValueAfterItsLastReader) {
+  GraphBuilder b;
+  b.input("x", DataType::Float32, {1, 1 << 18});  // 1 MiB values
+  std::string previous = "x";
+  for (int i = 0; i < 16; ++i) {
+    const std::string next = "v" + std::to_string(i);
+    b.node(i % 2 ? "Tanh" : "Relu", {previous}, {next});
+    previous = next;
+  }
+  b.node("Neg", {previous}, {"y"});
+  b.output("y");
+  Worker worker(b.build(), Backend::Cpu, {.num_threads = 1});
+  worker.schedule({{"x", Tensor::zeros(DataType::Float32, {1, 1 << 18})}});
+  worker.peek_output("y").readback_and_clone();
+  // The output and at most two intermediate values at a time, beside the input (the caller's):
+  // not the 16 intermediate MiB.
+  EXPECT_LE(worker.memory_stats().peak_bytes, uint64_t{4} << 20);
+}
+
 // memory_stats() may be called from any thread while the worker schedules (a monitoring thread
 // of a service): the thread sanitizer build runs this test to check it reads nothing unguarded.
 TEST(MemoryStats, CanBeReadFromAnotherThreadWhileRunsAreScheduled) {
