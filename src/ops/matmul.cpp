@@ -21,6 +21,7 @@
 #include "ops/integer_product.h"
 #include "ops/matmul_geometry.h"
 #include "ops/op_utils.h"
+#include "ops/shared_packed_weights.h"
 
 namespace kiln {
 namespace {
@@ -91,12 +92,6 @@ bool is_float_type(DataType t) {
 
 // --- MatMul -------------------------------------------------------------------------------
 
-// A float32 B known at load time with no batch dimensions, packed once.
-struct PackedWeights {
-  cpu::PackedB packed;
-  Shape shape;
-};
-
 // MatMul is the plain product; ONNX Runtime's FusedMatMul (com.microsoft) adds alpha and the
 // transposition of either operand's last two dimensions (an operand of rank 1 is never
 // transposed).
@@ -111,14 +106,11 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
   const Tensor* b_const = info.constant_input(1);
   if (b_const && b_const->dtype() == DataType::Float32 && b_const->rank() >= 1 &&
       b_const->rank() <= 2 && b_const->element_count() > 0) {
-    auto w = std::make_shared<PackedWeights>();
-    w->shape = b_const->shape();
     const bool tb = attrs.trans_b && b_const->rank() == 2;
-    const int64_t rows = w->shape[0];
-    const int64_t cols = b_const->rank() == 1 ? 1 : w->shape[1];
+    const int64_t rows = b_const->shape()[0];
+    const int64_t cols = b_const->rank() == 1 ? 1 : b_const->shape()[1];
     // op(B) is K x N: B itself, or B transposed.
-    cpu::pack_b(tb, tb ? cols : rows, tb ? rows : cols, b_const->data<float>(), cols, w->packed);
-    weights = std::move(w);
+    weights = shared_packed_b(*b_const, tb, tb ? cols : rows, tb ? rows : cols, cols);
   }
   return [weights, attrs](OpContext& ctx) {
     const Tensor& a = ctx.input(0);
@@ -244,12 +236,10 @@ CpuKernel make_gemm(const NodeInfo& info) {
   const Tensor* b_const = info.constant_input(1);
   if (b_const && b_const->dtype() == DataType::Float32 && b_const->rank() == 2 &&
       b_const->element_count() > 0) {
-    auto w = std::make_shared<PackedWeights>();
-    w->shape = b_const->shape();
-    const int64_t K = at.trans_b ? w->shape[1] : w->shape[0];
-    const int64_t N = at.trans_b ? w->shape[0] : w->shape[1];
-    cpu::pack_b(at.trans_b, K, N, b_const->data<float>(), w->shape[1], w->packed);
-    weights = std::move(w);
+    const Shape& shape = b_const->shape();
+    const int64_t K = at.trans_b ? shape[1] : shape[0];
+    const int64_t N = at.trans_b ? shape[0] : shape[1];
+    weights = shared_packed_b(*b_const, at.trans_b, K, N, shape[1]);
   }
   // A constant per-column C (shape [N] or [1, N]) becomes the epilogue's bias, pre-scaled by
   // beta, so that the common Linear layer is one fused GEMM.
