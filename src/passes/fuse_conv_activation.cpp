@@ -22,41 +22,6 @@
 namespace kiln::passes {
 namespace {
 
-bool is_op(const ir::Node& node, const char* op_type) {
-  return node.domain.empty() && node.op_type == op_type;
-}
-
-// Reads of each value by the graph's nodes: (node index, input slot). A value read from a
-// subgraph or as a graph output gets a sentinel reader, so it never counts as read once.
-using Readers = std::map<std::string, std::vector<size_t>>;
-constexpr size_t kOutsideReader = static_cast<size_t>(-1);
-
-Readers find_readers(const ir::Graph& graph) {
-  Readers readers;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const ir::Node& node = graph.nodes[i];
-    for (const auto& in : node.inputs) {
-      if (!in.empty()) readers[in].push_back(i);
-    }
-    for (const auto& in : implicit_inputs(node)) readers[in].push_back(kOutsideReader);
-  }
-  for (const auto& out : graph.outputs) readers[out.name].push_back(kOutsideReader);
-  return readers;
-}
-
-// The one node that reads `value` (once), or nullopt.
-std::optional<size_t> only_reader(const Readers& readers, const std::string& value) {
-  auto it = readers.find(value);
-  if (it == readers.end() || it->second.size() != 1 || it->second[0] == kOutsideReader)
-    return std::nullopt;
-  return it->second[0];
-}
-
-bool is_float32(const ir::Graph& graph, const std::string& value) {
-  const ValueInfo* info = graph.find_value_info(value);
-  return info && info->dtype == DataType::Float32;
-}
-
 // Known, equal shapes: every axis fixed or named by a symbol, so equal means equal at run time.
 bool same_known_shape(const ir::Graph& graph, const std::string& a, const std::string& b) {
   const ValueInfo* ia = graph.find_value_info(a);
@@ -218,32 +183,13 @@ void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage&
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     for (const auto& out : graph.nodes[i].outputs) producer[out] = i;
   }
-  std::vector<bool> removed(graph.nodes.size(), false);
-  std::map<size_t, ir::Node> replacement;  // at the chain's last node
+  ChainFusion fusion(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (removed[i]) continue;
     const std::optional<Chain> chain = match_chain(graph, readers, producer, opset, coverage, i);
-    if (!chain) continue;
-    bool free = true;  // no node of the chain taken by an earlier chain
-    for (size_t n : chain->nodes) free = free && !removed[n];
-    if (!free) continue;
-    for (size_t n : chain->nodes) removed[n] = true;
-    size_t last = chain->nodes[0];
-    for (size_t n : chain->nodes) last = std::max(last, n);
-    replacement[last] = fused_node(graph.nodes[i], *chain);
+    if (chain && fusion.free(chain->nodes))
+      fusion.fuse(chain->nodes, fused_node(graph.nodes[i], *chain));
   }
-  if (replacement.empty()) return;
-  std::vector<ir::Node> nodes;
-  nodes.reserve(graph.nodes.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    auto it = replacement.find(i);
-    if (it != replacement.end()) {
-      nodes.push_back(std::move(it->second));
-    } else if (!removed[i]) {
-      nodes.push_back(std::move(graph.nodes[i]));
-    }
-  }
-  graph.nodes = std::move(nodes);
+  fusion.apply(graph);
 }
 
 }  // namespace kiln::passes

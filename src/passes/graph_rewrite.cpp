@@ -1,5 +1,8 @@
 #include "passes/graph_rewrite.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "passes/passes.h"
 
 namespace kiln::passes {
@@ -36,6 +39,59 @@ bool has_subgraph(const ir::Node& node) {
     if (a.g || !a.graphs.empty()) return true;
   }
   return false;
+}
+
+bool is_op(const ir::Node& node, const char* op_type) {
+  return node.domain.empty() && node.op_type == op_type;
+}
+
+bool is_float32(const ir::Graph& graph, const std::string& value) {
+  const ValueInfo* info = graph.find_value_info(value);
+  return info && info->dtype == DataType::Float32;
+}
+
+Readers find_readers(const ir::Graph& graph) {
+  Readers readers;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& node = graph.nodes[i];
+    for (const auto& in : node.inputs) {
+      if (!in.empty()) readers[in].push_back(i);
+    }
+    for (const auto& in : implicit_inputs(node)) readers[in].push_back(kOutsideReader);
+  }
+  for (const auto& out : graph.outputs) readers[out.name].push_back(kOutsideReader);
+  return readers;
+}
+
+std::optional<size_t> only_reader(const Readers& readers, const std::string& value) {
+  auto it = readers.find(value);
+  if (it == readers.end() || it->second.size() != 1 || it->second[0] == kOutsideReader)
+    return std::nullopt;
+  return it->second[0];
+}
+
+bool ChainFusion::free(const std::vector<size_t>& chain) const {
+  return std::none_of(chain.begin(), chain.end(), [&](size_t n) { return removed_[n]; });
+}
+
+void ChainFusion::fuse(const std::vector<size_t>& chain, ir::Node fused) {
+  for (size_t n : chain) removed_[n] = true;
+  replacement_[*std::max_element(chain.begin(), chain.end())] = std::move(fused);
+}
+
+void ChainFusion::apply(ir::Graph& graph) {
+  if (replacement_.empty()) return;
+  std::vector<ir::Node> nodes;
+  nodes.reserve(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    auto it = replacement_.find(i);
+    if (it != replacement_.end()) {
+      nodes.push_back(std::move(it->second));
+    } else if (!removed_[i]) {
+      nodes.push_back(std::move(graph.nodes[i]));
+    }
+  }
+  graph.nodes = std::move(nodes);
 }
 
 }  // namespace kiln::passes

@@ -1,8 +1,12 @@
 // Small helpers the passes share for reading and rewriting a graph.
 #pragma once
 
+#include <cstddef>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -14,5 +18,35 @@ std::set<std::string> used_values(const ir::Graph& graph);
 void rename_reads(ir::Graph& graph, const std::string& from, const std::string& to);
 bool is_graph_output(const ir::Graph& graph, const std::string& value);
 bool has_subgraph(const ir::Node& node);
+
+// An ai.onnx node of this type.
+bool is_op(const ir::Node& node, const char* op_type);
+// Whether the value is known to be float32.
+bool is_float32(const ir::Graph& graph, const std::string& value);
+
+// Reads of each value by the graph's nodes: (node index, input slot). A value read from a
+// subgraph or as a graph output gets the kOutsideReader sentinel, so it never counts as read
+// once: fusions keep it.
+using Readers = std::map<std::string, std::vector<size_t>>;
+inline constexpr size_t kOutsideReader = static_cast<size_t>(-1);
+Readers find_readers(const ir::Graph& graph);
+// The one node that reads `value` (once), or nullopt.
+std::optional<size_t> only_reader(const Readers& readers, const std::string& value);
+
+// Rewrites chains of nodes into single nodes: each fused node takes the place of its chain's
+// last node (after every value the chain reads); the chain's other nodes go.
+class ChainFusion {
+ public:
+  explicit ChainFusion(const ir::Graph& graph) : removed_(graph.nodes.size(), false) {}
+  // Whether no node of `chain` is taken by an earlier fusion.
+  bool free(const std::vector<size_t>& chain) const;
+  void fuse(const std::vector<size_t>& chain, ir::Node fused);
+  // Applies the fusions to the graph the object was made for.
+  void apply(ir::Graph& graph);
+
+ private:
+  std::vector<bool> removed_;
+  std::map<size_t, ir::Node> replacement_;  // at the chain's last node
+};
 
 }  // namespace kiln::passes
