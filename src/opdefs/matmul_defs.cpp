@@ -5,6 +5,7 @@
 
 #include "ir/domains.h"
 #include "opdefs/all_defs.h"
+#include "opdefs/matmul_bias.h"
 #include "opdefs/op_def.h"
 
 namespace kiln {
@@ -96,6 +97,7 @@ KILN_OP_DEFS(matmul);
 void define_matmul_ops(OpDefs& defs) {
   defs.define("Gemm").infer = gemm_rule;
   defs.define("MatMul").infer = matmul_rule;
+  defs.define(kKilnDomain, kMatMulBiasOp).infer = matmul_rule;  // the bias keeps the shape
   defs.define(ir::kMicrosoftDomain, "FusedMatMul").infer = fused_matmul_rule;
   defs.define("MatMulInteger").infer = matmul_integer_rule;
   defs.define(ir::kMicrosoftDomain, "MatMulIntegerToFloat").infer = matmul_to_float_rule;

@@ -143,7 +143,8 @@ void add_parameterised_activations(OpRegistry& r) {
   r.add(ir::kMicrosoftDomain, "QuickGelu", swish(1.702f));
   // ONNX Runtime's Gelu is the exact form (it has no approximate attribute).
   r.add(ir::kMicrosoftDomain, "Gelu", [](const NodeInfo&) -> CpuKernel {
-    return unary_kernel<Accepts::Floats>([](auto x) { return gelu_exact(x); });
+    return unary_kernel<Accepts::Floats>([](auto x) { return gelu_exact(x); }, kCostlyGrain,
+                                         &cpu::gelu_f32);
   });
   r.add("Gelu", [](const NodeInfo& info) -> CpuKernel {
     const std::string approximate = info.attr_string("approximate", "none");
@@ -153,7 +154,8 @@ void add_parameterised_activations(OpRegistry& r) {
     if (approximate != "none") {
       info.fail("approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
     }
-    return unary_kernel<Accepts::Floats>([](auto x) { return gelu_exact(x); });
+    return unary_kernel<Accepts::Floats>([](auto x) { return gelu_exact(x); }, kCostlyGrain,
+                                         &cpu::gelu_f32);
   });
 }
 

@@ -16,6 +16,7 @@
 #include "core/thread_pool.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
+#include "opdefs/matmul_bias.h"
 #include "opdefs/qlinear_matmul.h"
 #include "ops/all_ops.h"
 #include "ops/integer_product.h"
@@ -99,6 +100,7 @@ struct MatMulAttrs {
   bool trans_a = false, trans_b = false;
   float alpha = 1.0f;
   bool floats_only = false;  // FusedMatMul is defined for float types only
+  bool bias = false;         // kiln::MatMulBias: input 2, float32 [N], added to every row
 };
 
 CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
@@ -133,6 +135,17 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
     const int64_t lda = ta ? M : K, ldb = tb ? K : N;
     if (y.element_count() == 0) return;
     const int64_t batches = g.batch.element_count();
+    const float* bias = nullptr;
+    if (attrs.bias) {
+      const Tensor& c = ctx.input(2);
+      if (a.dtype() != DataType::Float32 || c.dtype() != DataType::Float32 ||
+          c.element_count() != N || c.rank() != 1) {
+        ctx.fail("takes float32 operands and a float32 bias of shape [" + std::to_string(N) +
+                 "], got " + std::string(dtype_name(a.dtype())) + " operands and a " +
+                 std::string(dtype_name(c.dtype())) + " bias of shape " + c.shape().to_string());
+      }
+      bias = c.data<float>();
+    }
 
     if (a.dtype() == DataType::Float32) {
       const float* pa = a.data<float>();
@@ -141,19 +154,28 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
       if (!g.b_has_batch && !ta) {
         // One B for every batch: A's batches (contiguous, as only A has batch dimensions)
         // stack into one tall matrix and the output is one [batches * M, N] block.
+        cpu::GemmEpilogue epilogue;
+        epilogue.alpha = attrs.alpha;
+        if (bias) {
+          epilogue.bias_kind = cpu::GemmBias::kPerColumn;
+          epilogue.bias = bias;
+        }
         if (weights && weights->shape == b.shape()) {
-          cpu::GemmEpilogue epilogue;
-          epilogue.alpha = attrs.alpha;
           cpu::sgemm_packed(false, batches * M, pa, K, weights->packed, py, N, epilogue);
         } else {
-          cpu::sgemm(false, tb, batches * M, N, K, attrs.alpha, pa, K, pb, ldb, 0.0f, py, N);
+          cpu::sgemm(false, tb, batches * M, N, K, pa, K, pb, ldb, py, N, epilogue);
         }
         return;
       }
+      cpu::GemmEpilogue epilogue;
+      epilogue.alpha = attrs.alpha;
+      if (bias) {
+        epilogue.bias_kind = cpu::GemmBias::kPerColumn;
+        epilogue.bias = bias;
+      }
       auto product = [&](int64_t i) {
         const BatchOffsets o = batch_offsets(g, i);
-        cpu::sgemm(ta, tb, M, N, K, attrs.alpha, pa + o.a, lda, pb + o.b, ldb, 0.0f, py + i * M * N,
-                   N);
+        cpu::sgemm(ta, tb, M, N, K, pa + o.a, lda, pb + o.b, ldb, py + i * M * N, N, epilogue);
       };
       if (M * N * K < 64 * 64 * 64) {
         // Many small products: one whole GEMM per task beats splitting each one.
@@ -181,6 +203,13 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
 }
 
 CpuKernel make_matmul(const NodeInfo& info) { return make_matmul_with(info, {}); }
+
+CpuKernel make_matmul_bias(const NodeInfo& info) {
+  if (info.num_inputs() != 3) info.fail("takes A, B and a bias");
+  MatMulAttrs attrs;
+  attrs.bias = true;
+  return make_matmul_with(info, attrs);
+}
 
 CpuKernel make_fused_matmul(const NodeInfo& info) {
   MatMulAttrs attrs;
@@ -386,6 +415,7 @@ CpuKernel make_einsum(const NodeInfo& info) {
 KILN_CPU_OPS(matmul);
 void register_matmul_ops(OpRegistry& registry) {
   registry.add("MatMul", make_matmul);
+  registry.add(kKilnDomain, kMatMulBiasOp, make_matmul_bias);
   registry.add(ir::kMicrosoftDomain, "FusedMatMul", make_fused_matmul);
   registry.add("Gemm", make_gemm);
   registry.add("MatMulInteger", make_matmul_integer);

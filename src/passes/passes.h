@@ -37,6 +37,12 @@ void fold_batch_norm(ir::Graph& graph);
 // kiln::FusedConv nodes (opdefs/fused_conv.h), as far as the backend's kernel covers them.
 // `opset`: the graph's ai.onnx opset (Clip's bounds are attributes before 11).
 void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage& coverage);
+// Fuses MatMul(A, constant B) -> Add(·, constant bias [N]) into kiln::MatMulBias
+// (opdefs/matmul_bias.h). The CPU worker's pass.
+void fuse_matmul_bias(ir::Graph& graph);
+// Fuses the exact GELU spelled op by op (Div, Erf, Add, Mul, Mul) into com.microsoft Gelu. The
+// CPU worker's pass.
+void fuse_gelu(ir::Graph& graph);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.
 void remove_dead_nodes(ir::Graph& graph);
 // Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.

@@ -61,6 +61,10 @@ class WorkerImpl {
       // (outputs, LoadOptions::extra_outputs) are never fused away.
       auto fused = std::make_shared<ir::Graph>(ir.graph);
       passes::fuse_conv_activations(*fused, ir.opset_for(""), *fusion);
+      if (!device_) {
+        passes::fuse_matmul_bias(*fused);
+        passes::fuse_gelu(*fused);
+      }
       if (fused->nodes.size() != ir.graph.nodes.size()) {
         fused_graph_ = std::move(fused);
         graph = fused_graph_.get();

@@ -54,5 +54,26 @@ TEST(VectorMath, SiluKeepsSigmoidsInfinitiesAndNaN) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// erf to a few ulp of 1 makes 1 + erf(x / sqrt 2), and so GELU, good to a few ulp of |x| / 2:
+// for large negative x the sum cancels, as it does when the formula runs op by op.
+TEST(VectorMath, GeluIsWithinAFewUlpOfXOfTheDefinitionOnEveryTarget) {
+  std::vector<float> x;
+  for (float v = -12.0f; v <= 12.0f; v += 0.0037f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-6f, -1e-6f, 1e30f, -1e30f}) x.push_back(v);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    std::vector<float> y(x.size());
+    gelu_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double v = x[i];
+      const double e = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+      ASSERT_NEAR(y[i], e, 4 * std::abs(v) * std::numeric_limits<float>::epsilon())
+          << "x = " << x[i];
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 }  // namespace
 }  // namespace kiln::cpu

@@ -155,6 +155,13 @@ void silu_f32(const float* in, float* out, int64_t n) {
 void erf_f32(const float* in, float* out, int64_t n) {
   map_f32(in, out, n, [](D d, V x) HWY_ATTR { return erf_vec(d, x); });
 }
+void gelu_f32(const float* in, float* out, int64_t n) {
+  map_f32(in, out, n, [](D d, V x) HWY_ATTR {
+    const V half_x = hn::Mul(hn::Set(d, 0.5f), x);
+    const V e = erf_vec(d, hn::Mul(x, hn::Set(d, 0.7071067811865476f)));
+    return hn::MulAdd(half_x, e, half_x);  // 0.5 x (1 + erf(x / sqrt 2))
+  });
+}
 
 }  // namespace kiln::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -168,6 +175,7 @@ HWY_EXPORT(tanh_f32);
 HWY_EXPORT(sigmoid_f32);
 HWY_EXPORT(silu_f32);
 HWY_EXPORT(erf_f32);
+HWY_EXPORT(gelu_f32);
 
 void exp_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(exp_f32)(in, out, n); }
 void log_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(log_f32)(in, out, n); }
@@ -178,6 +186,9 @@ void sigmoid_f32(const float* in, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(sigmoid_f32)(in, out, n);
 }
 void erf_f32(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(erf_f32)(in, out, n); }
+void gelu_f32(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(gelu_f32)(in, out, n);
+}
 void silu_f32(const float* in, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(silu_f32)(in, out, n);
 }

@@ -15,5 +15,7 @@ void sigmoid_f32(const float* in, float* out, int64_t n);
 void silu_f32(const float* in, float* out, int64_t n);
 // erf to a few ulp (small arguments to full relative precision).
 void erf_f32(const float* in, float* out, int64_t n);
+// The exact GELU, x * 0.5 * (1 + erf(x / sqrt 2)), with erf_f32's erf.
+void gelu_f32(const float* in, float* out, int64_t n);
 
 }  // namespace kiln::cpu

@@ -1,0 +1,114 @@
+// Fuses the exact GELU as exporters spell it op by op into one com.microsoft Gelu (the same
+// function, x * 0.5 * (1 + erf(x / sqrt(2))), which the CPU computes in one pass):
+//   A: x -> Div(·, sqrt 2) | Mul(·, 1/sqrt 2) -> Erf -> Add(·, 1) -> Mul(x, ·) -> Mul(·, 0.5)
+//   B: x -> Div(·, sqrt 2) | Mul(·, 1/sqrt 2) -> Erf -> Add(·, 1) -> Mul(Mul(x, 0.5), ·)
+// (A: PyTorch's nn.GELU; B: BERT's own gelu.) Operands of Add and Mul may come in either order.
+// Only values that nothing else reads disappear, so the graph's results are unchanged.
+#include <cmath>
+#include <optional>
+
+#include "ir/domains.h"
+#include "passes/graph_rewrite.h"
+#include "passes/passes.h"
+
+namespace kiln::passes {
+namespace {
+
+// Whether `name` is a float32 constant of one element within float rounding of `value`.
+bool is_scalar(const ir::Graph& graph, const std::string& name, double value) {
+  auto it = graph.initializers.find(name);
+  if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32 ||
+      it->second.element_count() != 1)
+    return false;
+  return std::fabs(it->second.data<float>()[0] - value) <= 1e-6 * std::fabs(value);
+}
+
+// The other operand of a two-input node that reads `value`, or nullopt.
+std::optional<std::string> other_operand(const ir::Node& node, const std::string& value) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
+  if (node.inputs[0] == value) return node.inputs[1];
+  if (node.inputs[1] == value) return node.inputs[0];
+  return std::nullopt;
+}
+
+// The node that alone reads `value`, when it is the ai.onnx op `op_type`.
+std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
+                                     const std::string& value, const char* op_type) {
+  const std::optional<size_t> r = only_reader(readers, value);
+  if (!r || !is_op(graph.nodes[*r], op_type)) return std::nullopt;
+  return r;
+}
+
+struct Match {
+  std::vector<size_t> nodes;
+  std::string x, y;
+};
+
+// The GELU starting at the Div or Mul at `index` (x / sqrt 2).
+std::optional<Match> match(const ir::Graph& graph, const Readers& readers, size_t index) {
+  const ir::Node& scale = graph.nodes[index];
+  if (scale.inputs.size() != 2 || scale.outputs.size() != 1 || scale.inputs[0].empty() ||
+      !is_float32(graph, scale.outputs[0]))
+    return std::nullopt;
+  const std::string x = scale.inputs[0];
+  const bool divides = is_op(scale, "Div") && is_scalar(graph, scale.inputs[1], std::sqrt(2.0));
+  const bool multiplies = is_op(scale, "Mul") && is_scalar(graph, scale.inputs[1], std::sqrt(0.5));
+  if (!divides && !multiplies) return std::nullopt;
+  const auto erf = only_reader_op(graph, readers, scale.outputs[0], "Erf");
+  if (!erf || graph.nodes[*erf].outputs.size() != 1) return std::nullopt;
+  const auto add = only_reader_op(graph, readers, graph.nodes[*erf].outputs[0], "Add");
+  if (!add) return std::nullopt;
+  const auto one = other_operand(graph.nodes[*add], graph.nodes[*erf].outputs[0]);
+  if (!one || !is_scalar(graph, *one, 1.0)) return std::nullopt;
+  const std::string& sum = graph.nodes[*add].outputs[0];  // 1 + erf(x / sqrt 2)
+  const auto mul = only_reader_op(graph, readers, sum, "Mul");
+  if (!mul) return std::nullopt;
+  const auto factor = other_operand(graph.nodes[*mul], sum);
+  if (!factor) return std::nullopt;
+  Match m{{index, *erf, *add, *mul}, x, ""};
+  if (*factor == x) {  // A: x * sum, then * 0.5
+    const std::string& product = graph.nodes[*mul].outputs[0];
+    const auto half = only_reader_op(graph, readers, product, "Mul");
+    if (!half) return std::nullopt;
+    const auto c = other_operand(graph.nodes[*half], product);
+    if (!c || !is_scalar(graph, *c, 0.5)) return std::nullopt;
+    m.nodes.push_back(*half);
+    m.y = graph.nodes[*half].outputs[0];
+    return m;
+  }
+  // B: (x * 0.5) * sum, x * 0.5 read only here.
+  const std::optional<size_t> half = [&]() -> std::optional<size_t> {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (graph.nodes[i].outputs.size() == 1 && graph.nodes[i].outputs[0] == *factor) return i;
+    }
+    return std::nullopt;
+  }();
+  if (!half || !is_op(graph.nodes[*half], "Mul") || only_reader(readers, *factor) != mul)
+    return std::nullopt;
+  const auto c = other_operand(graph.nodes[*half], x);
+  if (!c || !is_scalar(graph, *c, 0.5)) return std::nullopt;
+  m.nodes.push_back(*half);
+  m.y = graph.nodes[*mul].outputs[0];
+  return m;
+}
+
+}  // namespace
+
+void fuse_gelu(ir::Graph& graph) {
+  const Readers readers = find_readers(graph);
+  ChainFusion fusion(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const std::optional<Match> m = match(graph, readers, i);
+    if (!m || !fusion.free(m->nodes)) continue;
+    ir::Node gelu;
+    gelu.name = graph.nodes[i].name;
+    gelu.domain = ir::kMicrosoftDomain;
+    gelu.op_type = "Gelu";
+    gelu.inputs = {m->x};
+    gelu.outputs = {m->y};
+    fusion.fuse(m->nodes, std::move(gelu));
+  }
+  fusion.apply(graph);
+}
+
+}  // namespace kiln::passes

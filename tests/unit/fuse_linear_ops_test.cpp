@@ -1,0 +1,158 @@
+// The CPU worker's fusions of transformer layers: MatMul + bias (passes/fuse_matmul_bias.cpp,
+// kiln::MatMulBias) and the exact GELU spelled op by op (passes/fuse_gelu.cpp, com.microsoft
+// Gelu): which graphs fuse, which must not, and that the fused worker gives the unfused
+// worker's results.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph_builder.h"
+#include "passes/passes.h"
+#include "random_data.h"
+#include "test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+Tensor random(const Shape& s, uint32_t seed) {
+  return f32(s, uniform_floats(s.element_count(), seed, -2.0f, 2.0f));
+}
+
+Tensor scalar(float v) { return Tensor::from_data<float>({}, {v}); }
+
+std::vector<std::string> worker_ops(const Model& m) {
+  Worker w(m, Backend::Cpu);
+  std::vector<std::string> ops;
+  for (const auto& p : w.placements()) ops.push_back(p.op_type);
+  return ops;
+}
+
+// The CPU worker on `make`'s model against the same model with every value a node produces
+// also a graph output, which keeps every node as it is.
+void expect_fused_result(const std::function<GraphBuilder()>& make, const std::string& what) {
+  const Model fused = make().build();
+  GraphBuilder exposed = make();
+  for (const auto& n : fused.ir()->graph.nodes) {
+    for (const auto& out : n.outputs) {
+      if (out != "y") exposed.output(out);
+    }
+  }
+  const Model plain = exposed.build();
+  ASSERT_LT(worker_ops(fused).size(), worker_ops(plain).size()) << what << ": nothing fused";
+  const auto& in = fused.inputs();
+  std::vector<NamedTensor> feeds;
+  for (size_t i = 0; i < in.size(); ++i) {
+    Shape shape;
+    for (const Dim& d : in[i].shape) shape.push_back(d.value);
+    feeds.push_back({in[i].name, random(shape, 10 + static_cast<uint32_t>(i))});
+  }
+  const auto a = run_one(fused, feeds, "y").to_vector<float>();
+  const auto e = run_one(plain, feeds, "y").to_vector<float>();
+  ASSERT_EQ(a.size(), e.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_NEAR(a[i], e[i], 1e-5 + 1e-5 * std::abs(e[i])) << what << " at " << i;
+  }
+}
+
+// x [2, 5, 24] -> MatMul(w [24, 40]) -> Add(bias [40]) -> y, the Add's operands in either order.
+GraphBuilder linear(bool bias_first) {
+  GraphBuilder b(17);
+  b.input("x", DataType::Float32, {2, 5, 24});
+  b.initializer("w", random({24, 40}, 1));
+  b.initializer("bias", random({40}, 2));
+  b.node("MatMul", {"x", "w"}, {"p"});
+  b.node("Add",
+         bias_first ? std::vector<std::string>{"bias", "p"} : std::vector<std::string>{"p", "bias"},
+         {"y"});
+  b.output("y");
+  return b;
+}
+
+TEST(FuseMatMulBias, ALinearLayerOnAThreeDimensionalInputIsOneNode) {
+  for (bool bias_first : {false, true}) {
+    EXPECT_EQ(worker_ops(linear(bias_first).build()), std::vector<std::string>{"MatMulBias"});
+    expect_fused_result([&] { return linear(bias_first); }, "linear");
+  }
+}
+
+TEST(FuseMatMulBias, OnlyAConstantWeightAndAPerColumnConstantBiasFuse) {
+  {  // The Add's other operand is a full tensor, not a bias.
+    GraphBuilder b(17);
+    b.input("x", DataType::Float32, {5, 24});
+    b.input("z", DataType::Float32, {5, 40});
+    b.initializer("w", random({24, 40}, 1));
+    b.node("MatMul", {"x", "w"}, {"p"});
+    b.node("Add", {"p", "z"}, {"y"});
+    b.output("y");
+    EXPECT_EQ(worker_ops(b.build()), (std::vector<std::string>{"MatMul", "Add"}));
+  }
+  {  // B is an input.
+    GraphBuilder b(17);
+    b.input("x", DataType::Float32, {5, 24});
+    b.input("w", DataType::Float32, {24, 40});
+    b.initializer("bias", random({40}, 2));
+    b.node("MatMul", {"x", "w"}, {"p"});
+    b.node("Add", {"p", "bias"}, {"y"});
+    b.output("y");
+    EXPECT_EQ(worker_ops(b.build()), (std::vector<std::string>{"MatMul", "Add"}));
+  }
+  {  // The product is read elsewhere too.
+    GraphBuilder b = linear(false);
+    b.node("Neg", {"p"}, {"n"});
+    b.output("n");
+    EXPECT_EQ(worker_ops(b.build()), (std::vector<std::string>{"MatMul", "Add", "Neg"}));
+  }
+}
+
+// x -> GELU -> y as exporters write it: `bert` multiplies x by 0.5 first (variant B), else
+// the product with x comes first and 0.5 last (variant A); `multiply` scales by 1/sqrt(2)
+// instead of dividing by sqrt(2).
+GraphBuilder gelu(bool bert, bool multiply) {
+  GraphBuilder b(17);
+  b.input("x", DataType::Float32, {3, 50});
+  b.initializer("root", scalar(multiply ? static_cast<float>(std::sqrt(0.5))
+                                        : static_cast<float>(std::sqrt(2.0))));
+  b.initializer("one", scalar(1.0f));
+  b.initializer("half", scalar(0.5f));
+  b.node(multiply ? "Mul" : "Div", {"x", "root"}, {"d"});
+  b.node("Erf", {"d"}, {"e"});
+  b.node("Add", {"one", "e"}, {"a"});
+  if (bert) {
+    b.node("Mul", {"x", "half"}, {"h"});
+    b.node("Mul", {"h", "a"}, {"y"});
+  } else {
+    b.node("Mul", {"a", "x"}, {"m"});
+    b.node("Mul", {"m", "half"}, {"y"});
+  }
+  b.output("y");
+  return b;
+}
+
+TEST(FuseGelu, BothSpellingsBecomeOneGelu) {
+  for (bool bert : {false, true}) {
+    for (bool multiply : {false, true}) {
+      const std::string what = std::string(bert ? "BERT" : "PyTorch") + (multiply ? ", Mul" : "");
+      EXPECT_EQ(worker_ops(gelu(bert, multiply).build()), std::vector<std::string>{"Gelu"}) << what;
+      expect_fused_result([&] { return gelu(bert, multiply); }, what);
+    }
+  }
+}
+
+TEST(FuseGelu, OtherConstantsOrASharedValueDoNotFuse) {
+  {  // Not the GELU: erf(x / 2).
+    GraphBuilder b = gelu(false, false);
+    b.ir().graph.initializers["root"] = scalar(2.0f);
+    EXPECT_EQ(worker_ops(b.build()).size(), 5u);
+  }
+  {  // erf's value is read elsewhere.
+    GraphBuilder b = gelu(false, false);
+    b.output("e");
+    EXPECT_EQ(worker_ops(b.build()).size(), 5u);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
