@@ -2,11 +2,14 @@
 // weights, gram lengths 1 to 3, skip counts from 0 to beyond the row, 1-D and 2-D inputs of int32
 // and int64 items, a pool that repeats an n-gram, two n-grams counting into one column, unused
 // columns, pool values an int32 item must not match, and rows of no items.
-#include "backend_op_cases.h"
+#include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "backend_op_cases.h"
 
 namespace kiln::testing {
 namespace {
@@ -109,6 +112,68 @@ void add_tfidf_cases(std::vector<OpCase>& c) {
 }
 
 REGISTER_OP_CASES(add_tfidf_cases);
+
+// A GPU-compute worker for `test`'s model; nullopt without a device.
+std::optional<Worker> gpu_compute_worker(const OpTest& test) {
+  std::optional<Worker> worker;
+  try {
+    worker.emplace(test.model(), Backend::GpuCompute);
+  } catch (const Error& e) {
+    if (!is_no_device_error(e)) throw;
+  }
+  return worker;
+}
+
+// A pool of strings stays on the CPU, saying why.
+TEST(GpuComputeTfIdfVectorizer, AStringPoolStaysOnTheCpu) {
+  const OpTest test = OpTest("TfIdfVectorizer", 9)
+                          .input(Tensor::from_data<std::string>({4}, {"a", "b", "a", "c"}))
+                          .attr("min_gram_length", int64_t{1})
+                          .attr("max_gram_length", int64_t{1})
+                          .attr("max_skip_count", int64_t{0})
+                          .attr("mode", "TF")
+                          .attr("ngram_counts", std::vector<int64_t>{0})
+                          .attr("ngram_indexes", std::vector<int64_t>{0, 1})
+                          .attr("pool_strings", std::vector<std::string>{"a", "c"});
+  std::optional<Worker> worker = gpu_compute_worker(test);
+  if (!worker) GTEST_SKIP() << "gpu-compute is not available here";
+  const std::vector<NodePlacement> placements = worker->placements();
+  ASSERT_EQ(placements.size(), 1u);
+  const NodePlacement& p = placements[0];
+  EXPECT_EQ(p.backend, Backend::Cpu);
+  EXPECT_NE(p.fallback_reason.find("a pool of strings stays on the CPU"), std::string::npos)
+      << p.fallback_reason;
+}
+
+// Attributes the definition rejects leave the node to the CPU kernel, which reports them when
+// the model loads.
+TEST(GpuComputeTfIdfVectorizer, BadAttributesAreTheCpuKernelsErrorAtLoad) {
+  const OpTest test = tfidf(tokens<int64_t>({6}, 610), kPool, "BM25", 1, 2, 0);
+  try {
+    gpu_compute_worker(test);
+    ADD_FAILURE() << "no error for mode BM25";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mode must be TF, IDF or TFIDF, got 'BM25'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// An X of rank 3 placed on the GPU fails the run with the definition's error, as on the CPU.
+TEST(GpuComputeTfIdfVectorizer, XOfRankThreeIsAnError) {
+  const OpTest test = tfidf(tokens<int32_t>({2, 2, 3}, 611), kPool, "TF", 1, 2, 0);
+  std::optional<Worker> worker = gpu_compute_worker(test);
+  if (!worker) GTEST_SKIP() << "gpu-compute is not available here";
+  for (const NodePlacement& p : worker->placements()) EXPECT_EQ(p.backend, Backend::GpuCompute);
+  try {
+    test.run(*worker);
+    ADD_FAILURE() << "no error for X of shape [2,2,3]";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("X must have shape [C] or [B, C], got [2, 2, 3]"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 }  // namespace
 }  // namespace kiln::testing
