@@ -1,10 +1,9 @@
 // String ops: StringConcat and RegexFullMatch keep (broadcast) shapes; StringNormalizer and
 // StringSplit size an axis by what the strings hold, known only at run time; TfIdfVectorizer's
 // width comes from its n-gram table.
-#include <algorithm>
-
 #include "opdefs/all_defs.h"
 #include "opdefs/op_def.h"
+#include "opdefs/tfidf_vectorizer.h"
 
 namespace kiln {
 namespace {
@@ -40,13 +39,10 @@ std::vector<ValueInfo> string_split_rule(const InferenceContext& ctx) {
 }
 
 // TfIdfVectorizer(X [C] or [B, C]): float32 [B,] width, the width one past the largest of
-// ngram_indexes.
+// ngram_indexes (opdefs/tfidf_vectorizer.h; an index out of range throws, and the kernel reports
+// it).
 std::vector<ValueInfo> tfidf_rule(const InferenceContext& ctx) {
-  int64_t width = 0;
-  for (int64_t column : ctx.info().required_ints("ngram_indexes")) {
-    if (column < 0 || column > INT32_MAX) return {dtype_only(DataType::Float32)};
-    width = std::max(width, column + 1);
-  }
+  const int64_t width = tfidf_columns(ctx.info());
   const std::vector<Dim>* xs = ctx.shape(0);
   if (!xs || xs->size() > 2) return {dtype_only(DataType::Float32)};
   if (xs->size() == 2) return {tensor_type(DataType::Float32, {(*xs)[0], fixed_dim(width)})};

@@ -5,7 +5,7 @@
 #include "backends/cpu/pool_kernels.h"
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
-#include "opdefs/window.h"
+#include "opdefs/pool.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
 
@@ -15,14 +15,6 @@ namespace {
 
 constexpr size_t kMaxSpatialRank = 12;
 
-struct PoolAttrs {
-  PoolOp kind = PoolOp::Max;
-  WindowAttrs window;
-  bool count_include_pad = false;
-  bool column_major = false;
-  float p = 2.0f;
-};
-
 void check_input(const OpContext& ctx, const Tensor& x) {
   if (x.rank() < 3)
     ctx.fail("X must have rank >= 3 (N, C, spatial...), got " + x.shape().to_string());
@@ -31,19 +23,7 @@ void check_input(const OpContext& ctx, const Tensor& x) {
 }
 
 CpuKernel make_pool(const NodeInfo& info, PoolOp kind) {
-  PoolAttrs a;
-  a.kind = kind;
-  a.window = parse_window_attrs(info);
-  if (a.window.kernel_shape.empty()) info.fail("required attribute 'kernel_shape' is missing");
-  a.count_include_pad = info.attr_int("count_include_pad", 0) != 0;
-  const int64_t storage_order = info.attr_int("storage_order", 0);
-  if (storage_order != 0 && storage_order != 1) info.fail("storage_order must be 0 or 1");
-  a.column_major = storage_order == 1;
-  a.p = static_cast<float>(info.attr_int("p", 2));
-  if (kind == PoolOp::Lp && a.p <= 0) info.fail("p must be positive");
-  if (kind == PoolOp::Max && info.num_outputs() > 1 && info.opset() < 8) {
-    info.fail("the Indices output needs opset 8 or later");
-  }
+  const PoolAttrs a = parse_pool_attrs(info, kind);
   return [a](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
     check_input(ctx, x);

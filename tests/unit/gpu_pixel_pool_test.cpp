@@ -1,6 +1,6 @@
 // OpenGL ES pooling against kiln's CPU ops (the oracle): MaxPool, AveragePool with and without
-// count_include_pad, LpPool, 1-D and 2-D, strides, dilations, asymmetric pads, ceil_mode, and the
-// global pools.
+// count_include_pad, LpPool, 1-D and 2-D (3-D in the op harness), strides, dilations, asymmetric
+// pads, ceil_mode, and the global pools.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -116,7 +116,10 @@ TEST_F(GpuPixelPool, BadParametersAreErrors) {
   params.op = PoolOp::Max;
   params.shape.geometry.stride = {1, 0};
   EXPECT_THROW(Pool(context()).record(params, x, y), Error);
-  params.shape.geometry = {{5, 5, 1}, {3, 3, 1}, {3, 3, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
+  // Four spatial axes (the shader walks up to three).
+  params.shape.geometry = {{5, 5, 1, 1}, {3, 3, 1, 1}, {3, 3, 1, 1},
+                           {1, 1, 1, 1}, {1, 1, 1, 1}, {0, 0, 0, 0}};
+  params.shape.pad_end = {0, 0, 0, 0};
   EXPECT_THROW(Pool(context()).record(params, x, y), Error);
 }
 

@@ -6,8 +6,10 @@
 
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "kiln/error.h"
 #include "opdefs/node_info.h"
 
 namespace kiln {
@@ -18,6 +20,22 @@ struct NodeRef {
   const ir::Node* node;
   int opset;
 };
+
+// Runs `parse` (a call of the definition's parse_*_attrs that keeps what it reads) for a
+// placement factory. A node whose attributes the definition rejects stays on the CPU, whose
+// kernel reports the same error when the model loads: false then, with the error in `reason`.
+//
+//   if (!attributes_accepted([&] { attrs = parse_myop_attrs(q.info); }, reason)) return nullptr;
+template <class Parse>
+bool attributes_accepted(Parse&& parse, std::string& reason) {
+  try {
+    parse();
+    return true;
+  } catch (const Error& e) {
+    reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+    return false;
+  }
+}
 
 // The inputs of the run `recorder` records, host tensors and device tensors, for a definition's
 // shape rule: it reads the values of only the inputs whose contents decide shapes

@@ -99,12 +99,7 @@ OpFactory causal_conv_factory() {
     if (!inputs_are(q, {DataType::Float32, DataType::Float16, DataType::BFloat16}, reason))
       return nullptr;
     cc::Attributes attrs;
-    try {
-      attrs = cc::parse_attributes(q.info);
-    } catch (const Error& e) {
-      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
-      return nullptr;
-    }
+    if (!attributes_accepted([&] { attrs = cc::parse_attributes(q.info); }, reason)) return nullptr;
     return causal_conv(attrs, NodeRef(q.info));
   };
 }

@@ -138,14 +138,15 @@ OpFactory einsum_factory() {
       return nullptr;
     }
     if (!inputs_are(q, {DataType::Float32, DataType::Float64}, reason)) return nullptr;
-    // The CPU kernel reports a malformed equation when it is created.
-    try {
-      return einsum(q.info, std::make_shared<const EinsumEquation>(
-                                parse_einsum(q.info.attr_string("equation", ""), operands)));
-    } catch (const Error& e) {
-      reason = e.what();
+    std::shared_ptr<const EinsumEquation> equation;
+    if (!attributes_accepted(
+            [&] {
+              equation = std::make_shared<const EinsumEquation>(
+                  parse_einsum(q.info.attr_string("equation", ""), operands));
+            },
+            reason))
       return nullptr;
-    }
+    return einsum(q.info, std::move(equation));
   };
 }
 

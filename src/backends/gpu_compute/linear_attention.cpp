@@ -111,12 +111,7 @@ OpFactory linear_attention_factory() {
     if (!inputs_are(q, {DataType::Float32, DataType::Float16, DataType::BFloat16}, reason))
       return nullptr;
     la::Attributes attrs;
-    try {
-      attrs = la::parse_attributes(q.info);
-    } catch (const Error& e) {
-      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
-      return nullptr;
-    }
+    if (!attributes_accepted([&] { attrs = la::parse_attributes(q.info); }, reason)) return nullptr;
     return linear_attention(attrs, NodeRef(q.info));
   };
 }

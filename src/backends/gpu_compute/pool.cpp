@@ -58,4 +58,21 @@ void Pool::record(VkCommandBuffer cmd, DescriptorArena& arena, const PoolPushCon
   record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers);
 }
 
+MaxPoolWithIndices::MaxPoolWithIndices(Device& device)
+    : device_(device),
+      pipeline_(device,
+                PipelineDesc{shaders::max_pool_indices(), 3, sizeof(PoolPushConstants), 64}) {}
+
+void MaxPoolWithIndices::record(VkCommandBuffer cmd, DescriptorArena& arena,
+                                const PoolPushConstants& pc, const Buffer& x, const Buffer& y,
+                                const Buffer& indices) const {
+  if (pc.count == 0) return;
+  check(pc.kind == static_cast<uint32_t>(PoolOp::Max), "pool indices on the GPU: not a MaxPool");
+  check(y.size() >= uint64_t{pc.count} * sizeof(float) &&
+            indices.size() >= uint64_t{pc.count} * sizeof(int64_t),
+        "MaxPool on the GPU: the output buffers are too small");
+  const Buffer* buffers[] = {&x, &y, &indices};
+  record_per_element(cmd, device_, arena, pipeline_, pc, pc.count, buffers, 2);
+}
+
 }  // namespace kiln::gpu_compute

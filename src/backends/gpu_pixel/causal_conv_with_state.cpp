@@ -162,12 +162,7 @@ RecordFn causal_conv_factory(const DevicePlacementQuery& q, std::string& reason)
     return nullptr;
   }
   cc::Attributes attrs;
-  try {
-    attrs = cc::parse_attributes(q.info);
-  } catch (const Error& e) {
-    reason = std::string("the CPU kernel reports the attributes: ") + e.what();
-    return nullptr;
-  }
+  if (!attributes_accepted([&] { attrs = cc::parse_attributes(q.info); }, reason)) return nullptr;
   return causal_conv(attrs, NodeRef(q.info));
 }
 

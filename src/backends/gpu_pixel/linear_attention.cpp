@@ -236,12 +236,7 @@ RecordFn linear_attention_factory(const DevicePlacementQuery& q, std::string& re
     return nullptr;
   }
   la::Attributes attrs;
-  try {
-    attrs = la::parse_attributes(q.info);
-  } catch (const Error& e) {
-    reason = std::string("the CPU kernel reports the attributes: ") + e.what();
-    return nullptr;
-  }
+  if (!attributes_accepted([&] { attrs = la::parse_attributes(q.info); }, reason)) return nullptr;
   return linear_attention(attrs, NodeRef(q.info));
 }
 

@@ -7,58 +7,62 @@
 #include "backends/gpu_pixel/operand_checks.h"
 #include "backends/gpu_pixel/program.h"
 #include "backends/gpu_pixel/shader_mains.h"
-#include "backends/gpu_pixel/window_plane.h"
 #include "kiln/error.h"
 
 namespace kiln::gpu_pixel {
 namespace {
 
-// Spatial vectors are (height, width). OP_MAX, OP_AVERAGE (COUNT_PAD: count_include_pad) or
-// OP_LP select the op.
+// Spatial vectors are (depth, height, width): 1-D and 2-D windows run as 3-D ones whose leading
+// axes have size 1. OP_MAX, OP_AVERAGE (COUNT_PAD: count_include_pad) or OP_LP select the op.
 constexpr const char* kShader = R"(
 uniform highp sampler2D x;
 uniform int x_width;
-uniform ivec2 u_in;
-uniform ivec2 u_out;
-uniform ivec2 u_kernel;
-uniform ivec2 u_stride;
-uniform ivec2 u_dilation;
-uniform ivec2 u_pad;
-uniform ivec2 u_pad_end;
+uniform ivec3 u_in;
+uniform ivec3 u_out;
+uniform ivec3 u_kernel;
+uniform ivec3 u_stride;
+uniform ivec3 u_dilation;
+uniform ivec3 u_pad;
+uniform ivec3 u_pad_end;
 uniform float u_p;
 
 int ceil_div(int p, int d) { return p >= 0 ? (p + d - 1) / d : -((-p) / d); }
+ivec3 ceil_div3(ivec3 p, ivec3 d) {
+  return ivec3(ceil_div(p.x, d.x), ceil_div(p.y, d.y), ceil_div(p.z, d.z));
+}
 
 float element(int e) {
-  int out_plane = u_out.x * u_out.y;
-  int plane = e / out_plane;
-  int r = e - plane * out_plane;
-  ivec2 o = ivec2(r / u_out.y, r % u_out.y);
-  ivec2 base = o * u_stride - u_pad;
+  int out_volume = u_out.x * u_out.y * u_out.z;
+  int plane = e / out_volume;
+  int r = e - plane * out_volume;
+  ivec3 o = ivec3(r / (u_out.y * u_out.z), (r / u_out.z) % u_out.y, r % u_out.z);
+  ivec3 base = o * u_stride - u_pad;
   // Taps inside the image: base + k * dilation in [0, u_in).
-  ivec2 lo = ivec2(max(0, ceil_div(-base.x, u_dilation.x)), max(0, ceil_div(-base.y, u_dilation.y)));
-  ivec2 hi = ivec2(min(u_kernel.x, ceil_div(u_in.x - base.x, u_dilation.x)),
-                   min(u_kernel.y, ceil_div(u_in.y - base.y, u_dilation.y)));
-  int x_plane = plane * u_in.x * u_in.y;
+  ivec3 lo = max(ivec3(0), ceil_div3(-base, u_dilation));
+  ivec3 hi = min(u_kernel, ceil_div3(u_in - base, u_dilation));
+  int x_plane = plane * u_in.x * u_in.y * u_in.z;
 #ifdef OP_MAX
   float best = -inf_value();
   bool any = false;
 #else
   float sum = 0.0;
 #endif
-  for (int ky = lo.x; ky < hi.x; ++ky) {
-    int row = x_plane + (base.x + ky * u_dilation.x) * u_in.y + base.y;
-    for (int kx = lo.y; kx < hi.y; ++kx) {
-      float v = fetch_element(x, x_width, row + kx * u_dilation.y);
+  for (int kz = lo.x; kz < hi.x; ++kz) {
+    int slab = x_plane + (base.x + kz * u_dilation.x) * u_in.y * u_in.z;
+    for (int ky = lo.y; ky < hi.y; ++ky) {
+      int row = slab + (base.y + ky * u_dilation.y) * u_in.z + base.z;
+      for (int kx = lo.z; kx < hi.z; ++kx) {
+        float v = fetch_element(x, x_width, row + kx * u_dilation.z);
 #if defined(OP_MAX)
-      if (!any || v > best) best = v;  // the first tap seeds it, as on the CPU (NaN there stays)
-      any = true;
+        if (!any || v > best) best = v;  // the first tap seeds it, as on the CPU
+        any = true;
 #elif defined(OP_AVERAGE)
-      sum += v;
+        sum += v;
 #else
-      float a = abs(v);
-      sum += u_p == 2.0 ? a * a : (u_p == 1.0 ? a : (a == 0.0 ? 0.0 : pow(a, u_p)));
+        float a = abs(v);
+        sum += u_p == 2.0 ? a * a : (u_p == 1.0 ? a : (a == 0.0 ? 0.0 : pow(a, u_p)));
 #endif
+      }
     }
   }
 #if defined(OP_MAX)
@@ -66,19 +70,33 @@ float element(int e) {
 #elif defined(OP_AVERAGE)
 #ifdef COUNT_PAD
   // Taps inside the padded image [-pad, in + pad_end): a ceil_mode window may reach past it.
-  ivec2 limit = u_in + u_pad_end - 1 - base;
-  ivec2 taps = ivec2(limit.x < 0 ? 0 : min(limit.x / u_dilation.x + 1, u_kernel.x),
-                     limit.y < 0 ? 0 : min(limit.y / u_dilation.y + 1, u_kernel.y));
+  ivec3 limit = u_in + u_pad_end - 1 - base;
+  ivec3 taps = ivec3(limit.x < 0 ? 0 : min(limit.x / u_dilation.x + 1, u_kernel.x),
+                     limit.y < 0 ? 0 : min(limit.y / u_dilation.y + 1, u_kernel.y),
+                     limit.z < 0 ? 0 : min(limit.z / u_dilation.z + 1, u_kernel.z));
 #else
-  ivec2 taps = max(hi - lo, ivec2(0));
+  ivec3 taps = max(hi - lo, ivec3(0));
 #endif
-  int count = taps.x * taps.y;
+  int count = taps.x * taps.y * taps.z;
   return count > 0 ? sum / float(count) : 0.0;
 #else
   return u_p == 2.0 ? sqrt(sum) : (u_p == 1.0 ? sum : (sum == 0.0 ? 0.0 : pow(sum, 1.0 / u_p)));
 #endif
 }
 )";
+
+void set_ivec3(const Program& program, const char* uniform, const Shape& v) {
+  glUniform3i(program.location(uniform), static_cast<GLint>(v[0]), static_cast<GLint>(v[1]),
+              static_cast<GLint>(v[2]));
+}
+
+// `per_axis` of rank 1 to 3 as three entries, `fill` before it.
+Shape as_volume(const Shape& per_axis, int64_t fill) {
+  Shape v;
+  for (size_t d = per_axis.size(); d < 3; ++d) v.push_back(fill);
+  for (int64_t d : per_axis) v.push_back(d);
+  return v;
+}
 
 const char* name_of(PoolOp op) {
   switch (op) {
@@ -97,13 +115,20 @@ const char* name_of(PoolOp op) {
 void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTensor& y) const {
   const std::string where = std::string(name_of(params.op)) + " on OpenGL ES";
   const WindowGeometry& g = params.shape.geometry;
-  const WindowPlane plane = to_window_plane(g, where);
-  check(params.shape.pad_end.size() == g.rank(), where + ": geometry fields of different ranks");
-  check(params.op != PoolOp::Lp || params.p > 0.0f, where + ": p must be > 0");
-  for (size_t d = 0; d < 2; ++d) {
-    const int64_t window = plane.kernel[d] * plane.dilation[d];
-    check(std::max({plane.in[d], plane.out[d], window}) <= kIndexLimit, where + ": too large");
+  const size_t rank = g.rank();
+  check(rank >= 1 && rank <= 3,
+        where + ": only 1-D to 3-D geometries, got rank " + std::to_string(rank));
+  check(g.out.size() == rank && g.kernel.size() == rank && g.stride.size() == rank &&
+            g.dilation.size() == rank && g.pad.size() == rank &&
+            params.shape.pad_end.size() == rank,
+        where + ": geometry fields of different ranks");
+  for (size_t d = 0; d < rank; ++d) {
+    check(g.kernel[d] > 0 && g.stride[d] > 0 && g.dilation[d] > 0,
+          where + ": kernel sizes, strides and dilations must be positive");
+    check(g.in[d] >= 0 && g.out[d] >= 0, where + ": negative spatial size");
   }
+  check(g.coordinates_fit_int32(params.shape.pad_end), where + ": beyond 32-bit indexing");
+  check(params.op != PoolOp::Lp || params.p > 0.0f, where + ": p must be > 0");
   const int64_t x_count = params.shape.planes * g.in_size();
   const int64_t y_count = params.shape.planes * g.out_size();
   expect_element_count(y, y_count, where, "Y");
@@ -120,14 +145,22 @@ void Pool::record(const PoolParams& params, const TextureTensor& x, TextureTenso
   const Program& program = context_.programs().get("pool", variant.name, variant.defines,
                                                    std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"x", &x}};
+  const Shape kernel = as_volume(g.kernel, 1);
+  // Depth, then rows of each slab, then the columns of each row.
+  const int64_t steps = kernel[0] * (1 + kernel[1] * (1 + kernel[2]));
   draw(
       context_, program, y, inputs,
       [&] {
-        set_window_uniforms(program, plane);
-        set_ivec2(program, "u_pad_end", as_plane(params.shape.pad_end, 0));
+        set_ivec3(program, "u_in", as_volume(g.in, 1));
+        set_ivec3(program, "u_out", as_volume(g.out, 1));
+        set_ivec3(program, "u_kernel", kernel);
+        set_ivec3(program, "u_stride", as_volume(g.stride, 1));
+        set_ivec3(program, "u_dilation", as_volume(g.dilation, 1));
+        set_ivec3(program, "u_pad", as_volume(g.pad, 0));
+        set_ivec3(program, "u_pad_end", as_volume(params.shape.pad_end, 0));
         program.set("u_p", params.p);
       },
-      4 * window_loop_steps(plane));
+      4 * steps);
 }
 
 void Pool::record_global(PoolOp op, int64_t planes, int64_t plane_size, const TextureTensor& x,

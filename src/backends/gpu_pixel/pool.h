@@ -1,6 +1,7 @@
-// Float32 pooling on texture tensors, NCHW, 1-D and 2-D: MaxPool (no Indices output),
+// Float32 pooling on texture tensors, N, C and 1 to 3 spatial axes: MaxPool (no Indices output),
 // AveragePool (with or without count_include_pad), LpPool, and the global Max, Average and Lp
-// pools as one window over each whole plane. The geometry is the CPU backend's PoolShape
+// pools as one window over each whole plane. One shader serves every rank: fewer spatial axes
+// are leading axes of size 1. The geometry is the CPU backend's PoolShape
 // (image = input plane, windows = output plane, end pads for count_include_pad), so the ops'
 // attribute handling (auto_pad, ceil_mode) is shared with the CPU.
 //
@@ -9,7 +10,8 @@
 //   Pool(context).record_global(PoolOp::Average, planes, plane_size, x, y);
 //
 // One fragment computes four consecutive outputs, each looping over the window's taps inside the
-// image, as the CPU kernels do: an empty window gives -inf for Max and 0 otherwise.
+// image, as the CPU kernels do: an empty window gives -inf for Max and 0 otherwise, and a NaN
+// first tap is kept by Max.
 #pragma once
 
 #include <cstdint>
@@ -31,9 +33,9 @@ class Pool {
  public:
   explicit Pool(Context& context) : context_(context) {}
 
-  // Y[planes, geometry.out] from X[planes, geometry.in]. kiln::Error on a rank other than 1 or
-  // 2, non-positive strides, dilations or kernel sizes, p <= 0, or tensors holding other element
-  // counts than these shapes.
+  // Y[planes, geometry.out] from X[planes, geometry.in]. kiln::Error on a rank other than 1 to
+  // 3, non-positive strides, dilations or kernel sizes, p <= 0, sizes beyond 32-bit indexing, or
+  // tensors holding other element counts than these shapes.
   void record(const PoolParams& params, const TextureTensor& x, TextureTensor& y) const;
 
   // GlobalMaxPool, GlobalAveragePool, GlobalLpPool (exponent p): Y[planes] from

@@ -84,23 +84,11 @@ class TensorScatterDraw {
   Context& context_;
 };
 
-// The attributes as the definition reads them; a node it rejects stays on the CPU, whose kernel
-// reports the same error.
-bool parsed(const NodeInfo& info, tensor_scatter::Attributes& attrs, std::string& reason) {
-  try {
-    attrs = tensor_scatter::parse_attributes(info);
-    return true;
-  } catch (const Error& e) {
-    reason = std::string("the CPU kernel reports the attributes: ") + e.what();
-    return false;
-  }
-}
-
 OpFactory tensor_scatter_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     tensor_scatter::Attributes attrs;
     if (!texel_inputs(q, reason, 0, 2) || !host_inputs(q, 2, reason) ||
-        !parsed(q.info, attrs, reason))
+        !attributes_accepted([&] { attrs = tensor_scatter::parse_attributes(q.info); }, reason))
       return nullptr;
     return [attrs, node = NodeRef(q.info)](OpRecorder& r) {
       std::vector<Tensor> inputs = run_inputs(r);

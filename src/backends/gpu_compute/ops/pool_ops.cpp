@@ -1,6 +1,7 @@
 // Pooling on the GPU. MaxPool, AveragePool and LpPool with 1 to 3 spatial axes run
-// shaders/pool.comp, their windows parsed and resolved by the same code as the CPU kernel's
-// (MaxPool of int8 and uint8 too, through float32);
+// shaders/pool.comp (MaxPool with its Indices output shaders/max_pool_indices.comp), their
+// attributes and windows parsed and resolved by the same code as the CPU kernel's (opdefs/pool.h;
+// MaxPool of int8 and uint8 too, through float32);
 // GlobalAveragePool, GlobalMaxPool and GlobalLpPool (p = 1 or 2) reduce each (n, c) plane with
 // shaders/reduce.comp.
 #include <algorithm>
@@ -10,13 +11,14 @@
 #include "backends/gpu_compute/ops/op_table.h"
 #include "backends/gpu_compute/pool.h"
 #include "backends/gpu_compute/reduce.h"
-#include "opdefs/window.h"
+#include "opdefs/pool.h"
 
 namespace kiln::gpu_compute {
 namespace {
 
-RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, NodeRef node) {
-  return [=](OpRecorder& r) {
+RecordFn pool(PoolAttrs attrs, bool with_indices, NodeRef node) {
+  return [attrs = std::move(attrs), with_indices, node](OpRecorder& r) {
+    const WindowAttrs& window = attrs.window;
     const Shape& x = r.shape(0);
     // A rank the kernel does not take goes to the CPU kernel, which reports a wrong one.
     if (x.size() != window.kernel_shape.size() + 2)
@@ -26,15 +28,23 @@ RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, 
     s.geometry = resolve_window(window, Shape(x.begin() + 2, x.end()), Shape(window.kernel_shape),
                                 *node.node, &s.pad_end);
     s.planes = x[0] * x[1];
-    const PoolPushConstants pc = or_run_on_cpu(
-        RunTimeCause::DeviceLimit, [&] { return pool_constants(s, kind, count_include_pad, p); });
+    PoolPushConstants pc = or_run_on_cpu(RunTimeCause::DeviceLimit, [&] {
+      return pool_constants(s, attrs.kind, attrs.count_include_pad, attrs.p);
+    });
+    pc.column_major = attrs.column_major ? 1 : 0;
     Shape y_shape{x[0], x[1]};
     for (int64_t d : s.geometry.out) y_shape.push_back(d);
     r.add_work(static_cast<uint64_t>(y_shape.element_count()) * s.geometry.kernel_size());
+    // The pool of float32 x into y, and MaxPool's Indices when the node has them.
+    const auto record_pool = [&](const Buffer& from, const Buffer& to) {
+      if (!with_indices) return r.kernel<Pool>().record(r.cmd(), r.arena(), pc, from, to);
+      const Buffer& indices = r.output(1, DataType::Int64, y_shape);
+      r.kernel<MaxPoolWithIndices>().record(r.cmd(), r.arena(), pc, from, to, indices);
+    };
     const DataType dt = r.dtype(0);
     if (dt == DataType::Float32) {
       const Buffer& xb = r.buffer(0);
-      r.kernel<Pool>().record(r.cmd(), r.arena(), pc, xb, r.output(0, dt, y_shape));
+      record_pool(xb, r.output(0, dt, y_shape));
       return;
     }
     // MaxPool of 8-bit integers: exact in float32, so the float kernel takes their widened
@@ -50,7 +60,7 @@ RecordFn pool(PoolOp kind, WindowAttrs window, bool count_include_pad, float p, 
         r.scratch(static_cast<size_t>(std::max<uint64_t>(out_count, 1)) * sizeof(float));
     const WideCast& cast = r.kernel<WideCast>();
     cast.record(r.cmd(), r.arena(), dt, xb, DataType::Float32, x_wide, in_count, {});
-    r.kernel<Pool>().record(r.cmd(), r.arena(), pc, x_wide, y_wide);
+    record_pool(x_wide, y_wide);
     cast.record(r.cmd(), r.arena(), DataType::Float32, y_wide, dt, r.output(0, dt, y_shape),
                 out_count, {});
   };
@@ -62,23 +72,16 @@ OpFactory pool_factory(PoolOp kind) {
             ? !inputs_are(q, {DataType::Float32, DataType::UInt8, DataType::Int8}, reason)
             : !inputs_are(q, {DataType::Float32}, reason))
       return nullptr;
-    if (q.info.has_output(1)) {
-      reason = "MaxPool's Indices output has no GPU kernel";
+    PoolAttrs attrs;
+    if (!attributes_accepted([&] { attrs = parse_pool_attrs(q.info, kind); }, reason))
       return nullptr;
-    }
-    WindowAttrs window = parse_window_attrs(q.info);
-    const size_t rank = window.kernel_shape.size();
-    if (rank < 1 || rank > kPoolMaxSpatialAxes) {
+    const size_t rank = attrs.window.kernel_shape.size();
+    if (rank > kPoolMaxSpatialAxes) {
       reason = std::to_string(rank) + "-D pooling has no GPU kernel (1-D to 3-D do)";
       return nullptr;
     }
-    const auto p = static_cast<float>(q.info.attr_int("p", 2));
-    if (kind == PoolOp::Lp && p <= 0.0f) {
-      reason = "LpPool's p must be positive: the CPU kernel reports it";
-      return nullptr;
-    }
-    return pool(kind, std::move(window), q.info.attr_int("count_include_pad", 0) != 0, p,
-                NodeRef(q.info));
+    const bool with_indices = kind == PoolOp::Max && q.info.has_output(1);
+    return pool(std::move(attrs), with_indices, NodeRef(q.info));
   };
 }
 

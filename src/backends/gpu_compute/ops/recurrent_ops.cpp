@@ -200,12 +200,8 @@ OpFactory rnn_or_gru_factory(RecurrentCell cell) {
     rc::CellSpec spec =
         cell == RecurrentCell::kGru ? rc::gru_cell_spec(linear_before_reset) : rc::rnn_cell_spec();
     rc::RecurrentAttributes attrs;
-    try {
-      attrs = rc::parse_recurrent_attributes(q.info, spec);
-    } catch (const Error& e) {
-      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+    if (!attributes_accepted([&] { attrs = rc::parse_recurrent_attributes(q.info, spec); }, reason))
       return nullptr;
-    }
     return rnn_or_gru(cell, std::move(attrs), std::move(spec), linear_before_reset,
                       NodeRef(q.info));
   };
@@ -221,12 +217,9 @@ void register_recurrent_ops(OpTable& t) {
         !inputs_are(q, {DataType::Float32}, reason, rc::kInitialH))
       return nullptr;
     rc::RecurrentAttributes attrs;
-    try {
-      attrs = rc::parse_recurrent_attributes(q.info, rc::lstm_cell_spec());
-    } catch (const Error& e) {
-      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+    if (!attributes_accepted(
+            [&] { attrs = rc::parse_recurrent_attributes(q.info, rc::lstm_cell_spec()); }, reason))
       return nullptr;
-    }
     reason = lstm_outside_gpu_subset(q.info, attrs);
     if (!reason.empty()) return nullptr;
     return lstm(std::move(attrs), NodeRef(q.info));

@@ -68,19 +68,6 @@ RecordFn tensor_scatter_record(tensor_scatter::Attributes attrs, NodeRef node) {
   };
 }
 
-// The attributes as the definition reads them; a node it rejects stays on the CPU, whose kernel
-// reports the same error.
-template <class Parse>
-bool parsed(Parse&& parse, std::string& reason) {
-  try {
-    parse();
-    return true;
-  } catch (const Error& e) {
-    reason = std::string("the CPU kernel reports the attributes: ") + e.what();
-    return false;
-  }
-}
-
 }  // namespace
 
 KILN_GPU_COMPUTE_OPS(strided_copy);
@@ -89,7 +76,7 @@ void register_strided_copy_ops(OpTable& t) {
     reverse_sequence::Axes axes;
     if (!inputs_are(q, kMovable, reason, 0, 1) ||
         !inputs_are(q, {DataType::Int64, DataType::Int32}, reason, 1, 1) ||
-        !parsed([&] { axes = reverse_sequence::parse_axes(q.info); }, reason))
+        !attributes_accepted([&] { axes = reverse_sequence::parse_axes(q.info); }, reason))
       return nullptr;
     return reverse_sequence_record(axes, NodeRef(q.info));
   });
@@ -97,7 +84,7 @@ void register_strided_copy_ops(OpTable& t) {
     tensor_scatter::Attributes attrs;
     if (!inputs_are(q, kMovable, reason, 0, 2) ||
         !inputs_are(q, {DataType::Int64, DataType::Int32}, reason, 2, 1) ||
-        !parsed([&] { attrs = tensor_scatter::parse_attributes(q.info); }, reason))
+        !attributes_accepted([&] { attrs = tensor_scatter::parse_attributes(q.info); }, reason))
       return nullptr;
     return tensor_scatter_record(attrs, NodeRef(q.info));
   });

@@ -1,10 +1,10 @@
-// Pooling as draws (backends/gpu_pixel/pool, pool_3d): MaxPool, AveragePool and LpPool over 1, 2
-// or 3 spatial axes with windows resolved by the CPU op's code, and the global pools.
+// Pooling as draws (backends/gpu_pixel/pool): MaxPool, AveragePool and LpPool over 1, 2 or 3
+// spatial axes with attributes and windows resolved by the CPU op's code (opdefs/pool.h), and
+// the global pools.
 #include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/pool.h"
-#include "backends/gpu_pixel/pool_3d.h"
-#include "opdefs/window.h"
+#include "opdefs/pool.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -16,16 +16,15 @@ OpFactory pool_factory(PoolOp op) {
       reason = "MaxPool's Indices output stays on the CPU";
       return nullptr;
     }
-    const WindowAttrs window = parse_window_attrs(q.info);
+    PoolAttrs attrs;
+    if (!attributes_accepted([&] { attrs = parse_pool_attrs(q.info, op); }, reason)) return nullptr;
+    const WindowAttrs window = attrs.window;
     const size_t rank = window.kernel_shape.size();
-    if (rank < 1 || rank > 3) {
+    if (rank > 3) {
       reason = std::to_string(rank) + "-D pooling has no GPU-pixel kernel";
       return nullptr;
     }
-    PoolParams params{op,
-                      {},
-                      q.info.attr_int("count_include_pad", 0) != 0,
-                      static_cast<float>(q.info.attr_int("p", 2))};
+    const PoolParams params{op, {}, attrs.count_include_pad, attrs.p};
     const NodeRef node(q.info);
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
@@ -42,10 +41,7 @@ OpFactory pool_factory(PoolOp op) {
       Shape y_shape{x[0], x[1]};
       for (int64_t d : p.shape.geometry.out) y_shape.push_back(d);
       const TextureTensor& xt = r.texture(0);
-      if (rank == 3)
-        r.kernel<Pool3d>().record(p, xt, r.output(0, y_shape));
-      else
-        r.kernel<Pool>().record(p, xt, r.output(0, y_shape));
+      r.kernel<Pool>().record(p, xt, r.output(0, y_shape));
     };
   };
 }

@@ -86,12 +86,8 @@ OpFactory rnn_or_gru_factory(RecurrentCell cell) {
     const CellSpec spec =
         cell == RecurrentCell::kGru ? gru_cell_spec(linear_before_reset) : rnn_cell_spec();
     RecurrentAttributes attrs;
-    try {
-      attrs = parse_recurrent_attributes(q.info, spec);
-    } catch (const Error& e) {
-      reason = std::string("the CPU kernel reports the attributes: ") + e.what();
+    if (!attributes_accepted([&] { attrs = parse_recurrent_attributes(q.info, spec); }, reason))
       return nullptr;
-    }
     const bool y_wanted = q.info.has_output(0), y_h_wanted = q.info.has_output(1);
     return [cell, spec, attrs, linear_before_reset, y_wanted, y_h_wanted,
             node = NodeRef(q.info)](OpRecorder& r) {
