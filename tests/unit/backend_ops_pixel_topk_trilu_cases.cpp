@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend_op_cases.h"
+#include "backends/gpu_pixel/loop_budget.h"
 #include "gpu_pixel_fixture.h"
 #include "kernels/device_backend.h"
 
@@ -178,6 +179,34 @@ TEST_F(GpuPixel, TopKAndTriluRejectBadInputsAsTheCpuDoes) {
     EXPECT_EQ(run_error(test, worker), expected);
     EXPECT_EQ(run_time_fallbacks().count, before.count) << "the node reran on the CPU";
   }
+}
+
+// A line so long that ranking it would loop past the device's budget (llvmpipe cuts loops short
+// after 65535 steps) runs on the CPU for that run, with the reason, and gives the CPU's result;
+// a device without such a cut runs it natively.
+TEST_F(GpuPixel, TopKOfLinesBeyondTheLoopBudgetRunsOnTheCpu) {
+  const int64_t budget = context().info().max_fragment_loop_steps;
+  const bool limited = budget != kUnlimitedLoopSteps;
+  // The rank draw walks the line once for each of a fragment's four elements.
+  const int64_t n = limited ? budget / 4 + 1 : 1000;
+  const OpTest test = OpTest("TopK", 11)
+                          .input(random_f32({2, n}, 625))
+                          .input(i64({1}, {3}))
+                          .constant_input(1)
+                          .outputs(2);
+  Worker worker(test.model(), Backend::GpuPixel);
+  for (const NodePlacement& p : worker.placements()) {
+    EXPECT_EQ(p.backend, Backend::GpuPixel) << p.op_type << ": " << p.fallback_reason;
+  }
+  const RunTimeFallbacks before = run_time_fallbacks();
+  const std::vector<Tensor> actual = test.run(worker);
+  const RunTimeFallbacks after = run_time_fallbacks();
+  EXPECT_EQ(after.count - before.count, limited ? 1u : 0u);
+  if (limited) EXPECT_NE(after.last_reason.find("loop"), std::string::npos) << after.last_reason;
+  const std::vector<Tensor> expected = test.run(Backend::Cpu);
+  ASSERT_EQ(actual.size(), 2u);
+  EXPECT_EQ(actual[0].to_vector<float>(), expected[0].to_vector<float>());
+  EXPECT_EQ(actual[1].to_vector<int64_t>(), expected[1].to_vector<int64_t>());
 }
 
 }  // namespace
