@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "opdefs/node_inputs.h"
+
 namespace kiln {
 
 class NodeInfo;
@@ -19,5 +21,14 @@ struct TopKAttrs {
 
 // kiln::Error (naming the node) when a node before opset 10 lacks its k attribute.
 TopKAttrs parse_top_k_attrs(const NodeInfo& info);
+
+// One run's axis (non-negative) and k: the attribute before opset 10, else input 1, a host-held
+// 1-D (or scalar) int32 or int64 tensor of one value. kiln::Error naming the node for a scalar X,
+// an axis outside it, a K of another shape or type, or a k outside [0, the axis' length].
+struct TopKPlan {
+  int64_t axis = 0;
+  int64_t k = 0;
+};
+TopKPlan resolve_top_k(const NodeInputs& inputs, const TopKAttrs& attrs);
 
 }  // namespace kiln

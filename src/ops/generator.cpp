@@ -8,6 +8,7 @@
 #include "kernels/op_registry.h"
 #include "opdefs/eye_like.h"
 #include "opdefs/range.h"
+#include "opdefs/trilu.h"
 #include "ops/all_ops.h"
 #include "ops/op_utils.h"
 
@@ -124,21 +125,12 @@ CpuKernel make_one_hot(const NodeInfo& info) {
 // Trilu
 
 CpuKernel make_trilu(const NodeInfo& info) {
-  const bool upper = info.attr_int("upper", 1) != 0;
-  return [upper](OpContext& ctx) {
+  const TriluAttrs attrs = parse_trilu_attrs(info);
+  return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    const Shape& shape = x.shape();
-    if (shape.size() < 2) ctx.fail("input must have rank >= 2, got " + shape.to_string());
-    int64_t k = 0;
-    if (ctx.has_input(1)) {
-      const Tensor& k_t = ctx.input(1);
-      if (k_t.element_count() != 1) ctx.fail("k must be a scalar, got " + k_t.shape().to_string());
-      Shape v;
-      read_int_list(k_t, v, "Trilu k");
-      k = v[0];
-    }
-    Tensor& y = ctx.allocate_output(0, x.dtype(), shape);
-    const int64_t rows = shape[shape.size() - 2], cols = shape[shape.size() - 1];
+    const TriluPlan plan = resolve_trilu(NodeInputs{ctx.node(), ctx.inputs()});
+    Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
+    const int64_t rows = plan.rows, cols = plan.cols;
     const int64_t total = x.element_count();
     if (total == 0) return;
     const int64_t matrices = total / (rows * cols);
@@ -146,23 +138,21 @@ CpuKernel make_trilu(const NodeInfo& info) {
       const S zero = storage_from_double<S>(x.dtype(), 0.0);
       const S* in = static_cast<const S*>(x.raw_data());
       S* out = static_cast<S*>(y.mutable_raw_data());
-      parallel_for(
-          matrices * rows, std::max<int64_t>(1, 16384 / cols), [&](int64_t begin, int64_t end) {
-            for (int64_t r = begin; r < end; ++r) {
-              const int64_t i = r % rows;
-              // Upper keeps j >= i + k; lower keeps j <= i + k.
-              const int64_t split = std::clamp<int64_t>(upper ? i + k : i + k + 1, 0, cols);
-              const S* src = in + r * cols;
-              S* dst = out + r * cols;
-              if (upper) {
-                std::fill(dst, dst + split, zero);
-                std::copy(src + split, src + cols, dst + split);
-              } else {
-                std::copy(src, src + split, dst);
-                std::fill(dst + split, dst + cols, zero);
-              }
-            }
-          });
+      parallel_for(matrices * rows, std::max<int64_t>(1, 16384 / cols),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t r = begin; r < end; ++r) {
+                       const int64_t split = trilu_split(attrs.upper, plan, r % rows);
+                       const S* src = in + r * cols;
+                       S* dst = out + r * cols;
+                       if (attrs.upper) {
+                         std::fill(dst, dst + split, zero);
+                         std::copy(src + split, src + cols, dst + split);
+                       } else {
+                         std::copy(src, src + split, dst);
+                         std::fill(dst + split, dst + cols, zero);
+                       }
+                     }
+                   });
     });
   };
 }

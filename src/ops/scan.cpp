@@ -175,24 +175,9 @@ CpuKernel make_top_k(const NodeInfo& info) {
   const TopKAttrs attrs = parse_top_k_attrs(info);
   return [attrs](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    const int64_t rank = static_cast<int64_t>(x.rank());
-    if (rank == 0) ctx.fail("input must have rank >= 1");
-    const int64_t axis = normalize_axis(attrs.axis, rank, "TopK");
-    int64_t k = attrs.k;
-    if (attrs.k_is_input) {
-      const Tensor& k_t = ctx.input(1);
-      if (k_t.element_count() != 1 || k_t.rank() > 1) {
-        ctx.fail("K must be a 1-D tensor with one value, got shape " + k_t.shape().to_string());
-      }
-      Shape kv;
-      read_int_list(k_t, kv, "TopK K");
-      k = kv[0];
-    }
+    const TopKPlan plan = resolve_top_k(NodeInputs{ctx.node(), ctx.inputs()}, attrs);
+    const int64_t axis = plan.axis, k = plan.k;
     const AxisSplit s = split_at(x.shape(), axis);
-    if (k < 0 || k > s.extent) {
-      ctx.fail("k = " + std::to_string(k) + " is out of range for axis " + std::to_string(axis) +
-               " of size " + std::to_string(s.extent));
-    }
     Shape out_shape = x.shape();
     out_shape[axis] = k;
     Tensor& values = ctx.allocate_output(0, x.dtype(), out_shape);

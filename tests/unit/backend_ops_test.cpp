@@ -674,7 +674,7 @@ void add_quantize_cases(std::vector<OpCase>& c) {
   add_dynamic_quantize_cases(c);
 }
 
-// TopK (GPU-compute only): float32 with ties and a NaN, int32, and int64 values differing only
+// TopK: float32 with ties and a NaN, int32, and int64 values differing only
 // above 32 bits; every axis, largest and smallest, k from 0 to the whole line, and opset 1's k
 // attribute. Values and int64 indices both compared exactly.
 void add_top_k_cases(std::vector<OpCase>& c) {
@@ -694,7 +694,6 @@ void add_top_k_cases(std::vector<OpCase>& c) {
                              .attr("axis", axis)
                              .attr("largest", largest);
                        }});
-          c.back().on_pixel = false;
         }
       }
     }
@@ -703,7 +702,6 @@ void add_top_k_cases(std::vector<OpCase>& c) {
       {"TopK_opset1_k_attribute", [] {
          return OpTest("TopK", 1).input(random_f32({4, 9}, 224)).outputs(2).attr("k", int64_t{4});
        }});
-  c.back().on_pixel = false;
 }
 
 // CumSum and CumProd (GPU-compute only): float32, float64 (bit for bit: the totals round in
@@ -1026,7 +1024,7 @@ void add_clip_bound_input_cases(std::vector<OpCase>& c) {
 }
 
 // Where moving 1-, 2- and 8-byte values and bools, TopK of the unsigned 32- and 64-bit integers,
-// ReduceMax and ReduceMin of bool (GPU-compute only).
+// ReduceMax and ReduceMin of bool (GPU-compute only, but for TopK of uint32).
 void add_integer_movement_cases(std::vector<OpCase>& c) {
   for (DataType dt : {DataType::Int8, DataType::UInt8, DataType::Int16, DataType::UInt16,
                       DataType::UInt32, DataType::UInt64, DataType::Bool}) {
@@ -1058,7 +1056,7 @@ void add_integer_movement_cases(std::vector<OpCase>& c) {
                          .outputs(2)
                          .attr("largest", largest);
                    }});
-      c.back().on_pixel = false;
+      c.back().on_pixel = dt == DataType::UInt32;  // textures hold no uint64
     }
   }
   for (const char* op : {"ReduceMax", "ReduceMin"}) {
@@ -1660,12 +1658,10 @@ void add_shape_arithmetic_cases(std::vector<OpCase>& c) {
                    if (end) t.attr("end", *end);
                    return t;
                  }});
-    c.back().on_pixel = false;
   }
   c.push_back({"Size", [] {
                  return OpTest("Size").input(few_values(DataType::Int64, {3, 4}, 261));
                }});
-  c.back().on_pixel = false;
   for (const char* op : {"ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin"}) {
     for (DataType dt : {DataType::Int32, DataType::Int64}) {
       for (int64_t keepdims : {0, 1}) {
@@ -2813,13 +2809,11 @@ std::vector<OpCase> make_cases() {
       }
     }
   }
-  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs) and
-  // LayerNormalization's statistics outputs.
+  // What the GPU-pixel backend leaves to the CPU: ArgMax/ArgMin (int64 outputs).
   for (OpCase& op : c) {
     for (const char* prefix : {"ArgMax", "ArgMin"}) {
       if (op.name.rfind(prefix, 0) == 0) op.on_pixel = false;
     }
-    if (op.name.find("_stats") != std::string::npos) op.on_pixel = false;
   }
   add_lstm_cases(c);
   add_attention_cases(c);

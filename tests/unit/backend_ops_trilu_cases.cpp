@@ -3,7 +3,7 @@
 namespace kiln::testing {
 namespace {
 
-// Trilu (GPU-compute only): upper and lower, k inside and beyond the matrix, batches of
+// Trilu: upper and lower, k inside and beyond the matrix, batches of
 // non-square matrices, int64, int32 and float32.
 void add_trilu_cases(std::vector<OpCase>& c) {
   for (int64_t upper : {0, 1}) {
@@ -17,13 +17,11 @@ void add_trilu_cases(std::vector<OpCase>& c) {
                          .constant_input(1)
                          .attr("upper", upper);
                    }});
-      c.back().on_pixel = false;
     }
   }
   c.push_back({"Trilu_no_k_int32", [] {
                  return OpTest("Trilu").input(random_int<int32_t>({5, 3}, 194));
                }});
-  c.back().on_pixel = false;
   c.push_back({"Trilu_lower_float32", [] {
                  return OpTest("Trilu")
                      .input(random_f32({3, 1, 7, 7}, 195))
@@ -31,7 +29,6 @@ void add_trilu_cases(std::vector<OpCase>& c) {
                      .constant_input(1)
                      .attr("upper", int64_t{0});
                }});
-  c.back().on_pixel = false;
 }
 
 REGISTER_OP_CASES(add_trilu_cases);

@@ -105,7 +105,7 @@ void add_range_cases(std::vector<OpCase>& c) {
   for (size_t i = c.size() - 12; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
-// Constant (GPU-compute only): each value attribute of 4- or 8-byte elements.
+// Constant: each value attribute of 4- or 8-byte elements.
 void add_constant_cases(std::vector<OpCase>& c) {
   c.push_back({"Constant_value_float32", [] {
                  return OpTest("Constant").attr("value", random_f32({3, 4, 5}, 740));
@@ -121,7 +121,6 @@ void add_constant_cases(std::vector<OpCase>& c) {
                }});
   c.push_back(
       {"Constant_value_float", [] { return OpTest("Constant").attr("value_float", 0.25f); }});
-  for (size_t i = c.size() - 5; i < c.size(); ++i) c[i].on_pixel = false;
 }
 
 // Det (GPU-compute only): batches of matrices of several orders, a 2-D input, 1 x 1 and 0 x 0

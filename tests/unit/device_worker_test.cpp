@@ -394,7 +394,8 @@ TEST_P(DeviceWorker, ConvActivationsFuseIntoOneDeviceNodeWithTheUnfusedResult) {
   }
 }
 
-// Shape reads only its input's shape: a Shape on the CPU after a GPU node downloads nothing.
+// Shape reads only its input's shape: a Shape of a GPU node's value downloads nothing (the GPU
+// backends give its output as a host tensor).
 TEST_P(DeviceWorker, AShapeOfADeviceValueDownloadsNothing) {
   GraphBuilder b;
   b.input("x", DataType::Float32, {2, 3, 4});

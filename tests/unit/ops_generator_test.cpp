@@ -1,6 +1,7 @@
 // Tests of Range, OneHot, Trilu and EyeLike against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "kiln/kiln.h"
@@ -147,6 +148,18 @@ TEST(Trilu, UpperPositiveKBeyondColumnsAndBatches) {
   EXPECT_EQ(out[0].to_vector<int32_t>(), (std::vector<int32_t>{0, 2, 0, 0, 0, 6, 0, 0}));
   auto none = OpTest("Trilu").input(kM).input(i64({}, {9})).run();
   EXPECT_EQ(none[0].to_vector<float>(), std::vector<float>(12, 0.0f));
+}
+
+// k at the ends of int64: the definition clamps it, so i + k cannot overflow.
+TEST(Trilu, KAtTheEndsOfInt64) {
+  const int64_t ends[] = {INT64_MAX, INT64_MIN};
+  for (int64_t k : ends) {
+    auto upper = OpTest("Trilu").input(kM).input(i64({}, {k})).run();
+    auto lower = OpTest("Trilu").input(kM).input(i64({}, {k})).attr("upper", 0).run();
+    const std::vector<float> all = kM.to_vector<float>(), none(12, 0.0f);
+    EXPECT_EQ(upper[0].to_vector<float>(), k > 0 ? none : all);
+    EXPECT_EQ(lower[0].to_vector<float>(), k > 0 ? all : none);
+  }
 }
 
 TEST(Trilu, EmptyAndBadRank) {

@@ -1,5 +1,6 @@
 // Trilu on the GPU (shaders/trilu.comp) for float32, int32 and int64 tensors: the upper or lower
-// triangle of each matrix in the last two dimensions, shifted by the host-held k.
+// triangle of each matrix in the last two dimensions, shifted by the host-held k, as the
+// definition (opdefs/trilu.h) resolves them.
 //
 // The family in one file: the kernel (the pipeline and its dispatch) and the adapter that places
 // ONNX nodes on it. Nothing else uses the kernel, so it has no header.
@@ -8,7 +9,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <vector>
 
+#include "backends/gpu_common/node_resolution.h"
 #include "backends/gpu_compute/buffer.h"
 #include "backends/gpu_compute/descriptors.h"
 #include "backends/gpu_compute/device.h"
@@ -17,6 +20,7 @@
 #include "backends/gpu_compute/region_copy.h"
 #include "backends/gpu_compute/shaders.h"
 #include "core/tensor_impl.h"
+#include "opdefs/trilu.h"
 
 namespace kiln::gpu_compute {
 namespace {
@@ -53,37 +57,31 @@ class Trilu {
 
 // ---- The adapter -----------------------------------------------------------------------------
 
-// k from the optional host-held scalar input 1 (0 when absent); nullopt when it is not a host
-// int64 scalar, for the CPU kernel to take (or report).
-std::optional<int64_t> diagonal_offset(const OpRecorder& r) {
-  if (!r.has_input(1)) return 0;
-  const Tensor& k = r.input(1);
-  if (k.impl()->device || k.dtype() != DataType::Int64 || k.element_count() != 1)
-    return std::nullopt;
-  return k.data<int64_t>()[0];
+// The definition's plan (opdefs/trilu.h) for this run: its kiln::Error for a bad input is the
+// run's error. A k the device holds runs on the CPU.
+TriluPlan trilu_plan(OpRecorder& r, const NodeRef& node) {
+  if (r.has_input(1) && r.input(1).impl()->device)
+    throw RunOnCpu(RunTimeCause::InputValues, "k is not a host-held value");
+  std::vector<Tensor> inputs = {r.input(0)};
+  if (r.has_input(1)) inputs.push_back(r.input(1));
+  return resolve_trilu(NodeInputs{*node.node, inputs});
 }
 
-RecordFn trilu(bool upper) {
-  return [upper](OpRecorder& r) {
+RecordFn trilu(const TriluAttrs& attrs, const NodeRef& node) {
+  return [attrs, node](OpRecorder& r) {
+    const TriluPlan plan = trilu_plan(r, node);
     const Shape& shape = r.shape(0);
-    if (shape.size() < 2)
-      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
-                     "an input of rank below 2; the CPU kernel reports it");
-    const std::optional<int64_t> k = diagonal_offset(r);
-    if (!k) throw RunOnCpu(RunTimeCause::InputValues, "k is not a host-held int64 scalar");
     const uint32_t words = element_words(r.dtype(0));
     const uint64_t count = static_cast<uint64_t>(shape.element_count());
     if (count * words > INT32_MAX)
       throw RunOnCpu(RunTimeCause::DeviceLimit, "the tensor exceeds 32-bit indexing");
-    const int64_t rows = shape[shape.size() - 2], cols = shape[shape.size() - 1];
     TriluPushConstants pc;
     pc.count = static_cast<uint32_t>(count);
     pc.words = words;
-    pc.rows = static_cast<uint32_t>(std::max<int64_t>(rows, 1));
-    pc.cols = static_cast<uint32_t>(std::max<int64_t>(cols, 1));
-    pc.upper = upper ? 1 : 0;
-    // Beyond these bounds every element is kept or every one zeroed already.
-    pc.k = static_cast<int32_t>(std::clamp<int64_t>(*k, -rows - 1, cols + 1));
+    pc.rows = static_cast<uint32_t>(std::max<int64_t>(plan.rows, 1));
+    pc.cols = static_cast<uint32_t>(std::max<int64_t>(plan.cols, 1));
+    pc.upper = attrs.upper ? 1 : 0;
+    pc.k = static_cast<int32_t>(plan.k);
     const Buffer& x = r.buffer(0);
     const Buffer& out = r.output(0, r.dtype(0), shape);
     r.kernel<Trilu>().record(r.cmd(), r.arena(), pc, x, out);
@@ -99,7 +97,7 @@ OpFactory trilu_factory() {
       reason = "an input of rank below 2";
       return nullptr;
     }
-    return trilu(q.info.attr_int("upper", 1) != 0);
+    return trilu(parse_trilu_attrs(q.info), NodeRef(q.info));
   };
 }
 

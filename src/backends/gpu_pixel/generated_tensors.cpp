@@ -346,10 +346,7 @@ OpFactory constant_factory() {
                " outputs stay on the CPU (textures hold only the dtypes exact in float32)";
       return nullptr;
     }
-    return [value](OpRecorder& r) {
-      TextureTensor& y = r.output(0, value.shape(), value.dtype());
-      if (value.element_count() > 0) upload(y, to_texel_values(value));
-    };
+    return [value](OpRecorder& r) { r.uploaded_output(0, value); };
   };
 }
 

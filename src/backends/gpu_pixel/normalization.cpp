@@ -113,6 +113,15 @@ float element(int e) {
 }
 )";
 
+// One of each line's two stats (u_which: 0 or 1), as an output of one element per line.
+constexpr const char* kStatsPickShader = R"(
+uniform highp sampler2D stats;
+uniform int stats_width;
+uniform int u_which;
+
+float element(int line) { return fetch_element(stats, stats_width, 2 * line + u_which); }
+)";
+
 void check_shape(const ChannelShape& s, const std::string& where) {
   check(s.batch >= 0 && s.channels >= 0 && s.spatial >= 0, where + ": negative size");
   check(s.batch * s.channels * s.spatial <= kIndexLimit,
@@ -184,9 +193,19 @@ void Normalization::record_group_norm(const ChannelShape& s, int64_t groups, boo
 
 void Normalization::record_layer_norm(int64_t rows, int64_t row_len, const TextureTensor& x,
                                       const TextureTensor& scale, const TextureTensor* bias,
-                                      float epsilon, TextureTensor& y) const {
-  record_lines({"LayerNormalization", {rows, row_len, 1}, &scale, bias, 1, row_len, epsilon, 0}, x,
-               y);
+                                      float epsilon, TextureTensor& y, TextureTensor* mean,
+                                      TextureTensor* inv_std_dev) const {
+  record_lines({"LayerNormalization",
+                {rows, row_len, 1},
+                &scale,
+                bias,
+                1,
+                row_len,
+                epsilon,
+                0,
+                false,
+                {mean, inv_std_dev}},
+               x, y);
 }
 
 void Normalization::record_rms_norm(int64_t rows, int64_t row_len, const TextureTensor& x,
@@ -235,6 +254,16 @@ void Normalization::record_lines(const LineNorm& n, const TextureTensor& x,
         stats_program.set("u_p", n.lp_p);
       },
       n.shape.loop_steps(kStatsLinesPerFragment, moments && !n.rms ? 2 : 1));
+
+  for (int which = 0; which < 2; ++which) {
+    TextureTensor* out = n.stats_out[which];
+    if (!out) continue;
+    expect_element_count(*out, n.shape.lines(), where, which == 0 ? "Mean" : "InvStdDev");
+    const Program& pick = context_.programs().get("norm_stats_pick", "", "",
+                                                  std::string(kStatsPickShader) + kElementMain);
+    const DrawInput pick_inputs[] = {{"stats", &stats}};
+    draw(context_, pick, *out, pick_inputs, [&] { pick.set("u_which", which); });
+  }
 
   ProgramVariant variant;
   variant.add(moments, "MOMENTS");

@@ -1,6 +1,6 @@
 // Float32 normalization ops on texture tensors (inference): BatchNormalization,
-// InstanceNormalization, GroupNormalization, LayerNormalization (Y only), RMSNormalization and
-// LpNormalization.
+// InstanceNormalization, GroupNormalization, LayerNormalization (with its Mean and InvStdDev
+// outputs), RMSNormalization and LpNormalization.
 //
 //   Normalization norm(context);
 //   norm.record_batch_norm({batch, channels, spatial}, x, scale, bias, mean, var, epsilon, y);
@@ -10,8 +10,9 @@
 // writes each line's (mean, 1 / sqrt(var + epsilon)), for RMSNormalization (0, 1 / sqrt(mean of
 // squares + epsilon)), or for LpNormalization (1 / norm, 0), into
 // a small texture, one fragment per two lines, and an apply draw normalizes every element from
-// its line's stats. Variance is the mean of squared deviations from the mean (two passes over the
-// line), so large offsets do not cancel.
+// its line's stats (and LayerNormalization's statistics outputs are copied from them). Variance is
+// the mean of squared deviations from the mean (two passes over the line), so large offsets do not
+// cancel.
 #pragma once
 
 #include <cstdint>
@@ -52,10 +53,13 @@ class Normalization {
                          const TextureTensor& bias, float epsilon, TextureTensor& y) const;
 
   // Each of `rows` rows of `row_len` elements normalized, then scale[i] and bias[i] (bias may be
-  // nullptr) along the row: the host expands broadcast scale and bias to row_len elements.
+  // nullptr) along the row: the host expands broadcast scale and bias to row_len elements. Each
+  // row's mean and 1 / sqrt(variance + epsilon) also go to `mean` and `inv_std_dev` (rows
+  // elements each) where they are not nullptr.
   void record_layer_norm(int64_t rows, int64_t row_len, const TextureTensor& x,
                          const TextureTensor& scale, const TextureTensor* bias, float epsilon,
-                         TextureTensor& y) const;
+                         TextureTensor& y, TextureTensor* mean = nullptr,
+                         TextureTensor* inv_std_dev = nullptr) const;
 
   // Each of `rows` rows of `row_len` elements divided by its root mean square (with epsilon),
   // then times scale[i] along the row (the host expands a broadcast scale to row_len elements).
@@ -80,6 +84,8 @@ class Normalization {
     float epsilon;
     int lp_p;
     bool rms = false;
+    // Where the lines' stats (elements 0 and 1 of each line's pair) are wanted as outputs.
+    TextureTensor* stats_out[2] = {nullptr, nullptr};
   };
   void record_lines(const LineNorm& n, const TextureTensor& x, TextureTensor& y) const;
 

@@ -8,6 +8,27 @@
 #include "kernels/transfer_timing.h"
 
 namespace kiln::gpu_pixel {
+namespace {
+
+// `host`'s elements into `texture`, made for its dtype and element count.
+void upload_elements(TextureTensor& texture, const Tensor& host) {
+  if (host.element_count() == 0) return;
+  if (in_integer_texture(host.dtype())) {
+    // int32 and uint32 elements are the words; an int64's bytes are its two words.
+    const auto words = static_cast<size_t>(host.byte_size() / 4);
+    if (host.dtype() == DataType::UInt32) {
+      upload(texture, std::span(static_cast<const uint32_t*>(host.raw_data()), words));
+    } else {
+      upload(texture, std::span(static_cast<const int32_t*>(host.raw_data()), words));
+    }
+  } else if (host.dtype() == DataType::Float32) {
+    upload(texture, std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
+  } else {
+    upload(texture, to_texel_values(host));
+  }
+}
+
+}  // namespace
 
 std::shared_ptr<TextureData> OpRecorder::new_texture(const Shape& shape, DataType dtype) {
   check_no_negative_dim(shape, "output shape");
@@ -30,20 +51,7 @@ const TextureTensor& OpRecorder::texture(size_t k) {
                      std::string(dtype_name(host.dtype())) + " tensors do not live in textures");
     auto d = new_texture(host.shape(), host.dtype());
     TimedTransfer timed(true, host.byte_size(), static_cast<int>(k));
-    if (in_integer_texture(host.dtype())) {
-      // int32 and uint32 elements are the words; an int64's bytes are its two words.
-      const auto words = static_cast<size_t>(host.byte_size() / 4);
-      if (host.dtype() == DataType::UInt32) {
-        upload(d->texture(), std::span(static_cast<const uint32_t*>(host.raw_data()), words));
-      } else {
-        upload(d->texture(), std::span(static_cast<const int32_t*>(host.raw_data()), words));
-      }
-    } else if (host.dtype() == DataType::Float32) {
-      upload(d->texture(),
-             std::span(host.data<float>(), static_cast<size_t>(host.element_count())));
-    } else {
-      upload(d->texture(), to_texel_values(host));
-    }
+    upload_elements(d->texture(), host);
     mirror = std::move(d);
   }
   return static_cast<TextureData*>(mirror.get())->texture();
@@ -97,6 +105,10 @@ TextureTensor& OpRecorder::output(size_t k, const Shape& shape, DataType dtype) 
   run_.outputs[k] = Tensor(std::move(impl));
   runtime_->drew();
   return texture;
+}
+
+void OpRecorder::uploaded_output(size_t k, const Tensor& value) {
+  upload_elements(output(k, value.shape(), value.dtype()), value);
 }
 
 void OpRecorder::output_view(size_t k, size_t source, const Shape& shape) {

@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "backends/gpu_pixel/runtime.h"
@@ -46,6 +47,13 @@ class OpRecorder {
   // A new texture for output k, whose elements are of `dtype` (the kernel writes only values of
   // it). RunOnCpu when it would not fit the device's textures.
   TextureTensor& output(size_t k, const Shape& shape, DataType dtype = DataType::Float32);
+  // Output k as a new texture holding `value`, a host tensor of a dtype texel_holds takes
+  // (Constant's value).
+  void uploaded_output(size_t k, const Tensor& value);
+  // Output k as the host tensor `value`: a value known while recording (Shape's, Size's), which
+  // the CPU nodes and the caller read as it is, with no transfer, and draws upload on first use
+  // (texture()).
+  void host_output(size_t k, Tensor value) { run_.outputs[k] = std::move(value); }
   // A texture for intermediate values of this node, returned to the pool when it goes: floats,
   // or components of `format`.
   TextureTensor temporary(int64_t elements) { return TextureTensor(runtime_->context(), elements); }

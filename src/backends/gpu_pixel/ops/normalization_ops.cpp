@@ -1,6 +1,7 @@
 // Normalizations as draws (backends/gpu_pixel/normalization): BatchNormalization (inference),
-// InstanceNormalization, GroupNormalization, LayerNormalization (Y only), RMSNormalization and
-// LpNormalization. Parameters of unexpected sizes run on the CPU, whose kernel reports them.
+// InstanceNormalization, GroupNormalization, LayerNormalization (with its statistics outputs),
+// RMSNormalization and LpNormalization. Parameters of unexpected sizes run on the CPU, whose kernel
+// reports them.
 #include "backends/gpu_pixel/normalization.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/region_copy.h"
@@ -21,10 +22,11 @@ void expect_count(OpRecorder& r, size_t k, int64_t count) {
     throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "parameter of the wrong size");
 }
 
-// Inputs are float; the optional statistics outputs have no draws.
-bool plain_normalization(const DevicePlacementQuery& q, std::string& reason) {
+// Inputs are float; the optional statistics outputs (but LayerNormalization's) have no draws.
+bool plain_normalization(const DevicePlacementQuery& q, std::string& reason,
+                         bool stats_drawn = false) {
   if (!float_inputs(q, reason)) return false;
-  for (size_t k = 1; k < q.info.num_outputs(); ++k) {
+  for (size_t k = 1; k < q.info.num_outputs() && !stats_drawn; ++k) {
     if (q.info.has_output(k)) {
       reason = "the statistics outputs stay on the CPU";
       return false;
@@ -90,13 +92,14 @@ OpFactory group_norm() {
 
 OpFactory layer_norm() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!plain_normalization(q, reason)) return nullptr;
+    if (!plain_normalization(q, reason, true)) return nullptr;
     if (q.info.attr_int("stash_type", 1) != 1) {
       reason = "LayerNormalization with stash_type other than float stays on the CPU";
       return nullptr;
     }
     const float eps = q.info.attr_float("epsilon", 1e-5f);
     const int64_t axis = q.info.attr_int("axis", -1);
+    const bool want_stats[2] = {q.info.has_output(1), q.info.has_output(2)};
     return [=](OpRecorder& r) {
       const Shape& x = r.shape(0);
       const auto rank = static_cast<int64_t>(x.size());
@@ -107,8 +110,20 @@ OpFactory layer_norm() {
       expect_count(r, 1, row_len);
       if (r.has_input(2)) expect_count(r, 2, row_len);
       const TextureTensor* bias = r.has_input(2) ? &r.texture(2) : nullptr;
+      // Mean and InvStdDev (float32, as stash_type 1 says): X's shape with 1 for each normalized
+      // dimension.
+      TextureTensor* stats[2] = {nullptr, nullptr};
+      Shape stats_shape = x;
+      for (int64_t d = a; d < rank; ++d) stats_shape[static_cast<size_t>(d)] = 1;
+      for (size_t k = 1; k <= 2; ++k) {
+        if (!want_stats[k - 1]) continue;
+        if (rows > 0 && row_len == 0)
+          throw RunOnCpu(RunTimeCause::ShapeOutsideKernel,
+                         "the statistics of empty rows; the CPU kernel gives them");
+        stats[k - 1] = &r.output(k, stats_shape);
+      }
       r.kernel<Normalization>().record_layer_norm(rows, row_len, r.texture(0), r.texture(1), bias,
-                                                  eps, r.output(0, x));
+                                                  eps, r.output(0, x), stats[0], stats[1]);
     };
   };
 }
