@@ -214,19 +214,46 @@ RecordFn constant_of_shape(ConstantValue value, DataType dtype) {
   };
 }
 
+// Dropout at inference (training_mode absent, or a constant false): the output is the input (a
+// view), and the mask, when wanted, all true (a fill of bool 1). Before opset 10 the mask has the
+// input's type; training mode draws random numbers: both stay on the CPU.
+OpFactory dropout_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const bool mask = q.info.has_output(1);
+    if (mask && q.info.opset() < 10) {
+      reason = "Dropout's mask before opset 10 has the input's type";
+      return nullptr;
+    }
+    if (q.info.opset() >= 12 && q.info.has_input(2)) {
+      const Tensor* training = q.info.constant_input(2);
+      if (!training) {
+        reason =
+            "Dropout's training_mode is not a constant (training mode's random draw stays "
+            "on the CPU)";
+        return nullptr;
+      }
+      if (training->dtype() != DataType::Bool || training->element_count() != 1 ||
+          training->data<bool>()[0]) {
+        reason = "Dropout in training mode (a random draw) stays on the CPU";
+        return nullptr;
+      }
+    }
+    RecordFn output = view_factory()(q, reason);
+    if (!output || !mask) return output;
+    return [output](OpRecorder& r) {
+      output(r);
+      r.kernel<Fill>().record(ConstantValue(1.0f), r.output(1, r.shape(0), DataType::Bool));
+    };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_PIXEL_OPS(data_movement);
 void register_data_movement_ops(OpTable& t) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
     t.add(op, view_factory());
-  t.add("Dropout", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (q.info.has_output(1) || (q.info.opset() >= 12 && q.info.has_input(2))) {
-      reason = "Dropout with a mask or a training_mode input stays on the CPU";
-      return nullptr;
-    }
-    return view_factory()(q, reason);
-  });
+  t.add("Dropout", dropout_factory());
   t.add("Transpose", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!texel_inputs(q, reason)) return nullptr;
     return region_op([perm = q.info.attr_ints("perm")](OpRecorder& r) {
