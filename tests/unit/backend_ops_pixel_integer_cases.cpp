@@ -217,7 +217,27 @@ void add_dropout_cases(std::vector<OpCase>& c) {
                }});
 }
 
+// Pad whose constant value is a graph input rather than a constant (GPU-pixel reads it on the
+// host): a float32 value, and an int64 one beyond float32's 2^24.
+void add_pad_value_input_cases(std::vector<OpCase>& c) {
+  c.push_back({"PixelInt_Pad_float32_value_input", [] {
+                 return OpTest("Pad", 18)
+                     .input(random_f32({2, 3}, 911))
+                     .input(ints(DataType::Int64, {4}, {1, 0, 0, 2}))
+                     .input(Tensor::scalar<float>(-7.25f))
+                     .constant_input(1);
+               }});
+  c.push_back({"PixelInt_Pad_int64_value_input", [] {
+                 return OpTest("Pad", 18)
+                     .input(extremes(DataType::Int64, {3, 2}, 912, false))
+                     .input(ints(DataType::Int64, {4}, {0, 1, 2, 0}))
+                     .input(ints(DataType::Int64, {}, {(int64_t{5} << 40) - 3}))
+                     .constant_input(1);
+               }});
+}
+
 REGISTER_OP_CASES(add_wide_integer_cases);
+REGISTER_OP_CASES(add_pad_value_input_cases);
 REGISTER_OP_CASES(add_pow_cases);
 REGISTER_OP_CASES(add_shift_cases);
 REGISTER_OP_CASES(add_bit_cast_cases);

@@ -287,7 +287,14 @@ void register_data_movement_ops(OpTable& t) {
                        return Shape{x[0], x[1] * block * block, x[2] / block, x[3] / block};
                      });
   });
-  add_with_host_inputs(t, "Pad", pad);
+  // Pad's pads and axes decide the shape (host values); its one constant value is read through
+  // OpRecorder::host too, downloaded when a draw made it.
+  t.add("Pad", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!texel_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason, 1) ||
+        !host_inputs(q, 3, reason))
+      return nullptr;
+    return pad(q.info);
+  });
   add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });
   t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!host_inputs(q, 0, reason)) return nullptr;

@@ -45,9 +45,10 @@ bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
 // otherwise.
 bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                   size_t count = SIZE_MAX);
-// Inputs from `first` on must be host values: CPU-resident, constant, integer (read through
-// OpRecorder::host, downloaded when a draw made them) or of a dtype textures never hold (shape,
-// index and bound inputs).
-bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason);
+// Inputs [first, first + count) must be host values: CPU-resident, constant, integer (read
+// through OpRecorder::host, downloaded when a draw made them) or of a dtype textures never hold
+// (shape, index and bound inputs).
+bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason,
+                 size_t count = SIZE_MAX);
 
 }  // namespace kiln::gpu_pixel
