@@ -210,6 +210,15 @@ void add_dropout_cases(std::vector<OpCase>& c) {
                      .constant_input(2)
                      .outputs(2);
                }});
+  // training_mode as a graph input, false for this run: read on the host per run.
+  c.push_back({"PixelInt_Dropout_training_input_false", [] {
+                 return OpTest("Dropout", 13)
+                     .input(random_f32({3, 4}, 913))
+                     .input(Tensor::scalar<float>(0.3f))
+                     .input(Tensor::scalar<bool>(false))
+                     .outputs(2);
+               }});
+  c.back().on_compute = false;  // GPU-compute takes constant training_mode only
   c.push_back({"PixelInt_Dropout_int64_mask", [] {
                  return OpTest("Dropout", 13)
                      .input(extremes(DataType::Int64, {3, 3}, 910, false))

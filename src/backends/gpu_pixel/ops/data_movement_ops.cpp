@@ -18,6 +18,7 @@
 #include "core/element_storage.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/concat.h"
+#include "opdefs/dropout.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -214,9 +215,11 @@ RecordFn constant_of_shape(ConstantValue value, DataType dtype) {
   };
 }
 
-// Dropout at inference (training_mode absent, or a constant false): the output is the input (a
-// view), and the mask, when wanted, all true (a fill of bool 1). Before opset 10 the mask has the
-// input's type; training mode draws random numbers: both stay on the CPU.
+// Dropout where it drops nothing (inference: opdefs/dropout.h): the output is the input (a view),
+// and the mask, when wanted, all true (a fill of bool 1). training_mode and ratio are read on the
+// host: constants at load time, where training mode (a random draw) and bad values stay on the
+// CPU; graph or computed inputs per run, where training mode runs on the CPU for that run. Before
+// opset 10 the mask has the input's type, which stays on the CPU.
 OpFactory dropout_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     const bool mask = q.info.has_output(1);
@@ -224,25 +227,32 @@ OpFactory dropout_factory() {
       reason = "Dropout's mask before opset 10 has the input's type";
       return nullptr;
     }
-    if (q.info.opset() >= 12 && q.info.has_input(2)) {
-      const Tensor* training = q.info.constant_input(2);
-      if (!training) {
-        reason =
-            "Dropout's training_mode is not a constant (training mode's random draw stays "
-            "on the CPU)";
-        return nullptr;
-      }
-      if (training->dtype() != DataType::Bool || training->element_count() != 1 ||
-          training->data<bool>()[0]) {
-        reason = "Dropout in training mode (a random draw) stays on the CPU";
+    const int opset = q.info.opset();
+    const Tensor* training = q.info.has_input(2) ? q.info.constant_input(2) : nullptr;
+    const bool ratio_known = !q.info.has_input(1) || q.info.constant_input(1);
+    if (opset >= 12 && training && ratio_known) {
+      std::vector<Tensor> inputs(3);
+      inputs[2] = *training;
+      if (q.info.has_input(1)) inputs[1] = *q.info.constant_input(1);
+      try {
+        if (resolve_dropout_mode(NodeInputs{q.info.node(), inputs}, opset).drop) {
+          reason = "Dropout in training mode (a random draw) stays on the CPU";
+          return nullptr;
+        }
+      } catch (const Error&) {
+        reason = "training_mode or ratio values the CPU kernel reports";
         return nullptr;
       }
     }
     RecordFn output = view_factory()(q, reason);
-    if (!output || !mask) return output;
-    return [output](OpRecorder& r) {
+    if (!output) return nullptr;
+    return [output, mask, opset, node = NodeRef(q.info)](OpRecorder& r) {
+      if (resolve_dropout_mode(NodeInputs{*node.node, r.rule_inputs({1, 2})}, opset).drop)
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "Dropout in training mode draws random numbers; the CPU kernel draws them");
       output(r);
-      r.kernel<Fill>().record(ConstantValue(1.0f), r.output(1, r.shape(0), DataType::Bool));
+      if (mask)
+        r.kernel<Fill>().record(ConstantValue(1.0f), r.output(1, r.shape(0), DataType::Bool));
     };
   };
 }
