@@ -130,6 +130,22 @@ void add_pow_cases(std::vector<OpCase>& c) {
                      .input(ints(DataType::Int32, {7, 1}, bases))
                      .input(ints(DataType::Int32, {1, 8}, exponents));
                }});
+  // float32 bases to int64 powers up to 2^24 (exact as floats): the sign of a negative base's
+  // odd powers, overflow to infinity, underflow to zero.
+  c.push_back({"PixelInt_Pow_float32_int64_large_exponents", [] {
+                 return OpTest("Pow", 15)
+                     .input(Tensor::from_data<float>(
+                         {6, 1}, {-1.0f, -2.0f, -0.5f, 1.0f, 0.0f, -1.0000001f}))
+                     .input(ints(DataType::Int64, {1, 7},
+                                 {16777215, -16777215, 16777216, 127, -127, 129, -150}));
+               }});
+  // -0 to odd powers keeps its sign (-0, -inf), as C's pow (GPU-compute's Pow gives +inf).
+  c.push_back({"PixelInt_Pow_float32_int32_negative_zero_base", [] {
+                 return OpTest("Pow", 15)
+                     .input(Tensor::from_data<float>({2, 1}, {-0.0f, 0.0f}))
+                     .input(ints(DataType::Int32, {1, 6}, {3, -3, 2, -2, 16777215, -1}));
+               }});
+  c.back().on_compute = false;
   c.push_back({"PixelInt_Pow_uint32_wraps", [] {
                  return OpTest("Pow", 15)
                      .input(ints(DataType::UInt32, {4, 1}, {0xffffffffLL, 3, 65536, 0x80000000LL}))

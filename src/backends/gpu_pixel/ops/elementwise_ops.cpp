@@ -14,6 +14,7 @@
 #include "backends/gpu_pixel/convert.h"
 #include "backends/gpu_pixel/half_output.h"
 #include "backends/gpu_pixel/integer_arithmetic.h"
+#include "backends/gpu_pixel/integer_cast.h"
 #include "backends/gpu_pixel/integer_compare.h"
 #include "backends/gpu_pixel/ops/op_table.h"
 #include "backends/gpu_pixel/texel_dtype.h"
@@ -141,6 +142,40 @@ OpFactory binary_factory(BinaryOp op, std::optional<IntegerOp> int_op = std::nul
         r.kernel<BinaryElementwise>().record(op, a, r.shape(0), b, r.shape(1), c);
       });
     };
+  };
+}
+
+// A float32 base to an int32, uint32 or int64 power: the exponent cast to float32 (integer_cast),
+// then the float draw's Pow, as GPU-compute does. The CPU raises in double and rounds once; an
+// exponent beyond 2^24 rounds to a float, which is even: an odd one's power of a negative base
+// then has the wrong sign (the magnitude, 0 or infinite unless the base is within an ulp of 1,
+// is the CPU's).
+void record_float_pow_integer_exponent(OpRecorder& r) {
+  const TextureTensor& e = r.texture(1);
+  TextureTensor e_float = r.temporary(r.shape(1).element_count());
+  r.kernel<IntegerCast>().record(r.dtype(1), DataType::Float32, e, e_float);
+  const TextureTensor& x = r.texture(0);
+  TextureTensor& y = r.output(0, broadcast(r.shape(0), r.shape(1)));
+  r.kernel<BinaryElementwise>().record(BinaryOp::Pow, x, r.shape(0), e_float, r.shape(1), y);
+}
+
+// Pow: a base and an exponent of one dtype (float32, float16 or an integer), or a float32 base
+// to an integer-texture power.
+RecordFn pow_factory(const DevicePlacementQuery& q, std::string& reason) {
+  const DataType base = q.input_types.size() > 0 ? q.input_types[0] : DataType::Undefined;
+  const DataType exponent = q.input_types.size() > 1 ? q.input_types[1] : DataType::Undefined;
+  RecordFn same = nullptr;
+  if (base == DataType::Float32 && in_integer_texture(exponent)) {
+    if (q.info.num_inputs() != 2 || !static_shapes_broadcast(q, reason)) return nullptr;
+  } else {
+    same = binary_factory(BinaryOp::Pow, IntegerOp::Pow)(q, reason);
+    if (!same) return nullptr;
+  }
+  return [same](OpRecorder& r) {
+    if (r.dtype(0) == DataType::Float32 && in_integer_texture(r.dtype(1)))
+      return record_float_pow_integer_exponent(r);
+    if (!same) throw RunOnCpu(RunTimeCause::InputKind, "inputs of two dtypes");
+    same(r);
   };
 }
 
@@ -338,7 +373,7 @@ void register_elementwise_ops(OpTable& t) {
   t.add("Sub", binary_factory(BinaryOp::Sub, IntegerOp::Sub));
   t.add("Mul", binary_factory(BinaryOp::Mul, IntegerOp::Mul));
   t.add("Div", binary_factory(BinaryOp::Div, IntegerOp::Div));
-  t.add("Pow", binary_factory(BinaryOp::Pow, IntegerOp::Pow));
+  t.add("Pow", pow_factory);
   t.add("Max", variadic_factory(VariadicOp::Max));
   t.add("Min", variadic_factory(VariadicOp::Min));
   t.add("Sum", variadic_factory(VariadicOp::Sum));
