@@ -9,6 +9,7 @@
 #include "core/dtype_dispatch.h"
 #include "kernels/op_registry.h"
 #include "opdefs/constant.h"
+#include "opdefs/dropout.h"
 #include "opdefs/shape_slice.h"
 #include "ops/all_ops.h"
 #include "ops/index_list.h"
@@ -249,37 +250,17 @@ uint64_t fresh_seed() {
 }
 
 CpuKernel make_dropout(const NodeInfo& info) {
-  // Before opset 12 the mode is fixed at inference (kiln never trains); since, the ratio and
-  // training_mode inputs decide. Before opset 10 the mask has the input's type.
-  const bool inputs_decide = info.opset() >= 12;
-  const bool bool_mask = info.opset() >= 10;
+  // The mode comes from the definition (opdefs/dropout.h). Before opset 10 the mask has the
+  // input's type.
+  const int opset = info.opset();
+  const bool bool_mask = opset >= 10;
   const bool has_seed = info.has_attr("seed");
   const auto seed = static_cast<uint64_t>(info.attr_int("seed", 0));
   return [=](OpContext& ctx) {
     const Tensor& x = ctx.input(0);
-    double ratio = 0.5;
-    bool training = false;
-    if (inputs_decide) {
-      if (ctx.has_input(2)) {
-        const Tensor& t = ctx.input(2);
-        if (t.dtype() != DataType::Bool || t.element_count() != 1) {
-          ctx.fail("training_mode must be a bool scalar");
-        }
-        training = t.data<bool>()[0];
-      }
-      if (training && ctx.has_input(1)) {
-        const Tensor& r = ctx.input(1);
-        if (r.element_count() != 1) ctx.fail("ratio must be a scalar");
-        visit_dtype(r.dtype(), [&]<class T>() {
-          if constexpr (is_float_like_v<T>) {
-            ratio = to_double(r.data<T>()[0]);
-          } else {
-            ctx.fail("ratio must be a float tensor, got " + std::string(dtype_name(r.dtype())));
-          }
-        });
-      }
-    }
-    const bool drop = training && ratio != 0;
+    const DropoutMode mode = resolve_dropout_mode(NodeInputs{ctx.node(), ctx.inputs()}, opset);
+    const bool drop = mode.drop;
+    const double ratio = mode.ratio;
     const bool want_mask = ctx.num_outputs() > 1 && ctx.wants_output(1);
     if (!drop) {
       ctx.set_output(0, x);

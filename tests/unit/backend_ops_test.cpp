@@ -812,8 +812,7 @@ void add_gather_nd_cases(std::vector<OpCase>& c) {
   c.back().on_pixel = false;
 }
 
-// Bitwise ops (GPU-compute only) on int32 and int64 (values differing above 32 bits, negative
-// ones), broadcast.
+// Bitwise ops on int32 and int64 (values differing above 32 bits, negative ones), broadcast.
 void add_bitwise_cases(std::vector<OpCase>& c) {
   for (DataType dt : {DataType::Int32, DataType::Int64}) {
     const std::string type(dtype_name(dt));
@@ -823,12 +822,10 @@ void add_bitwise_cases(std::vector<OpCase>& c) {
                          .input(few_values(dt, {3, 1, 5}, 231))
                          .input(few_values(dt, {4, 1}, 232));
                    }});
-      c.back().on_pixel = false;
     }
     c.push_back({"BitwiseNot_" + type, [dt] {
                    return OpTest("BitwiseNot", 18).input(few_values(dt, {2, 7}, 233));
                  }});
-    c.back().on_pixel = false;
   }
 }
 
@@ -870,12 +867,12 @@ void add_small_integer_cases(std::vector<OpCase>& c) {
                      if (name == "FMod") t.attr("fmod", int64_t{1});
                      return t;
                    }});
-      c.back().on_pixel = false;
+      c.back().on_pixel = dt != DataType::UInt64;
     }
     c.push_back({"BitwiseNot_" + type, [dt] {
                    return OpTest("BitwiseNot", 18).input(full_range(dt, {3, 5}, 303, false));
                  }});
-    c.back().on_pixel = false;
+    c.back().on_pixel = dt != DataType::UInt64;
   }
   for (DataType dt : {DataType::Int16, DataType::UInt64}) {
     for (const char* op : {"LessOrEqual", "Greater", "GreaterOrEqual", "BitwiseOr"}) {
@@ -884,15 +881,16 @@ void add_small_integer_cases(std::vector<OpCase>& c) {
                          .input(full_range(dt, {2, 9}, 304, false))
                          .input(full_range(dt, {9}, 305, false));
                    }});
-      c.back().on_pixel = false;
+      c.back().on_pixel = dt != DataType::UInt64;
     }
   }
 }
 
-// BitShift on the unsigned types (shifts past the width give 0) and Pow on integers (GPU-compute
-// only): an integer base to its own type's power (negative exponents, wrapping products), a
-// float32 base to every integer type's power, and int32 / int64 bases to float32 powers
-// (integral, negative, fractional, infinite and NaN exponents; results beyond the type).
+// BitShift on the unsigned types (shifts past the width give 0; uint64 GPU-compute only) and Pow
+// on integers: an integer base to its own type's power (negative exponents, wrapping products),
+// and (GPU-compute only) a float32 base to every integer type's power, and int32 / int64 bases
+// to float32 powers (integral, negative, fractional, infinite and NaN exponents; results beyond
+// the type).
 void add_integer_shift_pow_cases(std::vector<OpCase>& c) {
   for (DataType dt : {DataType::UInt8, DataType::UInt16, DataType::UInt32, DataType::UInt64}) {
     for (const char* direction : {"LEFT", "RIGHT"}) {
@@ -911,7 +909,7 @@ void add_integer_shift_pow_cases(std::vector<OpCase>& c) {
                          .input(shifts)
                          .attr("direction", direction);
                    }});
-      c.back().on_pixel = false;
+      c.back().on_pixel = dt != DataType::UInt64;
     }
   }
   // Integer bases to integer powers: small bases, exponents -3 .. 40 (wrapping past the type).
@@ -932,7 +930,6 @@ void add_integer_shift_pow_cases(std::vector<OpCase>& c) {
            if (is_unsigned) exponents = {0, 1, 2, 3, 7, 13, 16, 17, 31, 40};
            return OpTest("Pow", 15).input(values({8, 1}, bases)).input(values({1, 10}, exponents));
          }});
-    c.back().on_pixel = false;
   }
   // float32 bases to integer powers.
   for (DataType dt : {DataType::Int32, DataType::Int64, DataType::UInt32, DataType::UInt64}) {
@@ -947,7 +944,7 @@ void add_integer_shift_pow_cases(std::vector<OpCase>& c) {
                    return OpTest("Pow", 15).input(random_f32({4, 1}, 313, -2.0f, 2.0f)).input(e);
                  },
                  2e-5});
-    c.back().on_pixel = false;
+    c.back().on_pixel = dt != DataType::UInt64;
   }
   // int32 and int64 bases to float32 powers.
   for (DataType dt : {DataType::Int32, DataType::Int64}) {
@@ -1159,7 +1156,6 @@ void add_generated_and_gated_cases(std::vector<OpCase>& c) {
   c.push_back({"Dropout_mask", [] {
                  return OpTest("Dropout", 13).input(random_f32({3, 7}, 347)).outputs(2);
                }});
-  c.back().on_pixel = false;
 }
 
 void add_lstm_cases(std::vector<OpCase>& c) {
@@ -2312,8 +2308,11 @@ std::vector<OpCase> make_cases() {
   }
   // On GPU-pixel: Gather of float32 data (indices are host values); Cast, the comparisons, the
   // logical ops, Where and ConstantOfShape of the dtypes textures hold (float32, float16,
-  // bfloat16, float8 but float8e8m0, bool, the 8-, 16-, 4- and 2-bit integers); nothing with
-  // 32- or 64-bit integers, float64, float4e2m1 or float8e8m0, and no device-computed indices.
+  // bfloat16, float8 but float8e8m0, bool, the 8-, 16-, 4- and 2-bit integers); the int32 and
+  // int64 arithmetic; nothing else with 32- or 64-bit integers, float64, float4e2m1 or
+  // float8e8m0, and no device-computed indices.
+  static constexpr const char* kIntegerArithmetic[] = {"Add_int", "Sub_int",  "Mul_int", "Div_int",
+                                                       "Mod_int", "FMod_int", "Max_int", "Min_int"};
   for (size_t i = first_compute_indexing; i < c.size(); ++i) {
     const std::string& name = c[i].name;
     auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
@@ -2324,7 +2323,12 @@ std::vector<OpCase> make_cases() {
                           starts("Less") || starts("Greater") || starts("And_") || starts("Or_") ||
                           starts("Xor_") || name == "Not" || starts("Where_") ||
                           starts("ConstantOfShape_");
-    c[i].on_pixel = (starts("Gather_") && name.ends_with("_float32")) || (texel_op && texel_types);
+    // Integer arithmetic draws on the integer textures (integer_arithmetic.h).
+    const bool integer_arithmetic =
+        std::any_of(std::begin(kIntegerArithmetic), std::end(kIntegerArithmetic),
+                    [&](const char* op) { return starts(op); });
+    c[i].on_pixel = (starts("Gather_") && name.ends_with("_float32")) ||
+                    (texel_op && texel_types) || integer_arithmetic;
   }
   const size_t first_product = c.size();
   // Matrix products: odd sizes exercise the edges of the 4x4 register blocks.
@@ -2862,7 +2866,7 @@ std::vector<OpCase> make_cases() {
          [x = x, to = to] {
            return OpTest("BitCast", 26).input(x).attr("to", static_cast<int64_t>(to));
          }});
-    c.back().on_pixel = false;
+    c.back().on_pixel = to != DataType::Float64;  // GPU-pixel: no float64 textures
   }
   c.push_back({"Squeeze_bool", [] {
                  return OpTest("Squeeze")

@@ -27,7 +27,12 @@ uniform int u_b_stride[6];
 float onnx_pow(float x, float y) {
   if (y == 0.0 || x == 1.0) return 1.0;  // even with a NaN operand, as in C
   if (isnan(x) || isnan(y)) return nan_value();
-  if (x == 0.0) return y > 0.0 ? 0.0 : inf_value();
+  if (x == 0.0) {
+    // An odd integral power keeps the zero's sign: pow(-0, 3) = -0, pow(-0, -3) = -inf.
+    bool odd = y == trunc(y) && mod(y, 2.0) == 1.0;
+    float r = y > 0.0 ? 0.0 : inf_value();
+    return odd && floatBitsToUint(x) != 0u ? -r : r;
+  }
   if (x > 0.0) return pow(x, y);
   if (y != trunc(y)) return nan_value();
   float r = pow(-x, y);

@@ -17,7 +17,7 @@
 // downloads copy bytes), in an RGBA32I texture: an int64 tensor of shape S is stored as the word
 // tensor of shape S x 2. Data movement then needs no 64-bit arithmetic in the shader (GLSL ES
 // 3.00 has none): it is the same copy on words with a trailing axis of 2, and the few kernels
-// that read int64 values (comparisons) combine the two words themselves.
+// that read int64 values (comparisons, integer arithmetic) combine the two words themselves.
 // float64 fits neither and stays on the CPU. float4e2m1 and float8e8m0 would fit the float
 // textures too; their Cast rounding has no shader yet, so they stay on the CPU.
 #pragma once

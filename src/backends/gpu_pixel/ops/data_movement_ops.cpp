@@ -18,6 +18,7 @@
 #include "core/element_storage.h"
 #include "opdefs/broadcast.h"
 #include "opdefs/concat.h"
+#include "opdefs/dropout.h"
 
 namespace kiln::gpu_pixel {
 namespace {
@@ -214,19 +215,55 @@ RecordFn constant_of_shape(ConstantValue value, DataType dtype) {
   };
 }
 
+// Dropout where it drops nothing (inference: opdefs/dropout.h): the output is the input (a view),
+// and the mask, when wanted, all true (a fill of bool 1). training_mode and ratio are read on the
+// host: constants at load time, where training mode (a random draw) and bad values stay on the
+// CPU; graph or computed inputs per run, where training mode runs on the CPU for that run. Before
+// opset 10 the mask has the input's type, which stays on the CPU.
+OpFactory dropout_factory() {
+  return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    const bool mask = q.info.has_output(1);
+    if (mask && q.info.opset() < 10) {
+      reason = "Dropout's mask before opset 10 has the input's type";
+      return nullptr;
+    }
+    const int opset = q.info.opset();
+    const Tensor* training = q.info.has_input(2) ? q.info.constant_input(2) : nullptr;
+    const bool ratio_known = !q.info.has_input(1) || q.info.constant_input(1);
+    if (opset >= 12 && training && ratio_known) {
+      std::vector<Tensor> inputs(3);
+      inputs[2] = *training;
+      if (q.info.has_input(1)) inputs[1] = *q.info.constant_input(1);
+      try {
+        if (resolve_dropout_mode(NodeInputs{q.info.node(), inputs}, opset).drop) {
+          reason = "Dropout in training mode (a random draw) stays on the CPU";
+          return nullptr;
+        }
+      } catch (const Error&) {
+        reason = "training_mode or ratio values the CPU kernel reports";
+        return nullptr;
+      }
+    }
+    RecordFn output = view_factory()(q, reason);
+    if (!output) return nullptr;
+    return [output, mask, opset, node = NodeRef(q.info)](OpRecorder& r) {
+      if (resolve_dropout_mode(NodeInputs{*node.node, r.rule_inputs({1, 2})}, opset).drop)
+        throw RunOnCpu(RunTimeCause::InputValues,
+                       "Dropout in training mode draws random numbers; the CPU kernel draws them");
+      output(r);
+      if (mask)
+        r.kernel<Fill>().record(ConstantValue(1.0f), r.output(1, r.shape(0), DataType::Bool));
+    };
+  };
+}
+
 }  // namespace
 
 KILN_GPU_PIXEL_OPS(data_movement);
 void register_data_movement_ops(OpTable& t) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
     t.add(op, view_factory());
-  t.add("Dropout", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (q.info.has_output(1) || (q.info.opset() >= 12 && q.info.has_input(2))) {
-      reason = "Dropout with a mask or a training_mode input stays on the CPU";
-      return nullptr;
-    }
-    return view_factory()(q, reason);
-  });
+  t.add("Dropout", dropout_factory());
   t.add("Transpose", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!texel_inputs(q, reason)) return nullptr;
     return region_op([perm = q.info.attr_ints("perm")](OpRecorder& r) {
@@ -260,7 +297,14 @@ void register_data_movement_ops(OpTable& t) {
                        return Shape{x[0], x[1] * block * block, x[2] / block, x[3] / block};
                      });
   });
-  add_with_host_inputs(t, "Pad", pad);
+  // Pad's pads and axes decide the shape (host values); its one constant value is read through
+  // OpRecorder::host too, downloaded when a draw made it.
+  t.add("Pad", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
+    if (!texel_inputs(q, reason, 0, 1) || !host_inputs(q, 1, reason, 1) ||
+        !host_inputs(q, 3, reason))
+      return nullptr;
+    return pad(q.info);
+  });
   add_with_host_inputs(t, "Tile", [](const NodeInfo&) { return tile(); });
   t.add("ConstantOfShape", [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (!host_inputs(q, 0, reason)) return nullptr;

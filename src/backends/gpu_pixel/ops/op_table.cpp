@@ -33,8 +33,10 @@ bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
   return false;
 }
 
-bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason) {
-  for (size_t k = first; k < q.input_on_cpu.size(); ++k) {
+bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason, size_t count) {
+  const size_t n = q.input_on_cpu.size();
+  const size_t end = count >= n ? n : std::min(n, first + count);
+  for (size_t k = first; k < end; ++k) {
     // Constants are host values too, and so is every tensor of a dtype textures never hold
     // (float64, ...): the node that made it ran on the CPU. Integer tensors are read through
     // OpRecorder::host, which downloads one a draw made.

@@ -2,7 +2,8 @@
 // backends/gpu_common/device_op_table.h). Textures hold every dtype whose values are exactly
 // float32 values, and int32, uint32 and int64 in integer textures (texel_dtype.h): the float ops
 // take float32 (the element-wise ones float16 too), the data-movement ops every texture dtype,
-// and Cast, Where, ArgMax/ArgMin, the comparison and the logical ops their own. float64 tensors,
+// the integer arithmetic and bit ops the 8- to 64-bit integers, and Cast, BitCast, Where,
+// ArgMax/ArgMin, the comparison and the logical ops their own. float64 tensors,
 // and the ops on them, stay on the CPU.
 #pragma once
 
@@ -45,9 +46,10 @@ bool float_inputs(const DevicePlacementQuery& q, std::string& reason, size_t fir
 // otherwise.
 bool texel_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                   size_t count = SIZE_MAX);
-// Inputs from `first` on must be host values: CPU-resident, constant, integer (read through
-// OpRecorder::host, downloaded when a draw made them) or of a dtype textures never hold (shape,
-// index and bound inputs).
-bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason);
+// Inputs [first, first + count) must be host values: CPU-resident, constant, integer (read
+// through OpRecorder::host, downloaded when a draw made them) or of a dtype textures never hold
+// (shape, index and bound inputs).
+bool host_inputs(const DevicePlacementQuery& q, size_t first, std::string& reason,
+                 size_t count = SIZE_MAX);
 
 }  // namespace kiln::gpu_pixel
