@@ -230,6 +230,13 @@ const char* to_string(BinaryOp op) {
   return "unknown";
 }
 
+void set_binary_indexing(const Program& program, const BinaryIndexing& ix) {
+  program.set("u_rank", ix.rank);
+  program.set("u_shape", std::span<const int>(ix.shape));
+  program.set("u_a_stride", std::span<const int>(ix.a_stride));
+  program.set("u_b_stride", std::span<const int>(ix.b_stride));
+}
+
 BinaryIndexing binary_indexing(const Shape& a, const Shape& b) {
   const std::string where = "binary op on OpenGL ES";
   const Shape out = broadcast_shapes(a, b, where);
@@ -288,12 +295,7 @@ void BinaryElementwise::record(BinaryOp op, const TextureTensor& a, const Shape&
       std::string(define_of(op)) + (same_layout ? "#define SAME_LAYOUT\n" : "");
   const Program& program = context_.programs().get("binary_elementwise", variant, defines, kShader);
   const DrawInput inputs[] = {{"a", &a}, {"b", &b}};
-  draw(context_, program, c, inputs, [&] {
-    program.set("u_rank", ix.rank);
-    program.set("u_shape", std::span<const int>(ix.shape));
-    program.set("u_a_stride", std::span<const int>(ix.a_stride));
-    program.set("u_b_stride", std::span<const int>(ix.b_stride));
-  });
+  draw(context_, program, c, inputs, [&] { set_binary_indexing(program, ix); });
 }
 
 }  // namespace kiln::gpu_pixel

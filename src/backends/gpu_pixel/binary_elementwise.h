@@ -40,6 +40,8 @@ enum class BinaryOp {
 };
 const char* to_string(BinaryOp op);
 
+class Program;
+
 constexpr int kBinaryMaxRank = 6;
 
 // The shader's index uniforms for c = a <op> b.
@@ -54,6 +56,8 @@ struct BinaryIndexing {
 // kiln::Error when the shapes do not broadcast, more than 6 dimensions remain, or the output
 // has more elements than 32-bit indexing reaches.
 BinaryIndexing binary_indexing(const Shape& a, const Shape& b);
+// Sets a binary shader's index uniforms (u_rank, u_shape, u_a_stride, u_b_stride) from `ix`.
+void set_binary_indexing(const Program& program, const BinaryIndexing& ix);
 
 class BinaryElementwise {
  public:

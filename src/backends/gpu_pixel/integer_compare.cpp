@@ -109,12 +109,7 @@ void IntegerCompare::record(BinaryOp op, DataType dtype, const TextureTensor& a,
   const Program& program = context_.programs().get("integer_compare", variant.name, variant.defines,
                                                    std::string(kShader) + kElementMain);
   const DrawInput inputs[] = {{"a", &a}, {"b", &b}};
-  draw(context_, program, c, inputs, [&] {
-    program.set("u_rank", ix.rank);
-    program.set("u_shape", std::span<const int>(ix.shape));
-    program.set("u_a_stride", std::span<const int>(ix.a_stride));
-    program.set("u_b_stride", std::span<const int>(ix.b_stride));
-  });
+  draw(context_, program, c, inputs, [&] { set_binary_indexing(program, ix); });
 }
 
 }  // namespace kiln::gpu_pixel
