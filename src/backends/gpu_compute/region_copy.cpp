@@ -66,7 +66,7 @@ RegionPushConstants region_push_constants(const Region& region, uint32_t words,
   pc.out_offset = static_cast<int32_t>(region.out_offset);
 
   // Size-1 dimensions add nothing to any index; a dimension that is contiguous after its
-  // predecessor in both tensors merges with it. Both keep high-rank regions within 6.
+  // predecessor in both tensors merges with it. Both keep high-rank regions within kRegionMaxRank.
   struct Dim {
     int64_t n, in, out;
   };
@@ -80,8 +80,9 @@ RegionPushConstants region_push_constants(const Region& region, uint32_t words,
       dims.push_back(c);
     }
   }
-  check(dims.size() <= kRegionMaxRank,
-        "region copy on the GPU: more than 6 dimensions remain after merging");
+  check(dims.size() <= kRegionMaxRank, "region copy on the GPU: more than " +
+                                           std::to_string(kRegionMaxRank) +
+                                           " dimensions remain after merging");
   for (const Dim& d : dims) {
     // Fits: (n - 1) * |stride| is within the checked index range, below 2^31.
     pc.shape[pc.rank] = static_cast<uint32_t>(d.n);

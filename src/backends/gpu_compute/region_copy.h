@@ -26,7 +26,9 @@
 
 namespace kiln::gpu_compute {
 
-constexpr int kRegionMaxRank = 6;
+// 8 dimensions after merging: a rank-4 Tile (a repeat and a dim per axis) fits, and the
+// push constants stay within 128 bytes.
+constexpr int kRegionMaxRank = 8;
 
 // One strided copy, in elements: for every index i of `shape`,
 //   out[out_offset + sum_k i_k out_strides[k]] = in[in_offset + sum_k i_k in_strides[k]].
@@ -58,8 +60,8 @@ uint32_t element_words(DataType dtype);
 
 // Push constants for `region` between buffers of `in_elements` and `out_elements` elements.
 // Drops size-1 dimensions and merges dimensions contiguous in both tensors, so higher ranks
-// often fit in 6. kiln::Error when a reachable index falls outside either buffer, more than 6
-// dimensions remain, or a word index exceeds 32-bit indexing.
+// often fit in kRegionMaxRank. kiln::Error when a reachable index falls outside either buffer,
+// more than kRegionMaxRank dimensions remain, or a word index exceeds 32-bit indexing.
 RegionPushConstants region_push_constants(const Region& region, uint32_t words,
                                           uint64_t in_elements, uint64_t out_elements);
 

@@ -149,8 +149,8 @@ RecordFn expand() {
   };
 }
 
-// Tile: repeats a CPU-resident input. Bad repeats, and tilings that leave more than 6
-// dimensions after merging, run on the CPU.
+// Tile: repeats a CPU-resident input. Bad repeats, and tilings with more than kRegionMaxRank
+// non-unit repeats and dims, run on the CPU.
 RecordFn tile() {
   return [](OpRecorder& r) {
     const Shape repeats = int_list(r.input(1), "Tile repeats");
