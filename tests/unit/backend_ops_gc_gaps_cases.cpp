@@ -1,7 +1,7 @@
 // Shapes and layouts the GPU-compute kernels once left to the CPU: LSTM with layout 1
 // (batch-major X, states and outputs), GatherElements of rank 7 and 8 (the N, C, d1..d5 losses),
-// Tile whose repeats and dims leave 8 strided dimensions, and QuantizeLinear / DequantizeLinear
-// to and from float4e2m1 (bit for bit).
+// Tile whose repeats and dims leave 8 or more strided dimensions, a rank-9 Transpose, and
+// QuantizeLinear / DequantizeLinear to and from float4e2m1 (bit for bit).
 #include "backend_op_cases.h"
 
 namespace kiln::testing {
@@ -110,6 +110,18 @@ void add_high_rank_tile_cases(std::vector<OpCase>& c) {
                      .input(i64({4}, {2, 3, 2, 2}))
                      .constant_input(1);
                }});
+  // 10 strided dimensions: the region copy peels the leading two into 6 copies.
+  c.push_back({"Tile_10_strided_dims_float32", [] {
+                 return OpTest("Tile")
+                     .input(random_f32({3, 2, 2, 3, 2}, 4812))
+                     .input(i64({5}, {2, 3, 2, 2, 3}))
+                     .constant_input(1);
+               }});
+  // A rank-9 reversal merges nothing: two copies of 8 dimensions.
+  c.push_back(
+      {"Transpose_rank9_reversed_int64", [] {
+         return OpTest("Transpose").input(random_int<int64_t>({2, 3, 2, 2, 2, 2, 2, 2, 2}, 4813));
+       }});
   c.push_back({"Tile_rank5_unit_dims_float32", [] {
                  return OpTest("Tile")
                      .input(random_f32({2, 1, 3, 2, 2}, 4807))

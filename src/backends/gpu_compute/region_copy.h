@@ -65,6 +65,17 @@ uint32_t element_words(DataType dtype);
 RegionPushConstants region_push_constants(const Region& region, uint32_t words,
                                           uint64_t in_elements, uint64_t out_elements);
 
+// At most this many copies record one region whose dimensions exceed kRegionMaxRank.
+constexpr uint64_t kRegionMaxPieces = 64;
+
+// `region` as copies the shader takes: size-1 dimensions dropped and contiguous ones merged as
+// above, then the leading dimensions beyond kRegionMaxRank peeled into one copy per index (at
+// an offset), so a rank-5 Tile of 10 strided dimensions becomes a few 8-dimensional copies.
+// Just `region` when it fits or is empty. kiln::Error when more than `max_pieces` copies would
+// be needed.
+std::vector<Region> regions_within_rank(const Region& region,
+                                        uint64_t max_pieces = kRegionMaxPieces);
+
 // `region` with the contiguous row-major output that the data-movement ops of
 // opdefs/strided_region.h write.
 Region contiguous_output(const StridedRegion& region);
@@ -88,8 +99,9 @@ class RegionCopy {
  public:
   explicit RegionCopy(Device& device, uint32_t workgroup_size = 256);
 
-  // Records the copy of `region` followed by a barrier on `out`; nothing for an empty region.
-  // Elements of 2, 4 or 8 bytes (element_words for the 4- and 8-byte ones).
+  // Records the copy of `region` (the copies of regions_within_rank when it has more dimensions
+  // than the shader) followed by a barrier on `out`; nothing for an empty region. Elements of 2,
+  // 4 or 8 bytes (element_words for the 4- and 8-byte ones).
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const Region& region, DataType dtype,
               const Buffer& in, const Buffer& out) const;
 
