@@ -80,20 +80,6 @@ TEST_F(GpuComputeLstm, AttributesOutsideTheKernelStayOnTheCpuWithAReason) {
   }
 }
 
-TEST_F(GpuComputeLstm, Layout1StaysOnTheCpuWithAReason) {
-  OpTest t("LSTM");
-  t.input(random_f32({kBatch, kSeq, kInput}, 1))
-      .input(random_f32({1, 4 * kHidden, kInput}, 2))
-      .input(random_f32({1, 4 * kHidden, kHidden}, 3))
-      .attr("hidden_size", kHidden)
-      .attr("layout", int64_t{1})
-      .constant_input(1)
-      .constant_input(2);
-  const NodePlacement p = placement(t);
-  EXPECT_EQ(p.backend, Backend::Cpu);
-  EXPECT_NE(p.fallback_reason.find("layout"), std::string::npos) << p.fallback_reason;
-}
-
 // The step kernel runs every batch entry for the whole sequence; a shorter one runs on the CPU
 // for that run and gives the CPU's results (Y zero past each entry's end).
 TEST_F(GpuComputeLstm, ShorterSequenceLengthsGiveTheCpuResults) {

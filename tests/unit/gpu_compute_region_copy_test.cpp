@@ -240,12 +240,41 @@ TEST_F(GpuCompute, RegionCopyChecksBoundsAndMergesDimensions) {
   // Reading before the start or past the end of a buffer is caught on the host.
   EXPECT_THROW(region_push_constants({{4}, 2, {-1}, 0, {1}}, 1, 8, 4), Error);
   EXPECT_THROW(region_push_constants({{4}, 0, {1}, 1, {1}}, 1, 4, 4), Error);
-  EXPECT_THROW(
-      region_push_constants(
-          {{2, 2, 2, 2, 2, 2, 2}, 0, {1, 2, 4, 8, 16, 32, 64}, 0, {64, 32, 16, 8, 4, 2, 1}}, 1, 128,
-          128),
-      Error);
+  // A reversal of every dimension merges none: 8 dimensions fit, 9 do not.
+  EXPECT_EQ(region_push_constants({{2, 2, 2, 2, 2, 2, 2, 2},
+                                   0,
+                                   {1, 2, 4, 8, 16, 32, 64, 128},
+                                   0,
+                                   {128, 64, 32, 16, 8, 4, 2, 1}},
+                                  1, 256, 256)
+                .rank,
+            8u);
+  EXPECT_THROW(region_push_constants({{2, 2, 2, 2, 2, 2, 2, 2, 2},
+                                      0,
+                                      {1, 2, 4, 8, 16, 32, 64, 128, 256},
+                                      0,
+                                      {256, 128, 64, 32, 16, 8, 4, 2, 1}},
+                                     1, 512, 512),
+               Error);
   EXPECT_THROW(element_words(DataType::Float16), Error);
+  // Past 8 dimensions the leading ones are peeled into copies at offsets: a reversal of 10
+  // dimensions of 2 is 4 copies of 8 dimensions, each at its own corner of both tensors.
+  Region reversal;
+  for (int k = 0; k < 10; ++k) {
+    reversal.shape.push_back(2);
+    reversal.in_strides.push_back(int64_t{1} << k);
+    reversal.out_strides.push_back(int64_t{1} << (9 - k));
+  }
+  const std::vector<Region> pieces = regions_within_rank(reversal);
+  ASSERT_EQ(pieces.size(), 4u);
+  for (size_t p = 0; p < 4; ++p) {
+    EXPECT_EQ(pieces[p].shape.size(), 8u);
+    EXPECT_EQ(pieces[p].in_offset, static_cast<int64_t>((p >> 1) + 2 * (p & 1)));
+    EXPECT_EQ(pieces[p].out_offset, static_cast<int64_t>(512 * (p >> 1) + 256 * (p & 1)));
+    EXPECT_EQ(region_push_constants(pieces[p], 1, 1024, 1024).rank, 8u);
+  }
+  EXPECT_EQ(regions_within_rank(identity).size(), 1u);
+  EXPECT_THROW(regions_within_rank(reversal, 3), Error);
   EXPECT_THROW(transpose_region({2, 3}, std::vector<int64_t>{0, 0}), Error);
   // An empty region checks nothing and records nothing.
   EXPECT_EQ(region_push_constants({{0, 5}, 100, {5, 1}, 100, {5, 1}}, 1, 0, 0).count, 0u);

@@ -22,7 +22,8 @@
 
 namespace kiln::gpu_compute {
 
-constexpr int kGatherMaxRank = 6;
+// 8 covers the rank-7 tensors of 5-D spatial losses (N, C, d1..d5) within 128 push bytes.
+constexpr int kGatherMaxRank = 8;
 
 // Mirrors the shader's push-constant block.
 struct GatherPushConstants {
@@ -47,7 +48,7 @@ bool gather_indices_in_range(const Tensor& indices, int64_t dim);
 // Push constants for Gather / GatherElements of `data` by `indices` along `axis`, and the output
 // shape. nullopt when the shader cannot run them: malformed shapes or axis (left to the CPU
 // kernel, which reports them), an index type other than int32/int64, more than 2^31 words, or
-// (GatherElements) rank above 6.
+// (GatherElements) rank above kGatherMaxRank.
 struct GatherPlan {
   GatherPushConstants pc;
   Shape out_shape;
@@ -57,7 +58,7 @@ std::optional<GatherPlan> gather_plan(const Shape& data, const Shape& indices, i
 std::optional<GatherPlan> gather_elements_plan(const Shape& data, const Shape& indices,
                                                int64_t axis, DataType dtype, DataType index_type);
 // GatherND with `batch_dims` leading dims shared by data and indices; nullopt likewise (and for
-// tuples longer than 6).
+// tuples longer than kGatherMaxRank).
 std::optional<GatherPlan> gather_nd_plan(const Shape& data, const Shape& indices,
                                          int64_t batch_dims, DataType dtype, DataType index_type);
 

@@ -1,8 +1,9 @@
 // QuantizeLinear and DequantizeLinear on the GPU (shaders/quantize_linear.comp): float32 values
 // and scales against int8, uint8, int16, uint16, int4, uint4, int2, uint2 and the four float8
-// types, per tensor, per axis or blocked, as their definition (opdefs/quantize_linear.h) lays the
-// parameters out; DequantizeLinear into float16 too, computed in float32 and rounded once as the
-// CPU does (ops/float32_compute.h). Float4, int32 and other float types stay on the CPU.
+// types and float4e2m1, per tensor, per axis or blocked, as their definition
+// (opdefs/quantize_linear.h) lays the parameters out; DequantizeLinear into float16 too, computed
+// in float32 and rounded once as the CPU does (ops/float32_compute.h). Int32 and other float
+// types stay on the CPU.
 // DynamicQuantizeLinear (float32 to uint8) computes its scale and zero point on the device
 // (shaders/dynamic_quantize.comp), then quantizes with QuantizeLinear's kernel.
 //
@@ -37,7 +38,7 @@ struct QuantizePushConstants {
   int32_t lo = 0, hi = 0;
   uint32_t extent = 1, inner = 1, block = 1;
   uint32_t outer_stride = 0, axis_stride = 0, inner_stride = 0;
-  uint32_t float8 = 0;  // the float8 type's ONNX code; 0 for the integers
+  uint32_t float8 = 0;  // the narrow float type's ONNX code (float8 or float4); 0: integers
   uint32_t saturate = 1;
 };
 static_assert(sizeof(QuantizePushConstants) <= kMaxPushConstantBytes);
@@ -115,14 +116,19 @@ bool is_float8(DataType t) {
          t == DataType::Float8E5M2 || t == DataType::Float8E5M2FNUZ;
 }
 
+// The float types the shader encodes and decodes (narrow_float.glsl): float8, and float4e2m1,
+// which takes a zero point as well.
+bool is_narrow_float(DataType t) { return is_float8(t) || t == DataType::Float4E2M1; }
+
 // Bits an element of the types the shader takes occupies (kiln's tensors hold the 4- and 2-bit
-// types a byte per element, sign-extended); nullopt for the others.
+// types a byte per element, the integers sign-extended); nullopt for the others.
 std::optional<uint32_t> packed_bits(DataType t) {
   switch (t) {
     case DataType::Float8E4M3FN:
     case DataType::Float8E4M3FNUZ:
     case DataType::Float8E5M2:
     case DataType::Float8E5M2FNUZ:
+    case DataType::Float4E2M1:
     case DataType::Int8:
     case DataType::UInt8:
     case DataType::Int4:
@@ -147,7 +153,7 @@ std::optional<QuantizePushConstants> plan(const QuantAttrs& a, bool quantize, Da
       quant_param_layout(x, scale, a.axis, a.block_size, "scale", error);
   const std::optional<uint32_t> bits = packed_bits(int_type);
   IntRange range;
-  const bool float8 = is_float8(int_type);
+  const bool float8 = is_narrow_float(int_type);
   if (!l || !bits || (!float8 && !quantized_int_range(int_type, range)) ||
       x.element_count() > INT32_MAX)
     return std::nullopt;

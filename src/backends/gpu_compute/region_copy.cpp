@@ -26,7 +26,68 @@ std::pair<int64_t, int64_t> index_range(const Region& region, int64_t offset,
   return {lo, hi};
 }
 
+struct Dim {
+  int64_t n, in, out;
+};
+
+// Size-1 dimensions add nothing to any index; a dimension that is contiguous after its
+// predecessor in both tensors merges with it. Both keep high-rank regions within
+// kRegionMaxRank.
+std::vector<Dim> merged_dims(const Region& region) {
+  std::vector<Dim> dims;
+  for (size_t d = 0; d < region.shape.size(); ++d) {
+    const Dim c{region.shape[d], region.in_strides[d], region.out_strides[d]};
+    if (c.n == 1) continue;
+    if (!dims.empty() && dims.back().in == c.in * c.n && dims.back().out == c.out * c.n) {
+      dims.back() = {dims.back().n * c.n, c.in, c.out};
+    } else {
+      dims.push_back(c);
+    }
+  }
+  return dims;
+}
+
 }  // namespace
+
+std::vector<Region> regions_within_rank(const Region& region, uint64_t max_pieces) {
+  const size_t rank = region.shape.size();
+  check(region.in_strides.size() == rank && region.out_strides.size() == rank,
+        "region copy: shape and strides differ in rank");
+  for (int64_t n : region.shape) {
+    check(n >= 0, "region copy: negative dimension");
+    if (n == 0) return {region};  // nothing to copy
+  }
+  const std::vector<Dim> dims = merged_dims(region);
+  if (dims.size() <= kRegionMaxRank) return {region};
+  const size_t peeled = dims.size() - kRegionMaxRank;
+  uint64_t pieces = 1;
+  for (size_t k = 0; k < peeled; ++k) {
+    pieces *= static_cast<uint64_t>(dims[k].n);
+    check(pieces <= max_pieces, "region copy on the GPU: more than " + std::to_string(max_pieces) +
+                                    " copies for " + std::to_string(dims.size()) + " dimensions");
+  }
+  Region inner;
+  for (size_t k = peeled; k < dims.size(); ++k) {
+    inner.shape.push_back(dims[k].n);
+    inner.in_strides.push_back(dims[k].in);
+    inner.out_strides.push_back(dims[k].out);
+  }
+  std::vector<Region> out;
+  for (uint64_t p = 0; p < pieces; ++p) {
+    Region r = inner;
+    r.in_offset = region.in_offset;
+    r.out_offset = region.out_offset;
+    auto rest = static_cast<int64_t>(p);
+    for (size_t k = peeled; k-- > 0;) {
+      const int64_t index = rest % dims[k].n;
+      rest /= dims[k].n;
+      r.in_offset += index * dims[k].in;
+      r.out_offset += index * dims[k].out;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 uint32_t element_words(DataType dtype) {
   const size_t size = dtype_size(dtype);
@@ -65,23 +126,10 @@ RegionPushConstants region_push_constants(const Region& region, uint32_t words,
   pc.in_offset = static_cast<int32_t>(region.in_offset);
   pc.out_offset = static_cast<int32_t>(region.out_offset);
 
-  // Size-1 dimensions add nothing to any index; a dimension that is contiguous after its
-  // predecessor in both tensors merges with it. Both keep high-rank regions within 6.
-  struct Dim {
-    int64_t n, in, out;
-  };
-  std::vector<Dim> dims;
-  for (size_t d = 0; d < rank; ++d) {
-    const Dim c{region.shape[d], region.in_strides[d], region.out_strides[d]};
-    if (c.n == 1) continue;
-    if (!dims.empty() && dims.back().in == c.in * c.n && dims.back().out == c.out * c.n) {
-      dims.back() = {dims.back().n * c.n, c.in, c.out};
-    } else {
-      dims.push_back(c);
-    }
-  }
-  check(dims.size() <= kRegionMaxRank,
-        "region copy on the GPU: more than 6 dimensions remain after merging");
+  const std::vector<Dim> dims = merged_dims(region);
+  check(dims.size() <= kRegionMaxRank, "region copy on the GPU: more than " +
+                                           std::to_string(kRegionMaxRank) +
+                                           " dimensions remain after merging");
   for (const Dim& d : dims) {
     // Fits: (n - 1) * |stride| is within the checked index range, below 2^31.
     pc.shape[pc.rank] = static_cast<uint32_t>(d.n);
@@ -178,7 +226,10 @@ RegionCopy::RegionCopy(Device& device, uint32_t workgroup_size)
 
 void RegionCopy::record(VkCommandBuffer cmd, DescriptorArena& arena, const Region& region,
                         DataType dtype, const Buffer& in, const Buffer& out) const {
-  record(cmd, arena, region, dtype, in, out, true);
+  // The pieces write disjoint parts of `out`, so only the last one needs a barrier after it.
+  const std::vector<Region> pieces = regions_within_rank(region);
+  for (size_t k = 0; k < pieces.size(); ++k)
+    record(cmd, arena, pieces[k], dtype, in, out, k + 1 == pieces.size());
 }
 
 void RegionCopy::record(VkCommandBuffer cmd, DescriptorArena& arena, const Region& region,

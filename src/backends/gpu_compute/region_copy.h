@@ -26,7 +26,9 @@
 
 namespace kiln::gpu_compute {
 
-constexpr int kRegionMaxRank = 6;
+// 8 dimensions after merging: a rank-4 Tile (a repeat and a dim per axis) fits, and the
+// push constants stay within 128 bytes.
+constexpr int kRegionMaxRank = 8;
 
 // One strided copy, in elements: for every index i of `shape`,
 //   out[out_offset + sum_k i_k out_strides[k]] = in[in_offset + sum_k i_k in_strides[k]].
@@ -58,10 +60,21 @@ uint32_t element_words(DataType dtype);
 
 // Push constants for `region` between buffers of `in_elements` and `out_elements` elements.
 // Drops size-1 dimensions and merges dimensions contiguous in both tensors, so higher ranks
-// often fit in 6. kiln::Error when a reachable index falls outside either buffer, more than 6
-// dimensions remain, or a word index exceeds 32-bit indexing.
+// often fit in kRegionMaxRank. kiln::Error when a reachable index falls outside either buffer,
+// more than kRegionMaxRank dimensions remain, or a word index exceeds 32-bit indexing.
 RegionPushConstants region_push_constants(const Region& region, uint32_t words,
                                           uint64_t in_elements, uint64_t out_elements);
+
+// At most this many copies record one region whose dimensions exceed kRegionMaxRank.
+constexpr uint64_t kRegionMaxPieces = 64;
+
+// `region` as copies the shader takes: size-1 dimensions dropped and contiguous ones merged as
+// above, then the leading dimensions beyond kRegionMaxRank peeled into one copy per index (at
+// an offset), so a rank-5 Tile of 10 strided dimensions becomes a few 8-dimensional copies.
+// Just `region` when it fits or is empty. kiln::Error when more than `max_pieces` copies would
+// be needed.
+std::vector<Region> regions_within_rank(const Region& region,
+                                        uint64_t max_pieces = kRegionMaxPieces);
 
 // `region` with the contiguous row-major output that the data-movement ops of
 // opdefs/strided_region.h write.
@@ -86,8 +99,9 @@ class RegionCopy {
  public:
   explicit RegionCopy(Device& device, uint32_t workgroup_size = 256);
 
-  // Records the copy of `region` followed by a barrier on `out`; nothing for an empty region.
-  // Elements of 2, 4 or 8 bytes (element_words for the 4- and 8-byte ones).
+  // Records the copy of `region` (the copies of regions_within_rank when it has more dimensions
+  // than the shader) followed by a barrier on `out`; nothing for an empty region. Elements of 2,
+  // 4 or 8 bytes (element_words for the 4- and 8-byte ones).
   void record(VkCommandBuffer cmd, DescriptorArena& arena, const Region& region, DataType dtype,
               const Buffer& in, const Buffer& out) const;
 

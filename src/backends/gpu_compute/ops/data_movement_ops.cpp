@@ -149,8 +149,8 @@ RecordFn expand() {
   };
 }
 
-// Tile: repeats a CPU-resident input. Bad repeats, and tilings that leave more than 6
-// dimensions after merging, run on the CPU.
+// Tile: repeats a CPU-resident input, in one copy or (past the shader's dimensions) a few. Bad
+// repeats, and tilings that would need more than kRegionMaxPieces copies, run on the CPU.
 RecordFn tile() {
   return [](OpRecorder& r) {
     const Shape repeats = int_list(r.input(1), "Tile repeats");
@@ -158,15 +158,12 @@ RecordFn tile() {
     if (repeats.size() != in.size())
       throw RunOnCpu(RunTimeCause::InputValues, "repeats of the wrong length");
     Shape out_shape;
-    int non_unit = 0;
     for (size_t d = 0; d < in.size(); ++d) {
       if (repeats[d] < 0) throw RunOnCpu(RunTimeCause::InputValues, "a negative repeat");
       out_shape.push_back(in[d] * repeats[d]);
-      non_unit += (repeats[d] != 1) + (in[d] != 1);
     }
-    if (non_unit > kRegionMaxRank)
-      throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "more dimensions than the region copy");
     const Region region = tile_region(in, repeats);
+    or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] { return regions_within_rank(region); });
     const Buffer& src = r.buffer(0);
     const Buffer& out = r.output(0, r.dtype(0), out_shape);
     r.kernel<RegionCopy>().record(r.cmd(), r.arena(), region, r.dtype(0), src, out);

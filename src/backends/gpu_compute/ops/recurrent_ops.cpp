@@ -1,9 +1,9 @@
 // RNN, GRU and LSTM on the GPU: the input projection of every step in one MatMul-kernel
 // dispatch, then per time step one step kernel recording for all directions.
-// LSTM (lstm.h) takes a subset: float32, layout 0, the default activations, no clip, no
-// input_forget, and sequence lengths (when given) that all equal the sequence length. RNN and
-// GRU (recurrent_step.h) take every float32 node: any direction, layout, activations, clip and
-// sequence lengths. Other nodes stay on the CPU with a reason.
+// LSTM (lstm.h) takes a subset: float32, either layout (1 through transposes), the default
+// activations, no clip, no input_forget, and sequence lengths (when given) that all equal the
+// sequence length. RNN and GRU (recurrent_step.h) take every float32 node: any direction, layout,
+// activations, clip and sequence lengths. Other nodes stay on the CPU with a reason.
 #include <string>
 
 #include "backends/gpu_common/device_lstm.h"
@@ -60,13 +60,32 @@ void check_full_sequences(const OpRecorder& r, int64_t seq) {
   }
 }
 
+// Layout 1 (batch-major X, initial states, Y, Y_h and Y_c) runs the layout-0 kernels between
+// transposes: the inputs' first two dims swap into scratch here, the outputs' back below.
+const Buffer& sequence_major(OpRecorder& r, size_t input, bool batch_major) {
+  const Buffer& in = r.buffer(input);
+  if (!batch_major) return in;
+  const Shape& shape = r.shape(input);
+  const Buffer& out = r.scratch(static_cast<size_t>(shape.element_count()) * sizeof(float));
+  const int64_t swap_leading[] = {1, 0, 2};
+  r.kernel<RegionCopy>().transpose(r.cmd(), r.arena(), DataType::Float32, in, shape, swap_leading,
+                                   out);
+  return out;
+}
+
 RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
   return [attrs = std::move(attrs), node](OpRecorder& r) {
     LstmProblem p = lstm_problem(r, attrs, node);
     check_full_sequences(r, p.seq);
+    const bool batch_major = attrs.layout == 1;
     const int64_t input = r.shape(rc::kX)[2], gates = 4 * p.hidden;
     const int64_t rows = p.seq * p.batch;
     const Shape state{p.directions, p.batch, p.hidden};
+    const Shape y_shape{p.seq, p.directions, p.batch, p.hidden};
+    const Shape batch_major_state{p.batch, p.directions, p.hidden};
+    auto float_scratch = [&r](const Shape& shape) -> const Buffer& {
+      return r.scratch(static_cast<size_t>(shape.element_count()) * sizeof(float));
+    };
 
     // X viewed as [seq * batch, input] times W viewed as [directions * 4 * hidden, input]ᵀ.
     const MatMulProblem projection_problem = or_run_on_cpu(RunTimeCause::ShapeOutsideKernel, [&] {
@@ -79,28 +98,50 @@ RecordFn lstm(rc::RecurrentAttributes attrs, NodeRef node) {
     b.r = &r.buffer(rc::kR);
     if (p.has_bias) b.bias = &r.buffer(rc::kB);
     if (p.has_peepholes) b.peepholes = &r.buffer(rc::kPeepholes);
-    if (p.has_initial_h) b.initial_h = &r.buffer(rc::kInitialH);
-    const Buffer& x = r.buffer(rc::kX);
+    const Buffer& x = sequence_major(r, rc::kX, batch_major);
+    if (p.has_initial_h) b.initial_h = &sequence_major(r, rc::kInitialH, batch_major);
     const Buffer& w = r.buffer(rc::kW);
     const Buffer* initial_c = p.has_initial_c ? &r.buffer(rc::kInitialC) : nullptr;
-    b.y = &r.output(0, DataType::Float32, {p.seq, p.directions, p.batch, p.hidden});
     p.writes_final_h = r.num_outputs() > 1;
-    if (p.writes_final_h) b.final_h = &r.output(1, DataType::Float32, state);
-    // Y_c, when asked for, is the running cell state itself.
-    b.cell = r.num_outputs() > 2
-                 ? &r.output(2, DataType::Float32, state)
-                 : &r.scratch(static_cast<size_t>(state.element_count()) * sizeof(float));
+    const bool writes_final_c = r.num_outputs() > 2;
+    if (batch_major) {
+      // The kernels write sequence-major scratch, transposed into the outputs at the end.
+      b.y = &float_scratch(y_shape);
+      if (p.writes_final_h) b.final_h = &float_scratch(state);
+      b.cell = &float_scratch(state);
+    } else {
+      b.y = &r.output(0, DataType::Float32, y_shape);
+      if (p.writes_final_h) b.final_h = &r.output(1, DataType::Float32, state);
+      // Y_c, when asked for, is the running cell state itself.
+      b.cell = writes_final_c ? &r.output(2, DataType::Float32, state) : &float_scratch(state);
+    }
 
     r.add_work(static_cast<uint64_t>(rows * p.directions * gates) *
                static_cast<uint64_t>(input + p.hidden));
     r.kernel<MatMul>().record(r.cmd(), r.arena(), projection_problem, x, w, projection);
+    const RegionCopy& copy = r.kernel<RegionCopy>();
     if (initial_c) {  // the step kernel reads the cell state from b.cell
-      const Region all{{state.element_count()}, 0, {1}, 0, {1}};
-      r.kernel<RegionCopy>().record(r.cmd(), r.arena(), all, DataType::Float32, *initial_c,
-                                    *b.cell);
+      const Region whole{{state.element_count()}, 0, {1}, 0, {1}};
+      const int64_t swap_leading[] = {1, 0, 2};
+      const Region region = batch_major ? transpose_region(batch_major_state, swap_leading) : whole;
+      copy.record(r.cmd(), r.arena(), region, DataType::Float32, *initial_c, *b.cell);
     }
     for (int64_t step = 0; step < p.seq; ++step)
       r.kernel<LstmStep>().record_step(r.cmd(), r.arena(), p, b, step);
+    if (!batch_major) return;
+    // [seq, directions, batch, hidden] to [batch, seq, directions, hidden]; the states'
+    // [directions, batch, hidden] to [batch, directions, hidden].
+    const int64_t y_perm[] = {2, 0, 1, 3}, state_perm[] = {1, 0, 2};
+    const Buffer& y = r.output(0, DataType::Float32, {p.batch, p.seq, p.directions, p.hidden});
+    copy.transpose(r.cmd(), r.arena(), DataType::Float32, *b.y, y_shape, y_perm, y);
+    if (p.writes_final_h) {
+      const Buffer& y_h = r.output(1, DataType::Float32, batch_major_state);
+      copy.transpose(r.cmd(), r.arena(), DataType::Float32, *b.final_h, state, state_perm, y_h);
+    }
+    if (writes_final_c) {
+      const Buffer& y_c = r.output(2, DataType::Float32, batch_major_state);
+      copy.transpose(r.cmd(), r.arena(), DataType::Float32, *b.cell, state, state_perm, y_c);
+    }
   };
 }
 
@@ -220,7 +261,7 @@ void register_recurrent_ops(OpTable& t) {
     if (!attributes_accepted(
             [&] { attrs = rc::parse_recurrent_attributes(q.info, rc::lstm_cell_spec()); }, reason))
       return nullptr;
-    reason = lstm_outside_gpu_subset(q.info, attrs);
+    reason = lstm_outside_gpu_subset(q.info, attrs, /*batch_major=*/true);
     if (!reason.empty()) return nullptr;
     return lstm(std::move(attrs), NodeRef(q.info));
   });

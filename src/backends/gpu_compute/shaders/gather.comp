@@ -26,11 +26,11 @@ layout(push_constant) uniform Params {
   uint n;            // Gather: number of indices; GatherND: tuples per batch
   uint inner;        // Gather: elements after the axis; GatherND: elements per slice
   uint axis_stride;  // GatherElements: data stride of the axis; GatherND: of a batch
-  uint rank;         // GatherElements: <= 6; GatherND: k, the tuple length (<= 6)
+  uint rank;         // GatherElements: <= 8; GatherND: k, the tuple length (<= 8)
   uint axis;         // GatherElements: the axis among the rank dimensions
-  uint shape[6];     // GatherElements: the indices' (= output's) shape; GatherND: the data
+  uint shape[8];     // GatherElements: the indices' (= output's) shape; GatherND: the data
                      // dims the tuple indexes
-  uint stride[6];    // GatherElements: data strides; GatherND: those dims' data strides
+  uint stride[8];    // GatherElements: data strides; GatherND: those dims' data strides
 } p;
 
 // Index number k, wrapped (negative counts from the end) and clamped into [0, dim).

@@ -19,13 +19,13 @@ layout(std430, set = 0, binding = 1) buffer Out { uint dst[]; };
 // Must match RegionPushConstants in region_copy.h.
 layout(push_constant) uniform Params {
   uint count;  // elements of the region
-  uint rank;   // <= 6
+  uint rank;   // <= 8
   uint words;  // 32-bit words per element: 1 (float32, int32), 2 (int64), 0 (16-bit)
   int in_offset;
   int out_offset;
-  uint shape[6];
-  int in_stride[6];
-  int out_stride[6];
+  uint shape[8];
+  int in_stride[8];
+  int out_stride[8];
 } p;
 
 void main() {
