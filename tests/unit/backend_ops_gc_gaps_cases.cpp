@@ -1,7 +1,7 @@
 // Shapes and layouts the GPU-compute kernels once left to the CPU: LSTM with layout 1
-// (batch-major X, states and outputs), GatherElements of rank 7 and 8 (the N, C, d1..d5 losses),
-// Tile whose repeats and dims leave 8 or more strided dimensions, a rank-9 Transpose, and
-// QuantizeLinear / DequantizeLinear to and from float4e2m1 (bit for bit).
+// (batch-major X, states and outputs; GPU-pixel's too), GatherElements of rank 7 and 8 (the N, C,
+// d1..d5 losses), Tile whose repeats and dims leave 8 or more strided dimensions, a rank-9
+// Transpose, and QuantizeLinear / DequantizeLinear to and from float4e2m1 (bit for bit).
 #include "backend_op_cases.h"
 
 namespace kiln::testing {
@@ -64,8 +64,7 @@ void add_batch_major_lstm_cases(std::vector<OpCase>& c) {
                 return t;
               },
               1e-4, 1e-5};
-    op.on_pixel = false;  // the GL step kernel takes layout 0 only
-    c.push_back(std::move(op));
+    c.push_back(std::move(op));  // both backends: layout-0 kernels between transposes
   }
 }
 

@@ -183,6 +183,9 @@ TEST_F(GpuPixelConv, BadParametersAreErrors) {
   EXPECT_THROW(Conv(context()).record(p, x, w, nullptr, y), Error);
   p.geometry = {{5, 5, 1}, {3, 3, 1}, {3, 3, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
   EXPECT_THROW(Conv(context()).record(p, x, w, nullptr, y), Error);
+  // ConvTranspose takes 3-D geometries, its depth axis checked as the plane's.
+  p.geometry = {{1, 5, 5}, {1, 3, 3}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {0, 0, 0}};
+  EXPECT_THROW(Conv(context()).record_transpose(p, x, w, nullptr, y), Error);
 }
 
 }  // namespace

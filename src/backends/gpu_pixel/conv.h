@@ -1,7 +1,7 @@
 // Float32 Conv (NCHW, 1-D and 2-D, groups including depthwise, strides, dilations, asymmetric
-// pads, bias, a residual added and an activation applied to the output, as kiln::FusedConv) and 2-D
-// ConvTranspose (as a gather: each output element sums the input positions whose windows cover it)
-// on texture tensors.
+// pads, bias, a residual added and an activation applied to the output, as kiln::FusedConv) and 1-,
+// 2- and 3-D ConvTranspose (as a gather: each output element sums the input positions whose
+// windows cover it) on texture tensors.
 //
 // Both take the CPU backend's geometry. For Conv, `in` is X's spatial dims and `out` Y's; for
 // ConvTranspose it is the geometry of the matching forward conv, as the CPU op builds it: `in`
@@ -54,7 +54,7 @@ class Conv {
               const TextureTensor* residual = nullptr) const;
 
   // ConvTranspose: Y[batch, out_channels, geometry.in] from X[batch, in_channels, geometry.out]
-  // and W[in_channels, out_channels / group, geometry.kernel]; rank 2 only (1-D as height 1).
+  // and W[in_channels, out_channels / group, geometry.kernel]; rank 2 or 3 (1-D as height 1).
   void record_transpose(const ConvParams& p, const TextureTensor& x, const TextureTensor& w,
                         const TextureTensor* bias, TextureTensor& y) const;
 

@@ -23,19 +23,24 @@ namespace kiln::gpu_pixel {
 // run); false with `reason` otherwise.
 bool float_or_half_inputs(const DevicePlacementQuery& q, std::string& reason, size_t first = 0,
                           size_t count = SIZE_MAX);
+// The same with bfloat16 too, for the kernels whose outputs draw_in_dtype rounds (the unary and
+// binary elementwise draws): their float32 result rounds once to bfloat16, as the CPU's does.
+bool float_half_or_bfloat16_inputs(const DevicePlacementQuery& q, std::string& reason,
+                                   size_t first = 0, size_t count = SIZE_MAX);
 
-// Draws output 0 of `shape` in `dtype`: directly for float32; for float16 into a float32
-// temporary, then rounded to half precision. RunOnCpu for other dtypes (known only per run).
+// Draws output 0 of `shape` in `dtype`: directly for float32; for float16 and bfloat16 into a
+// float32 temporary, then rounded once. RunOnCpu for other dtypes (known only per run).
 template <class Draw>
 void draw_in_dtype(OpRecorder& r, const Shape& shape, DataType dtype, Draw draw) {
   if (dtype == DataType::Float32) {
     draw(r.output(0, shape));
     return;
   }
-  if (dtype != DataType::Float16) throw RunOnCpu(RunTimeCause::InputKind, "not a float input");
+  if (dtype != DataType::Float16 && dtype != DataType::BFloat16)
+    throw RunOnCpu(RunTimeCause::InputKind, "not a float input");
   TextureTensor wide = r.temporary(shape.element_count());
   draw(wide);
-  r.kernel<Convert>().record(ConvertOp::ToFloat16, wide, r.output(0, shape, dtype));
+  r.kernel<Convert>().record(*convert_to(dtype), wide, r.output(0, shape, dtype));
 }
 
 // Outputs of float16 or bfloat16 drawn in float32 first, then rounded once: a kernel draws into

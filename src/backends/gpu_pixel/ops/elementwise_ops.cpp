@@ -97,7 +97,7 @@ void record_integer(OpRecorder& r, IntegerOp op) {
   r.kernel<IntegerArithmetic>().record(op, dtype, a, r.shape(0), b, r.shape(k_b), c);
 }
 
-// Inputs of one dtype among float32, float16 and, when the op has an integer kernel, the
+// Inputs of one dtype among float32, float16, bfloat16 and, when the op has an integer kernel, the
 // integers; false with `reason` otherwise.
 bool arithmetic_inputs(const DevicePlacementQuery& q, bool integers, std::string& reason) {
   if (!texel_inputs(q, reason)) return false;
@@ -107,7 +107,7 @@ bool arithmetic_inputs(const DevicePlacementQuery& q, bool integers, std::string
     if (t == DataType::Undefined) continue;
     const bool integer =
         std::find(std::begin(kIntegers), std::end(kIntegers), t) != std::end(kIntegers);
-    if (!(integers && integer) && !float_or_half_inputs(q, reason, k, 1)) return false;
+    if (!(integers && integer) && !float_half_or_bfloat16_inputs(q, reason, k, 1)) return false;
     if (dtype && *dtype != t) {
       reason = "inputs of two dtypes, " + std::string(dtype_name(*dtype)) + " and " +
                std::string(dtype_name(t)) + " (the draws take one)";
@@ -118,8 +118,8 @@ bool arithmetic_inputs(const DevicePlacementQuery& q, bool integers, std::string
   return true;
 }
 
-// Float32 and float16 through the float draw, the integers (when `int_op` is given) through the
-// integer one.
+// Float32, float16 and bfloat16 through the float draw, the integers (when `int_op` is given)
+// through the integer one.
 OpFactory binary_factory(BinaryOp op, std::optional<IntegerOp> int_op = std::nullopt) {
   return [op, int_op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     if (q.info.num_inputs() != 2) {
@@ -313,10 +313,10 @@ void record_integer_chain(OpRecorder& r, IntegerOp op) {
   }
 }
 
-// Sum, Max, Min and Mean of float32 inputs, and Max and Min of float16 ones (exact: the result
-// is one of the inputs; the CPU rounds a float16 Sum after each input), and Max and Min of the
-// integers (integer_arithmetic.h). One input is the result itself (the CPU op shares it too); two
-// or more are a chain of binary draws.
+// Sum, Max, Min and Mean of float32 inputs, and Max and Min of float16 and bfloat16 ones (exact:
+// the result is one of the inputs; the CPU rounds a float16 Sum after each input), and Max and
+// Min of the integers (integer_arithmetic.h). One input is the result itself (the CPU op shares it
+// too); two or more are a chain of binary draws.
 OpFactory variadic_factory(VariadicOp op) {
   return [op](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
     const bool exact_in_half = op == VariadicOp::Max || op == VariadicOp::Min;
@@ -351,10 +351,10 @@ OpFactory variadic_factory(VariadicOp op) {
 }
 
 // The unary ops and activations, their parameters read from the node at load time; float16
-// inputs too.
+// and bfloat16 inputs too.
 OpFactory unary_factory() {
   return [](const DevicePlacementQuery& q, std::string& reason) -> RecordFn {
-    if (!float_or_half_inputs(q, reason, 0, 1)) return nullptr;
+    if (!float_half_or_bfloat16_inputs(q, reason, 0, 1)) return nullptr;
     std::optional<UnaryParams> params = unary_params(q.info, reason);
     if (!params) return nullptr;
     return [p = *params](OpRecorder& r) {

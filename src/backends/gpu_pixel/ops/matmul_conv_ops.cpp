@@ -72,11 +72,12 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
     // Float16 convolves in float32 and rounds once (half_output.h), as the CPU kernel does; the
     // fused activations take float32 only.
     if (!(fused ? float_inputs(q, reason) : float_or_half_inputs(q, reason))) return nullptr;
-    // The draws take 1-D and 2-D windows; the weights' rank, known at load time when they are
-    // a constant or their shape is fixed, tells.
+    // The draws take 1-D and 2-D windows, and 3-D ones for ConvTranspose; the weights' rank,
+    // known at load time when they are a constant or their shape is fixed, tells.
+    const size_t max_w_rank = transpose ? 5 : 4;
     const Tensor* w = q.info.constant_input(1);
     const Shape* w_shape = w ? &w->shape() : static_input_shape(q, 1);
-    if (w_shape && (w_shape->size() < 3 || w_shape->size() > 4)) {
+    if (w_shape && (w_shape->size() < 3 || w_shape->size() > max_w_rank)) {
       reason = std::to_string(static_cast<int64_t>(w_shape->size()) - 2) +
                "-D convolutions have no GPU-pixel kernel";
       return nullptr;
@@ -99,7 +100,7 @@ OpFactory conv_factory(bool transpose, bool fused = false) {
       const ConvProblem p = transpose ? resolve_conv_transpose(*node.node, attrs, in[0], in[1], b)
                                       : resolve_conv(*node.node, attrs, in[0], in[1], b);
       const size_t rank = p.geometry.rank();
-      if (rank != 1 && rank != 2)
+      if (rank != 1 && rank != 2 && !(transpose && rank == 3))
         throw RunOnCpu(RunTimeCause::ShapeOutsideKernel, "more spatial axes than the draws take");
       // A device limit known only per run: shaders index in 32 bits.
       if (!p.geometry.coordinates_fit_int32())
