@@ -151,27 +151,21 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
       const float* pa = a.data<float>();
       const float* pb = b.data<float>();
       float* py = y.mutable_data<float>();
+      cpu::GemmEpilogue epilogue;
+      epilogue.alpha = attrs.alpha;
+      if (bias) {
+        epilogue.bias_kind = cpu::GemmBias::kPerColumn;
+        epilogue.bias = bias;
+      }
       if (!g.b_has_batch && !ta) {
         // One B for every batch: A's batches (contiguous, as only A has batch dimensions)
         // stack into one tall matrix and the output is one [batches * M, N] block.
-        cpu::GemmEpilogue epilogue;
-        epilogue.alpha = attrs.alpha;
-        if (bias) {
-          epilogue.bias_kind = cpu::GemmBias::kPerColumn;
-          epilogue.bias = bias;
-        }
         if (weights && weights->shape == b.shape()) {
           cpu::sgemm_packed(false, batches * M, pa, K, weights->packed, py, N, epilogue);
         } else {
           cpu::sgemm(false, tb, batches * M, N, K, pa, K, pb, ldb, py, N, epilogue);
         }
         return;
-      }
-      cpu::GemmEpilogue epilogue;
-      epilogue.alpha = attrs.alpha;
-      if (bias) {
-        epilogue.bias_kind = cpu::GemmBias::kPerColumn;
-        epilogue.bias = bias;
       }
       auto product = [&](int64_t i) {
         const BatchOffsets o = batch_offsets(g, i);

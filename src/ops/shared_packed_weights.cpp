@@ -43,13 +43,14 @@ Cache& cache() {
 
 std::shared_ptr<const PackedWeights> shared_packed_b(const Tensor& b, bool trans, int64_t k,
                                                      int64_t n, int64_t ldb) {
-  const std::shared_ptr<Storage>& storage = b.impl()->storage;
-  if (!storage) {  // nothing to share by
+  const auto pack = [&] {
     auto w = std::make_shared<PackedWeights>();
     w->shape = b.shape();
     cpu::pack_b(trans, k, n, b.data<float>(), ldb, w->packed);
     return w;
-  }
+  };
+  const std::shared_ptr<Storage>& storage = b.impl()->storage;
+  if (!storage) return pack();  // nothing to share by
   const Key key{storage.get(), b.impl()->offset, trans, k, n, ldb, cpu::simd_target_name()};
   Cache& c = cache();
   {
@@ -60,9 +61,7 @@ std::shared_ptr<const PackedWeights> shared_packed_b(const Tensor& b, bool trans
   }
   // Packed outside the lock: other layers pack their own weights meanwhile. Two kernels packing
   // the same constant at once both pack; the later one's copy is the one kept for later kernels.
-  auto w = std::make_shared<PackedWeights>();
-  w->shape = b.shape();
-  cpu::pack_b(trans, k, n, b.data<float>(), ldb, w->packed);
+  std::shared_ptr<const PackedWeights> w = pack();
   std::lock_guard lock(c.mutex);
   c.prune();
   c.entries[key] = Entry{storage, w};
