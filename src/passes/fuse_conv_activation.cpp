@@ -72,7 +72,7 @@ bool is_fusable_conv(const ir::Graph& graph, size_t index) {
 }
 
 std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
-                                 const std::map<std::string, size_t>& producer, int opset,
+                                 const Producers& producer, int opset,
                                  const FusedConvCoverage& coverage, size_t conv_index) {
   if (!is_fusable_conv(graph, conv_index)) return std::nullopt;
   Chain chain;
@@ -179,10 +179,7 @@ ir::Node fused_node(const ir::Node& conv, const Chain& chain) {
 
 void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage& coverage) {
   const Readers readers = find_readers(graph);
-  std::map<std::string, size_t> producer;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const auto& out : graph.nodes[i].outputs) producer[out] = i;
-  }
+  const Producers producer = find_producers(graph);
   ChainFusion fusion(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const std::optional<Chain> chain = match_chain(graph, readers, producer, opset, coverage, i);

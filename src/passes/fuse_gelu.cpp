@@ -45,7 +45,8 @@ struct Match {
 };
 
 // The GELU starting at the Div or Mul at `index` (x / sqrt 2).
-std::optional<Match> match(const ir::Graph& graph, const Readers& readers, size_t index) {
+std::optional<Match> match(const ir::Graph& graph, const Readers& readers,
+                           const Producers& producer, size_t index) {
   const ir::Node& scale = graph.nodes[index];
   if (scale.inputs.size() != 2 || scale.outputs.size() != 1 || scale.inputs[0].empty() ||
       !is_float32(graph, scale.outputs[0]))
@@ -77,17 +78,13 @@ std::optional<Match> match(const ir::Graph& graph, const Readers& readers, size_
     return m;
   }
   // B: (x * 0.5) * sum, x * 0.5 read only here.
-  const std::optional<size_t> half = [&]() -> std::optional<size_t> {
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      if (graph.nodes[i].outputs.size() == 1 && graph.nodes[i].outputs[0] == *factor) return i;
-    }
+  const auto half = producer.find(*factor);
+  if (half == producer.end() || !is_op(graph.nodes[half->second], "Mul") ||
+      only_reader(readers, *factor) != mul)
     return std::nullopt;
-  }();
-  if (!half || !is_op(graph.nodes[*half], "Mul") || only_reader(readers, *factor) != mul)
-    return std::nullopt;
-  const auto c = other_operand(graph.nodes[*half], x);
+  const auto c = other_operand(graph.nodes[half->second], x);
   if (!c || !is_scalar(graph, *c, 0.5)) return std::nullopt;
-  m.nodes.push_back(*half);
+  m.nodes.push_back(half->second);
   m.y = graph.nodes[*mul].outputs[0];
   return m;
 }
@@ -96,9 +93,10 @@ std::optional<Match> match(const ir::Graph& graph, const Readers& readers, size_
 
 void fuse_gelu(ir::Graph& graph) {
   const Readers readers = find_readers(graph);
+  const Producers producer = find_producers(graph);
   ChainFusion fusion(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const std::optional<Match> m = match(graph, readers, i);
+    const std::optional<Match> m = match(graph, readers, producer, i);
     if (!m || !fusion.free(m->nodes)) continue;
     ir::Node gelu;
     gelu.name = graph.nodes[i].name;

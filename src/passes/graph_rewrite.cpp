@@ -63,6 +63,14 @@ Readers find_readers(const ir::Graph& graph) {
   return readers;
 }
 
+Producers find_producers(const ir::Graph& graph) {
+  Producers producer;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (const auto& out : graph.nodes[i].outputs) producer[out] = i;
+  }
+  return producer;
+}
+
 std::optional<size_t> only_reader(const Readers& readers, const std::string& value) {
   auto it = readers.find(value);
   if (it == readers.end() || it->second.size() != 1 || it->second[0] == kOutsideReader)

@@ -30,6 +30,9 @@ bool is_float32(const ir::Graph& graph, const std::string& value);
 using Readers = std::map<std::string, std::vector<size_t>>;
 inline constexpr size_t kOutsideReader = static_cast<size_t>(-1);
 Readers find_readers(const ir::Graph& graph);
+// The node that produces each value, by index.
+using Producers = std::map<std::string, size_t>;
+Producers find_producers(const ir::Graph& graph);
 // The one node that reads `value` (once), or nullopt.
 std::optional<size_t> only_reader(const Readers& readers, const std::string& value);
 
