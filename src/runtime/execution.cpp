@@ -338,7 +338,8 @@ Tensor Execution::allocate(size_t node, size_t output, DataType dtype, const Sha
              !impl.storage->owned() || impl.storage->bytes() < bytes) {
     // A slice of the arena is only this slot's under the plan that placed it: never reused
     // outside it.
-    impl.storage = Storage::allocate(dtype, count);
+    impl.storage = !plan_ && dtype != DataType::String ? recycled_.take(bytes) : nullptr;
+    if (!impl.storage) impl.storage = Storage::allocate(dtype, count);
   }
   return values_[s];
 }
@@ -477,8 +478,13 @@ void Execution::release_dead_inputs(const CompiledNode& cn, bool recording) {
       } else if (recording) {
         // A recording run allocates each value on its own: freed once dead, they peak at what
         // the live values need, as the planned runs' arena does, not at the sum of all of them
-        // (ResNet-50: 45 MB, where its arena holds 7).
-        impl.storage.reset();
+        // (ResNet-50: 45 MB, where its arena holds 7). Large blocks wait for a later value of
+        // their size (runtime/storage_recycler.h).
+        if (impl.dtype == DataType::String) {
+          impl.storage.reset();
+        } else {
+          recycled_.give(std::move(impl.storage));
+        }
       }
     }
   }
@@ -558,6 +564,7 @@ void Execution::finish_run() {
     p->plan = plan_memory(*graph_, recorded_bytes_, alias_of_);
     add_plan(std::move(p));
   }
+  recycled_.clear();
   // Notified under the lock, the last touch of this execution by this job: a waiter cannot
   // return from wait_idle (and destroy the execution) before the lock is released.
   std::lock_guard lock(idle_mutex_);

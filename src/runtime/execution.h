@@ -15,6 +15,7 @@
 #include "runtime/compiled_graph.h"
 #include "runtime/memory_plan.h"
 #include "runtime/run_profiler.h"
+#include "runtime/storage_recycler.h"
 
 namespace kiln {
 
@@ -145,6 +146,7 @@ class Execution {
   std::atomic<uint64_t> planned_bytes_{0}, arena_bytes_{0}, cached_plans_{0}, plan_cache_bytes_{0};
   std::vector<size_t> recorded_bytes_;
   std::vector<int> alias_of_;
+  StorageRecycler recycled_;  // a recording run's dead values, for its later ones
 };
 
 }  // namespace kiln
