@@ -26,10 +26,17 @@ const uint ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, MAX = 5, MIN = 6, PRELU 
 // ONNX Pow follows C's pow: a negative base works with an integral exponent. GLSL's pow is
 // undefined for x < 0, and for x == 0 with y <= 0, so those cases are handled here.
 float onnx_pow(float x, float y) {
-  if (y == 0.0) return 1.0;
-  if (x == 0.0) return y > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);  // +inf
+  const float nan_value = uintBitsToFloat(0x7fc00000u), inf_value = uintBitsToFloat(0x7f800000u);
+  if (y == 0.0 || x == 1.0) return 1.0;  // even with a NaN operand, as in C
+  if (isnan(x) || isnan(y)) return nan_value;
+  if (x == 0.0) {
+    // An odd integral power keeps the zero's sign: pow(-0, 3) = -0, pow(-0, -3) = -inf.
+    const bool odd = y == trunc(y) && mod(y, 2.0) == 1.0;
+    const float r = y > 0.0 ? 0.0 : inf_value;
+    return odd && floatBitsToUint(x) != 0u ? -r : r;
+  }
   if (x > 0.0) return pow(x, y);
-  if (y != trunc(y)) return uintBitsToFloat(0x7fc00000u);  // NaN
+  if (y != trunc(y)) return nan_value;
   const float r = pow(-x, y);
   return mod(y, 2.0) == 0.0 ? r : -r;
 }
