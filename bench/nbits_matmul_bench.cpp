@@ -7,17 +7,18 @@
 // Then, for the weight shapes of the decoder examples/tokengen/build_decoder.py writes (N x K:
 // QKV, output, gate/up, down projections and the lm_head), one GEMV of a single row of A, in
 // float32 and with int8 activations (accuracy_level 4): bytes of packed weights and scales read
-// per second, and that as a percentage of the stream. --hot keeps the weights in cache instead
-// (two copies), which shows what the arithmetic alone allows.
-// Each call reads another copy of the weight (copies totalling at least 512 MiB), so that no
-// weight comes from a cache, as in token generation where all layers' weights are read once a
-// step. Last, the rows of A at which the GEMM path overtakes the GEMV (what
-// kNBitsGemvMaxRows rests on), beside kiln's GEMM on a float32 copy of the weight packed once
-// (the GEMM path's price for dequantizing on every call).
-// Figures are medians of R rounds of wall-clock time, run on a kiln ThreadPool of N threads (kiln's
-// job system, as the op runs), timed by the thread's CPU time with one thread (the host may be
-// shared) and by wall time with more; --target restricts Highway's dispatch (e.g. AVX2 on an
-// AVX-512 machine).
+// per second, and that as a share of the stream's: each round times a streaming read right
+// before the GEMVs, and the share is the median over rounds of the two rates' ratio, so that a
+// host whose load drifts (a shared machine) skews both alike. --hot keeps the weights in cache
+// instead (two copies), which shows what the arithmetic alone allows. Each call reads another copy
+// of the weight (copies totalling at least 512 MiB), so that no weight comes from a cache, as in
+// token generation where all layers' weights are read once a step. Last, the rows of A at which the
+// GEMM path overtakes the GEMV (what kNBitsGemvMaxRows rests on), beside kiln's GEMM on a float32
+// copy of the weight packed once (the GEMM path's price for dequantizing on every call). Figures
+// are medians of R rounds of wall-clock time, run on a kiln ThreadPool of N threads (kiln's job
+// system, as the op runs), timed by the thread's CPU time with one thread (the host may be shared)
+// and by wall time with more; --target restricts Highway's dispatch (e.g. AVX2 on an AVX-512
+// machine).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -96,26 +97,30 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-// GB/s of a parallel streaming read of kColdBytes, median of `rounds`.
-double stream_bandwidth(kiln::ThreadPool& pool, int rounds) {
-  const int64_t n = kColdBytes / 4;
-  std::vector<float> buffer(static_cast<size_t>(n), 1.0f);
-  const auto sum = HWY_DYNAMIC_DISPATCH(stream_sum);
-  std::vector<double> seconds;
-  constexpr int64_t kChunk = 16384;
-  std::vector<float> partial(static_cast<size_t>(n / kChunk));  // keeps the sums alive
-  for (int r = 0; r < rounds + 1; ++r) {
-    run_in_pool(pool, [&] {
-      const double start = now();
-      kiln::parallel_for(n / kChunk, 16, [&](int64_t b, int64_t e) {
-        partial[static_cast<size_t>(b)] = sum(buffer.data() + b * kChunk, (e - b) * kChunk);
-      });
-      if (r > 0) seconds.push_back(now() - start);  // the first round warms the pages
-    });
+// A parallel streaming read of kColdBytes, the yardstick: seconds of one pass.
+class StreamRead {
+ public:
+  StreamRead()
+      : buffer_(static_cast<size_t>(kColdBytes / 4), 1.0f), partial_(buffer_.size() / kChunk) {
+    pass();  // touches the pages
   }
-  if (partial[0] == -1.0f) std::puts("");
-  return static_cast<double>(kColdBytes) / median(seconds) * 1e-9;
-}
+  double pass() {
+    const auto sum = HWY_DYNAMIC_DISPATCH(stream_sum);
+    const double start = now();
+    kiln::parallel_for(static_cast<int64_t>(partial_.size()), 16, [&](int64_t b, int64_t e) {
+      partial_[static_cast<size_t>(b)] = sum(buffer_.data() + b * kChunk, (e - b) * kChunk);
+    });
+    const double seconds = now() - start;
+    if (partial_[0] == -1.0f) std::puts("");  // keeps the sums alive
+    return seconds;
+  }
+  static double gbs(double seconds) { return static_cast<double>(kColdBytes) / seconds * 1e-9; }
+
+ private:
+  static constexpr int64_t kChunk = 16384;
+  std::vector<float> buffer_;
+  std::vector<float> partial_;
+};
 
 // `copies` int4 weights of one shape, with float scales and the default zero point.
 struct ColdWeights {
@@ -152,24 +157,34 @@ ColdWeights make_weights(int64_t N, int64_t K, int64_t block, int64_t min_total_
   return c;
 }
 
-// Median seconds of one call with M rows of A, each call on the next copy.
+// Seconds of one call with M rows of A, each call on the next copy: the median of `rounds`.
+// With `stream`, each round also times a streaming read right before the calls, and `ratio`
+// gets the median over rounds of the calls' bytes per second over the stream's: the two
+// measured under the same load of the host.
 double time_calls(kiln::ThreadPool& pool, const ColdWeights& c, int64_t M, bool gemv, int rounds,
-                  kiln::cpu::NBitsArithmetic arithmetic = kiln::cpu::NBitsArithmetic::kFloat32) {
+                  kiln::cpu::NBitsArithmetic arithmetic = kiln::cpu::NBitsArithmetic::kFloat32,
+                  StreamRead* stream = nullptr, double* ratio = nullptr) {
   std::vector<float> a(static_cast<size_t>(M * c.shape.K), 0.5f);
   std::vector<float> y(static_cast<size_t>(M * c.shape.N));
-  std::vector<double> seconds;
+  std::vector<double> seconds, ratios;
   run_in_pool(pool, [&] {
     for (size_t i = 0; i < c.data.size(); ++i) {  // warm-up: touches every copy once
       kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
     }
     for (int r = 0; r < rounds; ++r) {
+      const double stream_seconds = stream ? stream->pass() : 0.0;
       const double start = now();
       for (size_t i = 0; i < c.data.size(); ++i) {
         kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
       }
       seconds.push_back((now() - start) / static_cast<double>(c.data.size()));
+      if (stream) {
+        ratios.push_back(static_cast<double>(c.bytes()) / seconds.back() * 1e-9 /
+                         StreamRead::gbs(stream_seconds));
+      }
     }
   });
+  if (ratio) *ratio = median(ratios);
   return median(seconds);
 }
 
@@ -214,8 +229,15 @@ int main(int argc, char** argv) {
               cpu_model().c_str(), kiln::cpu::simd_target_name().c_str(), threads,
               static_cast<long long>(block), rounds,
               g_thread_clock ? "thread CPU time" : "wall time");
-  const double stream = stream_bandwidth(pool, rounds);
-  std::printf("streaming read: %.1f GB/s\n\n", stream);
+  StreamRead stream;
+  std::vector<double> stream_seconds;
+  run_in_pool(pool, [&] {
+    for (int r = 0; r < rounds; ++r) stream_seconds.push_back(stream.pass());
+  });
+  std::printf(
+      "streaming read: %.1f GB/s (each GEMV's share below is against a streaming read\n"
+      "timed right before it in each round: the median of the rounds' ratios)\n\n",
+      StreamRead::gbs(median(stream_seconds)));
   std::printf(
       "int4 GEMV, one row of A   weights+scales   float32 arithmetic          int8 activations "
       "(accuracy_level 4)\n"
@@ -230,14 +252,15 @@ int main(int argc, char** argv) {
                           {"square 3072 x 1024", 3072, 1024}, {"lm    32000 x 1024", 32000, 1024}};
   for (const Shape& s : shapes) {
     const ColdWeights c = make_weights(s.N, s.K, block, hot ? 0 : kColdBytes);
-    const double t = time_calls(pool, c, 1, true, rounds);
-    const double t8 =
-        time_calls(pool, c, 1, true, rounds, kiln::cpu::NBitsArithmetic::kInt8Activations);
+    double share = 0.0, share8 = 0.0;
+    const double t =
+        time_calls(pool, c, 1, true, rounds, kiln::cpu::NBitsArithmetic::kFloat32, &stream, &share);
+    const double t8 = time_calls(pool, c, 1, true, rounds,
+                                 kiln::cpu::NBitsArithmetic::kInt8Activations, &stream, &share8);
     const double gbs = static_cast<double>(c.bytes()) / t * 1e-9;
     const double gbs8 = static_cast<double>(c.bytes()) / t8 * 1e-9;
     std::printf("  %-24s %8.2f MB  %7.1f us  %6.1f  %5.0f %%  %7.1f us  %6.1f  %5.0f %%\n", s.name,
-                c.bytes() * 1e-6, t * 1e6, gbs, 100.0 * gbs / stream, t8 * 1e6, gbs8,
-                100.0 * gbs8 / stream);
+                c.bytes() * 1e-6, t * 1e6, gbs, 100.0 * share, t8 * 1e6, gbs8, 100.0 * share8);
   }
   std::printf(
       "\nrows of A, gate 2816 x 1024, us per call: GEMV, GEMM path, and kiln's GEMM on a\n"
