@@ -3,16 +3,15 @@
 // A run with a new input signature has no memory plan yet: it allocates each value on its own
 // and frees it once dead (Execution::release_dead_inputs). A large block comes fresh from the
 // operating system, and touching it costs a page fault per 4 KiB page, about 3.5 us on a
-// virtual machine: for a 128-token prompt through a 4-layer decoder, 40 MB of activations made
-// that first run 25 % slower than the planned ones. Transformer layers, and most stages of a
-// CNN, repeat their value sizes, so a dead value's block is usually the right size for one
-// made a layer later: kept here, it is reused with its pages already resident.
+// virtual machine: for a 128-token prompt through a 4-layer decoder (examples/tokengen), 40 MB
+// of fresh activations made that first run about 60 ms (17 %) slower. Transformer layers, and most
+// stages of a CNN, repeat their value sizes, so a dead value's block is usually the right size for
+// one made a layer later: kept here, it is reused with its pages already resident.
 //
 // Bounded by kMaxBytes, oldest dropped first, so a recording run holds little more than its
 // live values (the planned runs' arena is what it approximates), and emptied when the run ends.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -27,8 +26,8 @@ class StorageRecycler {
  public:
   static constexpr size_t kMaxBytes = size_t{16} << 20;
 
-  // Keeps `storage` (not of strings) when it is the last owner of a mapped host block (smaller blocks come from
-  // the C++ heap, which reuses them anyway); otherwise just drops the reference.
+  // Keeps `storage` (not of strings) when it is the last owner of a mapped host block (smaller
+  // blocks come from the C++ heap, which reuses them anyway); otherwise just drops the reference.
   void give(std::shared_ptr<Storage> storage) {
     if (!storage || storage.use_count() != 1 || !storage->owned() ||
         storage->bytes() < kMappedBlockBytes || storage->bytes() > kMaxBytes) {
