@@ -64,6 +64,7 @@ class WorkerImpl {
       if (!device_) {
         passes::fuse_matmul_bias(*fused);
         passes::fuse_gelu(*fused);
+        passes::fuse_attention(*fused, ir.opset_for(""));
       }
       if (fused->nodes.size() != ir.graph.nodes.size()) {
         fused_graph_ = std::move(fused);
