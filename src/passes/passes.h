@@ -47,6 +47,8 @@ void fuse_gelu(ir::Graph& graph);
 // and the Transposes around them) into kiln::FusedAttention (opdefs/fused_attention.h). The CPU
 // worker's pass. `opset`: the graph's ai.onnx opset (Softmax's default axis).
 void fuse_attention(ir::Graph& graph, int opset);
+// The CPU worker's fusions, all of the above in its order. `opset`: the graph's ai.onnx opset.
+void fuse_for_cpu(ir::Graph& graph, int opset);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.
 void remove_dead_nodes(ir::Graph& graph);
 // Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.
