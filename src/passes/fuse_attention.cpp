@@ -23,17 +23,25 @@
 namespace kiln::passes {
 namespace {
 
-const std::vector<Dim>* shape_of(const ir::Graph& graph, const std::string& value) {
+// The dims of a float32 value whose rank is known: an initializer (a constant mask) or a value
+// shape inference typed.
+std::optional<std::vector<Dim>> float32_dims(const ir::Graph& graph, const std::string& value) {
+  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
+    if (it->second.dtype() != DataType::Float32) return std::nullopt;
+    std::vector<Dim> dims;
+    for (int64_t d : it->second.shape()) dims.push_back(Dim{d, ""});
+    return dims;
+  }
   const ValueInfo* info = graph.find_value_info(value);
-  return info && info->has_shape ? &info->shape : nullptr;
+  if (!info || !info->has_shape || info->dtype != DataType::Float32) return std::nullopt;
+  return info->shape;
 }
 
 // The rank of a float32 value whose rank is known and between 2 and 4.
 std::optional<size_t> attention_rank(const ir::Graph& graph, const std::string& value) {
-  const std::vector<Dim>* shape = shape_of(graph, value);
-  if (!shape || !is_float32(graph, value) || shape->size() < 2 || shape->size() > 4)
-    return std::nullopt;
-  return shape->size();
+  const std::optional<std::vector<Dim>> dims = float32_dims(graph, value);
+  if (!dims || dims->size() < 2 || dims->size() > 4) return std::nullopt;
+  return dims->size();
 }
 
 // The factor a Mul or Div by a constant float32 scalar applies to its other operand `x`.
@@ -183,10 +191,9 @@ class Matcher {
   // Whether adding `mask` to `scores` keeps the scores' shape: same or lower rank, each dim 1
   // or the scores' own, the last one the scores' own (the fused op reads whole rows).
   bool mask_fits(const std::string& mask, const std::string& scores) const {
-    const std::vector<Dim>* ms = shape_of(graph_, mask);
-    const std::vector<Dim>* ss = shape_of(graph_, scores);
-    if (!ms || !ss || !is_float32(graph_, mask) || ms->size() > ss->size() || ms->empty())
-      return false;
+    const std::optional<std::vector<Dim>> ms = float32_dims(graph_, mask);
+    const std::optional<std::vector<Dim>> ss = float32_dims(graph_, scores);
+    if (!ms || !ss || ms->size() > ss->size() || ms->empty()) return false;
     auto same = [](const Dim& a, const Dim& b) {
       return (a.is_fixed() && a.value == b.value) || (!a.symbol.empty() && a.symbol == b.symbol);
     };

@@ -149,6 +149,24 @@ void expect_not_fused(const std::function<GraphBuilder()>& make, const std::stri
   expect_fused_result(make, what, /*fuses=*/false);
 }
 
+TEST(FuseAttention, AConstantMaskAndAKeyPaddingMaskOfOneAxisFuse) {
+  for (bool constant : {false, true}) {
+    auto make = [&] {
+      GraphBuilder b = attention({false, true, Scale::kDivQ, true});
+      // The mask: one row [keys] for every query and head.
+      b.ir().graph.inputs.back().shape = {Dim{kKeys, ""}};
+      if (constant) {
+        b.ir().graph.inputs.pop_back();
+        b.initializer("mask", random({kKeys}, 7));
+      }
+      return b;
+    };
+    const std::string what = constant ? "constant mask [keys]" : "mask [keys]";
+    EXPECT_EQ(worker_ops(make().build()), std::vector<std::string>{"FusedAttention"}) << what;
+    expect_fused_result(make, what);
+  }
+}
+
 TEST(FuseAttention, ASoftmaxAlongAnotherAxisDoesNotFuse) {
   expect_not_fused(
       [] {
