@@ -29,8 +29,8 @@ inline std::vector<std::string> worker_ops(const Model& m) {
 
 // The CPU worker on `make`'s model against the same model with every value a node produces
 // also a graph output, which keeps every node as it is: the same output "y" within float
-// rounding, for random inputs of the declared shapes. `fuses`: whether the worker must run fewer
-// nodes than the graph has (else the same number).
+// rounding, for random inputs of the declared shapes, and every output of the shape inference
+// gave it. `fuses`: whether the worker must run fewer nodes than the graph has (else the same).
 inline void expect_fused_result(const std::function<GraphBuilder()>& make, const std::string& what,
                                 bool fuses = true) {
   const Model fused = make().build();
@@ -53,7 +53,9 @@ inline void expect_fused_result(const std::function<GraphBuilder()>& make, const
     for (const Dim& d : in[i].shape) shape.push_back(d.value);
     feeds.push_back({in[i].name, random(shape, 10 + static_cast<uint32_t>(i))});
   }
-  const auto a = run_one(fused, feeds, "y").to_vector<float>();
+  WorkerOptions checked;
+  checked.verify_shapes = true;  // the fused ops' outputs have the shapes inference gave them
+  const auto a = run_one(fused, feeds, "y", checked).to_vector<float>();
   const auto e = run_one(plain, feeds, "y").to_vector<float>();
   ASSERT_EQ(a.size(), e.size()) << what;
   for (size_t i = 0; i < a.size(); ++i) {
