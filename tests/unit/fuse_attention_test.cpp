@@ -167,6 +167,31 @@ TEST(FuseAttention, AConstantMaskAndAKeyPaddingMaskOfOneAxisFuse) {
   }
 }
 
+// q [6, 5, 8] attending to keys and values shared by every head: K^T [8, 7], V [7, 6], as
+// MatMul broadcasts them. `opset` 11 and no Softmax axis: the default axis 1 is not the last.
+GraphBuilder shared_keys(int opset, bool axis_given) {
+  GraphBuilder b(opset);
+  b.input("q", DataType::Float32, {kBatch * kHeads, kQueries, kSize});
+  b.input("kt", DataType::Float32, {kSize, kKeys});
+  b.input("v", DataType::Float32, {kKeys, kValueSize});
+  b.node("MatMul", {"q", "kt"}, {"s"});
+  ir::Node& softmax = b.node("Softmax", {"s"}, {"p"});
+  if (axis_given) softmax.attributes = {int_attr("axis", 2)};
+  b.node("MatMul", {"p", "v"}, {"y"});
+  b.output("y");
+  return b;
+}
+
+TEST(FuseAttention, KeysAndValuesBroadcastOverHeadsAsMatMulDoes) {
+  for (int opset : {11, 17}) {
+    auto make = [&] { return shared_keys(opset, true); };
+    EXPECT_EQ(worker_ops(make().build()), std::vector<std::string>{"FusedAttention"}) << opset;
+    expect_fused_result(make, "shared keys, opset " + std::to_string(opset));
+  }
+  // Before opset 13 Softmax's default axis is 1.
+  expect_not_fused([] { return shared_keys(11, false); }, "opset 11, default axis");
+}
+
 TEST(FuseAttention, ASoftmaxAlongAnotherAxisDoesNotFuse) {
   expect_not_fused(
       [] {
