@@ -43,6 +43,12 @@ void fuse_matmul_bias(ir::Graph& graph);
 // Fuses the exact GELU spelled op by op (Div, Erf, Add, Mul, Mul) into com.microsoft Gelu. The
 // CPU worker's pass.
 void fuse_gelu(ir::Graph& graph);
+// Fuses scaled dot-product attention spelled op by op (MatMul, scale, mask Add, Softmax, MatMul,
+// and the Transposes around them) into kiln::FusedAttention (opdefs/fused_attention.h). The CPU
+// worker's pass. `opset`: the graph's ai.onnx opset (Softmax's default axis).
+void fuse_attention(ir::Graph& graph, int opset);
+// The CPU worker's fusions, all of the above in its order. `opset`: the graph's ai.onnx opset.
+void fuse_for_cpu(ir::Graph& graph, int opset);
 // Removes nodes whose outputs nobody uses, and initializers nobody reads.
 void remove_dead_nodes(ir::Graph& graph);
 // Fills graph.value_infos with the dtype and (possibly symbolic) shape of every value it can.

@@ -60,10 +60,10 @@ class WorkerImpl {
       // backend's kernel covers them: the model stays as loaded. Values the user can see
       // (outputs, LoadOptions::extra_outputs) are never fused away.
       auto fused = std::make_shared<ir::Graph>(ir.graph);
-      passes::fuse_conv_activations(*fused, ir.opset_for(""), *fusion);
-      if (!device_) {
-        passes::fuse_matmul_bias(*fused);
-        passes::fuse_gelu(*fused);
+      if (device_) {
+        passes::fuse_conv_activations(*fused, ir.opset_for(""), *fusion);
+      } else {
+        passes::fuse_for_cpu(*fused, ir.opset_for(""));
       }
       if (fused->nodes.size() != ir.graph.nodes.size()) {
         fused_graph_ = std::move(fused);

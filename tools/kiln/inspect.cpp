@@ -5,6 +5,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "command.h"
@@ -56,6 +57,8 @@ size_t subgraph_node_count(const ir::Node& node) {
 struct BackendPlacement {
   std::vector<NodePlacement> nodes;  // the worker's, for its own graph
   std::vector<int> per_node;         // per node of the model's graph: an index into `nodes`
+  // The domain and op type of the fused nodes among `nodes` (by index) whose domain is known.
+  std::map<int, std::string> fused_ops;
   std::string device;
   std::string unavailable;  // why no worker could be built
   // Native GPU nodes placed with some input shape or dtype unknown at load time.
@@ -79,11 +82,18 @@ struct BackendPlacement {
 };
 
 // The worker's placement of each node of `graph`. A worker runs its own copy of the graph, where
-// a Conv and the residual Add and activation after it may be one kiln::FusedConv, named after
-// the Conv and placed at the chain's end: such nodes take the FusedConv's placement.
+// a chain of nodes may be one fused node named after one of them; every node of the chain takes
+// the fused node's placement. `cpu_fused` is the CPU worker's copy (passes::fuse_for_cpu): there
+// every value a fusion removed had one reader, the next node of its chain (but for x * sigmoid(x),
+// see below), so a removed node is followed to its chain's last node, whose output the fused node
+// produces. GPU workers fuse only a Conv with the residual Add and activation after it
+// (kiln::FusedConv, named after the Conv and placed at the chain's end), as far as their kernels
+// go: such nodes take the FusedConv's.
 // Each entry indexes `placed`, or is -1 for a node the worker does not run (none, normally).
 std::vector<int> placement_per_node(const ir::Graph& graph,
-                                    const std::vector<NodePlacement>& placed) {
+                                    const std::vector<NodePlacement>& placed,
+                                    const ir::Graph* cpu_fused,
+                                    std::map<int, std::string>& fused_ops) {
   std::map<std::pair<std::string, std::string>, std::vector<int>> by_node;
   for (int k = static_cast<int>(placed.size()); k-- > 0;)
     by_node[{placed[k].node_name, placed[k].op_type}].push_back(k);
@@ -115,11 +125,42 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     }
     return static_cast<const ir::Node*>(nullptr);
   };
+  std::map<std::string, const ir::Node*> fused_producer;
+  std::map<std::string, std::vector<const ir::Node*>> readers;
+  if (cpu_fused) {
+    for (const ir::Node& node : cpu_fused->nodes)
+      for (const std::string& out : node.outputs) fused_producer[out] = &node;
+    for (const ir::Node& node : graph.nodes)
+      for (const std::string& in : node.inputs) readers[in].push_back(&node);
+  }
+  // The fused node whose chain `node` belongs to, from the CPU worker's graph.
+  auto cpu_fusion = [&](const ir::Node& node) {
+    const ir::Node* n = &node;
+    for (size_t steps = 0; steps < graph.nodes.size() && n->outputs.size() == 1 &&
+                           !fused_producer.count(n->outputs[0]);
+         ++steps) {
+      auto r = readers.find(n->outputs[0]);
+      if (r == readers.end() || r->second.size() != 1) return -1;
+      n = r->second[0];
+    }
+    auto f = n->outputs.empty() ? fused_producer.end() : fused_producer.find(n->outputs[0]);
+    if (f == fused_producer.end()) return -1;
+    const ir::Node& fused = *f->second;
+    for (size_t k = 0; k < placed.size(); ++k) {
+      if (placed[k].node_name == fused.name && placed[k].op_type == fused.op_type) {
+        fused_ops[static_cast<int>(k)] = fused.domain + "::" + fused.op_type;
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  };
   std::vector<int> per_node;
   for (const ir::Node& node : graph.nodes) {
     int k = take(node.name, node.op_type);
+    if (k < 0 && cpu_fused) k = cpu_fusion(node);
     if (k < 0) {
-      // Sigmoid and Mul of a fused SiLU hang off the Conv through each other: three steps.
+      // Sigmoid and Mul of a fused SiLU hang off the Conv through each other: three steps (and
+      // the Conv's output has two readers, which cpu_fusion does not follow).
       const ir::Node* conv = chain_conv(node, 3);
       k = conv ? fused_conv(conv->name) : -1;
     }
@@ -133,7 +174,13 @@ BackendPlacement placement_on(const Model& model, Backend backend, const WorkerO
   try {
     Worker worker(model, backend, options);
     p.nodes = worker.placements();
-    p.per_node = placement_per_node(model.ir()->graph, p.nodes);
+    std::optional<ir::Graph> cpu_fused;
+    if (backend == Backend::Cpu) {
+      cpu_fused = model.ir()->graph;
+      passes::fuse_for_cpu(*cpu_fused, model.ir()->opset_for(""));
+    }
+    p.per_node = placement_per_node(model.ir()->graph, p.nodes, cpu_fused ? &*cpu_fused : nullptr,
+                                    p.fused_ops);
     p.device = worker.device_description();
   } catch (const Error& e) {
     p.unavailable = e.what();
@@ -196,7 +243,12 @@ int inspect(const InspectOptions& o) {
       std::cout << "(not among the worker's placements)\n";
     } else if (const NodePlacement& p = *placed; p.fallback_reason.empty()) {
       std::cout << backend_name(p.backend);
-      if (p.op_type != node.op_type) std::cout << " (in kiln::" << p.op_type << ")";
+      if (p.op_type != node.op_type) {
+        const auto fused = chosen.fused_ops.find(chosen.per_node[i]);
+        std::cout << " (in "
+                  << (fused != chosen.fused_ops.end() ? fused->second : "kiln::" + p.op_type)
+                  << ")";
+      }
       // A GPU node placed without every shape known: a run may still send it to the CPU.
       if (p.backend != Backend::Cpu && !p.decided_at_load) std::cout << " (shapes checked per run)";
       std::cout << "\n";

@@ -86,17 +86,20 @@ void attend_one_head(const AttentionShape& shape, const AttentionParams& params,
     for (size_t e = 0; e < block; ++e) scores[e] = cap * std::tanh(scores[e] * inv_cap);
   }
   copy_stage(shape, params, 1, b, h, scores);
-  // Rows that see no key at all; their probabilities are zeroed after the softmax.
+  // Rows that see no key at all; their probabilities are zeroed after the softmax. Without any
+  // mask the bias is zero everywhere and every row sees every key: nothing to add.
+  const bool biased =
+      mask.data != nullptr || params.causal_offset != nullptr || params.kv_valid != nullptr;
   thread_local std::vector<char> hidden_rows;
   hidden_rows.assign(static_cast<size_t>(sq), 0);
-  for (int64_t i = 0; i < sq; ++i) {
+  for (int64_t i = 0; biased && i < sq; ++i) {
     hidden_rows[i] = fill_bias_row(shape, params, mask, b, h, i, bias);
     float* row = scores + i * t;
     for (int64_t j = 0; j < t; ++j) row[j] += bias[j];
   }
   copy_stage(shape, params, 2, b, h, scores);
   softmax_f32(scores, probs, sq, t, 1, /*log=*/false);
-  for (int64_t i = 0; i < sq; ++i) {
+  for (int64_t i = 0; biased && i < sq; ++i) {
     if (hidden_rows[i]) std::fill(probs + i * t, probs + (i + 1) * t, 0.0f);
   }
   copy_stage(shape, params, 3, b, h, probs);

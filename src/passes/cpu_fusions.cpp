@@ -1,0 +1,14 @@
+// The CPU worker's fusions in one list, so that the worker and the tools that explain its graph
+// (kiln inspect maps the fused nodes back to the model's) apply the same ones in the same order.
+#include "passes/passes.h"
+
+namespace kiln::passes {
+
+void fuse_for_cpu(ir::Graph& graph, int opset) {
+  fuse_conv_activations(graph, opset, FusedConvCoverage::everything());
+  fuse_matmul_bias(graph);
+  fuse_gelu(graph);
+  fuse_attention(graph, opset);
+}
+
+}  // namespace kiln::passes
