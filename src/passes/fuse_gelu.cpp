@@ -14,31 +14,6 @@
 namespace kiln::passes {
 namespace {
 
-// Whether `name` is a float32 constant of one element within float rounding of `value`.
-bool is_scalar(const ir::Graph& graph, const std::string& name, double value) {
-  auto it = graph.initializers.find(name);
-  if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32 ||
-      it->second.element_count() != 1)
-    return false;
-  return std::fabs(it->second.data<float>()[0] - value) <= 1e-6 * std::fabs(value);
-}
-
-// The other operand of a two-input node that reads `value`, or nullopt.
-std::optional<std::string> other_operand(const ir::Node& node, const std::string& value) {
-  if (node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
-  if (node.inputs[0] == value) return node.inputs[1];
-  if (node.inputs[1] == value) return node.inputs[0];
-  return std::nullopt;
-}
-
-// The node that alone reads `value`, when it is the ai.onnx op `op_type`.
-std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
-                                     const std::string& value, const char* op_type) {
-  const std::optional<size_t> r = only_reader(readers, value);
-  if (!r || !is_op(graph.nodes[*r], op_type)) return std::nullopt;
-  return r;
-}
-
 struct Match {
   std::vector<size_t> nodes;
   std::string x, y;

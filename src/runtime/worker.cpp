@@ -64,6 +64,8 @@ class WorkerImpl {
       if (!device_) {
         passes::fuse_matmul_bias(*fused);
         passes::fuse_gelu(*fused);
+        passes::fuse_normalizations(*fused, ir.opset_for(""));
+        passes::fuse_softmax(*fused, ir.opset_for(""));
       }
       if (fused->nodes.size() != ir.graph.nodes.size()) {
         fused_graph_ = std::move(fused);

@@ -5,57 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "fused_worker_check.h"
 #include "graph_builder.h"
-#include "passes/passes.h"
-#include "random_data.h"
-#include "test_util.h"
 
 namespace kiln::testing {
 namespace {
-
-Tensor random(const Shape& s, uint32_t seed) {
-  return f32(s, uniform_floats(s.element_count(), seed, -2.0f, 2.0f));
-}
-
-Tensor scalar(float v) { return Tensor::from_data<float>({}, {v}); }
-
-std::vector<std::string> worker_ops(const Model& m) {
-  Worker w(m, Backend::Cpu);
-  std::vector<std::string> ops;
-  for (const auto& p : w.placements()) ops.push_back(p.op_type);
-  return ops;
-}
-
-// The CPU worker on `make`'s model against the same model with every value a node produces
-// also a graph output, which keeps every node as it is.
-void expect_fused_result(const std::function<GraphBuilder()>& make, const std::string& what) {
-  const Model fused = make().build();
-  GraphBuilder exposed = make();
-  for (const auto& n : fused.ir()->graph.nodes) {
-    for (const auto& out : n.outputs) {
-      if (out != "y") exposed.output(out);
-    }
-  }
-  const Model plain = exposed.build();
-  ASSERT_LT(worker_ops(fused).size(), worker_ops(plain).size()) << what << ": nothing fused";
-  const auto& in = fused.inputs();
-  std::vector<NamedTensor> feeds;
-  for (size_t i = 0; i < in.size(); ++i) {
-    Shape shape;
-    for (const Dim& d : in[i].shape) shape.push_back(d.value);
-    feeds.push_back({in[i].name, random(shape, 10 + static_cast<uint32_t>(i))});
-  }
-  const auto a = run_one(fused, feeds, "y").to_vector<float>();
-  const auto e = run_one(plain, feeds, "y").to_vector<float>();
-  ASSERT_EQ(a.size(), e.size()) << what;
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_NEAR(a[i], e[i], 1e-5 + 1e-5 * std::abs(e[i])) << what << " at " << i;
-  }
-}
 
 // x [2, 5, 24] -> MatMul(w [24, 40]) -> Add(bias [40]) -> y, the Add's operands in either order.
 GraphBuilder linear(bool bias_first) {
