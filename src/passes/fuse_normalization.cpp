@@ -58,8 +58,10 @@ bool is_row_parameter(const ir::Graph& graph, const std::string& name, const Val
 // The keepdims ReduceMean over the trailing dims that alone reads `value`, and how many.
 std::optional<std::pair<size_t, int64_t>> trailing_mean_of(const Context& c,
                                                            const std::string& value, int64_t rank) {
-  const auto mean = only_reader_op(c.graph, c.readers, value, "ReduceMean");
-  if (!mean || c.graph.nodes[*mean].inputs[0] != value) return std::nullopt;
+  const auto mean = only_reader(c.readers, value);  // with the axes as an attribute or input
+  if (!mean || !is_op(c.graph.nodes[*mean], "ReduceMean") ||
+      c.graph.nodes[*mean].inputs[0] != value)
+    return std::nullopt;
   const auto k = trailing_reduction(c.graph, c.graph.nodes[*mean], c.opset, rank);
   if (!k) return std::nullopt;
   return std::pair{*mean, *k};
@@ -77,7 +79,7 @@ bool squares(const Context& c, const ir::Node& node, const std::string& value) {
 bool match_scaling(const Context& c, size_t mean, const std::string& centred, Norm& m) {
   const ir::Graph& g = c.graph;
   const std::string& v = g.nodes[mean].outputs[0];
-  const auto add = only_reader_op(g, c.readers, v, "Add");
+  const auto add = only_reader_op(g, c.readers, v, "Add", 2);
   if (!add) return false;
   const auto eps_name = other_operand(g.nodes[*add], v);
   if (!eps_name) return false;
@@ -91,21 +93,21 @@ bool match_scaling(const Context& c, size_t mean, const std::string& centred, No
   const std::string& a = g.nodes[*add].outputs[0];
   // The node that multiplies `centred` by `factor` and alone reads the factor.
   auto multiplies = [&](const std::string& factor) -> std::optional<size_t> {
-    const auto mul = only_reader_op(g, c.readers, factor, "Mul");
+    const auto mul = only_reader_op(g, c.readers, factor, "Mul", 2);
     if (!mul || other_operand(g.nodes[*mul], factor) != centred) return std::nullopt;
     return mul;
   };
   std::optional<size_t> last;
-  if (const auto sqrt = only_reader_op(g, c.readers, a, "Sqrt")) {
+  if (const auto sqrt = only_reader_op(g, c.readers, a, "Sqrt", 1)) {
     m.nodes.push_back(*sqrt);
     const std::string& s = g.nodes[*sqrt].outputs[0];
-    if (const auto div = only_reader_op(g, c.readers, s, "Div")) {
+    if (const auto div = only_reader_op(g, c.readers, s, "Div", 2)) {
       if (g.nodes[*div].inputs[0] == centred && g.nodes[*div].inputs[1] == s) last = div;
-    } else if (const auto recip = only_reader_op(g, c.readers, s, "Reciprocal")) {
+    } else if (const auto recip = only_reader_op(g, c.readers, s, "Reciprocal", 1)) {
       m.nodes.push_back(*recip);
       last = multiplies(g.nodes[*recip].outputs[0]);
     }
-  } else if (const auto pow = only_reader_op(g, c.readers, a, "Pow")) {  // a ** -0.5
+  } else if (const auto pow = only_reader_op(g, c.readers, a, "Pow", 2)) {  // a ** -0.5
     if (g.nodes[*pow].inputs[0] != a || !is_scalar(g, g.nodes[*pow].inputs[1], -0.5)) return false;
     m.nodes.push_back(*pow);
     last = multiplies(g.nodes[*pow].outputs[0]);
@@ -119,7 +121,7 @@ bool match_scaling(const Context& c, size_t mean, const std::string& centred, No
 // The constant p of op(m.y, p) when that node alone reads m.y and p is a row parameter (gamma,
 // beta); m then ends after that node.
 std::string take_row_parameter(const Context& c, const ValueInfo& x, const char* op, Norm& m) {
-  const auto next = only_reader_op(c.graph, c.readers, m.y, op);
+  const auto next = only_reader_op(c.graph, c.readers, m.y, op, 2);
   if (!next) return "";
   const auto p = other_operand(c.graph.nodes[*next], m.y);
   if (!p || *p == m.y || !is_row_parameter(c.graph, *p, x, m.axes)) return "";
@@ -148,7 +150,7 @@ std::optional<Norm> match_layer_norm(const Context& c, size_t index) {
   const auto k = trailing_reduction(g, mean, c.opset, rank);
   if (!k) return std::nullopt;
   m.axes = *k;
-  const auto sub = only_reader_op(g, c.readers, mean.outputs[0], "Sub");
+  const auto sub = only_reader_op(g, c.readers, mean.outputs[0], "Sub", 2);
   if (!sub || g.nodes[*sub].inputs[0] != m.x || g.nodes[*sub].inputs[1] != mean.outputs[0])
     return std::nullopt;
   const std::string& d = g.nodes[*sub].outputs[0];

@@ -50,7 +50,7 @@ std::optional<Match> match(const ir::Graph& graph, const Readers& readers,
   }
   if (!sum) return std::nullopt;
   const std::string& total = graph.nodes[*sum].outputs[0];
-  const auto div = only_reader_op(graph, readers, total, "Div");
+  const auto div = only_reader_op(graph, readers, total, "Div", 2);
   if (!div || graph.nodes[*div].inputs[0] != e || graph.nodes[*div].inputs[1] != total ||
       !read_only_by(readers, e, {*sum, *div}))
     return std::nullopt;

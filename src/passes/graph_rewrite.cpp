@@ -80,9 +80,12 @@ std::optional<size_t> only_reader(const Readers& readers, const std::string& val
 }
 
 std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
-                                     const std::string& value, const char* op_type) {
+                                     const std::string& value, const char* op_type, size_t inputs) {
   const std::optional<size_t> r = only_reader(readers, value);
-  if (!r || !is_op(graph.nodes[*r], op_type)) return std::nullopt;
+  if (!r) return std::nullopt;
+  const ir::Node& node = graph.nodes[*r];
+  if (!is_op(node, op_type) || node.inputs.size() != inputs || node.outputs.size() != 1)
+    return std::nullopt;
   return r;
 }
 

@@ -35,9 +35,10 @@ using Producers = std::map<std::string, size_t>;
 Producers find_producers(const ir::Graph& graph);
 // The one node that reads `value` (once), or nullopt.
 std::optional<size_t> only_reader(const Readers& readers, const std::string& value);
-// The node that alone reads `value`, when it is the ai.onnx op `op_type`.
+// The node that alone reads `value`, when it is the ai.onnx op `op_type` with `inputs` inputs
+// and one output.
 std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
-                                     const std::string& value, const char* op_type);
+                                     const std::string& value, const char* op_type, size_t inputs);
 // Whether every read of `value` is by one of `nodes` (no subgraph, no graph output).
 bool read_only_by(const Readers& readers, const std::string& value,
                   const std::vector<size_t>& nodes);
