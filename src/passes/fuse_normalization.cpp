@@ -38,9 +38,9 @@ struct Context {
   int opset;
 };
 
-// Whether the float32 constant `name` broadcast against x (of `rank`, its dims `x_dims`) only
-// along the last `axes` dims gives x's shape: rank at most x's, 1 or x's size on those dims,
-// 1 on the others.
+// Whether the float32 constant `name` broadcast against x varies only along x's last `axes`
+// dims and leaves x's shape as it is: rank at most x's, each dim 1 or (on those last dims) x's
+// known size. The fused kernel broadcasts it over the normalized dims the same way.
 bool is_row_parameter(const ir::Graph& graph, const std::string& name, const ValueInfo& x,
                       int64_t axes) {
   const Tensor* t = float32_constant(graph, name);

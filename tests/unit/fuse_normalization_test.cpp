@@ -25,11 +25,12 @@ class Chain {
     b_.node(op, std::move(inputs), {out});
     return out;
   }
-  // A Reduce node over `axes`, with them as an attribute or, from `input_opset`, an input.
+  // A Reduce node over `axes`, with them as an attribute or, from `input_opset`, an input; no
+  // axes (every axis) when `axes` is empty.
   std::string reduce(const std::string& op, const std::string& in, std::vector<int64_t> axes,
                      int input_opset, int64_t keepdims = 1) {
     std::vector<std::string> inputs{in};
-    const bool as_input = opset_ >= input_opset;
+    const bool as_input = opset_ >= input_opset && !axes.empty();
     if (as_input) {
       const std::string name = "axes" + std::to_string(count_);
       b_.initializer(name, Tensor::from_data<int64_t>({static_cast<int64_t>(axes.size())}, axes));
@@ -37,7 +38,7 @@ class Chain {
     }
     const std::string out = node(op, inputs);
     ir::Node& n = b_.ir().graph.nodes.back();
-    if (!as_input) n.attributes.push_back(ints_attr("axes", axes));
+    if (!as_input && !axes.empty()) n.attributes.push_back(ints_attr("axes", axes));
     n.attributes.push_back(int_attr("keepdims", keepdims));
     return out;
   }
@@ -71,6 +72,7 @@ struct LayerNormSpelling {
   std::string describe() const {
     std::string s = "opset " + std::to_string(opset) + ", axes";
     for (int64_t a : axes) s += " " + std::to_string(a);
+    if (axes.empty()) s += " (none: all)";
     return s + (gamma ? ", gamma" : "") + (beta ? ", beta" : "") +
            (reciprocal ? ", Reciprocal" : ", Div") + (mul_square ? ", Mul(d, d)" : ", Pow");
   }
@@ -91,7 +93,7 @@ GraphBuilder layer_norm(const LayerNormSpelling& s) {
   } else {
     b.initializer("eps", scalar(1e-5f));
   }
-  const Shape norm_shape(trailing(s.shape, s.axes.size()));
+  const Shape norm_shape(trailing(s.shape, s.axes.empty() ? s.shape.size() : s.axes.size()));
   b.initializer("gamma", random(norm_shape, 1));
   b.initializer("beta", random(norm_shape, 2));
   const std::string m = c.reduce_mean("x", s.axes, s.keepdims);
@@ -126,10 +128,11 @@ TEST(FuseLayerNorm, EverySpellingBecomesOneLayerNormalization) {
       }
     }
   }
-  // Over the trailing two axes, named negative, positive or in another order.
-  for (std::vector<int64_t> axes :
-       {std::vector<int64_t>{-2, -1}, std::vector<int64_t>{1, 2}, std::vector<int64_t>{-1, -2}}) {
-    for (int opset : {13, 18}) {
+  // Over the trailing two axes, named negative, positive or in another order, and over every
+  // axis (no axes given); PyTorch's exports before opset 13 as well.
+  for (std::vector<int64_t> axes : {std::vector<int64_t>{-2, -1}, std::vector<int64_t>{1, 2},
+                                    std::vector<int64_t>{-1, -2}, std::vector<int64_t>{}}) {
+    for (int opset : {11, 13, 18}) {
       LayerNormSpelling s;
       s.opset = opset;
       s.axes = axes;
