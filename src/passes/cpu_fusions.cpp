@@ -8,6 +8,9 @@ void fuse_for_cpu(ir::Graph& graph, int opset) {
   fuse_conv_activations(graph, opset, FusedConvCoverage::everything());
   fuse_matmul_bias(graph);
   fuse_gelu(graph);
+  fuse_normalizations(graph, opset);
+  // Before attention, which then takes a Softmax that was spelled out as one.
+  fuse_softmax(graph, opset);
   fuse_attention(graph, opset);
 }
 

@@ -14,31 +14,6 @@
 namespace kiln::passes {
 namespace {
 
-// Whether `name` is a float32 constant of one element within float rounding of `value`.
-bool is_scalar(const ir::Graph& graph, const std::string& name, double value) {
-  auto it = graph.initializers.find(name);
-  if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32 ||
-      it->second.element_count() != 1)
-    return false;
-  return std::fabs(it->second.data<float>()[0] - value) <= 1e-6 * std::fabs(value);
-}
-
-// The other operand of a two-input node that reads `value`, or nullopt.
-std::optional<std::string> other_operand(const ir::Node& node, const std::string& value) {
-  if (node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
-  if (node.inputs[0] == value) return node.inputs[1];
-  if (node.inputs[1] == value) return node.inputs[0];
-  return std::nullopt;
-}
-
-// The node that alone reads `value`, when it is the ai.onnx op `op_type`.
-std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
-                                     const std::string& value, const char* op_type) {
-  const std::optional<size_t> r = only_reader(readers, value);
-  if (!r || !is_op(graph.nodes[*r], op_type)) return std::nullopt;
-  return r;
-}
-
 struct Match {
   std::vector<size_t> nodes;
   std::string x, y;
@@ -55,21 +30,21 @@ std::optional<Match> match(const ir::Graph& graph, const Readers& readers,
   const bool divides = is_op(scale, "Div") && is_scalar(graph, scale.inputs[1], std::sqrt(2.0));
   const bool multiplies = is_op(scale, "Mul") && is_scalar(graph, scale.inputs[1], std::sqrt(0.5));
   if (!divides && !multiplies) return std::nullopt;
-  const auto erf = only_reader_op(graph, readers, scale.outputs[0], "Erf");
+  const auto erf = only_reader_op(graph, readers, scale.outputs[0], "Erf", 1);
   if (!erf || graph.nodes[*erf].outputs.size() != 1) return std::nullopt;
-  const auto add = only_reader_op(graph, readers, graph.nodes[*erf].outputs[0], "Add");
+  const auto add = only_reader_op(graph, readers, graph.nodes[*erf].outputs[0], "Add", 2);
   if (!add) return std::nullopt;
   const auto one = other_operand(graph.nodes[*add], graph.nodes[*erf].outputs[0]);
   if (!one || !is_scalar(graph, *one, 1.0)) return std::nullopt;
   const std::string& sum = graph.nodes[*add].outputs[0];  // 1 + erf(x / sqrt 2)
-  const auto mul = only_reader_op(graph, readers, sum, "Mul");
+  const auto mul = only_reader_op(graph, readers, sum, "Mul", 2);
   if (!mul) return std::nullopt;
   const auto factor = other_operand(graph.nodes[*mul], sum);
   if (!factor) return std::nullopt;
   Match m{{index, *erf, *add, *mul}, x, ""};
   if (*factor == x) {  // A: x * sum, then * 0.5
     const std::string& product = graph.nodes[*mul].outputs[0];
-    const auto half = only_reader_op(graph, readers, product, "Mul");
+    const auto half = only_reader_op(graph, readers, product, "Mul", 2);
     if (!half) return std::nullopt;
     const auto c = other_operand(graph.nodes[*half], product);
     if (!c || !is_scalar(graph, *c, 0.5)) return std::nullopt;

@@ -11,12 +11,9 @@
 namespace kiln::passes {
 namespace {
 
-const Tensor* float32_constant(const ir::Graph& graph, const std::string& name, size_t rank) {
-  auto it = graph.initializers.find(name);
-  if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32 ||
-      it->second.rank() != rank)
-    return nullptr;
-  return &it->second;
+const Tensor* float32_of_rank(const ir::Graph& graph, const std::string& name, size_t rank) {
+  const Tensor* t = float32_constant(graph, name);
+  return t && t->rank() == rank ? t : nullptr;
 }
 
 // The MatMul -> Add chain from the MatMul at `index`, and the bias the Add adds.
@@ -27,13 +24,13 @@ std::optional<std::pair<std::vector<size_t>, std::string>> match(const ir::Graph
   if (!is_op(matmul, "MatMul") || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 ||
       matmul.inputs[0].empty() || !is_float32(graph, matmul.outputs[0]))
     return std::nullopt;
-  const Tensor* b = float32_constant(graph, matmul.inputs[1], 2);
+  const Tensor* b = float32_of_rank(graph, matmul.inputs[1], 2);
   const std::optional<size_t> next = only_reader(readers, matmul.outputs[0]);
   if (!b || !next) return std::nullopt;
   const ir::Node& add = graph.nodes[*next];
   if (!is_op(add, "Add") || add.inputs.size() != 2 || add.outputs.size() != 1) return std::nullopt;
   const std::string& other = add.inputs[0] == matmul.outputs[0] ? add.inputs[1] : add.inputs[0];
-  const Tensor* bias = float32_constant(graph, other, 1);
+  const Tensor* bias = float32_of_rank(graph, other, 1);
   // A bias of N values broadcasts along the product's last axis and changes no shape.
   if (!bias || other == matmul.outputs[0] || bias->element_count() != b->shape()[1])
     return std::nullopt;

@@ -1,6 +1,7 @@
 #include "passes/graph_rewrite.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "passes/passes.h"
@@ -76,6 +77,49 @@ std::optional<size_t> only_reader(const Readers& readers, const std::string& val
   if (it == readers.end() || it->second.size() != 1 || it->second[0] == kOutsideReader)
     return std::nullopt;
   return it->second[0];
+}
+
+std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
+                                     const std::string& value, const char* op_type, size_t inputs) {
+  const std::optional<size_t> r = only_reader(readers, value);
+  if (!r) return std::nullopt;
+  const ir::Node& node = graph.nodes[*r];
+  if (!is_op(node, op_type) || node.inputs.size() != inputs || node.outputs.size() != 1)
+    return std::nullopt;
+  return r;
+}
+
+bool read_only_by(const Readers& readers, const std::string& value,
+                  const std::vector<size_t>& nodes) {
+  auto it = readers.find(value);
+  if (it == readers.end()) return true;
+  return std::all_of(it->second.begin(), it->second.end(), [&](size_t r) {
+    return std::find(nodes.begin(), nodes.end(), r) != nodes.end();
+  });
+}
+
+std::optional<std::string> other_operand(const ir::Node& node, const std::string& value) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
+  if (node.inputs[0] == value) return node.inputs[1];
+  if (node.inputs[1] == value) return node.inputs[0];
+  return std::nullopt;
+}
+
+const Tensor* float32_constant(const ir::Graph& graph, const std::string& name) {
+  auto it = graph.initializers.find(name);
+  if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32) return nullptr;
+  return &it->second;
+}
+
+std::optional<float> float32_scalar(const ir::Graph& graph, const std::string& name) {
+  const Tensor* t = float32_constant(graph, name);
+  if (!t || t->element_count() != 1) return std::nullopt;
+  return t->data<float>()[0];
+}
+
+bool is_scalar(const ir::Graph& graph, const std::string& name, double value) {
+  const std::optional<float> v = float32_scalar(graph, name);
+  return v && std::fabs(*v - value) <= 1e-6 * std::fabs(value);
 }
 
 bool ChainFusion::free(const std::vector<size_t>& chain) const {

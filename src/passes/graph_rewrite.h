@@ -35,6 +35,22 @@ using Producers = std::map<std::string, size_t>;
 Producers find_producers(const ir::Graph& graph);
 // The one node that reads `value` (once), or nullopt.
 std::optional<size_t> only_reader(const Readers& readers, const std::string& value);
+// The node that alone reads `value`, when it is the ai.onnx op `op_type` with `inputs` inputs
+// and one output.
+std::optional<size_t> only_reader_op(const ir::Graph& graph, const Readers& readers,
+                                     const std::string& value, const char* op_type, size_t inputs);
+// Whether every read of `value` is by one of `nodes` (no subgraph, no graph output).
+bool read_only_by(const Readers& readers, const std::string& value,
+                  const std::vector<size_t>& nodes);
+// The other operand of a two-input, one-output node that reads `value`, or nullopt.
+std::optional<std::string> other_operand(const ir::Node& node, const std::string& value);
+
+// The float32 initializer `name`, or nullptr.
+const Tensor* float32_constant(const ir::Graph& graph, const std::string& name);
+// The value of a float32 initializer of one element, or nullopt.
+std::optional<float> float32_scalar(const ir::Graph& graph, const std::string& name);
+// Whether `name` is a float32 constant of one element within float rounding of `value`.
+bool is_scalar(const ir::Graph& graph, const std::string& name, double value);
 
 // Rewrites chains of nodes into single nodes: each fused node takes the place of its chain's
 // last node (after every value the chain reads); the chain's other nodes go.

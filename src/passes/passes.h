@@ -43,6 +43,14 @@ void fuse_matmul_bias(ir::Graph& graph);
 // Fuses the exact GELU spelled op by op (Div, Erf, Add, Mul, Mul) into com.microsoft Gelu. The
 // CPU worker's pass.
 void fuse_gelu(ir::Graph& graph);
+// Fuses LayerNorm and RMSNorm spelled op by op (ReduceMean, Sub, Pow, Add, Sqrt, Div, ...) over
+// the trailing axes into com.microsoft LayerNormalization and SimplifiedLayerNormalization.
+// `opset`: the graph's ai.onnx opset (ReduceMean's axes are an input from 18). The CPU worker's
+// pass.
+void fuse_normalizations(ir::Graph& graph, int opset);
+// Fuses Exp(x - ReduceMax(x)) / ReduceSum(·) over the last axis (also without the ReduceMax)
+// into Softmax. `opset`: the graph's ai.onnx opset. The CPU worker's pass.
+void fuse_softmax(ir::Graph& graph, int opset);
 // Fuses scaled dot-product attention spelled op by op (MatMul, scale, mask Add, Softmax, MatMul,
 // and the Transposes around them) into kiln::FusedAttention (opdefs/fused_attention.h). The CPU
 // worker's pass. `opset`: the graph's ai.onnx opset (Softmax's default axis).

@@ -32,8 +32,6 @@ struct Spelling {
   }
 };
 
-Tensor scalar(float v) { return Tensor::from_data<float>({}, {v}); }
-
 // Attention as exporters spell it, op by op, into "y". With transposes, the 3-D inputs are
 // PyTorch's [seq, batch * heads, size] (perms [1, 0, 2] and [1, 2, 0] for K^T) and the 4-D ones
 // [batch, seq, heads, size] (perms [0, 2, 1, 3] and [0, 2, 3, 1]); without, Q, K^T and V come

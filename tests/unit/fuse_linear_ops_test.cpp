@@ -14,8 +14,6 @@
 namespace kiln::testing {
 namespace {
 
-Tensor scalar(float v) { return Tensor::from_data<float>({}, {v}); }
-
 // x [2, 5, 24] -> MatMul(w [24, 40]) -> Add(bias [40]) -> y, the Add's operands in either order.
 GraphBuilder linear(bool bias_first) {
   GraphBuilder b(17);
