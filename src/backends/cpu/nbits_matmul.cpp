@@ -165,9 +165,13 @@ HWY_EXPORT(nbits_dequantize_panels);
 
 namespace {
 
-// Floats of a tile of dequantized panels at most: 2 MiB, which stays in the L2 or L3 cache
-// between being written and being read by the GEMM.
-constexpr int64_t kTileFloats = int64_t{1} << 19;
+// Floats of a tile of dequantized panels at most: 256 KiB, which stays in the core's L2 cache
+// beside the GEMM's block of A (a 512 KiB L2 on Zen 3) between being written and being read,
+// and is overwritten there by the next tile without ever going out to L3. 2 MiB tiles went to
+// L3 and back: at two threads, where both cores share L3, the dequantization took 8 % of a
+// 128-token prefill (perf) and the prefill ran 3-7 % slower (the tokengen decoder, kiln bench
+// minimums alternating, Zen 3).
+constexpr int64_t kTileFloats = int64_t{1} << 16;
 
 // How many tiles of whole panels the weight's columns split into: none above kTileFloats, and
 // a multiple of the thread count where there are panels enough, so the threads get equal work.
