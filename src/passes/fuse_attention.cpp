@@ -246,14 +246,6 @@ class Matcher {
   Producers producers_;
 };
 
-ir::Attribute ints_attribute(const char* name, std::vector<int64_t> values) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Ints;
-  a.ints = std::move(values);
-  return a;
-}
-
 }  // namespace
 
 void fuse_attention(ir::Graph& graph, int opset) {

@@ -45,14 +45,6 @@ std::optional<float> clip_bound(const ir::Graph& graph, const ir::Node& clip, si
   return it->second.data<float>()[0];
 }
 
-ir::Attribute float_attribute(const char* name, float value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Float;
-  a.f = value;
-  return a;
-}
-
 struct Chain {
   std::vector<size_t> nodes;  // the Conv first, the chain's last node last
   std::string output;         // the value the fused node produces
@@ -162,11 +154,8 @@ ir::Node fused_node(const ir::Node& conv, const Chain& chain) {
   fused.outputs = {chain.output};
   fused.attributes = conv.attributes;
   if (chain.activation != FusedActivation::kNone) {
-    ir::Attribute a;
-    a.name = "activation";
-    a.type = ir::Attribute::Type::String;
-    a.s = fused_activation_name(chain.activation);
-    fused.attributes.push_back(a);
+    fused.attributes.push_back(
+        string_attribute("activation", fused_activation_name(chain.activation)));
   }
   if (chain.activation == FusedActivation::kClip) {
     fused.attributes.push_back(float_attribute("clip_min", chain.clip_min));

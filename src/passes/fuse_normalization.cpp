@@ -190,22 +190,6 @@ std::optional<Norm> match_rms_norm(const Context& c, size_t index) {
   return m;
 }
 
-ir::Attribute attribute(const std::string& name, int64_t i) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Int;
-  a.i = i;
-  return a;
-}
-
-ir::Attribute attribute(const std::string& name, float f) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Float;
-  a.f = f;
-  return a;
-}
-
 // The name of a float32 scalar 1 in the graph, added on first use: Scale for a norm without
 // gamma.
 class Ones {
@@ -245,7 +229,7 @@ void fuse_normalizations(ir::Graph& graph, int opset) {
       norm.inputs = {m->x, m->gamma.empty() ? ones.name() : m->gamma};
       if (!m->beta.empty()) norm.inputs.push_back(m->beta);
       norm.outputs = {m->y};
-      norm.attributes = {attribute("axis", -m->axes), attribute("epsilon", m->epsilon)};
+      norm.attributes = {int_attribute("axis", -m->axes), float_attribute("epsilon", m->epsilon)};
       fusion.fuse(m->nodes, std::move(norm));
     }
   }

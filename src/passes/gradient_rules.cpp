@@ -5,6 +5,7 @@
 #include <map>
 
 #include "opdefs/training_defs.h"
+#include "passes/graph_rewrite.h"
 
 namespace kiln::passes::gradient {
 
@@ -50,14 +51,6 @@ std::string NodeEmitter::filled_like(float value, const std::string& like) {
 
 std::string NodeEmitter::sum_like(const std::string& g, const std::string& like) {
   return add(kSumToShapeOp, {g, add("Shape", {like})}, {}, kKilnDomain);
-}
-
-ir::Attribute string_attribute(const std::string& name, const std::string& value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::String;
-  a.s = value;
-  return a;
 }
 
 namespace {

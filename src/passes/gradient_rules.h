@@ -54,6 +54,4 @@ using BackwardRule = std::function<std::vector<std::string>(
 // The rule for a single-output node's op; nullptr when kiln cannot differentiate it.
 const BackwardRule* find_rule(const ir::Node& node);
 
-ir::Attribute string_attribute(const std::string& name, const std::string& value);
-
 }  // namespace kiln::passes::gradient

@@ -146,4 +146,36 @@ void ChainFusion::apply(ir::Graph& graph) {
   graph.nodes = std::move(nodes);
 }
 
+ir::Attribute int_attribute(const std::string& name, int64_t value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::Int;
+  a.i = value;
+  return a;
+}
+
+ir::Attribute float_attribute(const std::string& name, float value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::Float;
+  a.f = value;
+  return a;
+}
+
+ir::Attribute ints_attribute(const std::string& name, std::vector<int64_t> values) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::Ints;
+  a.ints = std::move(values);
+  return a;
+}
+
+ir::Attribute string_attribute(const std::string& name, const std::string& value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::String;
+  a.s = value;
+  return a;
+}
+
 }  // namespace kiln::passes

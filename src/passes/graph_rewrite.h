@@ -52,6 +52,12 @@ std::optional<float> float32_scalar(const ir::Graph& graph, const std::string& n
 // Whether `name` is a float32 constant of one element within float rounding of `value`.
 bool is_scalar(const ir::Graph& graph, const std::string& name, double value);
 
+// Attributes of the nodes a pass makes.
+ir::Attribute int_attribute(const std::string& name, int64_t value);
+ir::Attribute float_attribute(const std::string& name, float value);
+ir::Attribute ints_attribute(const std::string& name, std::vector<int64_t> values);
+ir::Attribute string_attribute(const std::string& name, const std::string& value);
+
 // Rewrites chains of nodes into single nodes: each fused node takes the place of its chain's
 // last node (after every value the chain reads); the chain's other nodes go.
 class ChainFusion {
