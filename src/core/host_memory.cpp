@@ -17,6 +17,7 @@ namespace {
 constexpr size_t kHugeBlockBytes = size_t{4} << 20;
 constexpr uintptr_t kHugePageBytes = uintptr_t{2} << 20;
 
+// Page-aligned and zero-filled; pages are only made resident when first touched.
 void* map_block(size_t bytes) {
   void* block = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return block == MAP_FAILED ? nullptr : block;
@@ -45,7 +46,6 @@ void* map_huge_block(size_t bytes) {
 
 void* allocate_host_block(size_t bytes) {
   if (bytes < kMappedBlockBytes) return ::operator new (bytes, std::align_val_t{64}, std::nothrow);
-    // Page-aligned and zero-filled; pages are only made resident when first touched.
 #ifdef MADV_HUGEPAGE
   if (bytes >= kHugeBlockBytes) return map_huge_block(bytes);
 #endif

@@ -50,11 +50,10 @@ std::optional<double> constant_factor(const ir::Graph& graph, const ir::Node& no
   const bool mul = is_op(node, "Mul"), div = is_op(node, "Div");
   if ((!mul && !div) || node.inputs.size() != 2 || node.outputs.size() != 1) return std::nullopt;
   for (size_t c = div ? 1 : 0; c < 2; ++c) {
-    auto it = graph.initializers.find(node.inputs[c]);
-    if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32 ||
-        it->second.element_count() != 1 || it->second.rank() > 1)
-      continue;
-    const double value = it->second.data<float>()[0];
+    // Of rank 0 or 1: a one-element constant of higher rank would broadcast x to it.
+    const Tensor* t = float32_constant(graph, node.inputs[c]);
+    if (!t || t->element_count() != 1 || t->rank() > 1) continue;
+    const double value = t->data<float>()[0];
     if (div && value == 0.0) return std::nullopt;
     x = node.inputs[1 - c];
     return div ? 1.0 / value : value;
@@ -261,13 +260,9 @@ void fuse_attention(ir::Graph& graph, int opset) {
     fused.inputs = {m->q, m->k, m->v};
     if (!m->mask.empty()) fused.inputs.push_back(m->mask);
     fused.outputs = {m->y};
-    ir::Attribute scale;
-    scale.name = "scale";
-    scale.type = ir::Attribute::Type::Float;
-    scale.f = static_cast<float>(m->scale);
-    fused.attributes = {scale, ints_attribute("q_perm", m->q_perm),
-                        ints_attribute("k_perm", m->k_perm), ints_attribute("v_perm", m->v_perm),
-                        ints_attribute("y_perm", m->y_perm)};
+    fused.attributes = {float_attribute("scale", static_cast<float>(m->scale)),
+                        ints_attribute("q_perm", m->q_perm), ints_attribute("k_perm", m->k_perm),
+                        ints_attribute("v_perm", m->v_perm), ints_attribute("y_perm", m->y_perm)};
     fusion.fuse(m->nodes, std::move(fused));
   }
   fusion.apply(graph);

@@ -38,11 +38,7 @@ bool same_known_shape(const ir::Graph& graph, const std::string& a, const std::s
 std::optional<float> clip_bound(const ir::Graph& graph, const ir::Node& clip, size_t input,
                                 float fallback) {
   if (input >= clip.inputs.size() || clip.inputs[input].empty()) return fallback;
-  auto it = graph.initializers.find(clip.inputs[input]);
-  if (it == graph.initializers.end() || it->second.dtype() != DataType::Float32 ||
-      it->second.element_count() != 1)
-    return std::nullopt;
-  return it->second.data<float>()[0];
+  return float32_scalar(graph, clip.inputs[input]);
 }
 
 struct Chain {

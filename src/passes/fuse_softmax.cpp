@@ -86,11 +86,7 @@ void fuse_softmax(ir::Graph& graph, int opset) {
     softmax.op_type = "Softmax";
     softmax.inputs = {m->x};
     softmax.outputs = {m->y};
-    ir::Attribute axis;
-    axis.name = "axis";
-    axis.type = ir::Attribute::Type::Int;
-    axis.i = -1;
-    softmax.attributes = {axis};
+    softmax.attributes = {int_attribute("axis", -1)};
     fusion.fuse(m->nodes, std::move(softmax));
   }
   fusion.apply(graph);

@@ -14,7 +14,8 @@ std::optional<int64_t> known_rank(const ir::Graph& graph, const std::string& val
 
 namespace {
 
-int64_t int_attribute(const ir::Node& node, const char* name, int64_t fallback) {
+// The node's Int attribute `name`, or `fallback` without one.
+int64_t int_attribute_or(const ir::Node& node, const char* name, int64_t fallback) {
   const ir::Attribute* a = node.find_attribute(name);
   return a && a->type == ir::Attribute::Type::Int ? a->i : fallback;
 }
@@ -44,12 +45,12 @@ std::optional<int64_t> trailing_reduction(const ir::Graph& graph, const ir::Node
                                           std::optional<int64_t> rank) {
   const std::optional<ReduceOp> op = reduce_op_named(reduce.op_type);
   if (!reduce.domain.empty() || !op || reduce.inputs.empty() || reduce.outputs.size() != 1 ||
-      int_attribute(reduce, "keepdims", 1) != 1)
+      int_attribute_or(reduce, "keepdims", 1) != 1)
     return std::nullopt;
   std::optional<std::vector<int64_t>> axes = reduction_axes(graph, reduce, *op, opset);
   if (!axes) return std::nullopt;
   if (axes->empty()) {  // every axis, or none at all
-    if (!rank || *rank < 1 || int_attribute(reduce, "noop_with_empty_axes", 0) != 0)
+    if (!rank || *rank < 1 || int_attribute_or(reduce, "noop_with_empty_axes", 0) != 0)
       return std::nullopt;
     return *rank;
   }
