@@ -12,6 +12,7 @@
 #include "ir/graph.h"
 #include "kiln/kiln.h"
 #include "options.h"
+#include "passes/graph_rewrite.h"
 #include "passes/passes.h"
 
 namespace kiln::cli {
@@ -125,13 +126,11 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     }
     return static_cast<const ir::Node*>(nullptr);
   };
-  std::map<std::string, const ir::Node*> fused_producer;
-  std::map<std::string, std::vector<const ir::Node*>> readers;
+  passes::Producers fused_producer;
+  passes::Readers readers;
   if (cpu_fused) {
-    for (const ir::Node& node : cpu_fused->nodes)
-      for (const std::string& out : node.outputs) fused_producer[out] = &node;
-    for (const ir::Node& node : graph.nodes)
-      for (const std::string& in : node.inputs) readers[in].push_back(&node);
+    fused_producer = passes::find_producers(*cpu_fused);
+    readers = passes::find_readers(graph);
   }
   // The fused node whose chain `node` belongs to, from the CPU worker's graph.
   auto cpu_fusion = [&](const ir::Node& node) {
@@ -139,13 +138,13 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     for (size_t steps = 0; steps < graph.nodes.size() && n->outputs.size() == 1 &&
                            !fused_producer.count(n->outputs[0]);
          ++steps) {
-      auto r = readers.find(n->outputs[0]);
-      if (r == readers.end() || r->second.size() != 1) return -1;
-      n = r->second[0];
+      const std::optional<size_t> next = passes::only_reader(readers, n->outputs[0]);
+      if (!next) return -1;
+      n = &graph.nodes[*next];
     }
     auto f = n->outputs.empty() ? fused_producer.end() : fused_producer.find(n->outputs[0]);
     if (f == fused_producer.end()) return -1;
-    const ir::Node& fused = *f->second;
+    const ir::Node& fused = cpu_fused->nodes[f->second];
     for (size_t k = 0; k < placed.size(); ++k) {
       if (placed[k].node_name == fused.name && placed[k].op_type == fused.op_type) {
         fused_ops[static_cast<int>(k)] = fused.domain + "::" + fused.op_type;
