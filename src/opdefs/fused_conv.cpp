@@ -1,6 +1,5 @@
 #include "opdefs/fused_conv.h"
 
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -8,45 +7,10 @@
 
 namespace kiln {
 
-const char* fused_activation_name(FusedActivation a) {
-  switch (a) {
-    case FusedActivation::kNone:
-      return "";
-    case FusedActivation::kRelu:
-      return "Relu";
-    case FusedActivation::kClip:
-      return "Clip";
-    case FusedActivation::kHardSwish:
-      return "HardSwish";
-    case FusedActivation::kSilu:
-      return "SiLU";
-    case FusedActivation::kSigmoid:
-      return "Sigmoid";
-    case FusedActivation::kTanh:
-      return "Tanh";
-    case FusedActivation::kLeakyRelu:
-      return "LeakyRelu";
-    case FusedActivation::kHardSigmoid:
-      return "HardSigmoid";
-  }
-  return "";
-}
-
 FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info) {
   FusedConvAttrs a;
+  static_cast<ActivationAttrs&>(a) = parse_activation_attrs(info);
   a.conv = parse_conv_attrs(info, false);
-  const std::string name = info.attr_string("activation", "");
-  bool known = false;
-  for (FusedActivation f : {FusedActivation::kNone, FusedActivation::kRelu, FusedActivation::kClip,
-                            FusedActivation::kHardSwish, FusedActivation::kSilu}) {
-    if (name == fused_activation_name(f)) {
-      a.activation = f;
-      known = true;
-    }
-  }
-  if (!known) info.fail("unknown activation '" + name + "'");
-  a.clip_min = info.attr_float("clip_min", -std::numeric_limits<float>::infinity());
-  a.clip_max = info.attr_float("clip_max", std::numeric_limits<float>::infinity());
   return a;
 }
 

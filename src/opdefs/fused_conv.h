@@ -1,14 +1,13 @@
 // kiln::FusedConv: a Conv whose output first goes through a residual Add and/or an activation,
 // in one op, so the CPU writes the output once instead of re-reading it in one pass per op.
 // The CPU worker's load-time pass (passes/fuse_conv_activation.cpp) emits it for
-//   Conv -> [Add(·, Z)] -> [Relu | Clip(min, max) | HardSwish | x * Sigmoid(x)]
+//   Conv -> [Add(·, Z)] -> [an activation of passes/activation_match.h]
 // when nothing else reads the intermediate values.
 //
 //   inputs:  X, W, B (optional: ""), Z (optional: "", the residual; Y's shape)
 //   outputs: Y = activation(conv(X, W) + B + Z)
 //   attributes: Conv's (auto_pad, dilations, group, kernel_shape, pads, strides), and
-//     activation: "" (none), "Relu", "Clip", "HardSwish" or "SiLU" (x * sigmoid(x))
-//     clip_min, clip_max: Clip's bounds (absent bound: no limit that side)
+//     activation, clip_min, clip_max (opdefs/fused_activation.h)
 //
 // ONNX Runtime's com.microsoft FusedConv is the same op with its own spelling of the activation:
 //   inputs X, W, B?, Z? as above;
@@ -24,6 +23,7 @@
 
 #include "ir/domains.h"
 #include "opdefs/conv.h"
+#include "opdefs/fused_activation.h"
 #include "opdefs/training_defs.h"
 
 namespace kiln {
@@ -32,26 +32,9 @@ inline constexpr const char* kFusedConvOp = "FusedConv";
 
 inline constexpr const char* kMsFusedConvOp = "FusedConv";  // in ir::kMicrosoftDomain
 
-// kSigmoid, kTanh, kLeakyRelu and kHardSigmoid come only from com.microsoft FusedConv nodes.
-enum class FusedActivation {
-  kNone,
-  kRelu,
-  kClip,
-  kHardSwish,
-  kSilu,
-  kSigmoid,
-  kTanh,
-  kLeakyRelu,
-  kHardSigmoid
-};
-
-struct FusedConvAttrs {
+// Conv's attributes and the activation's (opdefs/fused_activation.h).
+struct FusedConvAttrs : ActivationAttrs {
   ConvAttrs conv;
-  FusedActivation activation = FusedActivation::kNone;
-  float clip_min = 0.0f;
-  float clip_max = 0.0f;
-  float alpha = 0.0f;  // LeakyRelu's slope, HardSigmoid's alpha
-  float beta = 0.0f;   // HardSigmoid's beta
 };
 
 // The chains a backend's kernel for kiln::FusedConv computes; the fusion pass forms no others.
@@ -66,13 +49,12 @@ struct FusedConvCoverage {
   static FusedConvCoverage everything() {
     return {true,
             {FusedActivation::kRelu, FusedActivation::kClip, FusedActivation::kHardSwish,
-             FusedActivation::kSilu}};
+             FusedActivation::kSilu, FusedActivation::kSigmoid, FusedActivation::kGelu,
+             FusedActivation::kGeluTanh}};
   }
 };
 
-// The attribute spelling of an activation, and back (kiln::Error naming the node for an unknown
-// one).
-const char* fused_activation_name(FusedActivation a);
+// kiln::FusedConv's attributes (kiln::Error naming the node for an unknown activation).
 FusedConvAttrs parse_fused_conv_attrs(const NodeInfo& info);
 // A com.microsoft FusedConv's attributes (kiln::Error naming the node for an unknown activation
 // or a wrong number of activation_params).

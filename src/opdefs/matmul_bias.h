@@ -1,13 +1,20 @@
-// kiln::MatMulBias: a MatMul whose output then gets a per-column bias added, in one op, so the
-// CPU adds the bias while each output tile is still in registers instead of re-reading the
-// product in an Add. The CPU worker's load-time pass (passes/fuse_matmul_bias.cpp) emits it for
-//   MatMul(A, B) -> Add(·, bias)      (or Add(bias, ·))
-// with B a constant float32 matrix [K, N] and bias a constant float32 [N], when nothing else
-// reads the product (the Linear layer exporters write for 3-D activations, which Gemm cannot
-// take).
+// The CPU worker's fused linear layers, so that the CPU adds the bias and the residual and
+// applies the activation while each output tile is still in registers or in cache, instead of
+// re-reading the product in one pass per op. The load-time pass
+// (passes/fuse_linear_epilogues.cpp) emits them.
 //
-//   inputs:  A, B, bias
-//   outputs: Y = MatMul(A, B) + bias, MatMul's shape and type
+// kiln::MatMulBias, for
+//   MatMul(A, B) -> [Add(·, bias)] -> [Add(·, Z)] -> [activation]      (at least one of them)
+// with B a constant float32 matrix [K, N], bias a constant float32 [N] and Z of the product's
+// shape (the Linear layers exporters write for 3-D activations, which Gemm cannot take):
+//   inputs:  A, B, bias (optional: ""), Z (optional: "")
+//   outputs: Y = activation(MatMul(A, B) + bias + Z), MatMul's shape and type
+//   attributes: activation, clip_min, clip_max (opdefs/fused_activation.h)
+//
+// kiln::FusedGemm, for
+//   Gemm -> [Add(·, Z)] -> [activation]          (the Add only where the Gemm has no C)
+//   inputs and outputs: Gemm's; a residual Z becomes C, with beta = 1
+//   attributes: Gemm's (alpha, beta, transA, transB), and activation, clip_min, clip_max
 #pragma once
 
 #include "opdefs/training_defs.h"  // kKilnDomain
@@ -15,5 +22,6 @@
 namespace kiln {
 
 inline constexpr const char* kMatMulBiasOp = "MatMulBias";
+inline constexpr const char* kFusedGemmOp = "FusedGemm";
 
 }  // namespace kiln

@@ -97,7 +97,9 @@ KILN_OP_DEFS(matmul);
 void define_matmul_ops(OpDefs& defs) {
   defs.define("Gemm").infer = gemm_rule;
   defs.define("MatMul").infer = matmul_rule;
-  defs.define(kKilnDomain, kMatMulBiasOp).infer = matmul_rule;  // the bias keeps the shape
+  // The bias, the residual and the activation keep the product's shape.
+  defs.define(kKilnDomain, kMatMulBiasOp).infer = matmul_rule;
+  defs.define(kKilnDomain, kFusedGemmOp).infer = gemm_rule;
   defs.define(ir::kMicrosoftDomain, "FusedMatMul").infer = fused_matmul_rule;
   defs.define("MatMulInteger").infer = matmul_integer_rule;
   defs.define(ir::kMicrosoftDomain, "MatMulIntegerToFloat").infer = matmul_to_float_rule;

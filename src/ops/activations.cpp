@@ -14,7 +14,7 @@
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "ops/gelu.h"
+#include "backends/cpu/gelu.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

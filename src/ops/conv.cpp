@@ -142,12 +142,8 @@ CpuKernel fused_conv_kernel(const NodeInfo& info, const FusedConvAttrs& attrs) {
     }
     Tensor& y = ctx.allocate_output(0, x.dtype(), y_shape);
     cpu::ConvEpilogue epilogue;
+    static_cast<ActivationAttrs&>(epilogue) = attrs;
     epilogue.residual = z ? z->data<float>() : nullptr;
-    epilogue.activation = attrs.activation;
-    epilogue.clip_min = attrs.clip_min;
-    epilogue.clip_max = attrs.clip_max;
-    epilogue.alpha = attrs.alpha;
-    epilogue.beta = attrs.beta;
     cpu::conv_f32(p, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
                   y.mutable_data<float>(), packed.get(), epilogue);
   };

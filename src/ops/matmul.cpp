@@ -10,12 +10,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/activation_epilogue.h"
 #include "backends/cpu/einsum.h"
 #include "backends/cpu/gemm.h"
 #include "core/dtype_dispatch.h"
 #include "core/thread_pool.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
+#include "opdefs/fused_activation.h"
 #include "opdefs/matmul_bias.h"
 #include "opdefs/qlinear_matmul.h"
 #include "ops/all_ops.h"
@@ -100,7 +102,10 @@ struct MatMulAttrs {
   bool trans_a = false, trans_b = false;
   float alpha = 1.0f;
   bool floats_only = false;  // FusedMatMul is defined for float types only
-  bool bias = false;         // kiln::MatMulBias: input 2, float32 [N], added to every row
+  // kiln::MatMulBias (opdefs/matmul_bias.h): input 2, a float32 [N] bias added to every row;
+  // input 3, a residual of the output's shape; then the activation.
+  bool epilogue = false;
+  ActivationAttrs activation;
 };
 
 CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
@@ -136,15 +141,27 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
     if (y.element_count() == 0) return;
     const int64_t batches = g.batch.element_count();
     const float* bias = nullptr;
-    if (attrs.bias) {
-      const Tensor& c = ctx.input(2);
-      if (a.dtype() != DataType::Float32 || c.dtype() != DataType::Float32 ||
-          c.element_count() != N || c.rank() != 1) {
-        ctx.fail("takes float32 operands and a float32 bias of shape [" + std::to_string(N) +
-                 "], got " + std::string(dtype_name(a.dtype())) + " operands and a " +
-                 std::string(dtype_name(c.dtype())) + " bias of shape " + c.shape().to_string());
+    const Tensor* residual = nullptr;
+    if (attrs.epilogue) {
+      if (a.dtype() != DataType::Float32) {
+        ctx.fail("takes float32 operands, got " + std::string(dtype_name(a.dtype())));
       }
-      bias = c.data<float>();
+      if (ctx.has_input(2)) {
+        const Tensor& c = ctx.input(2);
+        if (c.dtype() != DataType::Float32 || c.element_count() != N || c.rank() != 1) {
+          ctx.fail("takes a float32 bias of shape [" + std::to_string(N) + "], got " +
+                   std::string(dtype_name(c.dtype())) + c.shape().to_string());
+        }
+        bias = c.data<float>();
+      }
+      if (ctx.has_input(3)) {
+        residual = &ctx.input(3);
+        if (residual->dtype() != DataType::Float32 || residual->shape() != g.out) {
+          ctx.fail("takes a float32 residual of the output's shape " + g.out.to_string() +
+                   ", got " + std::string(dtype_name(residual->dtype())) +
+                   residual->shape().to_string());
+        }
+      }
     }
 
     if (a.dtype() == DataType::Float32) {
@@ -157,6 +174,12 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
         epilogue.bias_kind = cpu::GemmBias::kPerColumn;
         epilogue.bias = bias;
       }
+      if (residual) {
+        // Z is added as beta * C: Y starts as Z.
+        std::copy_n(residual->data<float>(), y.element_count(), py);
+        epilogue.beta = 1.0f;
+      }
+      cpu::set_gemm_activation(attrs.activation, epilogue);
       if (!g.b_has_batch && !ta) {
         // One B for every batch: A's batches (contiguous, as only A has batch dimensions)
         // stack into one tall matrix and the output is one [batches * M, N] block.
@@ -199,9 +222,12 @@ CpuKernel make_matmul_with(const NodeInfo& info, MatMulAttrs attrs) {
 CpuKernel make_matmul(const NodeInfo& info) { return make_matmul_with(info, {}); }
 
 CpuKernel make_matmul_bias(const NodeInfo& info) {
-  if (info.num_inputs() != 3) info.fail("takes A, B and a bias");
+  if (info.num_inputs() < 2 || info.num_inputs() > 4) {
+    info.fail("takes A, B, a bias and a residual (the last two optional)");
+  }
   MatMulAttrs attrs;
-  attrs.bias = true;
+  attrs.epilogue = true;
+  attrs.activation = parse_activation_attrs(info);
   return make_matmul_with(info, attrs);
 }
 
@@ -246,7 +272,8 @@ void broadcast_c(const T* c, const Shape& c_shape, int64_t M, int64_t N, T* y) {
   }
 }
 
-CpuKernel make_gemm(const NodeInfo& info) {
+// Gemm, and kiln::FusedGemm with its activation (opdefs/matmul_bias.h).
+CpuKernel make_gemm_with(const NodeInfo& info, const ActivationAttrs& activation) {
   GemmAttrs at;
   at.alpha = info.attr_float("alpha", 1.0f);
   at.beta = info.attr_float("beta", 1.0f);
@@ -276,7 +303,7 @@ CpuKernel make_gemm(const NodeInfo& info) {
     bias = std::move(v);
   }
 
-  return [at, weights, bias](OpContext& ctx) {
+  return [at, weights, bias, activation](OpContext& ctx) {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.rank() != 2 || b.rank() != 2) {
@@ -287,7 +314,8 @@ CpuKernel make_gemm(const NodeInfo& info) {
       ctx.fail("A and B have different types: " + std::string(dtype_name(a.dtype())) + " and " +
                std::string(dtype_name(b.dtype())));
     }
-    if (!is_supported_matmul_dtype(a.dtype())) {
+    if (!is_supported_matmul_dtype(a.dtype()) ||
+        (activation.activation != FusedActivation::kNone && a.dtype() != DataType::Float32)) {
       ctx.fail("does not support " + std::string(dtype_name(a.dtype())) + " operands");
     }
     const int64_t M = at.trans_a ? a.shape()[1] : a.shape()[0];
@@ -333,6 +361,7 @@ CpuKernel make_gemm(const NodeInfo& info) {
           ep.beta = at.beta;
         }
       }
+      cpu::set_gemm_activation(activation, ep);
       if (weights && weights->shape == b.shape()) {
         cpu::sgemm_packed(at.trans_a, M, pa, lda, weights->packed, py, N, ep);
       } else {
@@ -350,6 +379,12 @@ CpuKernel make_gemm(const NodeInfo& info) {
       }
     });
   };
+}
+
+CpuKernel make_gemm(const NodeInfo& info) { return make_gemm_with(info, {}); }
+
+CpuKernel make_fused_gemm(const NodeInfo& info) {
+  return make_gemm_with(info, parse_activation_attrs(info));
 }
 
 // --- MatMulInteger -------------------------------------------------------------------------
@@ -410,6 +445,7 @@ KILN_CPU_OPS(matmul);
 void register_matmul_ops(OpRegistry& registry) {
   registry.add("MatMul", make_matmul);
   registry.add(kKilnDomain, kMatMulBiasOp, make_matmul_bias);
+  registry.add(kKilnDomain, kFusedGemmOp, make_fused_gemm);
   registry.add(ir::kMicrosoftDomain, "FusedMatMul", make_fused_matmul);
   registry.add("Gemm", make_gemm);
   registry.add("MatMulInteger", make_matmul_integer);

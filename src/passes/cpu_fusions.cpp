@@ -5,9 +5,10 @@
 namespace kiln::passes {
 
 void fuse_for_cpu(ir::Graph& graph, int opset) {
-  fuse_conv_activations(graph, opset, FusedConvCoverage::everything());
-  fuse_matmul_bias(graph);
+  // First, so that a GELU spelled op by op is one activation for the fusions below.
   fuse_gelu(graph);
+  fuse_conv_activations(graph, opset, FusedConvCoverage::everything());
+  fuse_linear_epilogues(graph, opset);
   fuse_normalizations(graph, opset);
   // Before attention, which then takes a Softmax that was spelled out as one.
   fuse_softmax(graph, opset);

@@ -1,6 +1,6 @@
 // Fuses a float32 Conv with the residual Add and the activation that follow it into one
 // kiln::FusedConv (opdefs/fused_conv.h):
-//   Conv -> [Add(·, Z)] -> [Relu | Clip(constant bounds) | HardSwish | Mul(·, Sigmoid(·))]
+//   Conv -> [Add(·, Z)] -> [an activation of passes/activation_match.h]
 // Each op in such a chain reads and writes the whole feature map once more; fused, the CPU
 // writes it once, applying the rest while each block is still in cache. Only values that
 // nothing else reads (no other node, no subgraph, no graph output) disappear, so the graph's
@@ -16,37 +16,18 @@
 #include <vector>
 
 #include "opdefs/fused_conv.h"
+#include "passes/activation_match.h"
 #include "passes/graph_rewrite.h"
 #include "passes/passes.h"
 
 namespace kiln::passes {
 namespace {
 
-// Known, equal shapes: every axis fixed or named by a symbol, so equal means equal at run time.
-bool same_known_shape(const ir::Graph& graph, const std::string& a, const std::string& b) {
-  const ValueInfo* ia = graph.find_value_info(a);
-  const ValueInfo* ib = graph.find_value_info(b);
-  if (!ia || !ib || !ia->has_shape || !ib->has_shape || ia->shape != ib->shape) return false;
-  for (const Dim& d : ia->shape) {
-    if (!d.is_fixed() && d.symbol.empty()) return false;
-  }
-  return true;
-}
-
-// A constant one-element float32 bound of Clip; absent -> `fallback`; nullopt when it is not
-// a known constant.
-std::optional<float> clip_bound(const ir::Graph& graph, const ir::Node& clip, size_t input,
-                                float fallback) {
-  if (input >= clip.inputs.size() || clip.inputs[input].empty()) return fallback;
-  return float32_scalar(graph, clip.inputs[input]);
-}
-
 struct Chain {
   std::vector<size_t> nodes;  // the Conv first, the chain's last node last
   std::string output;         // the value the fused node produces
   std::string residual;
-  FusedActivation activation = FusedActivation::kNone;
-  float clip_min = 0.0f, clip_max = 0.0f;
+  ActivationAttrs activation;
 };
 
 // A Conv the pass can fuse a chain into.
@@ -85,55 +66,12 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
       chain.output = add.outputs[0];
     }
   }
-  next = only_reader(readers, chain.output);
-  if (next) {
-    const ir::Node& act = graph.nodes[*next];
-    if (is_op(act, "Relu") && act.outputs.size() == 1) {
-      chain.activation = FusedActivation::kRelu;
-    } else if (is_op(act, "HardSwish") && act.outputs.size() == 1) {
-      chain.activation = FusedActivation::kHardSwish;
-    } else if (is_op(act, "Clip") && act.outputs.size() == 1) {
-      constexpr float kInf = std::numeric_limits<float>::infinity();
-      std::optional<float> lo, hi;
-      if (opset < 11) {
-        const ir::Attribute* min = act.find_attribute("min");
-        const ir::Attribute* max = act.find_attribute("max");
-        lo = min ? min->f : std::numeric_limits<float>::lowest();
-        hi = max ? max->f : std::numeric_limits<float>::max();
-      } else {
-        lo = clip_bound(graph, act, 1, -kInf);
-        hi = clip_bound(graph, act, 2, kInf);
-      }
-      if (lo && hi) {
-        chain.activation = FusedActivation::kClip;
-        chain.clip_min = *lo;
-        chain.clip_max = *hi;
-      }
-    }
-    if (!coverage.covers(chain.activation)) chain.activation = FusedActivation::kNone;
-    if (chain.activation != FusedActivation::kNone) {
-      chain.nodes.push_back(*next);
-      chain.output = act.outputs[0];
-    }
-  } else {
-    // SiLU as exporters spell it: Mul(x, Sigmoid(x)), x read by exactly those two nodes.
-    auto it = readers.find(chain.output);
-    if (coverage.covers(FusedActivation::kSilu) && it != readers.end() && it->second.size() == 2 &&
-        it->second[0] != kOutsideReader && it->second[1] != kOutsideReader) {
-      size_t sigmoid = it->second[0], mul = it->second[1];
-      if (!is_op(graph.nodes[sigmoid], "Sigmoid")) std::swap(sigmoid, mul);
-      const ir::Node& s = graph.nodes[sigmoid];
-      const ir::Node& m = graph.nodes[mul];
-      if (is_op(s, "Sigmoid") && s.outputs.size() == 1 && is_op(m, "Mul") && m.inputs.size() == 2 &&
-          m.outputs.size() == 1 && only_reader(readers, s.outputs[0]) == mul &&
-          ((m.inputs[0] == chain.output && m.inputs[1] == s.outputs[0]) ||
-           (m.inputs[1] == chain.output && m.inputs[0] == s.outputs[0]))) {
-        chain.activation = FusedActivation::kSilu;
-        chain.nodes.push_back(sigmoid);
-        chain.nodes.push_back(mul);
-        chain.output = m.outputs[0];
-      }
-    }
+  const std::optional<ActivationMatch> act =
+      match_activation(graph, readers, chain.output, opset);
+  if (act && coverage.covers(act->attrs.activation)) {
+    chain.activation = act->attrs;
+    chain.nodes.insert(chain.nodes.end(), act->nodes.begin(), act->nodes.end());
+    chain.output = act->output;
   }
   if (chain.nodes.size() == 1) return std::nullopt;
   return chain;
@@ -149,14 +87,8 @@ ir::Node fused_node(const ir::Node& conv, const Chain& chain) {
   while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
   fused.outputs = {chain.output};
   fused.attributes = conv.attributes;
-  if (chain.activation != FusedActivation::kNone) {
-    fused.attributes.push_back(
-        string_attribute("activation", fused_activation_name(chain.activation)));
-  }
-  if (chain.activation == FusedActivation::kClip) {
-    fused.attributes.push_back(float_attribute("clip_min", chain.clip_min));
-    fused.attributes.push_back(float_attribute("clip_max", chain.clip_max));
-  }
+  for (ir::Attribute& a : activation_attributes(chain.activation))
+    fused.attributes.push_back(std::move(a));
   return fused;
 }
 

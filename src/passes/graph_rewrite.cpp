@@ -51,6 +51,16 @@ bool is_float32(const ir::Graph& graph, const std::string& value) {
   return info && info->dtype == DataType::Float32;
 }
 
+bool same_known_shape(const ir::Graph& graph, const std::string& a, const std::string& b) {
+  const ValueInfo* ia = graph.find_value_info(a);
+  const ValueInfo* ib = graph.find_value_info(b);
+  if (!ia || !ib || !ia->has_shape || !ib->has_shape || ia->shape != ib->shape) return false;
+  for (const Dim& d : ia->shape) {
+    if (!d.is_fixed() && d.symbol.empty()) return false;
+  }
+  return true;
+}
+
 Readers find_readers(const ir::Graph& graph) {
   Readers readers;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {

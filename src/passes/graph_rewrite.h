@@ -23,6 +23,9 @@ bool has_subgraph(const ir::Node& node);
 bool is_op(const ir::Node& node, const char* op_type);
 // Whether the value is known to be float32.
 bool is_float32(const ir::Graph& graph, const std::string& value);
+// Whether both values have known, equal shapes: every axis fixed or named by a symbol, so equal
+// means equal at run time.
+bool same_known_shape(const ir::Graph& graph, const std::string& a, const std::string& b);
 
 // Reads of each value by the graph's nodes: (node index, input slot). A value read from a
 // subgraph or as a graph output gets the kOutsideReader sentinel, so it never counts as read

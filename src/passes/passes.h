@@ -33,13 +33,14 @@ void remove_noop_nodes(ir::Graph& graph);
 void fold_constants(ir::Model& model, const NodeEvaluator& evaluate);
 // Folds inference-mode BatchNormalization into the Conv before it (constant float32 weights).
 void fold_batch_norm(ir::Graph& graph);
-// Fuses float32 Conv -> [residual Add] -> [Relu | Clip | HardSwish | SiLU] chains into
+// Fuses float32 Conv -> [residual Add] -> [activation (passes/activation_match.h)] chains into
 // kiln::FusedConv nodes (opdefs/fused_conv.h), as far as the backend's kernel covers them.
 // `opset`: the graph's ai.onnx opset (Clip's bounds are attributes before 11).
 void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage& coverage);
-// Fuses MatMul(A, constant B) -> Add(·, constant bias [N]) into kiln::MatMulBias
-// (opdefs/matmul_bias.h). The CPU worker's pass.
-void fuse_matmul_bias(ir::Graph& graph);
+// Fuses MatMul(A, constant B) -> [Add(·, constant bias [N])] -> [residual Add] -> [activation]
+// into kiln::MatMulBias, and Gemm -> [residual Add] -> [activation] into kiln::FusedGemm
+// (opdefs/matmul_bias.h). `opset`: the graph's ai.onnx opset. The CPU worker's pass.
+void fuse_linear_epilogues(ir::Graph& graph, int opset);
 // Fuses the exact GELU spelled op by op (Div, Erf, Add, Mul, Mul) into com.microsoft Gelu. The
 // CPU worker's pass.
 void fuse_gelu(ir::Graph& graph);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "graph_builder.h"
+#include "ir/domains.h"
 #include "passes/passes.h"
 
 using namespace kiln;
@@ -135,6 +136,9 @@ std::vector<Tail> tails() {
          b.node("Sigmoid", {"c"}, {"s"});
          b.node("Mul", {"c", "s"}, {"y"});
        }},
+      {"Sigmoid", [](GraphBuilder& b) { b.node("Sigmoid", {"c"}, {"y"}); }},
+      {"com.microsoft Gelu",
+       [](GraphBuilder& b) { b.node("Gelu", {"c"}, {"y"}, ir::kMicrosoftDomain); }},
       {"Add",
        [](GraphBuilder& b) {
          b.node("Add", {"z", "c"}, {"y"});
@@ -186,12 +190,12 @@ TEST(FuseConvActivation, LeavesValuesThatAreReadElsewhere) {
   });
   b2.output("n");
   EXPECT_EQ(fused_op_types(b2.build(true)), (std::vector<std::string>{"FusedConv", "Relu", "Neg"}));
-  // Sigmoid(c) * something else is not SiLU.
+  // Sigmoid(c) * something else is not SiLU: the Sigmoid is an activation of its own.
   GraphBuilder b3 = conv_model(s, [](GraphBuilder& g) {
     g.node("Sigmoid", {"c"}, {"s"});
     g.node("Mul", {"z", "s"}, {"y"});
   });
-  EXPECT_EQ(fused_op_types(b3.build(true)), (std::vector<std::string>{"Conv", "Sigmoid", "Mul"}));
+  EXPECT_EQ(fused_op_types(b3.build(true)), (std::vector<std::string>{"FusedConv", "Mul"}));
 }
 
 TEST(FuseConvActivation, AConvWithoutItsWeightsIsLeftForItsDefinitionToRefuse) {

@@ -323,6 +323,78 @@ TEST(Gemm, UnpackedEveryEpilogue) {
   }
 }
 
+// The finish_block hook (an activation the register tile does not apply) sees every element of
+// C exactly once, after its final value, and nothing past a row: on every path (GEMV, the
+// dot-product path, tiles, several row and K blocks), B packed or not, A packed or not.
+struct FinishLog {
+  const float* c = nullptr;
+  int64_t ldc = 0;
+  std::vector<int>* visits = nullptr;  // per element of the C buffer
+};
+
+void double_and_add_one(const void* context, float* c, int64_t rows, int64_t cols, int64_t ldc) {
+  const auto& log = *static_cast<const FinishLog*>(context);
+  EXPECT_EQ(ldc, log.ldc);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      float& x = c[i * ldc + j];
+      ++(*log.visits)[static_cast<size_t>(&x - log.c)];
+      x = 2.0f * x + 1.0f;
+    }
+  }
+}
+
+TEST(Gemm, FinishBlockSeesEveryElementOnceAfterTheEpilogue) {
+  uint32_t seed = 900;
+  for (const auto& [m, n, k] : shapes()) {
+    for (int path = 0; path < 4; ++path) {  // unpacked, unpacked B transposed, packed B, packed A
+      Case cs;
+      cs.m = m;
+      cs.n = n;
+      cs.k = k;
+      cs.pad = 3;
+      cs.trans_b = path == 1;
+      cs.ep.bias_kind = GemmBias::kPerColumn;
+      cs.ep.activation = GemmActivation::kRelu;
+      Operands plain(cs, seed++);
+      Operands hooked = plain;
+      std::vector<int> visits(hooked.c.size(), 0);
+      const FinishLog log{hooked.c.data(), hooked.ldc, &visits};
+      GemmEpilogue with_hook = with_bias(cs.ep, hooked);
+      with_hook.finish_block = &double_and_add_one;
+      with_hook.finish_context = &log;
+      auto run = [&](Operands& ops, const GemmEpilogue& ep) {
+        if (path <= 1) {
+          sgemm(false, cs.trans_b, m, n, k, ops.a.data(), ops.lda, ops.b.data(), ops.ldb,
+                ops.c.data(), ops.ldc, ep);
+        } else if (path == 2) {
+          const PackedB b = pack_b(false, k, n, ops.b.data(), ops.ldb);
+          sgemm_packed(false, m, ops.a.data(), ops.lda, b, ops.c.data(), ops.ldc, ep);
+        } else {
+          const PackedA a = pack_a(m, k, ops.a.data(), ops.lda);
+          sgemm_packed_a(a, n, ops.b.data(), ops.ldb, ops.c.data(), ops.ldc, ep);
+        }
+      };
+      run(plain, with_bias(cs.ep, plain));
+      run(hooked, with_hook);
+      const std::string what = describe(cs) + " path " + std::to_string(path);
+      int bad = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < hooked.ldc && i * hooked.ldc + j < static_cast<int64_t>(visits.size());
+             ++j) {
+          const size_t at = static_cast<size_t>(i * hooked.ldc + j);
+          const int want_visits = j < n ? 1 : 0;
+          const float want = j < n ? 2.0f * plain.c[at] + 1.0f : plain.c[at];
+          if ((visits[at] != want_visits || hooked.c[at] != want) && ++bad <= 3) {
+            ADD_FAILURE() << what << ": C(" << i << ", " << j << ") visited " << visits[at]
+                          << " times, " << hooked.c[at] << " against " << want;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Gemm, PackedAlphaScalesProductNotBias) {
   Case cs;
   cs.m = 20;

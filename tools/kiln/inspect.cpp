@@ -85,9 +85,8 @@ struct BackendPlacement {
 // The worker's placement of each node of `graph`. A worker runs its own copy of the graph, where
 // a chain of nodes may be one fused node named after one of them; every node of the chain takes
 // the fused node's placement. `cpu_fused` is the CPU worker's copy (passes::fuse_for_cpu): there
-// every value a fusion removed had one reader, the next node of its chain (but for x * sigmoid(x),
-// see below), so a removed node is followed to its chain's last node, whose output the fused node
-// produces. GPU workers fuse only a Conv with the residual Add and activation after it
+// every value a fusion removed was read only by nodes of its chain, so a removed node is followed
+// to its chain's last node, whose output the fused node produces. GPU workers fuse only a Conv with the residual Add and activation after it
 // (kiln::FusedConv, named after the Conv and placed at the chain's end), as far as their kernels
 // go: such nodes take the FusedConv's.
 // Each entry indexes `placed`, or is -1 for a node the worker does not run (none, normally).
@@ -138,9 +137,12 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     for (size_t steps = 0; steps < graph.nodes.size() && n->outputs.size() == 1 &&
                            !fused_producer.count(n->outputs[0]);
          ++steps) {
-      const std::optional<size_t> next = passes::only_reader(readers, n->outputs[0]);
-      if (!next) return -1;
-      n = &graph.nodes[*next];
+      // A value a fusion removed is read only by nodes of its chain, each of which leads to the
+      // chain's end: any of them will do (x of an x * sigmoid(x) or of a GELU has two).
+      auto it = readers.find(n->outputs[0]);
+      if (it == readers.end() || it->second.empty() || it->second[0] == passes::kOutsideReader)
+        return -1;
+      n = &graph.nodes[it->second[0]];
     }
     auto f = n->outputs.empty() ? fused_producer.end() : fused_producer.find(n->outputs[0]);
     if (f == fused_producer.end()) return -1;

@@ -1,31 +1,24 @@
 // What a fused Conv (kiln::FusedConv) does to its output after the convolution and the bias:
 // add a residual, then apply an activation. Relu and Clip without a residual, and after one,
-// go into the GEMM's epilogue (applied while a tile is in registers); the others (HardSwish,
-// SiLU, and com.microsoft FusedConv's Sigmoid, Tanh, LeakyRelu and HardSigmoid), which the GEMM
-// does not know, are applied to each block of rows right after the GEMM wrote it,
-// while it is still in cache.
+// go into the GEMM's epilogue (applied while a tile is in registers); the others, which the
+// GEMM's tile does not know, are applied to each block of rows right after the GEMM wrote it,
+// while it is still in cache (backends/cpu/activation_epilogue.h).
 #pragma once
 
 #include <cstdint>
 
+#include "backends/cpu/activation_epilogue.h"
 #include "backends/cpu/gemm.h"
-#include "opdefs/fused_conv.h"
+#include "opdefs/fused_activation.h"
 
 namespace kiln::cpu {
 
-struct ConvEpilogue {
+struct ConvEpilogue : ActivationAttrs {
   const float* residual = nullptr;  // Z: Y's shape, added before the activation
-  FusedActivation activation = FusedActivation::kNone;
-  float clip_min = 0.0f;
-  float clip_max = 0.0f;
-  float alpha = 0.0f;  // LeakyRelu's slope, HardSigmoid's alpha
-  float beta = 0.0f;   // HardSigmoid's beta
 
   bool is_identity() const { return residual == nullptr && activation == FusedActivation::kNone; }
   // Whether the GEMM's own epilogue can apply the activation.
-  bool activation_in_gemm() const {
-    return activation == FusedActivation::kRelu || activation == FusedActivation::kClip;
-  }
+  bool activation_in_gemm() const { return activation_in_gemm_tile(activation); }
 };
 
 // The GEMM epilogue for a conv block: bias per row (output channel), the residual as beta = 1
@@ -33,8 +26,8 @@ struct ConvEpilogue {
 GemmEpilogue conv_gemm_epilogue(const float* bias, const ConvEpilogue& e);
 
 // Applies e's activation to `rows` rows of `cols` floats, `ld` apart (the residual is not
-// added here). `in_gemm` says that the GEMM applied it already (then only HardSwish and SiLU
-// remain).
+// added here). `in_gemm` says that the GEMM applied it already (then only those the GEMM's
+// tile does not know remain).
 void apply_conv_activation(const ConvEpilogue& e, float* data, int64_t rows, int64_t cols,
                            int64_t ld, bool in_gemm);
 

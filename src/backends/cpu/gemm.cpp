@@ -81,6 +81,8 @@ gemm_detail::Epilogue resolve(const GemmEpilogue& e) {
   gemm_detail::Epilogue r;
   r.alpha = e.alpha;
   r.beta = e.beta;
+  r.finish_block = e.finish_block;
+  r.finish_context = e.finish_context;
   switch (e.bias_kind) {
     case GemmBias::kNone:
       break;
@@ -134,6 +136,7 @@ void scale_only(const gemm_detail::Problem& p) {
     for (int64_t j = 0; j < p.n; ++j)
       row[j] = gemm_detail::finish_scalar(p.ep, 0.0f, row + j, i, j);
   }
+  gemm_detail::finish_block(p.ep, p.c, p.ldc, 0, p.m, 0, p.n);
 }
 
 // The checks and set-up both entry points share. Returns false when nothing is left to

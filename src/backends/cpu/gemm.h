@@ -37,6 +37,14 @@ enum class GemmActivation : uint8_t {
 // residual connection that is added before the activation (Conv + Add + Relu). The bias is not
 // scaled by alpha. Designated initializers read well:
 //   GemmEpilogue{.bias_kind = GemmBias::kPerRow, .bias = b, .activation = GemmActivation::kRelu}
+//
+// An activation the register tile does not apply (GELU, SiLU, ...) goes in finish_block, which
+// is called on each block of C once the block holds its final values (after the activation
+// above), while the block is still in cache: finish_block(finish_context, c, rows, cols, ldc).
+// Blocks do not overlap, and several threads may call it at once.
+using GemmBlockFn = void (*)(const void* context, float* c, int64_t rows, int64_t cols,
+                             int64_t ldc);
+
 struct GemmEpilogue {
   float alpha = 1.0f;
   float beta = 0.0f;
@@ -45,6 +53,8 @@ struct GemmEpilogue {
   GemmActivation activation = GemmActivation::kNone;
   float clip_min = 0.0f;  // only for kClip
   float clip_max = 0.0f;  // only for kClip
+  GemmBlockFn finish_block = nullptr;
+  const void* finish_context = nullptr;
 };
 
 // C = alpha * op(A) * op(B) + beta * C, with op(A) M x K and op(B) K x N. beta == 0 means C is

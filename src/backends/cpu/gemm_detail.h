@@ -15,6 +15,10 @@ struct Epilogue {
   bool clamp = false;               // apply min(max(x, lo), hi)
   float lo = 0.0f;
   float hi = 0.0f;
+  // GemmEpilogue's finish_block, or null.
+  void (*finish_block)(const void* context, float* c, int64_t rows, int64_t cols,
+                       int64_t ldc) = nullptr;
+  const void* finish_context = nullptr;
 };
 
 // Everything about one GEMM call except how B is supplied.
@@ -41,6 +45,13 @@ inline float finish_scalar(const Epilogue& ep, float raw, const float* c, int64_
   if (ep.col_bias) v += ep.col_bias[col];
   if (ep.clamp) v = v < ep.lo ? ep.lo : (v > ep.hi ? ep.hi : v);
   return v;
+}
+
+// Calls the epilogue's finish_block, if any, on rows [m0, m1) x columns [n0, n1) of C.
+inline void finish_block(const Epilogue& ep, float* c, int64_t ldc, int64_t m0, int64_t m1,
+                         int64_t n0, int64_t n1) {
+  if (ep.finish_block && m1 > m0 && n1 > n0)
+    ep.finish_block(ep.finish_context, c + m0 * ldc + n0, m1 - m0, n1 - n0, ldc);
 }
 
 // Per-thread growable scratch; steady state allocates nothing. Each slot is 64-byte aligned and

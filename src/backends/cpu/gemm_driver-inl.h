@@ -188,6 +188,10 @@ inline void run_part(const gemm_detail::Problem& p, const BInput& in, int64_t m0
             }
           }
         }
+        if (store.finish) {
+          gemm_detail::finish_block(p.ep, p.c, p.ldc, ic, ic + mc, jc * kNR,
+                                    std::min(p.n, jc_end * kNR));
+        }
       }
     }
   }
@@ -268,6 +272,7 @@ inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packe
   // is op(B) itself, row-major with its panel width as the leading dimension.
   if (p.n <= kNR && use_dot_path(p, /*trans_b=*/false)) {
     dot_gemm(p, /*trans_b=*/false, packed, panel_width(0, p.n));
+    gemm_detail::finish_block(p.ep, p.c, p.ldc, 0, p.m, 0, p.n);
     return;
   }
   BInput in;
@@ -278,12 +283,15 @@ inline void gemm_with_packed_b(const gemm_detail::Problem& p, const float* packe
 
 inline void gemm_unpacked(const gemm_detail::Problem& p, bool trans_b, const float* b,
                           int64_t ldb) {
+  // These paths make small outputs (one row, or a few columns): finished as a whole.
   if (use_gemv_path(p, trans_b)) {
     gemv(p, trans_b, b, ldb);
+    gemm_detail::finish_block(p.ep, p.c, p.ldc, 0, p.m, 0, p.n);
     return;
   }
   if (use_dot_path(p, trans_b)) {
     dot_gemm(p, trans_b, b, ldb);
+    gemm_detail::finish_block(p.ep, p.c, p.ldc, 0, p.m, 0, p.n);
     return;
   }
   BInput in;
