@@ -9,12 +9,12 @@
 #include <type_traits>
 
 #include "backends/cpu/elementwise_map.h"
+#include "backends/cpu/gelu.h"
 #include "backends/cpu/unary_kernel.h"
 #include "backends/cpu/vector_math.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "backends/cpu/gelu.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "backends/cpu/elementwise_map.h"
+#include "backends/cpu/gelu.h"
 #include "ir/domains.h"
 #include "kernels/op_registry.h"
 #include "ops/all_ops.h"
-#include "backends/cpu/gelu.h"
 #include "ops/op_utils.h"
 
 namespace kiln {

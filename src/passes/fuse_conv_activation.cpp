@@ -66,8 +66,7 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
       chain.output = add.outputs[0];
     }
   }
-  const std::optional<ActivationMatch> act =
-      match_activation(graph, readers, chain.output, opset);
+  const std::optional<ActivationMatch> act = match_activation(graph, readers, chain.output, opset);
   if (act && coverage.covers(act->attrs.activation)) {
     chain.activation = act->attrs;
     chain.nodes.insert(chain.nodes.end(), act->nodes.begin(), act->nodes.end());

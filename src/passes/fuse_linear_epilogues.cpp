@@ -32,8 +32,7 @@ struct Chain {
 
 // The Add that alone reads chain.output, with its other operand, or nullopt.
 std::optional<std::pair<size_t, std::string>> only_add(const ir::Graph& graph,
-                                                       const Readers& readers,
-                                                       const Chain& chain) {
+                                                       const Readers& readers, const Chain& chain) {
   const std::optional<size_t> next = only_reader(readers, chain.output);
   if (!next || !is_op(graph.nodes[*next], "Add")) return std::nullopt;
   const std::optional<std::string> other = other_operand(graph.nodes[*next], chain.output);
@@ -55,8 +54,7 @@ void take_residual(const ir::Graph& graph, const Readers& readers, Chain& chain)
 }
 
 void take_activation(const ir::Graph& graph, const Readers& readers, int opset, Chain& chain) {
-  const std::optional<ActivationMatch> act =
-      match_activation(graph, readers, chain.output, opset);
+  const std::optional<ActivationMatch> act = match_activation(graph, readers, chain.output, opset);
   if (!act) return;
   chain.activation = act->attrs;
   chain.nodes.insert(chain.nodes.end(), act->nodes.begin(), act->nodes.end());

@@ -121,8 +121,14 @@ TEST(FuseLinearEpilogues, ALinearLayerAndItsBiasAreOneNodeWithTheBiasOnEitherSid
 TEST(FuseLinearEpilogues, EveryActivationAfterABiasAndAResidualIsOneNode) {
   const std::vector<std::pair<const char*, std::function<void(GraphBuilder&)>>> heads = {
       {"product", [](GraphBuilder& b) { b.node("Identity", {"p"}, {"in"}); }},
-      {"bias", [](GraphBuilder& b) { b.node("Add", {"p", "bias"}, {"in"}); }},
-      {"residual", [](GraphBuilder& b) { b.node("Add", {"z", "p"}, {"in"}); }},
+      {"bias",
+       [](GraphBuilder& b) {
+         b.node("Add", {"p", "bias"}, {"in"});
+       }},
+      {"residual",
+       [](GraphBuilder& b) {
+         b.node("Add", {"z", "p"}, {"in"});
+       }},
       {"bias + residual",
        [](GraphBuilder& b) {
          b.node("Add", {"bias", "p"}, {"pb"});
@@ -140,7 +146,9 @@ TEST(FuseLinearEpilogues, EveryActivationAfterABiasAndAResidualIsOneNode) {
 }
 
 TEST(FuseLinearEpilogues, AResidualWithoutAnActivationFuses) {
-  auto make = [] { return matmul_model([](GraphBuilder& b) { b.node("Add", {"p", "z"}, {"y"}); }); };
+  auto make = [] {
+    return matmul_model([](GraphBuilder& b) { b.node("Add", {"p", "z"}, {"y"}); });
+  };
   EXPECT_EQ(worker_ops(make().build()), std::vector<std::string>{"MatMulBias"});
   expect_fused_result(make, "product + residual");
 }
@@ -199,9 +207,9 @@ GraphBuilder gemm_model(bool with_c, bool trans_b, const std::function<void(Grap
   b.input("z", DataType::Float32, {6, 40});
   b.initializer("w", random(trans_b ? Shape{40, 24} : Shape{24, 40}, 1));
   b.initializer("c", random({40}, 2));
-  ir::Node& gemm = b.node("Gemm", with_c ? std::vector<std::string>{"x", "w", "c"}
-                                         : std::vector<std::string>{"x", "w"},
-                          {"g"});
+  ir::Node& gemm = b.node(
+      "Gemm", with_c ? std::vector<std::string>{"x", "w", "c"} : std::vector<std::string>{"x", "w"},
+      {"g"});
   gemm.attributes = {float_attr("alpha", 0.5f), float_attr("beta", 2.0f),
                      int_attr("transB", trans_b ? 1 : 0)};
   tail(b);
@@ -216,9 +224,8 @@ TEST(FuseLinearEpilogues, AGemmTakesItsActivation) {
         const std::string what = std::string(with_c ? "Gemm with C" : "Gemm") +
                                  (trans_b ? " (B transposed)" : "") + " + " + act.what;
         auto make = [&] {
-          return gemm_model(with_c, trans_b, then([](GraphBuilder& b) {
-                              b.node("Identity", {"g"}, {"in"});
-                            }, act));
+          return gemm_model(with_c, trans_b,
+                            then([](GraphBuilder& b) { b.node("Identity", {"g"}, {"in"}); }, act));
         };
         EXPECT_EQ(worker_ops(make().build()), std::vector<std::string>{"FusedGemm"}) << what;
         expect_fused_result(make, what);
@@ -239,7 +246,9 @@ TEST(FuseLinearEpilogues, AGemmWithoutCTakesAResidualAsC) {
     expect_fused_result(make, act ? "Gemm + residual + Sigmoid" : "Gemm + residual");
   }
   // With a C of its own, the residual stays an Add.
-  GraphBuilder b = gemm_model(true, true, [](GraphBuilder& b) { b.node("Add", {"g", "z"}, {"y"}); });
+  GraphBuilder b = gemm_model(true, true, [](GraphBuilder& b) {
+    b.node("Add", {"g", "z"}, {"y"});
+  });
   EXPECT_EQ(worker_ops(b.build()), (std::vector<std::string>{"Gemm", "Add"}));
 }
 

@@ -380,8 +380,8 @@ TEST(Gemm, FinishBlockSeesEveryElementOnceAfterTheEpilogue) {
       const std::string what = describe(cs) + " path " + std::to_string(path);
       int bad = 0;
       for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < hooked.ldc && i * hooked.ldc + j < static_cast<int64_t>(visits.size());
-             ++j) {
+        for (int64_t j = 0;
+             j < hooked.ldc && i * hooked.ldc + j < static_cast<int64_t>(visits.size()); ++j) {
           const size_t at = static_cast<size_t>(i * hooked.ldc + j);
           const int want_visits = j < n ? 1 : 0;
           const float want = j < n ? 2.0f * plain.c[at] + 1.0f : plain.c[at];

@@ -86,10 +86,10 @@ struct BackendPlacement {
 // a chain of nodes may be one fused node named after one of them; every node of the chain takes
 // the fused node's placement. `cpu_fused` is the CPU worker's copy (passes::fuse_for_cpu): there
 // every value a fusion removed was read only by nodes of its chain, so a removed node is followed
-// to its chain's last node, whose output the fused node produces. GPU workers fuse only a Conv with the residual Add and activation after it
-// (kiln::FusedConv, named after the Conv and placed at the chain's end), as far as their kernels
-// go: such nodes take the FusedConv's.
-// Each entry indexes `placed`, or is -1 for a node the worker does not run (none, normally).
+// to its chain's last node, whose output the fused node produces. GPU workers fuse only a Conv with
+// the residual Add and activation after it (kiln::FusedConv, named after the Conv and placed at the
+// chain's end), as far as their kernels go: such nodes take the FusedConv's. Each entry indexes
+// `placed`, or is -1 for a node the worker does not run (none, normally).
 std::vector<int> placement_per_node(const ir::Graph& graph,
                                     const std::vector<NodePlacement>& placed,
                                     const ir::Graph* cpu_fused,
