@@ -135,10 +135,10 @@ TEST(FuseLinearEpilogues, EveryActivationAfterABiasAndAResidualIsOneNode) {
          b.node("Add", {"pb", "z"}, {"in"});
        }},
   };
-  for (const auto& [head_name, head] : heads) {
+  for (const auto& head : heads) {
     for (const Activation& act : activations()) {
-      const std::string what = std::string(head_name) + " + " + act.what;
-      auto make = [&] { return matmul_model(then(head, act)); };
+      const std::string what = std::string(head.first) + " + " + act.what;
+      auto make = [&] { return matmul_model(then(head.second, act)); };
       EXPECT_EQ(worker_ops(make().build()), std::vector<std::string>{"MatMulBias"}) << what;
       expect_fused_result(make, what);
     }

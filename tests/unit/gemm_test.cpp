@@ -346,7 +346,8 @@ void double_and_add_one(const void* context, float* c, int64_t rows, int64_t col
 
 TEST(Gemm, FinishBlockSeesEveryElementOnceAfterTheEpilogue) {
   uint32_t seed = 900;
-  for (const auto& [m, n, k] : shapes()) {
+  for (const auto& shape : shapes()) {
+    const int64_t m = shape[0], n = shape[1], k = shape[2];  // captured below: no binding
     for (int path = 0; path < 4; ++path) {  // unpacked, unpacked B transposed, packed B, packed A
       Case cs;
       cs.m = m;
