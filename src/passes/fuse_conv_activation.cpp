@@ -76,15 +76,11 @@ std::optional<Chain> match_chain(const ir::Graph& graph, const Readers& readers,
   return chain;
 }
 
-ir::Node fused_node(const ir::Node& conv, const Chain& chain) {
-  ir::Node fused;
-  fused.name = conv.name;
-  fused.domain = kKilnDomain;
-  fused.op_type = kFusedConvOp;
-  fused.inputs = {conv.inputs[0], conv.inputs[1], conv.inputs.size() > 2 ? conv.inputs[2] : "",
-                  chain.residual};
-  while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
-  fused.outputs = {chain.output};
+ir::Node fused_conv(const ir::Node& conv, const Chain& chain) {
+  ir::Node fused = fused_node(conv.name, kKilnDomain, kFusedConvOp,
+                              {conv.inputs[0], conv.inputs[1],
+                               conv.inputs.size() > 2 ? conv.inputs[2] : "", chain.residual},
+                              chain.output);
   fused.attributes = conv.attributes;
   for (ir::Attribute& a : activation_attributes(chain.activation))
     fused.attributes.push_back(std::move(a));
@@ -100,7 +96,7 @@ void fuse_conv_activations(ir::Graph& graph, int opset, const FusedConvCoverage&
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const std::optional<Chain> chain = match_chain(graph, readers, producer, opset, coverage, i);
     if (chain && fusion.free(chain->nodes))
-      fusion.fuse(chain->nodes, fused_node(graph.nodes[i], *chain));
+      fusion.fuse(chain->nodes, fused_conv(graph.nodes[i], *chain));
   }
   fusion.apply(graph);
 }

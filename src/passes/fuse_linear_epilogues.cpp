@@ -102,32 +102,24 @@ std::optional<Chain> match_gemm(const ir::Graph& graph, const Readers& readers, 
 }
 
 ir::Node fused_matmul(const ir::Node& matmul, const Chain& chain) {
-  ir::Node fused;
-  fused.name = matmul.name;
-  fused.domain = kKilnDomain;
-  fused.op_type = kMatMulBiasOp;
-  fused.inputs = {matmul.inputs[0], matmul.inputs[1], chain.bias, chain.residual};
-  while (fused.inputs.back().empty()) fused.inputs.pop_back();
-  fused.outputs = {chain.output};
+  ir::Node fused =
+      fused_node(matmul.name, kKilnDomain, kMatMulBiasOp,
+                 {matmul.inputs[0], matmul.inputs[1], chain.bias, chain.residual}, chain.output);
   fused.attributes = activation_attributes(chain.activation);
   return fused;
 }
 
 ir::Node fused_gemm(const ir::Node& gemm, const Chain& chain) {
-  ir::Node fused;
-  fused.name = gemm.name;
-  fused.domain = kKilnDomain;
-  fused.op_type = kFusedGemmOp;
-  fused.inputs = gemm.inputs;
-  fused.outputs = {chain.output};
+  std::vector<std::string> inputs = gemm.inputs;
+  if (!chain.residual.empty()) {
+    inputs.resize(2);
+    inputs.push_back(chain.residual);  // Z as C, added once
+  }
+  ir::Node fused = fused_node(gemm.name, kKilnDomain, kFusedGemmOp, inputs, chain.output);
   for (const ir::Attribute& a : gemm.attributes) {
     if (chain.residual.empty() || a.name != "beta") fused.attributes.push_back(a);
   }
-  if (!chain.residual.empty()) {
-    fused.inputs.resize(2);
-    fused.inputs.push_back(chain.residual);  // Z as C, added once
-    fused.attributes.push_back(float_attribute("beta", 1.0f));
-  }
+  if (!chain.residual.empty()) fused.attributes.push_back(float_attribute("beta", 1.0f));
   for (ir::Attribute& a : activation_attributes(chain.activation))
     fused.attributes.push_back(std::move(a));
   return fused;

@@ -156,6 +156,18 @@ void ChainFusion::apply(ir::Graph& graph) {
   graph.nodes = std::move(nodes);
 }
 
+ir::Node fused_node(const std::string& name, const std::string& domain, const std::string& op_type,
+                    std::vector<std::string> inputs, const std::string& output) {
+  ir::Node node;
+  node.name = name;
+  node.domain = domain;
+  node.op_type = op_type;
+  while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
+  node.inputs = std::move(inputs);
+  node.outputs = {output};
+  return node;
+}
+
 ir::Attribute int_attribute(const std::string& name, int64_t value) {
   ir::Attribute a;
   a.name = name;

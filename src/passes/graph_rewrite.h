@@ -56,6 +56,11 @@ std::optional<float> float32_scalar(const ir::Graph& graph, const std::string& n
 bool is_scalar(const ir::Graph& graph, const std::string& name, double value);
 
 // Attributes of the nodes a pass makes.
+// The node a fusion puts in place of its chain: `op_type` of `domain`, named `name` (the chain's
+// first node's), reading `inputs` (trailing empty ones dropped) and writing `output`.
+ir::Node fused_node(const std::string& name, const std::string& domain, const std::string& op_type,
+                    std::vector<std::string> inputs, const std::string& output);
+
 ir::Attribute int_attribute(const std::string& name, int64_t value);
 ir::Attribute float_attribute(const std::string& name, float value);
 ir::Attribute ints_attribute(const std::string& name, std::vector<int64_t> values);

@@ -7,25 +7,10 @@
 
 #include "backends/gpu_common/device_unary_op.h"
 #include "kiln/kiln.h"
+#include "passes/graph_rewrite.h"
 
 namespace kiln {
 namespace {
-
-ir::Attribute float_attr(const std::string& name, float value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Float;
-  a.f = value;
-  return a;
-}
-
-ir::Attribute string_attr(const std::string& name, const std::string& value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::String;
-  a.s = value;
-  return a;
-}
 
 ir::Node node_of(const std::string& op_type, std::vector<std::string> inputs,
                  std::vector<ir::Attribute> attributes = {}) {
@@ -46,14 +31,15 @@ TEST(DeviceUnaryOp, ActivationsTakeTheirAttributesOrOnnxDefaults) {
   EXPECT_FLOAT_EQ(leaky_params->alpha, 0.01f);
 
   const ir::Node hard_sigmoid =
-      node_of("HardSigmoid", {"x"}, {float_attr("alpha", 0.5f), float_attr("beta", 0.25f)});
+      node_of("HardSigmoid", {"x"},
+              {passes::float_attribute("alpha", 0.5f), passes::float_attribute("beta", 0.25f)});
   const auto hard_sigmoid_params = unary_params(NodeInfo(hard_sigmoid, 6), reason);
   ASSERT_TRUE(hard_sigmoid_params);
   EXPECT_EQ(hard_sigmoid_params->op, UnaryOp::HardSigmoid);
   EXPECT_FLOAT_EQ(hard_sigmoid_params->alpha, 0.5f);
   EXPECT_FLOAT_EQ(hard_sigmoid_params->beta, 0.25f);
 
-  const ir::Node gelu = node_of("Gelu", {"x"}, {string_attr("approximate", "tanh")});
+  const ir::Node gelu = node_of("Gelu", {"x"}, {passes::string_attribute("approximate", "tanh")});
   const auto gelu_params = unary_params(NodeInfo(gelu, 20), reason);
   ASSERT_TRUE(gelu_params);
   EXPECT_EQ(gelu_params->op, UnaryOp::GeluTanh);
@@ -61,7 +47,7 @@ TEST(DeviceUnaryOp, ActivationsTakeTheirAttributesOrOnnxDefaults) {
 
 TEST(DeviceUnaryOp, ClipBoundsComeFromAttributesThenConstantInputs) {
   std::string reason;
-  const ir::Node old_clip = node_of("Clip", {"x"}, {float_attr("min", -1.0f)});
+  const ir::Node old_clip = node_of("Clip", {"x"}, {passes::float_attribute("min", -1.0f)});
   const auto old_params = unary_params(NodeInfo(old_clip, 6), reason);
   ASSERT_TRUE(old_params);
   EXPECT_EQ(old_params->op, UnaryOp::Clip);
@@ -87,8 +73,8 @@ TEST(DeviceUnaryOp, EveryRowReadsItsOwnAttributes) {
   for (const UnaryOpInfo& row : kUnaryOps) {
     if (!row.onnx_type) continue;
     std::vector<ir::Attribute> attrs;
-    if (row.alpha_attr) attrs.push_back(float_attr(row.alpha_attr, 0.375f));
-    if (row.beta_attr) attrs.push_back(float_attr(row.beta_attr, -2.5f));
+    if (row.alpha_attr) attrs.push_back(passes::float_attribute(row.alpha_attr, 0.375f));
+    if (row.beta_attr) attrs.push_back(passes::float_attribute(row.beta_attr, -2.5f));
     const ir::Node node = node_of(row.onnx_type, {"x"}, attrs);
     std::string reason;
     const auto params = unary_params(NodeInfo(node, row.op == UnaryOp::Clip ? 6 : 21), reason);

@@ -12,25 +12,10 @@
 #include "fusion_check.h"
 #include "graph_builder.h"
 #include "ir/domains.h"
+#include "passes/graph_rewrite.h"
 
 namespace kiln::testing {
 namespace {
-
-ir::Attribute string_attr(const std::string& name, const std::string& value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::String;
-  a.s = value;
-  return a;
-}
-
-ir::Attribute float_attr(const std::string& name, float value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Float;
-  a.f = value;
-  return a;
-}
 
 // An activation from value "in" to "y", as an exporter writes it.
 struct Activation {
@@ -62,7 +47,8 @@ std::vector<Activation> activations() {
       {"Gelu", [](GraphBuilder& b) { b.node("Gelu", {"in"}, {"y"}); }},
       {"Gelu (tanh)",
        [](GraphBuilder& b) {
-         b.node("Gelu", {"in"}, {"y"}).attributes = {string_attr("approximate", "tanh")};
+         b.node("Gelu", {"in"}, {"y"}).attributes = {
+             passes::string_attribute("approximate", "tanh")};
        }},
       {"com.microsoft Gelu",
        [](GraphBuilder& b) { b.node("Gelu", {"in"}, {"y"}, ir::kMicrosoftDomain); }},
@@ -210,7 +196,7 @@ GraphBuilder gemm_model(bool with_c, bool trans_b, const std::function<void(Grap
   ir::Node& gemm = b.node(
       "Gemm", with_c ? std::vector<std::string>{"x", "w", "c"} : std::vector<std::string>{"x", "w"},
       {"g"});
-  gemm.attributes = {float_attr("alpha", 0.5f), float_attr("beta", 2.0f),
+  gemm.attributes = {passes::float_attribute("alpha", 0.5f), passes::float_attribute("beta", 2.0f),
                      int_attr("transB", trans_b ? 1 : 0)};
   tail(b);
   b.output("y");
@@ -258,7 +244,7 @@ TEST(FuseLinearEpilogues, BadFusedNodesFailWithTheNodesName) {
     b.input("x", DataType::Float32, {6, 24});
     b.initializer("w", random({24, 40}, 1));
     b.node("FusedGemm", {"x", "w"}, {"y"}, "kiln").attributes = {
-        string_attr("activation", "Softplus")};
+        passes::string_attribute("activation", "Softplus")};
     b.output("y");
     try {
       Worker w(b.build(false), Backend::Cpu);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph_builder.h"
+#include "passes/graph_rewrite.h"
 #include "test_util.h"
 
 namespace kiln::testing {
@@ -18,14 +19,6 @@ ir::Attribute strings_attr(const std::string& name, std::vector<std::string> val
   a.name = name;
   a.type = ir::Attribute::Type::Strings;
   a.strings = std::move(values);
-  return a;
-}
-
-ir::Attribute string_attr(const std::string& name, const std::string& value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::String;
-  a.s = value;
   return a;
 }
 
@@ -43,7 +36,7 @@ ir::Node& gradient(GraphBuilder& b, std::vector<std::string> inputs,
   n.name = "grad";
   n.attributes.push_back(strings_attr("xs", std::move(xs)));
   if (!zs.empty()) n.attributes.push_back(strings_attr("zs", std::move(zs)));
-  n.attributes.push_back(string_attr("y", y));
+  n.attributes.push_back(passes::string_attribute("y", y));
   return n;
 }
 
