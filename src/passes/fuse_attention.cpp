@@ -253,13 +253,8 @@ void fuse_attention(ir::Graph& graph, int opset) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     std::optional<Match> m = matcher.match(i);
     if (!m || !fusion.free(m->nodes)) continue;
-    ir::Node fused;
-    fused.name = graph.nodes[i].name;
-    fused.domain = kKilnDomain;
-    fused.op_type = kFusedAttentionOp;
-    fused.inputs = {m->q, m->k, m->v};
-    if (!m->mask.empty()) fused.inputs.push_back(m->mask);
-    fused.outputs = {m->y};
+    ir::Node fused = fused_node(graph.nodes[i].name, kKilnDomain, kFusedAttentionOp,
+                                {m->q, m->k, m->v, m->mask}, m->y);
     fused.attributes = {float_attribute("scale", static_cast<float>(m->scale)),
                         ints_attribute("q_perm", m->q_perm), ints_attribute("k_perm", m->k_perm),
                         ints_attribute("v_perm", m->v_perm), ints_attribute("y_perm", m->y_perm)};
