@@ -75,7 +75,7 @@ std::optional<ActivationMatch> match_silu(const ir::Graph& graph, const Readers&
   }
   ActivationMatch match;
   match.attrs.activation = FusedActivation::kSilu;
-  match.nodes = {std::min(sigmoid, mul), std::max(sigmoid, mul)};
+  match.nodes = {sigmoid, mul};  // Mul reads Sigmoid's output: it comes later
   match.output = m.outputs[0];
   return match;
 }

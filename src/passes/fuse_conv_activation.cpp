@@ -9,9 +9,6 @@
 //
 // Each worker runs it with what its backend's kernel covers: the CPU's every chain, the GPU
 // backends' the activations their convolution shaders apply (FusedConvCoverage).
-#include <algorithm>
-#include <limits>
-#include <map>
 #include <optional>
 #include <vector>
 

@@ -73,13 +73,8 @@ void fuse_gelu(ir::Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const std::optional<Match> m = match(graph, readers, producer, i);
     if (!m || !fusion.free(m->nodes)) continue;
-    ir::Node gelu;
-    gelu.name = graph.nodes[i].name;
-    gelu.domain = ir::kMicrosoftDomain;
-    gelu.op_type = "Gelu";
-    gelu.inputs = {m->x};
-    gelu.outputs = {m->y};
-    fusion.fuse(m->nodes, std::move(gelu));
+    fusion.fuse(m->nodes,
+                fused_node(graph.nodes[i].name, ir::kMicrosoftDomain, "Gelu", {m->x}, m->y));
   }
   fusion.apply(graph);
 }

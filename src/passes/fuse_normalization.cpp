@@ -222,13 +222,9 @@ void fuse_normalizations(ir::Graph& graph, int opset) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const std::optional<Norm> m = centred ? match_layer_norm(c, i) : match_rms_norm(c, i);
       if (!m || !fusion.free(m->nodes)) continue;
-      ir::Node norm;
-      norm.name = graph.nodes[i].name;
-      norm.domain = ir::kMicrosoftDomain;
-      norm.op_type = centred ? "LayerNormalization" : "SimplifiedLayerNormalization";
-      norm.inputs = {m->x, m->gamma.empty() ? ones.name() : m->gamma};
-      if (!m->beta.empty()) norm.inputs.push_back(m->beta);
-      norm.outputs = {m->y};
+      ir::Node norm = fused_node(graph.nodes[i].name, ir::kMicrosoftDomain,
+                                 centred ? "LayerNormalization" : "SimplifiedLayerNormalization",
+                                 {m->x, m->gamma.empty() ? ones.name() : m->gamma, m->beta}, m->y);
       norm.attributes = {int_attribute("axis", -m->axes), float_attribute("epsilon", m->epsilon)};
       fusion.fuse(m->nodes, std::move(norm));
     }

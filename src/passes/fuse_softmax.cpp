@@ -81,11 +81,7 @@ void fuse_softmax(ir::Graph& graph, int opset) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const std::optional<Match> m = match(graph, readers, producer, opset, i);
     if (!m || !fusion.free(m->nodes)) continue;
-    ir::Node softmax;
-    softmax.name = graph.nodes[i].name;
-    softmax.op_type = "Softmax";
-    softmax.inputs = {m->x};
-    softmax.outputs = {m->y};
+    ir::Node softmax = fused_node(graph.nodes[i].name, "", "Softmax", {m->x}, m->y);
     softmax.attributes = {int_attribute("axis", -1)};
     fusion.fuse(m->nodes, std::move(softmax));
   }

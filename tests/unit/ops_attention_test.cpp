@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "passes/graph_rewrite.h"
 #include "subgraph_builder.h"
 #include "test_util.h"
 
@@ -526,14 +527,6 @@ OpTest flex(const char* attr, const Body& body) {
                        .attr(attr, body.build()));
 }
 
-ir::Attribute int_attr(const std::string& name, int64_t value) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::Attribute::Type::Int;
-  a.i = value;
-  return a;
-}
-
 Body score_inputs(Body body) {
   return std::move(body.input("s").input("b").input("h").input("q").input("k"));
 }
@@ -542,7 +535,7 @@ Body score_inputs(Body body) {
 TEST(FlexAttention, ScoreModOfIndices) {
   const Body mod = score_inputs(Body("score_mod"))
                        .node("Sub", {"q", "k"}, {"d"})
-                       .node("Cast", {"d"}, {"df"}, {int_attr("to", 1)})
+                       .node("Cast", {"d"}, {"df"}, {passes::int_attribute("to", 1)})
                        .node("Add", {"s", "df"}, {"out"})
                        .output("out");
   expect_near(flex("score_mod", mod).run()[0], weighted({{1, -1}, {1, 1}}));

@@ -110,9 +110,7 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
         return static_cast<int>(k);
     return -1;
   };
-  std::map<std::string, const ir::Node*> producer;
-  for (const ir::Node& node : graph.nodes)
-    for (const std::string& out : node.outputs) producer[out] = &node;
+  const passes::Producers producer = passes::find_producers(graph);
   // The Conv a fused Add or activation hangs off, through at most one Add.
   std::function<const ir::Node*(const ir::Node&, int)> chain_conv = [&](const ir::Node& node,
                                                                         int depth) {
@@ -120,7 +118,7 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     for (const std::string& in : node.inputs) {
       auto it = producer.find(in);
       if (it == producer.end() || depth == 0) continue;
-      const ir::Node* conv = chain_conv(*it->second, depth - 1);
+      const ir::Node* conv = chain_conv(graph.nodes[it->second], depth - 1);
       if (conv && fused_conv(conv->name) >= 0) return conv;
     }
     return static_cast<const ir::Node*>(nullptr);
@@ -160,8 +158,8 @@ std::vector<int> placement_per_node(const ir::Graph& graph,
     int k = take(node.name, node.op_type);
     if (k < 0 && cpu_fused) k = cpu_fusion(node);
     if (k < 0) {
-      // Sigmoid and Mul of a fused SiLU hang off the Conv through each other: three steps (and
-      // the Conv's output has two readers, which cpu_fusion does not follow).
+      // A GPU worker's kiln::FusedConv (cpu_fusion follows the CPU worker's chains): Sigmoid and
+      // Mul of a fused SiLU hang off the Conv through each other, three steps.
       const ir::Node* conv = chain_conv(node, 3);
       k = conv ? fused_conv(conv->name) : -1;
     }

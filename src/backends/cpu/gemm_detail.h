@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/cpu/gemm.h"  // GemmBlockFn
+
 namespace kiln::cpu::gemm_detail {
 
 // GemmEpilogue resolved into what a tile store needs.
@@ -15,9 +17,7 @@ struct Epilogue {
   bool clamp = false;               // apply min(max(x, lo), hi)
   float lo = 0.0f;
   float hi = 0.0f;
-  // GemmEpilogue's finish_block, or null.
-  void (*finish_block)(const void* context, float* c, int64_t rows, int64_t cols,
-                       int64_t ldc) = nullptr;
+  GemmBlockFn finish_block = nullptr;  // GemmEpilogue's, or null
   const void* finish_context = nullptr;
 };
 
