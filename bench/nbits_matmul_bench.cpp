@@ -33,6 +33,7 @@
 #include "backends/cpu/nbits_matmul.h"
 #include "backends/cpu/simd_target.h"
 #include "bench/run_in_pool.h"
+#include "core/host_memory.h"
 #include "core/thread_pool.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -101,14 +102,16 @@ std::string cpu_model() {
 class StreamRead {
  public:
   StreamRead()
-      : buffer_(static_cast<size_t>(kColdBytes / 4), 1.0f), partial_(buffer_.size() / kChunk) {
+      : buffer_(kiln::allocate_host_array<float>(static_cast<size_t>(kColdBytes / 4))),
+        partial_(static_cast<size_t>(kColdBytes / 4 / kChunk)) {
+    std::fill_n(buffer_.get(), kColdBytes / 4, 1.0f);
     pass();  // touches the pages
   }
   double pass() {
     const auto sum = HWY_DYNAMIC_DISPATCH(stream_sum);
     const double start = now();
     kiln::parallel_for(static_cast<int64_t>(partial_.size()), 16, [&](int64_t b, int64_t e) {
-      partial_[static_cast<size_t>(b)] = sum(buffer_.data() + b * kChunk, (e - b) * kChunk);
+      partial_[static_cast<size_t>(b)] = sum(buffer_.get() + b * kChunk, (e - b) * kChunk);
     });
     const double seconds = now() - start;
     if (partial_[0] == -1.0f) std::puts("");  // keeps the sums alive
@@ -118,22 +121,24 @@ class StreamRead {
 
  private:
   static constexpr int64_t kChunk = 16384;
-  std::vector<float> buffer_;
+  kiln::HostArray<float> buffer_;  // in 2 MiB pages, where the system gives them
   std::vector<float> partial_;
 };
 
-// `copies` int4 weights of one shape, with float scales and the default zero point.
+// `copies` int4 weights of one shape, with float scales and the default zero point, each array
+// in its own host block as a model's initializers are (core/host_memory.h).
 struct ColdWeights {
   kiln::cpu::NBitsWeight shape;
-  std::vector<std::vector<uint8_t>> data;
-  std::vector<std::vector<float>> scales;
-  int64_t bytes() const {
-    return static_cast<int64_t>(data[0].size() + scales[0].size() * sizeof(float));
-  }
+  int64_t data_bytes = 0, scale_count = 0;
+  std::vector<kiln::HostArray<uint8_t>> data;
+  std::vector<kiln::HostArray<float>> scales;
+  bool hot = false;  // two copies, read again after each streaming read to bring them back
+  int64_t bytes() const { return data_bytes + scale_count * static_cast<int64_t>(sizeof(float)); }
+  size_t count() const { return data.size(); }
   kiln::cpu::NBitsWeight copy(size_t i) const {
     kiln::cpu::NBitsWeight w = shape;
-    w.data = data[i].data();
-    w.scales = scales[i].data();
+    w.data = data[i].get();
+    w.scales = scales[i].get();
     return w;
   }
 };
@@ -144,15 +149,18 @@ ColdWeights make_weights(int64_t N, int64_t K, int64_t block, int64_t min_total_
   c.shape.K = K;
   c.shape.bits = 4;
   c.shape.block_size = block;
-  const int64_t data_bytes = N * c.shape.k_blocks() * c.shape.blob_size();
-  const int64_t scale_count = N * c.shape.k_blocks();
-  const int64_t copies = std::max<int64_t>(2, min_total_bytes / (data_bytes + 4 * scale_count) + 1);
+  c.data_bytes = N * c.shape.k_blocks() * c.shape.blob_size();
+  c.scale_count = N * c.shape.k_blocks();
+  c.hot = min_total_bytes == 0;
+  const int64_t copies = std::max<int64_t>(2, min_total_bytes / c.bytes() + 1);
   std::mt19937 rng(1);
-  std::vector<uint8_t> random(static_cast<size_t>(data_bytes));
+  std::vector<uint8_t> random(static_cast<size_t>(c.data_bytes));
   for (auto& b : random) b = static_cast<uint8_t>(rng());
   for (int64_t i = 0; i < copies; ++i) {
-    c.data.push_back(random);
-    c.scales.emplace_back(static_cast<size_t>(scale_count), 0.01f);
+    c.data.push_back(kiln::allocate_host_array<uint8_t>(random.size()));
+    std::copy(random.begin(), random.end(), c.data.back().get());
+    c.scales.push_back(kiln::allocate_host_array<float>(static_cast<size_t>(c.scale_count)));
+    std::fill_n(c.scales.back().get(), c.scale_count, 0.01f);
   }
   return c;
 }
@@ -168,16 +176,19 @@ double time_calls(kiln::ThreadPool& pool, const ColdWeights& c, int64_t M, bool 
   std::vector<float> y(static_cast<size_t>(M * c.shape.N));
   std::vector<double> seconds, ratios;
   run_in_pool(pool, [&] {
-    for (size_t i = 0; i < c.data.size(); ++i) {  // warm-up: touches every copy once
+    for (size_t i = 0; i < c.count(); ++i) {  // warm-up: touches every copy once
       kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
     }
     for (int r = 0; r < rounds; ++r) {
       const double stream_seconds = stream ? stream->pass() : 0.0;
-      const double start = now();
-      for (size_t i = 0; i < c.data.size(); ++i) {
+      for (size_t i = 0; c.hot && i < c.count(); ++i) {  // the stream evicted them
         kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
       }
-      seconds.push_back((now() - start) / static_cast<double>(c.data.size()));
+      const double start = now();
+      for (size_t i = 0; i < c.count(); ++i) {
+        kiln::cpu::nbits_matmul_path(c.copy(i), M, a.data(), nullptr, y.data(), gemv, arithmetic);
+      }
+      seconds.push_back((now() - start) / static_cast<double>(c.count()));
       if (stream) {
         ratios.push_back(static_cast<double>(c.bytes()) / seconds.back() * 1e-9 /
                          StreamRead::gbs(stream_seconds));

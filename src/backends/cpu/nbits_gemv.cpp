@@ -14,19 +14,19 @@
 // (sum(a * q) - zp * sum(a)) * scale, with sum(a) per lane computed once per call during the
 // rearrangement: the zero point costs one FMA per chunk and weight row, and no scalar loop.
 //
-// Several weight rows go through a chunk of A together (4 with one row of A, 2 with two, 1 with
-// four), so that each vector of A loaded serves several FMAs and independent accumulators hide
-// the FMA latency.
+// In the float32 arithmetic, several weight rows go through a chunk of A together (4 with one row
+// of A, 2 with two, 1 with four), so that each vector of A loaded serves several FMAs and
+// independent accumulators hide the FMA latency. The int8 arithmetic, with far fewer instructions
+// per byte, is bound by memory instead and reads one weight row at a time (gemv_rows_int8 says
+// why).
 //
 // Most chunks are "plain" (WeightRows::plain_chunks): their scales are one load inside the array,
 // and a loop without branches runs them with every accumulator in a register; the others (a
 // partial last chunk, the array's end, blocks wider than a chunk) take the general path.
 //
 // Where it stands (bench/nbits_matmul_bench.cpp, Zen 3 with AVX2, one thread, int4, block 32):
-// with int8 activations about 16 GB/s on weights in cache but 5.6-7.8 GB/s from memory (55-76 %
-// of a streaming read), float32 4-5 GB/s (arithmetic-bound: 4 instructions per 8 values). From
-// memory the int8 loop now waits on misses: four rows read as interleaved short runs, and the
-// scales as another stream, keep too few in flight to reach the 70 % everywhere.
+// with int8 activations 8-11 GB/s from memory, 70-90 % of a streaming read; float32 4-7 GB/s
+// (arithmetic-bound: 4 instructions per 8 values).
 #include "backends/cpu/nbits_gemv.h"
 
 #include <algorithm>
@@ -118,10 +118,12 @@ HWY_INLINE VF field(VU packed, int s) {
 using LaneBlocks = decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr)));
 
 HWY_INLINE LaneBlocks lane_blocks(const Geometry& g) {
-  HWY_ALIGN int32_t index[hn::MaxLanes(DF())];
-  for (int64_t i = 0; i < g.lanes; ++i) {
-    index[i] =
-        static_cast<int32_t>(g.blocks_per_chunk > 1 ? i / (g.lanes / g.blocks_per_chunk) : 0);
+  HWY_ALIGN int32_t index[hn::MaxLanes(DF())] = {};
+  if (g.blocks_per_chunk > 1) {
+    const int64_t lanes_per_block = g.lanes / g.blocks_per_chunk;
+    for (int64_t b = 0; b < g.blocks_per_chunk; ++b) {
+      std::fill_n(index + b * lanes_per_block, lanes_per_block, static_cast<int32_t>(b));
+    }
   }
   return hn::SetTableIndices(DF(), index);
 }
@@ -180,10 +182,10 @@ struct WeightRows {
   const ZeroPoints& zps;
   const VF fixed_zp;
 
-  HWY_INLINE WeightRows(const Geometry& geometry, const NBitsWeight& w, const ZeroPoints& z,
-                        float* HWY_RESTRICT zp_buffer, int64_t n)
+  HWY_INLINE WeightRows(const Geometry& geometry, const LaneBlocks& lanes, const NBitsWeight& w,
+                        const ZeroPoints& z, float* HWY_RESTRICT zp_buffer, int64_t n)
       : g(geometry),
-        lane_block(lane_blocks(geometry)),
+        lane_block(lanes),
         scales_end(w.scales + w.N * geometry.blocks),
         zps(z),
         fixed_zp(hn::Set(DF(), z.fixed_value)) {
@@ -226,6 +228,7 @@ struct WeightRows {
     int64_t plain = g.full_chunks;
     const auto limit = [&](const float* first, const float* end) {
       const int64_t room = end - first - g.lanes;  // floats a chunk's load may start past first
+      if (room >= (plain - 1) * g.blocks_per_chunk) return;  // every row but the array's last
       plain = room < 0 ? 0 : std::min(plain, room / g.blocks_per_chunk + 1);
     };
     for (int j = 0; j < kRowsW; ++j) {
@@ -235,14 +238,23 @@ struct WeightRows {
     return plain;
   }
 
-  // Runs step(c, std::true_type()) over the plain chunks, then step(c, std::false_type()) over
-  // the rest: the plain ones in a loop without a branch, with every accumulator in a register.
+  // Runs step(c, std::true_type(), parity) over the plain chunks, then step(c,
+  // std::false_type(), parity) over the rest: the plain ones in a loop without a branch, with
+  // every accumulator in a register. parity, a std::integral_constant of 0 or 1, alternates over
+  // pairs of plain chunks, so that a step can keep two sets of accumulators whose FMAs do not
+  // wait on each other.
   template <class Step>
   HWY_INLINE void for_each_chunk(const Step& step) const {
+    using Even = std::integral_constant<int, 0>;
+    using Odd = std::integral_constant<int, 1>;
     const int64_t plain = plain_chunks();
     int64_t c = 0;
-    for (; c < plain; ++c) step(c, std::true_type());
-    for (; c < g.chunks; ++c) step(c, std::false_type());
+    for (; c + 2 <= plain; c += 2) {
+      step(c, std::true_type(), Even());
+      step(c + 1, std::true_type(), Odd());
+    }
+    for (; c < plain; ++c) step(c, std::true_type(), Even());
+    for (; c < g.chunks; ++c) step(c, std::false_type(), Even());
   }
 
   // Each lane's scale and zero point of row j in chunk c (kPlain: one of the plain chunks).
@@ -295,20 +307,20 @@ void for_each_row_group(const Geometry& g, const ZeroPoints& zps, int64_t n0, in
 // Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
 // chunks * L apart) and kRowsW weight rows from n on.
 template <int kBits, int kRowsA, int kRowsW>
-HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
-                             float* HWY_RESTRICT zp_buffer, int64_t n, const float* HWY_RESTRICT ar,
-                             const float* HWY_RESTRICT lane_sums, const float* bias,
-                             float* HWY_RESTRICT y) {
+HWY_NOINLINE void gemv_group(const Geometry& g, const LaneBlocks& lane_block, const NBitsWeight& w,
+                             const ZeroPoints& zps, float* HWY_RESTRICT zp_buffer, int64_t n,
+                             const float* HWY_RESTRICT ar, const float* HWY_RESTRICT lane_sums,
+                             const float* bias, float* HWY_RESTRICT y) {
   constexpr int kFields = 32 / kBits;
   const DF d;
   const int64_t L = g.lanes, sums_stride = g.chunks * L;
-  const WeightRows<kRowsW> rows(g, w, zps, zp_buffer, n);
+  const WeightRows<kRowsW> rows(g, lane_block, w, zps, zp_buffer, n);
   VF acc[kRowsA][kRowsW];
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
   // Chunk c; kPlain: one of the rows' plain chunks.
-  const auto step = [&](int64_t c, auto plain) HWY_ATTR {
+  const auto step = [&](int64_t c, auto plain, auto /*parity*/) HWY_ATTR {
     constexpr bool kPlain = decltype(plain)::value;
     VU packed[kRowsW];
     rows.template load<kPlain>(c, packed);
@@ -352,8 +364,9 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const NBitsWeight& w, const Zero
 template <int kBits, int kRowsA>
 void gemv_rows(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
                int64_t n1, const float* ar, const float* lane_sums, const float* bias, float* y) {
+  const LaneBlocks lane_block = lane_blocks(g);
   for_each_row_group<4 / kRowsA>(g, zps, n0, n1, [&](auto rows_w, float* zp_buffer, int64_t n) {
-    gemv_group<kBits, kRowsA, rows_w>(g, w, zps, zp_buffer, n, ar, lane_sums, bias, y);
+    gemv_group<kBits, kRowsA, rows_w>(g, lane_block, w, zps, zp_buffer, n, ar, lane_sums, bias, y);
   });
 }
 
@@ -413,58 +426,52 @@ struct QuantizedRows {
   const int32_t* lane_zp_sums = nullptr;  // [rows, chunks * L]
 };
 
-template <int kRowsA, int kRowsW, bool kFixedZeroPoint>
-HWY_NOINLINE void gemv_group_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
-                                  float* HWY_RESTRICT zp_buffer, int64_t n, const QuantizedRows& qa,
-                                  const float* bias, float* HWY_RESTRICT y) {
+// Y[r, n] for kRowsA rows of A and the weight rows [n0, n1), one weight row at a time: rows lie
+// one after another in memory, so this order reads the weight as one sequential stream and the
+// scales as another. (Chunks of four rows in turn, as the float path reads them, are interleaved
+// short runs, which the hardware prefetchers of a Zen 3 followed at about half a stream's speed:
+// bench/nbits_matmul_bench.cpp.) Two sets of accumulators take a row's chunks in turn.
+template <int kRowsA, bool kFixedZeroPoint>
+HWY_NOINLINE void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps,
+                                 int64_t n0, int64_t n1, const QuantizedRows& qa, const float* bias,
+                                 float* HWY_RESTRICT y) {
   const DF d;
   const DI di;
   const int64_t L = g.lanes, q_stride = g.k_pad, sums_stride = g.chunks * L;
-  const WeightRows<kRowsW> rows(g, w, zps, zp_buffer, n);
-  VF acc[kRowsA][kRowsW];
-  for (int r = 0; r < kRowsA; ++r) {
-    for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
-  }
-  // Chunk c; kPlain: one of the rows' plain chunks.
-  const auto step = [&](int64_t c, auto plain) HWY_ATTR {
-    constexpr bool kPlain = decltype(plain)::value;
-    VU packed[kRowsW];
-    rows.template load<kPlain>(c, packed);
-    const int8_t* a[kRowsA];
-    hn::Vec<DI> init[kRowsA];
-    VF a_scale[kRowsA];
-#pragma GCC unroll 4
-    for (int r = 0; r < kRowsA; ++r) {
-      a[r] = qa.q + r * q_stride + c * g.chunk_values;
-      const int64_t lane = r * sums_stride + c * L;
-      init[r] = kFixedZeroPoint ? hn::LoadU(di, qa.lane_zp_sums + lane) : hn::Zero(di);
-      a_scale[r] = hn::LoadU(d, qa.lane_scales + lane);
-    }
-#pragma GCC unroll 4
-    for (int j = 0; j < kRowsW; ++j) {
-      const VF w_scale = rows.template scale<kPlain>(j, c);
+  const LaneBlocks lane_block = lane_blocks(g);
+  thread_local std::vector<float> zp_buffer;
+  if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(g.blocks));
+  for (int64_t n = n0; n < n1; ++n) {
+    const WeightRows<1> row(g, lane_block, w, zps, zp_buffer.data(), n);
+    VF acc[2][kRowsA];
+    for (int r = 0; r < kRowsA; ++r) acc[0][r] = acc[1][r] = hn::Zero(d);
+    // Chunk c into accumulator set `parity`; kPlain: one of the row's plain chunks.
+    const auto step = [&](int64_t c, auto plain, auto parity) HWY_ATTR {
+      constexpr bool kPlain = decltype(plain)::value;
+      constexpr int kSet = decltype(parity)::value;
+      VU packed[1];
+      row.template load<kPlain>(c, packed);
+      const VF w_scale = row.template scale<kPlain>(0, c);
 #pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
-        VF dot = hn::ConvertTo(d, dot_u4_s8(packed[j], a[r], a[r] + g.chunk_bytes, init[r]));
+        const int8_t* a = qa.q + r * q_stride + c * g.chunk_values;
+        const int64_t lane = r * sums_stride + c * L;
+        const auto init = kFixedZeroPoint ? hn::LoadU(di, qa.lane_zp_sums + lane) : hn::Zero(di);
+        VF dot = hn::ConvertTo(d, dot_u4_s8(packed[0], a, a + g.chunk_bytes, init));
         if constexpr (!kFixedZeroPoint) {
-          const VF sums = hn::LoadU(d, qa.lane_sums + r * sums_stride + c * L);
-          const VF zp = rows.template zero_point<kPlain>(j, c);
-          dot = hn::NegMulAdd(zp, sums, dot);
+          dot = hn::NegMulAdd(row.template zero_point<kPlain>(0, c),
+                              hn::LoadU(d, qa.lane_sums + lane), dot);
         }
-        acc[r][j] = hn::MulAdd(dot, hn::Mul(w_scale, a_scale[r]), acc[r][j]);
+        acc[kSet][r] =
+            hn::MulAdd(dot, hn::Mul(w_scale, hn::LoadU(d, qa.lane_scales + lane)), acc[kSet][r]);
       }
+    };
+    row.for_each_chunk(step);
+    for (int r = 0; r < kRowsA; ++r) {
+      y[r * w.N + n] =
+          hn::GetLane(hn::SumOfLanes(d, hn::Add(acc[0][r], acc[1][r]))) + (bias ? bias[n] : 0.0f);
     }
-  };
-  rows.for_each_chunk(step);
-  store_sums(acc, w.N, n, bias, y);
-}
-
-template <int kRowsA, bool kFixedZeroPoint>
-void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
-                    int64_t n1, const QuantizedRows& qa, const float* bias, float* y) {
-  for_each_row_group<4 / kRowsA>(g, zps, n0, n1, [&](auto rows_w, float* zp_buffer, int64_t n) {
-    gemv_group_int8<kRowsA, rows_w, kFixedZeroPoint>(g, w, zps, zp_buffer, n, qa, bias, y);
-  });
+  }
 }
 
 template <int kRowsA>
@@ -552,39 +559,65 @@ void gemv_float(const NBitsWeight& w, int64_t M, const float* A, const float* bi
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// nbits_quantize_block's result with vectors, when `count` is a whole number of them.
+HWY_INLINE float quantize_block(const float* HWY_RESTRICT a, int64_t count,
+                                int8_t* HWY_RESTRICT out) {
+  const DF d;
+  const DI di;
+  const hn::Rebind<int8_t, DF> d8;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  if (count % L != 0) return nbits_quantize_block(a, count, out);
+  VF amax = hn::Zero(d);
+  for (int64_t i = 0; i < count; i += L) amax = hn::Max(amax, hn::Abs(hn::LoadU(d, a + i)));
+  const float max_abs = hn::GetLane(hn::MaxOfLanes(d, amax));
+  const VF inverse = hn::Set(d, max_abs > 0.0f ? 127.0f / max_abs : 0.0f);
+  const auto low = hn::Set(di, -127), high = hn::Set(di, 127);
+  for (int64_t i = 0; i < count; i += L) {
+    const auto q =
+        hn::Min(hn::Max(hn::NearestInt(hn::Mul(hn::LoadU(d, a + i), inverse)), low), high);
+    hn::StoreU(hn::DemoteTo(d8, q), d8, out + i);
+  }
+  return max_abs / 127.0f;
+}
+
 void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bias, float* Y) {
   const Geometry g = geometry(w);
-  const int64_t L = g.lanes, chunk_values = g.chunk_values;
-  thread_local std::vector<int8_t> q;
+  const int64_t L = g.lanes, lanes = g.chunks * L;
+  const hn::ScalableTag<int8_t> d8;  // 4 L bytes: half a chunk
+  thread_local std::vector<int8_t> q, values;
   thread_local std::vector<float> lane_sums, lane_scales;
   thread_local std::vector<int32_t> lane_zp_sums;
-  thread_local std::vector<int8_t> values;
-  values.resize(static_cast<size_t>(w.block_size));
-  q.assign(static_cast<size_t>(M * g.k_pad), 0);
-  lane_sums.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
-  lane_scales.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
-  lane_zp_sums.assign(static_cast<size_t>(M * g.chunks * L), 0);
+  values.assign(static_cast<size_t>(g.k_pad), 0);
+  q.resize(static_cast<size_t>(M * g.k_pad));
+  lane_sums.resize(static_cast<size_t>(M * lanes));
+  lane_scales.resize(static_cast<size_t>(M * lanes));
+  lane_zp_sums.resize(static_cast<size_t>(M * lanes));
   const int32_t fixed_zero_point = int32_t{1} << (w.bits - 1);
   for (int64_t m = 0; m < M; ++m) {
     const float* a = A + m * w.K;
-    int8_t* out = q.data() + m * g.k_pad;
-    float* sums = lane_sums.data() + m * g.chunks * L;
-    float* scales = lane_scales.data() + m * g.chunks * L;
-    int32_t* zp_sums = lane_zp_sums.data() + m * g.chunks * L;
+    float* sums = lane_sums.data() + m * lanes;
+    float* scales = lane_scales.data() + m * lanes;
+    int32_t* zp_sums = lane_zp_sums.data() + m * lanes;
+    // The row quantized in order (zero past K); lane e sums values 8 e to 8 e + 7, all in one
+    // block, and takes that block's scale (lanes past K sum nothing).
     for (int64_t b = 0; b < g.blocks; ++b) {
       const int64_t k0 = b * w.block_size, count = std::min(w.block_size, w.K - k0);
-      const float scale = nbits_quantize_block(a + k0, count, values.data());
-      for (int64_t t = 0; t < count; ++t) {
-        // Value k: chunk k / chunk_values; in it, byte (k % chunk_values) / 2 of the even or
-        // the odd values' bytes; lane (k % chunk_values) / 8. (chunk_values is a power of two.)
-        const int64_t k = k0 + t, in_chunk = k & (chunk_values - 1), c = k - in_chunk;
-        out[c + (in_chunk & 1) * g.chunk_bytes + (in_chunk >> 1)] = values[t];
-        sums[c / 8 + (in_chunk >> 3)] += static_cast<float>(values[t]);
-        zp_sums[c / 8 + (in_chunk >> 3)] -= fixed_zero_point * values[t];
-      }
-      // Every lane of the block (a lane lies in one block; lanes past K sum nothing). Lane
-      // (k % chunk_values) / 8 of chunk k / chunk_values, L lanes a chunk, is entry k / 8.
-      for (int64_t k = k0; k < k0 + w.block_size; k += 8) scales[k / 8] = scale;
+      const float scale = quantize_block(a + k0, count, values.data() + k0);
+      std::fill_n(scales + k0 / 8, w.block_size / 8, scale);
+    }
+    for (int64_t e = 0; e < lanes; ++e) {
+      int32_t sum = 0;
+      for (int64_t t = 0; t < 8; ++t) sum += values[static_cast<size_t>(8 * e + t)];
+      sums[e] = static_cast<float>(sum);
+      zp_sums[e] = -fixed_zero_point * sum;
+    }
+    // Per chunk, the even values' bytes, then the odd values'.
+    int8_t* out = q.data() + m * g.k_pad;
+    for (int64_t c = 0; c < g.k_pad; c += g.chunk_values) {
+      const auto lo = hn::LoadU(d8, values.data() + c);
+      const auto hi = hn::LoadU(d8, values.data() + c + g.chunk_bytes);
+      hn::StoreU(hn::ConcatEven(d8, hi, lo), d8, out + c);
+      hn::StoreU(hn::ConcatOdd(d8, hi, lo), d8, out + c + g.chunk_bytes);
     }
   }
   const ZeroPoints zps = zero_points(w);
@@ -596,9 +629,9 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
   for_row_ranges(w, g, M, [&](int64_t m, int64_t rows, int64_t n0, int64_t n1) {
     QuantizedRows qa;
     qa.q = q_data + m * g.k_pad;
-    qa.lane_sums = sums_data + m * g.chunks * L;
-    qa.lane_scales = scales_data + m * g.chunks * L;
-    qa.lane_zp_sums = zp_sums_data + m * g.chunks * L;
+    qa.lane_sums = sums_data + m * lanes;
+    qa.lane_scales = scales_data + m * lanes;
+    qa.lane_zp_sums = zp_sums_data + m * lanes;
     float* y = Y + m * w.N;
     if (rows == 4) {
       gemv_rows_int8<4>(g, w, zps, n0, n1, qa, bias, y);
