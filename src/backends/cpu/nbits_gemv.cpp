@@ -58,20 +58,33 @@ using DI = hn::RebindToSigned<DF>;
 using VF = hn::Vec<DF>;
 using VU = hn::Vec<DU>;
 
+// How a chunk is run. kGeneral: any chunk (a partial last one, or one at the end of the scales'
+// array), with every check. The others are "plain" chunks (whole ones whose per-block values
+// need no check), by how their lanes get those values (scales, zero points): kOneBlock, the chunk
+// lies in one block, whose value goes to every lane; kFewBlocks, it spans 2 to 4 blocks, whose
+// values are loaded into every 128-bit part of a vector and picked within it (a cheap shuffle);
+// kManyBlocks, more, loaded once and picked across the vector (a permute across 128-bit parts,
+// which costed the int8 GEMV about a third of its speed where the in-part shuffle serves).
+enum class Chunk { kGeneral, kOneBlock, kFewBlocks, kManyBlocks };
+template <Chunk kKind>
+using ChunkKind = std::integral_constant<Chunk, kKind>;
+
 // How a weight row falls into chunks of L 32-bit lanes on this target.
 struct Geometry {
   int64_t lanes = 0;         // L
   int64_t chunk_bytes = 0;   // 4 L
   int64_t chunk_values = 0;  // 4 L * 8 / bits
   int64_t row_bytes = 0;
-  int64_t full_chunks = 0;       // chunks wholly inside the row
-  int64_t tail_bytes = 0;        // bytes of the last, partial chunk (0: none)
-  int64_t chunks = 0;            // full_chunks, plus one for a tail
-  int64_t k_pad = 0;             // chunks * chunk_values: a rearranged row of A
-  int64_t blocks = 0;            // quantization blocks per row
-  int64_t block_size = 0;        // values per block
-  int64_t blocks_per_chunk = 0;  // > 1: a chunk spans several blocks; else it lies in one
-  int64_t prefetch_bytes = 0;    // how far ahead of a row's reads to prefetch
+  int64_t full_chunks = 0;        // chunks wholly inside the row
+  int64_t tail_bytes = 0;         // bytes of the last, partial chunk (0: none)
+  int64_t chunks = 0;             // full_chunks, plus one for a tail
+  int64_t k_pad = 0;              // chunks * chunk_values: a rearranged row of A
+  int64_t blocks = 0;             // quantization blocks per row
+  int64_t block_size = 0;         // values per block
+  int64_t blocks_per_chunk = 0;   // > 1: a chunk spans several blocks; else it lies in one
+  int block_shift = 0;            // in one block: chunk c lies in block c >> block_shift
+  Chunk plain = Chunk::kGeneral;  // how plain chunks run
+  int64_t prefetch_bytes = 0;     // how far ahead of a row's reads to prefetch
 };
 
 Geometry geometry(const NBitsWeight& w) {
@@ -87,6 +100,12 @@ Geometry geometry(const NBitsWeight& w) {
   g.chunks = g.full_chunks + (g.tail_bytes > 0 ? 1 : 0);
   g.k_pad = g.chunks * g.chunk_values;
   g.blocks_per_chunk = g.chunk_values / w.block_size;
+  if (g.blocks_per_chunk <= 1) {
+    g.plain = Chunk::kOneBlock;
+    while ((g.chunk_values << g.block_shift) < w.block_size) ++g.block_shift;
+  } else {
+    g.plain = g.blocks_per_chunk <= 4 ? Chunk::kFewBlocks : Chunk::kManyBlocks;
+  }
   // The next group's rows, which follow this group's in memory: a group reads several short
   // runs at once, which the hardware prefetchers follow less well than one long one.
   g.prefetch_bytes = 4 * g.row_bytes;
@@ -114,37 +133,71 @@ HWY_INLINE VF field(VU packed, int s) {
   return hn::ConvertTo(df, hn::BitCast(di, q));
 }
 
-// Which of a chunk's blocks each lane's values belong to, as a lane table.
-using LaneBlocks = decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr)));
+// Spreads a row's per-block values (scales or zero points) over the lanes of a chunk: lane i of
+// chunk c takes the value of the block its values lie in.
+class LaneValues {
+ public:
+  explicit LaneValues(const Geometry& g) : g_(g) {
+    HWY_ALIGN int32_t block[hn::MaxLanes(DF())] = {};
+    HWY_ALIGN uint8_t byte[4 * hn::MaxLanes(DF())] = {};
+    if (g.blocks_per_chunk > 1) {
+      const int64_t lanes_per_block = g.lanes / g.blocks_per_chunk;
+      for (int64_t i = 0; i < g.lanes; ++i) {
+        block[i] = static_cast<int32_t>(i / lanes_per_block);
+        // kFewBlocks: every 128-bit part holds the chunk's first 4 values; lane i takes bytes
+        // 4 block .. 4 block + 3 of its part.
+        for (int t = 0; t < 4; ++t) byte[4 * i + t] = static_cast<uint8_t>(4 * (block[i] & 3) + t);
+      }
+    }
+    lanes_ = hn::SetTableIndices(DF(), block);
+#if HWY_TARGET != HWY_SCALAR
+    in_part_ = hn::Load(D8(), byte);
+#else
+    (void)byte;  // one lane: every chunk lies in one block
+#endif
+  }
 
-HWY_INLINE LaneBlocks lane_blocks(const Geometry& g) {
-  HWY_ALIGN int32_t index[hn::MaxLanes(DF())] = {};
-  if (g.blocks_per_chunk > 1) {
-    const int64_t lanes_per_block = g.lanes / g.blocks_per_chunk;
-    for (int64_t b = 0; b < g.blocks_per_chunk; ++b) {
-      std::fill_n(index + b * lanes_per_block, lanes_per_block, static_cast<int32_t>(b));
+  // Chunk c's, from the values at `row`, for a plain chunk of kind kKind.
+  template <Chunk kKind>
+  HWY_INLINE VF plain(const float* HWY_RESTRICT row, int64_t c) const {
+    const DF d;
+    if constexpr (kKind == Chunk::kOneBlock) {
+      return hn::Set(d, row[c >> g_.block_shift]);
+#if HWY_TARGET != HWY_SCALAR
+    } else if constexpr (kKind == Chunk::kFewBlocks) {
+      const auto values = hn::BitCast(D8(), hn::LoadDup128(d, row + c * g_.blocks_per_chunk));
+      return hn::BitCast(d, hn::TableLookupBytes(values, in_part_));
+#endif
+    } else {
+      return hn::TableLookupLanes(hn::LoadU(d, row + c * g_.blocks_per_chunk), lanes_);
     }
   }
-  return hn::SetTableIndices(DF(), index);
-}
 
-// A vector of each lane's block's value of chunk c, from a row's per-block values (scales or
-// zero points) at `row`; `end` is where the array they lie in ends, which no load passes.
-HWY_INLINE VF block_values(const Geometry& g, const LaneBlocks& lane_block,
-                           const float* HWY_RESTRICT row, const float* end, int64_t c) {
-  const DF d;
-  if (g.blocks_per_chunk <= 1) return hn::Set(d, row[c * g.chunk_values / g.block_size]);
-  const float* first = row + c * g.blocks_per_chunk;
-  VF v;
-  if (end - first >= g.lanes) {
-    v = hn::LoadU(d, first);
-  } else {
-    HWY_ALIGN float buffer[hn::MaxLanes(DF())] = {};
-    std::copy(first, end, buffer);
-    v = hn::Load(d, buffer);
+  // Chunk c's for any chunk; `end` is where the array the values lie in ends, which no load
+  // passes.
+  HWY_INLINE VF general(const float* HWY_RESTRICT row, const float* end, int64_t c) const {
+    const DF d;
+    if (g_.blocks_per_chunk <= 1) return hn::Set(d, row[c >> g_.block_shift]);
+    const float* first = row + c * g_.blocks_per_chunk;
+    VF v;
+    if (end - first >= g_.lanes) {
+      v = hn::LoadU(d, first);
+    } else {
+      HWY_ALIGN float buffer[hn::MaxLanes(DF())] = {};
+      std::copy(first, end, buffer);
+      v = hn::Load(d, buffer);
+    }
+    return hn::TableLookupLanes(v, lanes_);
   }
-  return hn::TableLookupLanes(v, lane_block);
-}
+
+ private:
+  const Geometry& g_;
+  decltype(hn::SetTableIndices(DF(), static_cast<const int32_t*>(nullptr))) lanes_;
+#if HWY_TARGET != HWY_SCALAR
+  using D8 = hn::Repartition<uint8_t, DF>;
+  hn::Vec<D8> in_part_;
+#endif
+};
 
 // The zero points of a row as floats, into `out` (blocks floats); packed ones are unpacked.
 struct ZeroPoints {
@@ -173,7 +226,7 @@ struct ZeroPoints {
 template <int kRowsW>
 struct WeightRows {
   const Geometry& g;
-  const LaneBlocks lane_block;
+  const LaneValues& lane_values;
   const uint8_t* rows[kRowsW];
   const float* scales[kRowsW];
   const float* zp_rows[kRowsW];
@@ -182,10 +235,10 @@ struct WeightRows {
   const ZeroPoints& zps;
   const VF fixed_zp;
 
-  HWY_INLINE WeightRows(const Geometry& geometry, const LaneBlocks& lanes, const NBitsWeight& w,
+  HWY_INLINE WeightRows(const Geometry& geometry, const LaneValues& values, const NBitsWeight& w,
                         const ZeroPoints& z, float* HWY_RESTRICT zp_buffer, int64_t n)
       : g(geometry),
-        lane_block(lanes),
+        lane_values(values),
         scales_end(w.scales + w.N * geometry.blocks),
         zps(z),
         fixed_zp(hn::Set(DF(), z.fixed_value)) {
@@ -202,13 +255,14 @@ struct WeightRows {
 
   // Chunk c of each row as 32-bit lanes, and a prefetch of the rows further on. kPlain: c is
   // one of the plain chunks, a whole one.
-  template <bool kPlain>
+  // kPrefetch false: the caller knows the line ahead was prefetched already.
+  template <bool kPlain, bool kPrefetch = true>
   HWY_INLINE void load(int64_t c, VU (&packed)[kRowsW]) const {
     const DU du;
 #pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
       const uint8_t* bytes = rows[j] + c * g.chunk_bytes;
-      hwy::Prefetch(bytes + g.prefetch_bytes);
+      if constexpr (kPrefetch) hwy::Prefetch(bytes + g.prefetch_bytes);
       if (kPlain || c < g.full_chunks) {
         // Rows start at multiples of 4 bytes (a block is at least 4 bytes); LoadU copies.
         packed[j] = hn::LoadU(du, reinterpret_cast<const uint32_t*>(bytes));
@@ -220,11 +274,10 @@ struct WeightRows {
     }
   }
 
-  // How many chunks from the first on are "plain" in every row: whole, and with lanes in
-  // several blocks whose scales (and zero points) are one unaligned load of L floats that stays
-  // inside their array. for_each_chunk runs those without a branch.
+  // How many chunks from the first on are plain in every row: whole, and with per-block values
+  // (scales, zero points) that LaneValues::plain reads without passing the end of their array.
   int64_t plain_chunks() const {
-    if (g.blocks_per_chunk <= 1) return 0;
+    if (g.plain == Chunk::kOneBlock) return g.full_chunks;
     int64_t plain = g.full_chunks;
     const auto limit = [&](const float* first, const float* end) {
       const int64_t room = end - first - g.lanes;  // floats a chunk's load may start past first
@@ -238,43 +291,55 @@ struct WeightRows {
     return plain;
   }
 
-  // Runs step(c, std::true_type(), parity) over the plain chunks, then step(c,
-  // std::false_type(), parity) over the rest: the plain ones in a loop without a branch, with
+  // Runs step(c, kind, parity) over the plain chunks, with kind a ChunkKind of g.plain, then over
+  // the rest with ChunkKind<Chunk::kGeneral>: the plain ones in a loop without a branch, with
   // every accumulator in a register. parity, a std::integral_constant of 0 or 1, alternates over
   // pairs of plain chunks, so that a step can keep two sets of accumulators whose FMAs do not
   // wait on each other.
   template <class Step>
   HWY_INLINE void for_each_chunk(const Step& step) const {
-    using Even = std::integral_constant<int, 0>;
-    using Odd = std::integral_constant<int, 1>;
     const int64_t plain = plain_chunks();
-    int64_t c = 0;
-    for (; c + 2 <= plain; c += 2) {
-      step(c, std::true_type(), Even());
-      step(c + 1, std::true_type(), Odd());
+    if (g.plain == Chunk::kOneBlock) {
+      run_plain<Chunk::kOneBlock>(step, plain);
+    } else if (g.plain == Chunk::kFewBlocks) {
+      run_plain<Chunk::kFewBlocks>(step, plain);
+    } else {
+      run_plain<Chunk::kManyBlocks>(step, plain);
     }
-    for (; c < plain; ++c) step(c, std::true_type(), Even());
-    for (; c < g.chunks; ++c) step(c, std::false_type(), Even());
+    for (int64_t c = plain; c < g.chunks; ++c) step(c, ChunkKind<Chunk::kGeneral>(), Even());
   }
 
-  // Each lane's scale and zero point of row j in chunk c (kPlain: one of the plain chunks).
-  template <bool kPlain>
+  // Each lane's scale and zero point of row j in chunk c, a chunk of kind kKind.
+  template <Chunk kKind>
   HWY_INLINE VF scale(int j, int64_t c) const {
-    if constexpr (kPlain) return plain_values(scales[j], c);
-    return block_values(g, lane_block, scales[j], scales_end, c);
+    if constexpr (kKind == Chunk::kGeneral) {
+      return lane_values.general(scales[j], scales_end, c);
+    } else {
+      return lane_values.plain<kKind>(scales[j], c);
+    }
   }
-  template <bool kPlain>
+  template <Chunk kKind>
   HWY_INLINE VF zero_point(int j, int64_t c) const {
     if (zps.fixed) return fixed_zp;
-    if constexpr (kPlain) return plain_values(zp_rows[j], c);
-    return block_values(g, lane_block, zp_rows[j], zp_ends[j], c);
+    if constexpr (kKind == Chunk::kGeneral) {
+      return lane_values.general(zp_rows[j], zp_ends[j], c);
+    } else {
+      return lane_values.plain<kKind>(zp_rows[j], c);
+    }
   }
 
  private:
-  // Each lane's value of a plain chunk c from a row's per-block values (scales or zero points):
-  // one unaligned load inside the array.
-  HWY_INLINE VF plain_values(const float* HWY_RESTRICT row, int64_t c) const {
-    return hn::TableLookupLanes(hn::LoadU(DF(), row + c * g.blocks_per_chunk), lane_block);
+  using Even = std::integral_constant<int, 0>;
+  using Odd = std::integral_constant<int, 1>;
+
+  template <Chunk kKind, class Step>
+  HWY_INLINE void run_plain(const Step& step, int64_t plain) const {
+    int64_t c = 0;
+    for (; c + 2 <= plain; c += 2) {
+      step(c, ChunkKind<kKind>(), Even());
+      step(c + 1, ChunkKind<kKind>(), Odd());
+    }
+    if (c < plain) step(c, ChunkKind<kKind>(), Even());
   }
 };
 
@@ -307,23 +372,23 @@ void for_each_row_group(const Geometry& g, const ZeroPoints& zps, int64_t n0, in
 // Y[r, n + j] for kRowsA rows of A (rearranged: ar, k_pad apart; lane sums: lane_sums,
 // chunks * L apart) and kRowsW weight rows from n on.
 template <int kBits, int kRowsA, int kRowsW>
-HWY_NOINLINE void gemv_group(const Geometry& g, const LaneBlocks& lane_block, const NBitsWeight& w,
+HWY_NOINLINE void gemv_group(const Geometry& g, const LaneValues& lane_values, const NBitsWeight& w,
                              const ZeroPoints& zps, float* HWY_RESTRICT zp_buffer, int64_t n,
                              const float* HWY_RESTRICT ar, const float* HWY_RESTRICT lane_sums,
                              const float* bias, float* HWY_RESTRICT y) {
   constexpr int kFields = 32 / kBits;
   const DF d;
   const int64_t L = g.lanes, sums_stride = g.chunks * L;
-  const WeightRows<kRowsW> rows(g, lane_block, w, zps, zp_buffer, n);
+  const WeightRows<kRowsW> rows(g, lane_values, w, zps, zp_buffer, n);
   VF acc[kRowsA][kRowsW];
   for (int r = 0; r < kRowsA; ++r) {
     for (int j = 0; j < kRowsW; ++j) acc[r][j] = hn::Zero(d);
   }
-  // Chunk c; kPlain: one of the rows' plain chunks.
-  const auto step = [&](int64_t c, auto plain, auto /*parity*/) HWY_ATTR {
-    constexpr bool kPlain = decltype(plain)::value;
+  // Chunk c, of the kind `kind`.
+  const auto step = [&](int64_t c, auto kind, auto /*parity*/) HWY_ATTR {
+    constexpr Chunk kKind = decltype(kind)::value;
     VU packed[kRowsW];
-    rows.template load<kPlain>(c, packed);
+    rows.template load<kKind != Chunk::kGeneral>(c, packed);
     VF dot[kRowsA][kRowsW];
 #pragma GCC unroll 4
     for (int r = 0; r < kRowsA; ++r) {
@@ -348,8 +413,8 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const LaneBlocks& lane_block, co
     for (int r = 0; r < kRowsA; ++r) sums[r] = hn::LoadU(d, lane_sums + r * sums_stride + c * L);
 #pragma GCC unroll 4
     for (int j = 0; j < kRowsW; ++j) {
-      const VF scale = rows.template scale<kPlain>(j, c);
-      const VF zp = rows.template zero_point<kPlain>(j, c);
+      const VF scale = rows.template scale<kKind>(j, c);
+      const VF zp = rows.template zero_point<kKind>(j, c);
 #pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
         acc[r][j] = hn::MulAdd(hn::NegMulAdd(zp, sums[r], dot[r][j]), scale, acc[r][j]);
@@ -364,9 +429,9 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const LaneBlocks& lane_block, co
 template <int kBits, int kRowsA>
 void gemv_rows(const Geometry& g, const NBitsWeight& w, const ZeroPoints& zps, int64_t n0,
                int64_t n1, const float* ar, const float* lane_sums, const float* bias, float* y) {
-  const LaneBlocks lane_block = lane_blocks(g);
+  const LaneValues lane_values(g);
   for_each_row_group<4 / kRowsA>(g, zps, n0, n1, [&](auto rows_w, float* zp_buffer, int64_t n) {
-    gemv_group<kBits, kRowsA, rows_w>(g, lane_block, w, zps, zp_buffer, n, ar, lane_sums, bias, y);
+    gemv_group<kBits, kRowsA, rows_w>(g, lane_values, w, zps, zp_buffer, n, ar, lane_sums, bias, y);
   });
 }
 
@@ -438,20 +503,22 @@ HWY_NOINLINE void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const 
   const DF d;
   const DI di;
   const int64_t L = g.lanes, q_stride = g.k_pad, sums_stride = g.chunks * L;
-  const LaneBlocks lane_block = lane_blocks(g);
+  const LaneValues lane_values(g);
   thread_local std::vector<float> zp_buffer;
   if (!zps.fixed) zp_buffer.resize(static_cast<size_t>(g.blocks));
   for (int64_t n = n0; n < n1; ++n) {
-    const WeightRows<1> row(g, lane_block, w, zps, zp_buffer.data(), n);
+    const WeightRows<1> row(g, lane_values, w, zps, zp_buffer.data(), n);
     VF acc[2][kRowsA];
     for (int r = 0; r < kRowsA; ++r) acc[0][r] = acc[1][r] = hn::Zero(d);
-    // Chunk c into accumulator set `parity`; kPlain: one of the row's plain chunks.
-    const auto step = [&](int64_t c, auto plain, auto parity) HWY_ATTR {
-      constexpr bool kPlain = decltype(plain)::value;
+    // Chunk c, of the kind `kind`, into accumulator set `parity`.
+    const auto step = [&](int64_t c, auto kind, auto parity) HWY_ATTR {
+      constexpr Chunk kKind = decltype(kind)::value;
       constexpr int kSet = decltype(parity)::value;
+      // A cache line holds two AVX2 chunks: the even one prefetches for both.
+      constexpr bool kPrefetch = kSet == 0 || 4 * hn::MaxLanes(DF()) >= 64;
       VU packed[1];
-      row.template load<kPlain>(c, packed);
-      const VF w_scale = row.template scale<kPlain>(0, c);
+      row.template load<kKind != Chunk::kGeneral, kPrefetch>(c, packed);
+      const VF w_scale = row.template scale<kKind>(0, c);
 #pragma GCC unroll 4
       for (int r = 0; r < kRowsA; ++r) {
         const int8_t* a = qa.q + r * q_stride + c * g.chunk_values;
@@ -459,7 +526,7 @@ HWY_NOINLINE void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const 
         const auto init = kFixedZeroPoint ? hn::LoadU(di, qa.lane_zp_sums + lane) : hn::Zero(di);
         VF dot = hn::ConvertTo(d, dot_u4_s8(packed[0], a, a + g.chunk_bytes, init));
         if constexpr (!kFixedZeroPoint) {
-          dot = hn::NegMulAdd(row.template zero_point<kPlain>(0, c),
+          dot = hn::NegMulAdd(row.template zero_point<kKind>(0, c),
                               hn::LoadU(d, qa.lane_sums + lane), dot);
         }
         acc[kSet][r] =
