@@ -3,16 +3,19 @@
 //
 //   nbits_matmul_bench [--target=NAME] [--threads=N] [--rounds=R] [--block=B] [--hot]
 //
-// First the yardstick: a vectorised sum over a 512 MiB buffer (far beyond any cache), in GB/s.
+// First the yardstick: a vectorised sum over a 512 MiB buffer (far beyond any cache, in 2 MiB
+// pages where the system gives them: the fastest streaming read), in GB/s.
 // Then, for the weight shapes of the decoder examples/tokengen/build_decoder.py writes (N x K:
 // QKV, output, gate/up, down projections and the lm_head), one GEMV of a single row of A, in
 // float32 and with int8 activations (accuracy_level 4): bytes of packed weights and scales read
 // per second, and that as a share of the stream's: each round times a streaming read right
 // before the GEMVs, and the share is the median over rounds of the two rates' ratio, so that a
 // host whose load drifts (a shared machine) skews both alike. --hot keeps the weights in cache
-// instead (two copies), which shows what the arithmetic alone allows. Each call reads another copy
-// of the weight (copies totalling at least 512 MiB), so that no weight comes from a cache, as in
-// token generation where all layers' weights are read once a step. Last, the rows of A at which the
+// instead (two copies, read once more after each streaming read), which shows what the arithmetic
+// alone allows. Each call reads another copy of the weight (copies totalling at least 512 MiB),
+// so that no weight comes from a cache, as in token generation where all layers' weights are read
+// once a step; each copy's bytes and scales are host blocks of their own, as a model's
+// initializers are (core/host_memory.h: 4 KiB pages below 4 MiB). Last, the rows of A at which the
 // GEMM path overtakes the GEMV (what kNBitsGemvMaxRows rests on), beside kiln's GEMM on a float32
 // copy of the weight packed once (the GEMM path's price for dequantizing on every call). Figures
 // are medians of R rounds of wall-clock time, run on a kiln ThreadPool of N threads (kiln's job

@@ -59,13 +59,15 @@ using VF = hn::Vec<DF>;
 using VU = hn::Vec<DU>;
 
 // How a chunk is run. kGeneral: any chunk (a partial last one, or one at the end of the scales'
-// array), with every check. The others are "plain" chunks (whole ones whose per-block values
-// need no check), by how their lanes get those values (scales, zero points): kOneBlock, the chunk
-// lies in one block, whose value goes to every lane; kFewBlocks, it spans 2 to 4 blocks, whose
-// values are loaded into every 128-bit part of a vector and picked within it (a cheap shuffle);
-// kManyBlocks, more, loaded once and picked across the vector (a permute across 128-bit parts,
-// which costed the int8 GEMV about a third of its speed where the in-part shuffle serves).
-enum class Chunk { kGeneral, kOneBlock, kFewBlocks, kManyBlocks };
+// array), with every check. The others are "plain" chunks, whole ones whose per-block values
+// (scales, zero points) need no check. kPlain: of the geometry's kind, picked per chunk at run
+// time (one well-predicted branch). Or, with the kernel compiled for the kind, by how the lanes
+// get those values: kOneBlock, the chunk lies in one block, whose value goes to every lane;
+// kFewBlocks, it spans 2 to 4 blocks, whose values are loaded into every 128-bit part of a vector
+// and picked within it (one shuffle inside each part); kManyBlocks, more, loaded once and picked
+// across the vector (a permute across parts, slower on x86). (A chunk in one block used to find
+// its block by a division, which halved the int8 GEMV's speed at block 128.)
+enum class Chunk { kGeneral, kPlain, kOneBlock, kFewBlocks, kManyBlocks };
 template <Chunk kKind>
 using ChunkKind = std::integral_constant<Chunk, kKind>;
 
@@ -83,7 +85,7 @@ struct Geometry {
   int64_t block_size = 0;         // values per block
   int64_t blocks_per_chunk = 0;   // > 1: a chunk spans several blocks; else it lies in one
   int block_shift = 0;            // in one block: chunk c lies in block c >> block_shift
-  Chunk plain = Chunk::kGeneral;  // how plain chunks run
+  Chunk plain = Chunk::kGeneral;  // the kind of the plain chunks
   int64_t prefetch_bytes = 0;     // how far ahead of a row's reads to prefetch
 };
 
@@ -106,8 +108,8 @@ Geometry geometry(const NBitsWeight& w) {
   } else {
     g.plain = g.blocks_per_chunk <= 4 ? Chunk::kFewBlocks : Chunk::kManyBlocks;
   }
-  // The next group's rows, which follow this group's in memory: a group reads several short
-  // runs at once, which the hardware prefetchers follow less well than one long one.
+  // Four rows on, which follow in memory: the next group's where a group of rows reads several
+  // short runs at once, which the hardware prefetchers follow less well than one long one.
   g.prefetch_bytes = 4 * g.row_bytes;
   return g;
 }
@@ -161,7 +163,11 @@ class LaneValues {
   template <Chunk kKind>
   HWY_INLINE VF plain(const float* HWY_RESTRICT row, int64_t c) const {
     const DF d;
-    if constexpr (kKind == Chunk::kOneBlock) {
+    if constexpr (kKind == Chunk::kPlain) {
+      if (g_.plain == Chunk::kOneBlock) return plain<Chunk::kOneBlock>(row, c);
+      if (g_.plain == Chunk::kFewBlocks) return plain<Chunk::kFewBlocks>(row, c);
+      return plain<Chunk::kManyBlocks>(row, c);
+    } else if constexpr (kKind == Chunk::kOneBlock) {
       return hn::Set(d, row[c >> g_.block_shift]);
 #if HWY_TARGET != HWY_SCALAR
     } else if constexpr (kKind == Chunk::kFewBlocks) {
@@ -291,15 +297,20 @@ struct WeightRows {
     return plain;
   }
 
-  // Runs step(c, kind, parity) over the plain chunks, with kind a ChunkKind of g.plain, then over
-  // the rest with ChunkKind<Chunk::kGeneral>: the plain ones in a loop without a branch, with
-  // every accumulator in a register. parity, a std::integral_constant of 0 or 1, alternates over
-  // pairs of plain chunks, so that a step can keep two sets of accumulators whose FMAs do not
-  // wait on each other.
-  template <class Step>
+  // Runs step(c, kind, parity) over the plain chunks, then over the rest with
+  // ChunkKind<Chunk::kGeneral>: the plain ones in a loop without a check, with every accumulator
+  // in a register. With kByKind, the plain chunks' kind is ChunkKind<g.plain> (the step is
+  // compiled once for each kind), and parity, a std::integral_constant of 0 or 1, alternates over
+  // pairs of them, so that a step can keep two sets of accumulators whose FMAs do not wait on
+  // each other; without, it is ChunkKind<Chunk::kPlain>, and parity is always 0. (The float
+  // path's step, unrolled over fields and rows, goes without: compiled for every kind and
+  // parity, it took the sanitizer build's clang from 7.5 to over 19 minutes on this file.)
+  template <bool kByKind, class Step>
   HWY_INLINE void for_each_chunk(const Step& step) const {
     const int64_t plain = plain_chunks();
-    if (g.plain == Chunk::kOneBlock) {
+    if constexpr (!kByKind) {
+      for (int64_t c = 0; c < plain; ++c) step(c, ChunkKind<Chunk::kPlain>(), Even());
+    } else if (g.plain == Chunk::kOneBlock) {
       run_plain<Chunk::kOneBlock>(step, plain);
     } else if (g.plain == Chunk::kFewBlocks) {
       run_plain<Chunk::kFewBlocks>(step, plain);
@@ -421,7 +432,7 @@ HWY_NOINLINE void gemv_group(const Geometry& g, const LaneValues& lane_values, c
       }
     }
   };
-  rows.for_each_chunk(step);
+  rows.template for_each_chunk<false>(step);
   store_sums(acc, w.N, n, bias, y);
 }
 
@@ -533,7 +544,7 @@ HWY_NOINLINE void gemv_rows_int8(const Geometry& g, const NBitsWeight& w, const 
             hn::MulAdd(dot, hn::Mul(w_scale, hn::LoadU(d, qa.lane_scales + lane)), acc[kSet][r]);
       }
     };
-    row.for_each_chunk(step);
+    row.template for_each_chunk<true>(step);
     for (int r = 0; r < kRowsA; ++r) {
       y[r * w.N + n] =
           hn::GetLane(hn::SumOfLanes(d, hn::Add(acc[0][r], acc[1][r]))) + (bias ? bias[n] : 0.0f);
