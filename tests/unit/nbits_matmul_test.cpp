@@ -210,6 +210,26 @@ TEST(NBitsMatmul, Int8ActivationsEveryTarget) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// A call's int8 arithmetic owes nothing to the calls before it: here an earlier call, with an
+// infinity in A, leaves an infinite block scale where the next, shorter call's last partial
+// chunk has lanes past its last block (3 blocks of 16 values in a chunk of 64 on AVX2, of 32 on
+// 128-bit targets); those lanes must add nothing, not 0 * inf.
+TEST(NBitsMatmul, Int8ActivationsIgnoreAnEarlierCallsScales) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    const Weight wide = make_weight(3, 256, 4, 16, Zp::kDefault, 41);
+    std::vector<float> a(256, 0.5f);
+    std::fill(a.begin() + 48, a.begin() + 64, INFINITY);
+    std::vector<float> y(3);
+    nbits_matmul_path(wide.w, 1, a.data(), nullptr, y.data(), true,
+                      NBitsArithmetic::kInt8Activations);
+    const bool x86_int8 = target == HWY_AVX2 || target <= HWY_AVX3;
+    check_int8(make_weight(5, 48, 4, 16, Zp::kDefault, 42), 1, 43, x86_int8);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
 // Both paths, the GEMV in both arithmetics, as a job of a 4-thread pool, with enough weight rows
 // to be split over the threads (GEMV ranges of 64 rows at K = 4072), against the same call as a
 // job of a 1-thread pool: the same bits (each output sums in an order that depends on the

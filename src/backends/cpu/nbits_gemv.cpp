@@ -668,7 +668,9 @@ void gemv_int8(const NBitsWeight& w, int64_t M, const float* A, const float* bia
   values.assign(static_cast<size_t>(g.k_pad), 0);
   q.resize(static_cast<size_t>(M * g.k_pad));
   lane_sums.resize(static_cast<size_t>(M * lanes));
-  lane_scales.resize(static_cast<size_t>(M * lanes));
+  // Zero: lanes of a last, partial chunk past the last block take no block's scale, and a stale
+  // one (an inf from an earlier call) would turn their 0 dot products into NaN.
+  lane_scales.assign(static_cast<size_t>(M * lanes), 0.0f);
   lane_zp_sums.resize(static_cast<size_t>(M * lanes));
   const int32_t fixed_zero_point = int32_t{1} << (w.bits - 1);
   for (int64_t m = 0; m < M; ++m) {
