@@ -3,10 +3,11 @@
 //
 // A weight row is read as 32-bit lanes of 4 packed bytes each: lane i of a chunk of L lanes
 // holds the F = 32 / bits consecutive values F * i.., its field s (bits s * bits up) being value
-// F * i + s. A field is a shift and a mask away from an integer, for all L lanes at once, so a
-// chunk of 4 L bytes costs one load and, per field, a shift, a mask, a conversion and an FMA
-// with the matching vector of A. A's rows are rearranged once per call into that order (field
-// by field, lanes within), so that these are plain vector loads.
+// F * i + s. A field is a mask away from an integer times a power of two (field_unit), for all
+// L lanes at once, so a chunk of 4 L bytes costs one load and, per field, a mask, a conversion
+// and an FMA with the matching vector of A. A's rows are rearranged once per call into that
+// order (field by field, lanes within; each field's values divided by its power of two), so
+// that these are plain vector loads.
 //
 // A lane's values lie in one quantization block (a block is at least 4 bytes), but a chunk can
 // span several blocks: the per-block scale and zero point then come as vectors holding each
@@ -26,7 +27,7 @@
 //
 // Where it stands (bench/nbits_matmul_bench.cpp, Zen 3 with AVX2, one thread, int4, block 32):
 // with int8 activations 8-11 GB/s from memory, 70-90 % of a streaming read; float32 4-7 GB/s
-// (arithmetic-bound: 4 instructions per 8 values).
+// (arithmetic-bound: 3 instructions per 8 values).
 #include "backends/cpu/nbits_gemv.h"
 
 #include <algorithm>
@@ -114,24 +115,44 @@ Geometry geometry(const NBitsWeight& w) {
   return g;
 }
 
-// Field s (bits s * kBits up) of every lane, as a float (s a constant once unrolled).
+// Whether field<kBits> looks its fields up in a table (AVX-512, 4 bits) rather than masking
+// them in place.
+template <int kBits>
+constexpr bool kFieldsByTable = HWY_ARCH_X86&& HWY_TARGET <= HWY_AVX3&& kBits == 4;
+
+// What field s of a lane comes out of field<kBits> multiplied by: a field below the top one is
+// masked where it lies, without a shift, so it comes out as its value times 2^(s * kBits); A's
+// values for that field are rearranged multiplied by the inverse, so that the products are
+// exact all the same (a power of two; only an activation below ~1e-29 would lose bits, to
+// subnormals). That makes a field a mask, a conversion and an FMA, one instruction fewer than
+// with a shift, in an arithmetic bound by its instruction count.
+template <int kBits>
+constexpr float field_unit(int s) {
+  const bool top = (s + 1) * kBits >= 32;
+  return kFieldsByTable<kBits> || top ? 1.0f : static_cast<float>(1u << (s * kBits));
+}
+
+// Field s (bits s * kBits up) of every lane, as a float times field_unit<kBits>(s) (s a constant
+// once unrolled).
 template <int kBits>
 HWY_INLINE VF field(VU packed, int s) {
   const DU du;
   const DF df;
   const DI di;
-  VU q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  if constexpr (kBits == 4) {
+  if constexpr (kFieldsByTable<kBits>) {
     // vpermps reads only the low 4 bits of each index: a 16-entry table of the floats 0..15
     // masks and converts in one instruction. (Not hn::TableLookupLanes, whose debug builds
     // check that the indices are in range.)
+    const VU q = s == 0 ? packed : hn::ShiftRightSame(packed, s * kBits);
     const VF table = hn::Iota(df, 0.0f);
     return VF{_mm512_permutexvar_ps(q.raw, table.raw)};
   }
 #endif
-  // The top field needs no mask.
-  if ((s + 1) * kBits < 32) q = hn::And(q, hn::Set(du, (1u << kBits) - 1));
+  // The top field is a shift (a mask in place would set the sign bit); the others a mask.
+  if ((s + 1) * kBits >= 32)
+    return hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRightSame(packed, s * kBits)));
+  const VU q = hn::And(packed, hn::Set(du, ((1u << kBits) - 1) << (s * kBits)));
   return hn::ConvertTo(df, hn::BitCast(di, q));
 }
 
@@ -596,7 +617,14 @@ void gemv_float(const NBitsWeight& w, int64_t M, const float* A, const float* bi
   const Geometry g = geometry(w);
   const int64_t L = g.lanes, per_lane = 32 / w.bits;
   // A rearranged (zero past K, so that whatever the padding of the last block holds adds
-  // nothing) and its sums per chunk lane.
+  // nothing; field s times the inverse of its field_unit) and its sums per chunk lane.
+  float field_scales[32];
+  for (int s = 0; s < per_lane; ++s) {
+    const float unit = w.bits == 2   ? field_unit<2>(s)
+                       : w.bits == 4 ? field_unit<4>(s)
+                                     : field_unit<8>(s);
+    field_scales[s] = 1.0f / unit;
+  }
   thread_local std::vector<float> ar, lane_sums;
   ar.assign(static_cast<size_t>(M * g.k_pad), 0.0f);
   lane_sums.assign(static_cast<size_t>(M * g.chunks * L), 0.0f);
@@ -611,7 +639,7 @@ void gemv_float(const NBitsWeight& w, int64_t M, const float* A, const float* bi
         const int64_t count = std::min(per_lane, w.K - k0);
         float sum = 0.0f;
         for (int64_t s = 0; s < count; ++s) {
-          out[c * g.chunk_values + s * L + i] = a[k0 + s];
+          out[c * g.chunk_values + s * L + i] = a[k0 + s] * field_scales[s];
           sum += a[k0 + s];
         }
         sums[c * L + i] = sum;
