@@ -13,50 +13,113 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 inline float max_tap(float best, float v) { return v > best ? v : best; }
 
-// Stride 1 and 2 take whole vectors (stride 2: the even lanes of two loads); a vector is only
-// started where all its lanes' windows are inside the row, so no load reads past it. The rest,
-// and other strides, take the scalar loop.
-template <int64_t kStride>
-int64_t max_row_vectors(const float* const* rows, int64_t row_count, int64_t kernel_width,
-                        int64_t dilation, int64_t c, int64_t c_end, float* out) {
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (; c + lanes <= c_end; c += lanes) {
-    auto tap = [&](const float* p) HWY_ATTR {
-#if HWY_TARGET == HWY_SCALAR
-      return hn::LoadU(d, p);
+// The same rule on vectors. x86's maxps is exactly it (it returns its first operand only when
+// that compares greater, so also when the second is a NaN): one instruction for a compare and
+// a blend.
+template <class V>
+HWY_INLINE V max_tap(V best, V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+  return hn::Max(v, best);
 #else
-      if constexpr (kStride == 1) {
-        return hn::LoadU(d, p);
-      } else {
-        // The last lane's window ends at (c + lanes - 1) * 2 + tap, inside the row; the second
-        // load's last lane is one further, the (unused) odd column after it, which exists
-        // unless the window ends the row, hence the check by the caller.
-        return hn::ConcatEven(d, hn::LoadU(d, p + lanes), hn::LoadU(d, p));
-      }
+  return hn::IfThenElse(hn::Gt(v, best), v, best);
 #endif
-    };
-    auto best = tap(rows[0] + c * kStride);
-    for (int64_t i = 0; i < row_count; ++i) {
-      for (int64_t j = i == 0 ? 1 : 0; j < kernel_width; ++j) {
-        const auto v = tap(rows[i] + c * kStride + j * dilation);
-        best = hn::IfThenElse(hn::Gt(v, best), v, best);
-      }
+}
+
+// How a vector of output columns reads a tap's inputs at p (column c * stride + j * dilation of
+// the first lane's window).
+enum class Taps {
+  kContiguous,  // stride 1: one load
+  kEven,        // stride 2: the even lanes of two loads from p, which read one column past the
+                // last lane's window
+  kOddBefore,   // stride 2: the odd lanes of two loads from p - 1, which read one column before
+                // the first lane's window instead
+};
+
+// Out[c, c + lanes) with kernel width kWidth (0: kernel_width, known at run time only).
+template <Taps kTaps, int64_t kWidth>
+HWY_INLINE void max_vector(const float* const* rows, int64_t row_count, int64_t kernel_width,
+                           int64_t dilation, int64_t c, float* out) {
+  const hn::ScalableTag<float> d;
+  [[maybe_unused]] const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kStride = kTaps == Taps::kContiguous ? 1 : 2;
+  const auto tap = [&](const float* p) HWY_ATTR {
+#if HWY_TARGET == HWY_SCALAR
+    return hn::LoadU(d, p);
+#else
+    if constexpr (kTaps == Taps::kContiguous) {
+      return hn::LoadU(d, p);
+    } else if constexpr (kTaps == Taps::kEven) {
+      return hn::ConcatEven(d, hn::LoadU(d, p + lanes), hn::LoadU(d, p));
+    } else {
+      return hn::ConcatOdd(d, hn::LoadU(d, p + lanes - 1), hn::LoadU(d, p - 1));
     }
-    hn::StoreU(best, d, out + c);
+#endif
+  };
+  const int64_t width = kWidth > 0 ? kWidth : kernel_width;
+  auto best = tap(rows[0] + c * kStride);
+  for (int64_t i = 0; i < row_count; ++i) {
+    const float* row = rows[i] + c * kStride;
+#pragma GCC unroll 4
+    for (int64_t j = i == 0 ? 1 : 0; j < width; ++j) best = max_tap(best, tap(row + j * dilation));
+  }
+  hn::StoreU(best, d, out + c);
+}
+
+// Columns [c_begin, c_end) in whole vectors. Where the columns do not divide into vectors, the
+// last vector ends at c_end and overlaps the one before (its columns computed twice, alike),
+// so that no column is left to the scalar loop unless the row is narrower than a vector.
+// Returns the first column not done.
+template <int64_t kStride, int64_t kWidth>
+int64_t max_row_vectors(const float* const* rows, int64_t row_count, int64_t kernel_width,
+                        int64_t dilation, int64_t c_begin, int64_t c_end, float* out) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
+  int64_t c = c_begin;
+  if constexpr (kStride == 1) {
+    for (; c + lanes <= c_end; c += lanes) {
+      max_vector<Taps::kContiguous, kWidth>(rows, row_count, kernel_width, dilation, c, out);
+    }
+    if (c < c_end && c_end - c_begin >= lanes) {
+      max_vector<Taps::kContiguous, kWidth>(rows, row_count, kernel_width, dilation, c_end - lanes,
+                                            out);
+      c = c_end;
+    }
+  } else {
+    // A vector that reads one column past its last window needs the row to have that column:
+    // keep the last column out of these.
+    for (; c + lanes <= c_end - 1; c += lanes) {
+      max_vector<Taps::kEven, kWidth>(rows, row_count, kernel_width, dilation, c, out);
+    }
+    // The last vector reads one column before its first window instead, which is inside the
+    // row when that window is not the first.
+    if (c < c_end && c_end - lanes > c_begin) {
+      max_vector<Taps::kOddBefore, kWidth>(rows, row_count, kernel_width, dilation, c_end - lanes,
+                                           out);
+      c = c_end;
+    }
   }
   return c;
+}
+
+// Kernel widths 2 and 3 (nearly every network's pools) get their taps unrolled.
+template <int64_t kStride>
+int64_t max_row_any_width(const float* const* rows, int64_t row_count, int64_t kernel_width,
+                          int64_t dilation, int64_t c_begin, int64_t c_end, float* out) {
+  if (kernel_width == 3) {
+    return max_row_vectors<kStride, 3>(rows, row_count, 3, dilation, c_begin, c_end, out);
+  }
+  if (kernel_width == 2) {
+    return max_row_vectors<kStride, 2>(rows, row_count, 2, dilation, c_begin, c_end, out);
+  }
+  return max_row_vectors<kStride, 0>(rows, row_count, kernel_width, dilation, c_begin, c_end, out);
 }
 
 void max_pool_row(const float* const* rows, int64_t row_count, int64_t kernel_width,
                   int64_t dilation, int64_t stride, int64_t c_begin, int64_t c_end, float* out) {
   int64_t c = c_begin;
   if (stride == 1) {
-    c = max_row_vectors<1>(rows, row_count, kernel_width, dilation, c, c_end, out);
+    c = max_row_any_width<1>(rows, row_count, kernel_width, dilation, c, c_end, out);
   } else if (stride == 2) {
-    // The second load of the last vector reads one column past its last window: keep that
-    // vector out of the vector loop unless the row has the column.
-    c = max_row_vectors<2>(rows, row_count, kernel_width, dilation, c, c_end - 1, out);
+    c = max_row_any_width<2>(rows, row_count, kernel_width, dilation, c, c_end, out);
   }
   for (; c < c_end; ++c) {
     float best = rows[0][c * stride];
