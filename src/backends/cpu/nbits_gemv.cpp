@@ -117,8 +117,13 @@ Geometry geometry(const NBitsWeight& w) {
 
 // Whether field<kBits> looks its fields up in a table (AVX-512, 4 bits) rather than masking
 // them in place.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr bool kHasFieldTable = true;
+#else
+constexpr bool kHasFieldTable = false;
+#endif
 template <int kBits>
-constexpr bool kFieldsByTable = HWY_ARCH_X86&& HWY_TARGET <= HWY_AVX3&& kBits == 4;
+constexpr bool kFieldsByTable = kHasFieldTable&& kBits == 4;
 
 // What field s of a lane comes out of field<kBits> multiplied by: a field below the top one is
 // masked where it lies, without a shift, so it comes out as its value times 2^(s * kBits); A's

@@ -15,10 +15,10 @@ inline float max_tap(float best, float v) { return v > best ? v : best; }
 
 // The same rule on vectors. x86's maxps is exactly it (it returns its first operand only when
 // that compares greater, so also when the second is a NaN): one instruction for a compare and
-// a blend.
+// a blend. (Only on the x86 targets, whose Max is maxps: EMU128's follows other NaN rules.)
 template <class V>
 HWY_INLINE V max_tap(V best, V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
   return hn::Max(v, best);
 #else
   return hn::IfThenElse(hn::Gt(v, best), v, best);
