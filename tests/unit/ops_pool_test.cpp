@@ -170,11 +170,11 @@ TEST(PoolOps, RandomShapesMatchDefinition) {
   }
 }
 
-// Equal floats, a NaN equal to a NaN.
+// Equal floats, a NaN equal to a NaN (value_matches with no tolerance).
 bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+    if (!testing::value_matches(a[i], b[i], 0.0, 0.0)) return false;
   }
   return true;
 }

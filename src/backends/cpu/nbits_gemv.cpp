@@ -123,7 +123,7 @@ constexpr bool kHasFieldTable = true;
 constexpr bool kHasFieldTable = false;
 #endif
 template <int kBits>
-constexpr bool kFieldsByTable = kHasFieldTable&& kBits == 4;
+constexpr bool kFieldsByTable = kBits == 4 && kHasFieldTable;
 
 // What field s of a lane comes out of field<kBits> multiplied by: a field below the top one is
 // masked where it lies, without a shift, so it comes out as its value times 2^(s * kBits); A's
