@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_direct.h"
 #include "backends/cpu/conv_im2col.h"
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/gemm.h"
@@ -280,6 +281,10 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
     return;
   }
 
+  if (direct_conv_applies(p)) {
+    conv_direct_f32(p, x, w, bias, y, e);
+    return;
+  }
   if (packed && winograd_applies(p)) {
     conv_winograd_f32(p, x, packed->winograd(w, p), bias, y, e);
     return;

@@ -3,8 +3,8 @@
 // Conv, per image and group:  Y_g [M/group, out_size] = W_g [M/group, C/group * taps] * cols
 // where cols is the im2col matrix of X_g, built in column blocks that stay in cache; on
 // several threads the blocks are the parallel jobs. A 1x1 stride-1 unpadded conv is the GEMM
-// on X itself; a depthwise conv (one input channel per
-// group) runs a direct kernel instead.
+// on X itself; a depthwise conv (one input channel per group) and one over a few input
+// channels (conv_direct.h) run direct kernels instead.
 //
 // ConvTranspose is the adjoint: cols [M/group * taps, in_size] = W_g^T X_g, then col2im adds
 // the columns onto the output, which starts as the bias.
