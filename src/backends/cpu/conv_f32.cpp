@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_depthwise_channels.h"
 #include "backends/cpu/conv_direct.h"
 #include "backends/cpu/conv_im2col.h"
 #include "backends/cpu/conv_winograd.h"
@@ -263,19 +264,38 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
       clamp.lo = e.activation == FusedActivation::kRelu ? 0.0f : e.clip_min;
       if (e.activation == FusedActivation::kClip) clamp.hi = e.clip_max;
     }
+    // The plane is still in cache: the residual and activation cost no extra memory pass.
+    auto finish_plane = [&](int64_t plane) {
+      float* yp = y + plane * out_size;
+      if (e.residual) {
+        const float* zp = e.residual + plane * out_size;
+        for (int64_t j = 0; j < out_size; ++j) yp[j] += zp[j];
+      }
+      apply_conv_activation(e, yp, 1, out_size, out_size, /*in_gemm=*/clamp_in_kernel);
+    };
+    if (mg == 1 && depthwise_channels_applies(g2)) {
+      // Small maps: a group of channels at a time, vectorised across the channels.
+      const int64_t group = depthwise_channel_group();
+      const int64_t groups = (p.out_channels + group - 1) / group;
+      parallel_for(p.batch * groups, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t job = begin; job < end; ++job) {
+          const int64_t n = job / groups, c0 = job % groups * group;
+          const int64_t c1 = std::min(p.out_channels, c0 + group);
+          depthwise_conv2d_channels(g2, x + n * p.in_channels * in_size, w, bias, clamp,
+                                    y + n * p.out_channels * out_size, c0, c1);
+          for (int64_t m = c0; m < c1; ++m) finish_plane(n * p.out_channels + m);
+        }
+      });
+      return;
+    }
     parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t n = plane / p.out_channels, m = plane % p.out_channels;
         const float* xp = x + (n * p.in_channels + m / mg) * in_size;
         float* scratch = conv_scratch(ConvScratch::kPlane, depthwise_scratch_floats(g2));
-        float* yp = y + plane * out_size;
-        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, clamp, yp, scratch);
-        // The plane is still in cache: the residual and activation cost no extra memory pass.
-        if (e.residual) {
-          const float* zp = e.residual + plane * out_size;
-          for (int64_t j = 0; j < out_size; ++j) yp[j] += zp[j];
-        }
-        apply_conv_activation(e, yp, 1, out_size, out_size, /*in_gemm=*/clamp_in_kernel);
+        depthwise_conv2d_plane(g2, xp, w + m * taps, bias ? bias[m] : 0.0f, clamp,
+                               y + plane * out_size, scratch);
+        finish_plane(plane);
       }
     });
     return;
