@@ -181,9 +181,10 @@ bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
 
 TEST(PoolOps, MaxPool2dWideRowsOnEveryTarget) {
   // The 2-D float path without Indices vectorises the columns whose windows lie inside the
-  // row (strides 1 and 2): rows wider than a vector, on every SIMD target compiled in and
-  // supported here, with the edge columns, ceil mode and dilation around them. Some inputs
-  // are NaN, which must land as the scalar rule says wherever the column is computed.
+  // row (strides 1 and 2): rows wider than a vector, and narrower ones (which take shorter
+  // vectors), on every SIMD target compiled in and supported here, with the edge columns, ceil
+  // mode and dilation around them. Some inputs are NaN, which must land as the scalar rule says
+  // wherever the column is computed.
   std::mt19937 rng(43);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::uniform_int_distribution<int> one_in_16(0, 15);
@@ -191,7 +192,7 @@ TEST(PoolOps, MaxPool2dWideRowsOnEveryTarget) {
     hwy::SetSupportedTargetsForTest(target);
     SCOPED_TRACE(hwy::TargetName(target));
     for (int64_t stride : {1, 2, 3}) {
-      for (int64_t width : {5, 16, 17, 33, 55, 111}) {
+      for (int64_t width : {5, 12, 16, 17, 27, 33, 55, 111}) {
         for (int variant = 0; variant < 3; ++variant) {
           PoolCase t;
           t.c = 2;

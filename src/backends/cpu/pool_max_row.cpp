@@ -36,10 +36,10 @@ enum class Taps {
 };
 
 // Out[c, c + lanes) with kernel width kWidth (0: kernel_width, known at run time only).
-template <Taps kTaps, int64_t kWidth>
+template <class D, Taps kTaps, int64_t kWidth>
 HWY_INLINE void max_vector(const float* const* rows, int64_t row_count, int64_t kernel_width,
                            int64_t dilation, int64_t c, float* out) {
-  const hn::ScalableTag<float> d;
+  const D d;
   [[maybe_unused]] const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   constexpr int64_t kStride = kTaps == Taps::kContiguous ? 1 : 2;
   const auto tap = [&](const float* p) HWY_ATTR {
@@ -69,31 +69,31 @@ HWY_INLINE void max_vector(const float* const* rows, int64_t row_count, int64_t 
 // last vector ends at c_end and overlaps the one before (its columns computed twice, alike),
 // so that no column is left to the scalar loop unless the row is narrower than a vector.
 // Returns the first column not done.
-template <int64_t kStride, int64_t kWidth>
+template <class D, int64_t kStride, int64_t kWidth>
 int64_t max_row_vectors(const float* const* rows, int64_t row_count, int64_t kernel_width,
                         int64_t dilation, int64_t c_begin, int64_t c_end, float* out) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(D()));
   int64_t c = c_begin;
   if constexpr (kStride == 1) {
     for (; c + lanes <= c_end; c += lanes) {
-      max_vector<Taps::kContiguous, kWidth>(rows, row_count, kernel_width, dilation, c, out);
+      max_vector<D, Taps::kContiguous, kWidth>(rows, row_count, kernel_width, dilation, c, out);
     }
     if (c < c_end && c_end - c_begin >= lanes) {
-      max_vector<Taps::kContiguous, kWidth>(rows, row_count, kernel_width, dilation, c_end - lanes,
-                                            out);
+      max_vector<D, Taps::kContiguous, kWidth>(rows, row_count, kernel_width, dilation,
+                                               c_end - lanes, out);
       c = c_end;
     }
   } else {
     // A vector that reads one column past its last window needs the row to have that column:
     // keep the last column out of these.
     for (; c + lanes <= c_end - 1; c += lanes) {
-      max_vector<Taps::kEven, kWidth>(rows, row_count, kernel_width, dilation, c, out);
+      max_vector<D, Taps::kEven, kWidth>(rows, row_count, kernel_width, dilation, c, out);
     }
     // The last vector reads one column before its first window instead, which is inside the
     // row when that window is not the first.
     if (c < c_end && c_end - lanes > c_begin) {
-      max_vector<Taps::kOddBefore, kWidth>(rows, row_count, kernel_width, dilation, c_end - lanes,
-                                           out);
+      max_vector<D, Taps::kOddBefore, kWidth>(rows, row_count, kernel_width, dilation,
+                                              c_end - lanes, out);
       c = c_end;
     }
   }
@@ -101,26 +101,55 @@ int64_t max_row_vectors(const float* const* rows, int64_t row_count, int64_t ker
 }
 
 // Kernel widths 2 and 3 (nearly every network's pools) get their taps unrolled.
-template <int64_t kStride>
+template <class D, int64_t kStride>
 int64_t max_row_any_width(const float* const* rows, int64_t row_count, int64_t kernel_width,
                           int64_t dilation, int64_t c_begin, int64_t c_end, float* out) {
   if (kernel_width == 3) {
-    return max_row_vectors<kStride, 3>(rows, row_count, 3, dilation, c_begin, c_end, out);
+    return max_row_vectors<D, kStride, 3>(rows, row_count, 3, dilation, c_begin, c_end, out);
   }
   if (kernel_width == 2) {
-    return max_row_vectors<kStride, 2>(rows, row_count, 2, dilation, c_begin, c_end, out);
+    return max_row_vectors<D, kStride, 2>(rows, row_count, 2, dilation, c_begin, c_end, out);
   }
-  return max_row_vectors<kStride, 0>(rows, row_count, kernel_width, dilation, c_begin, c_end, out);
+  return max_row_vectors<D, kStride, 0>(rows, row_count, kernel_width, dilation, c_begin, c_end,
+                                        out);
+}
+
+// Columns [c_begin, c_end) in vectors of D; returns the first column not done.
+template <class D>
+int64_t max_row_any_stride(const float* const* rows, int64_t row_count, int64_t kernel_width,
+                           int64_t dilation, int64_t stride, int64_t c_begin, int64_t c_end,
+                           float* out) {
+  if (stride == 1) {
+    return max_row_any_width<D, 1>(rows, row_count, kernel_width, dilation, c_begin, c_end, out);
+  }
+  if (stride == 2) {
+    return max_row_any_width<D, 2>(rows, row_count, kernel_width, dilation, c_begin, c_end, out);
+  }
+  return c_begin;
 }
 
 void max_pool_row(const float* const* rows, int64_t row_count, int64_t kernel_width,
                   int64_t dilation, int64_t stride, int64_t c_begin, int64_t c_end, float* out) {
+  using Full = hn::ScalableTag<float>;
+  const int64_t columns = c_end - c_begin;
   int64_t c = c_begin;
-  if (stride == 1) {
-    c = max_row_any_width<1>(rows, row_count, kernel_width, dilation, c, c_end, out);
-  } else if (stride == 2) {
-    c = max_row_any_width<2>(rows, row_count, kernel_width, dilation, c, c_end, out);
+  if (columns >= static_cast<int64_t>(hn::Lanes(Full()))) {
+    c = max_row_any_stride<Full>(rows, row_count, kernel_width, dilation, stride, c, c_end, out);
   }
+  // A row narrower than a whole vector (SqueezeNet's last pool, 13 columns, on AVX-512) takes
+  // 256- or 128-bit vectors: the scalar loop below is one chain of dependent maxima.
+#if HWY_TARGET != HWY_SCALAR && HWY_MAX_BYTES > 32
+  if (c == c_begin && columns >= 8) {
+    c = max_row_any_stride<hn::CappedTag<float, 8>>(rows, row_count, kernel_width, dilation, stride,
+                                                    c, c_end, out);
+  }
+#endif
+#if HWY_TARGET != HWY_SCALAR && HWY_MAX_BYTES > 16
+  if (c == c_begin && columns >= 4) {
+    c = max_row_any_stride<hn::CappedTag<float, 4>>(rows, row_count, kernel_width, dilation, stride,
+                                                    c, c_end, out);
+  }
+#endif
   for (; c < c_end; ++c) {
     float best = rows[0][c * stride];
     for (int64_t i = 0; i < row_count; ++i) {
