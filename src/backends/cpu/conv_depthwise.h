@@ -1,6 +1,7 @@
 // Depthwise convolution (one filter per channel, group == channels) over 1-D and 2-D images:
 // too little arithmetic per element for a GEMM to pay off, so each output plane is computed
-// directly, vectorised along the output row.
+// directly, vectorised along the output row. (Small maps are vectorised across channels
+// instead: conv_depthwise_channels.h.)
 #pragma once
 
 #include <cstddef>
