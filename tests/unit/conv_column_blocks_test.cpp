@@ -14,6 +14,7 @@
 
 #include "backends/cpu/conv_f32.h"
 #include "backends/cpu/conv_reference.h"
+#include "conv_test_operands.h"
 #include "core/thread_pool.h"
 #include "hwy/targets.h"
 #include "random_data.h"
@@ -22,6 +23,9 @@
 namespace kiln::cpu {
 namespace {
 
+using kiln::testing::conv_outputs_match;
+using kiln::testing::ConvOperands;
+using kiln::testing::random_conv_operands;
 using kiln::testing::uniform_floats;
 
 using V = std::vector<int64_t>;
@@ -78,22 +82,17 @@ TEST(ConvColumnBlocks, SplitLayersMatchTheDirectConvolutionOnEveryThreadCount) {
     const int64_t taps = g.kernel_size();
     const double flops = 2.0 * static_cast<double>(t.m * g.out_size() * (t.c / t.group) * taps);
     ASSERT_GE(flops, 4e6) << "the case must be large enough to be split over threads";
-    const auto x = uniform_floats(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
-    const auto w = uniform_floats(static_cast<size_t>(t.m * (t.c / t.group) * taps), rng);
-    const auto bias = uniform_floats(static_cast<size_t>(t.m), rng);
-    const size_t y_size = static_cast<size_t>(t.batch * t.m * g.out_size());
-    const auto residual = uniform_floats(y_size, rng);
-    std::vector<float> expected(y_size);
-    conv_reference<float, double>(p, x.data(), w.data(), bias.data(), expected.data());
+    const ConvOperands o = random_conv_operands(p, rng);
+    const size_t y_size = o.expected.size();
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       SCOPED_TRACE(hwy::TargetName(target));
       for (int variant = 0; variant < 4; ++variant) {
         ConvEpilogue e;
-        std::vector<float> want = expected;
+        std::vector<float> want = o.expected;
         if (variant == 1 || variant == 2) {
-          e.residual = residual.data();
-          for (size_t i = 0; i < y_size; ++i) want[i] += residual[i];
+          e.residual = o.residual.data();
+          for (size_t i = 0; i < y_size; ++i) want[i] += o.residual[i];
         }
         if (variant == 2) {
           e.activation = FusedActivation::kRelu;
@@ -109,12 +108,10 @@ TEST(ConvColumnBlocks, SplitLayersMatchTheDirectConvolutionOnEveryThreadCount) {
         for (ThreadPool* pool : pools) {
           SCOPED_TRACE(::testing::Message() << pool->num_threads() << " threads");
           std::vector<float> y(y_size, std::nanf(""));
-          testing::run_as_job(
-              *pool, [&] { conv_f32(p, x.data(), w.data(), bias.data(), y.data(), nullptr, e); });
-          for (size_t i = 0; i < y_size; ++i) {
-            ASSERT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
-                << "at " << i << ": " << y[i] << " against " << want[i];
-          }
+          testing::run_as_job(*pool, [&] {
+            conv_f32(p, o.x.data(), o.w.data(), o.bias.data(), y.data(), nullptr, e);
+          });
+          ASSERT_TRUE(conv_outputs_match(y, want));
           if (first.empty()) {
             first = y;
           } else {

@@ -15,13 +15,15 @@
 #include "backends/cpu/conv_depthwise_channels.h"
 #include "backends/cpu/conv_f32.h"
 #include "backends/cpu/conv_reference.h"
+#include "conv_test_operands.h"
 #include "hwy/targets.h"
-#include "random_data.h"
 
 namespace kiln::cpu {
 namespace {
 
-using kiln::testing::uniform_floats;
+using kiln::testing::conv_outputs_match;
+using kiln::testing::ConvOperands;
+using kiln::testing::random_conv_operands;
 
 struct Case {
   int64_t batch, channels, h, w, k, stride, pad_top, pad_left, pad_bottom, pad_right;
@@ -57,23 +59,17 @@ TEST(DepthwiseChannels, MatchesTheReferenceOnEveryTarget) {
   for (const Case& t : cases) {
     const ConvProblem p = problem(t);
     ASSERT_TRUE(depthwise_channels_applies(p.geometry)) << "the case must take the channel path";
-    const WindowGeometry& g = p.geometry;
-    const size_t x_size = static_cast<size_t>(t.batch * t.channels * g.in_size());
-    const size_t y_size = static_cast<size_t>(t.batch * t.channels * g.out_size());
-    const auto x = uniform_floats(x_size, rng);
-    const auto w = uniform_floats(static_cast<size_t>(t.channels * t.k * t.k), rng);
-    const auto bias = uniform_floats(static_cast<size_t>(t.channels), rng);
-    const auto residual = uniform_floats(y_size, rng);
-    std::vector<float> with_bias(y_size), without_bias(y_size);
-    conv_reference<float, double>(p, x.data(), w.data(), bias.data(), with_bias.data());
-    conv_reference<float, double>(p, x.data(), w.data(), nullptr, without_bias.data());
+    const ConvOperands o = random_conv_operands(p, rng);
+    const size_t y_size = o.expected.size();
+    std::vector<float> unbiased(y_size);
+    conv_reference<float, double>(p, o.x.data(), o.w.data(), nullptr, unbiased.data());
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       SCOPED_TRACE(hwy::TargetName(target));
       for (int variant = 0; variant < 4; ++variant) {
         ConvEpilogue e;
-        const float* b = variant == 1 ? nullptr : bias.data();
-        std::vector<float> want = variant == 1 ? without_bias : with_bias;
+        const float* b = variant == 1 ? nullptr : o.bias.data();
+        std::vector<float> want = variant == 1 ? unbiased : o.expected;
         if (variant == 2) {
           e.activation = FusedActivation::kClip;
           e.clip_min = 0.0f;
@@ -81,22 +77,18 @@ TEST(DepthwiseChannels, MatchesTheReferenceOnEveryTarget) {
           for (float& v : want) v = std::min(std::max(v, 0.0f), 0.5f);
         }
         if (variant == 3) {
-          e.residual = residual.data();
+          e.residual = o.residual.data();
           e.activation = FusedActivation::kSilu;
           for (size_t i = 0; i < y_size; ++i) {
-            const float v = want[i] + residual[i];
+            const float v = want[i] + o.residual[i];
             want[i] = v / (1.0f + std::exp(-v));
           }
         }
         std::vector<float> y(y_size, std::nanf(""));
-        conv_f32(p, x.data(), w.data(), b, y.data(), nullptr, e);
-        SCOPED_TRACE(::testing::Message()
-                     << "case " << t.channels << "x" << t.h << "x" << t.w << " k" << t.k << " s"
-                     << t.stride << " variant " << variant);
-        for (size_t i = 0; i < y_size; ++i) {
-          ASSERT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
-              << "at " << i << ": " << y[i] << " against " << want[i];
-        }
+        conv_f32(p, o.x.data(), o.w.data(), b, y.data(), nullptr, e);
+        ASSERT_TRUE(conv_outputs_match(y, want))
+            << "case " << t.channels << "x" << t.h << "x" << t.w << " k" << t.k << " s" << t.stride
+            << " variant " << variant;
       }
     }
   }

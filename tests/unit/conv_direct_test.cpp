@@ -15,13 +15,15 @@
 #include "backends/cpu/conv_direct.h"
 #include "backends/cpu/conv_f32.h"
 #include "backends/cpu/conv_reference.h"
+#include "conv_test_operands.h"
 #include "hwy/targets.h"
-#include "random_data.h"
 
 namespace kiln::cpu {
 namespace {
 
-using kiln::testing::uniform_floats;
+using kiln::testing::conv_outputs_match;
+using kiln::testing::ConvOperands;
+using kiln::testing::random_conv_operands;
 
 struct Case {
   int64_t batch, c, m, h, w, kh, kw, sh, sw, pad_top, pad_left, pad_bottom, pad_right;
@@ -57,27 +59,17 @@ TEST(ConvDirect, MatchesTheReferenceOnEveryTarget) {
   for (const Case& t : cases) {
     const ConvProblem p = problem(t);
     ASSERT_TRUE(direct_conv_applies(p)) << "the case must take the direct path";
-    const WindowGeometry& g = p.geometry;
-    const auto x = uniform_floats(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
-    const auto w = uniform_floats(static_cast<size_t>(t.m * t.c * t.kh * t.kw), rng);
-    const auto bias = uniform_floats(static_cast<size_t>(t.m), rng);
-    const size_t y_size = static_cast<size_t>(t.batch * t.m * g.out_size());
-    const auto residual = uniform_floats(y_size, rng);
-    std::vector<float> expected(y_size);
-    conv_reference<float, double>(p, x.data(), w.data(), bias.data(), expected.data());
+    const ConvOperands o = random_conv_operands(p, rng);
+    const size_t y_size = o.expected.size();
+    std::vector<float> unbiased(y_size);
+    conv_reference<float, double>(p, o.x.data(), o.w.data(), nullptr, unbiased.data());
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       SCOPED_TRACE(hwy::TargetName(target));
       for (int variant = 0; variant < 5; ++variant) {
         ConvEpilogue e;
-        std::vector<float> want = expected;
-        const float* b = bias.data();
-        if (variant == 1) {
-          b = nullptr;
-          std::vector<float> unbiased(y_size);
-          conv_reference<float, double>(p, x.data(), w.data(), nullptr, unbiased.data());
-          want = unbiased;
-        }
+        const float* b = variant == 1 ? nullptr : o.bias.data();
+        std::vector<float> want = variant == 1 ? unbiased : o.expected;
         if (variant == 2) {
           e.activation = FusedActivation::kClip;
           e.clip_min = -0.5f;
@@ -85,8 +77,8 @@ TEST(ConvDirect, MatchesTheReferenceOnEveryTarget) {
           for (float& v : want) v = std::min(std::max(v, -0.5f), 0.25f);
         }
         if (variant >= 3) {
-          e.residual = residual.data();
-          for (size_t i = 0; i < y_size; ++i) want[i] += residual[i];
+          e.residual = o.residual.data();
+          for (size_t i = 0; i < y_size; ++i) want[i] += o.residual[i];
         }
         if (variant == 3) {
           e.activation = FusedActivation::kRelu;
@@ -97,13 +89,9 @@ TEST(ConvDirect, MatchesTheReferenceOnEveryTarget) {
           for (float& v : want) v = 1.0f / (1.0f + std::exp(-v));
         }
         std::vector<float> y(y_size, std::nanf(""));
-        conv_f32(p, x.data(), w.data(), b, y.data(), nullptr, e);
-        SCOPED_TRACE(::testing::Message() << "case " << t.c << "x" << t.h << "x" << t.w << " -> "
-                                          << t.m << " variant " << variant);
-        for (size_t i = 0; i < y_size; ++i) {
-          ASSERT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
-              << "at " << i << ": " << y[i] << " against " << want[i];
-        }
+        conv_f32(p, o.x.data(), o.w.data(), b, y.data(), nullptr, e);
+        ASSERT_TRUE(conv_outputs_match(y, want)) << "case " << t.c << "x" << t.h << "x" << t.w
+                                                 << " -> " << t.m << " variant " << variant;
       }
     }
   }

@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "backends/cpu/conv_f32.h"
-#include "backends/cpu/conv_reference.h"
 #include "backends/cpu/conv_winograd.h"
+#include "conv_test_operands.h"
 #include "hwy/targets.h"
-#include "random_data.h"
 
 namespace kiln::cpu {
 namespace {
 
-using kiln::testing::uniform_floats;
+using kiln::testing::conv_outputs_match;
+using kiln::testing::ConvOperands;
+using kiln::testing::random_conv_operands;
 
 struct Case {
   int64_t batch, c, m, h, w, pad_top, pad_left, pad_bottom, pad_right;
@@ -54,37 +55,27 @@ TEST(ConvWinograd, MatchesTheDirectConvolutionOnEveryTarget) {
   for (const Case& t : cases) {
     const ConvProblem p = problem(t);
     ASSERT_TRUE(winograd_applies(p)) << "the case must take the Winograd path";
-    const WindowGeometry& g = p.geometry;
-    const auto x = uniform_floats(static_cast<size_t>(t.batch * t.c * g.in_size()), rng);
-    const auto w = uniform_floats(static_cast<size_t>(t.m * t.c * 9), rng);
-    const auto bias = uniform_floats(static_cast<size_t>(t.m), rng);
-    const size_t y_size = static_cast<size_t>(t.batch * t.m * g.out_size());
-    const auto residual = uniform_floats(y_size, rng);
-    std::vector<float> expected(y_size);
-    conv_reference<float, double>(p, x.data(), w.data(), bias.data(), expected.data());
+    const ConvOperands o = random_conv_operands(p, rng);
+    const size_t y_size = o.expected.size();
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       SCOPED_TRACE(hwy::TargetName(target));
       const PackedConvWeights packed;
       for (int variant = 0; variant < 3; ++variant) {
         ConvEpilogue e;
-        std::vector<float> want = expected;
+        std::vector<float> want = o.expected;
         if (variant >= 1) {
-          e.residual = residual.data();
-          for (size_t i = 0; i < y_size; ++i) want[i] += residual[i];
+          e.residual = o.residual.data();
+          for (size_t i = 0; i < y_size; ++i) want[i] += o.residual[i];
         }
         if (variant == 2) {
           e.activation = FusedActivation::kRelu;
           for (float& v : want) v = v < 0 ? 0.0f : v;
         }
         std::vector<float> y(y_size, std::nanf(""));
-        conv_f32(p, x.data(), w.data(), bias.data(), y.data(), &packed, e);
-        SCOPED_TRACE(::testing::Message()
-                     << "case " << t.c << "x" << t.h << "x" << t.w << " variant " << variant);
-        for (size_t i = 0; i < y_size; ++i) {
-          ASSERT_LE(std::abs(y[i] - want[i]), 1e-4f + 1e-3f * std::abs(want[i]))
-              << "at " << i << ": " << y[i] << " against " << want[i];
-        }
+        conv_f32(p, o.x.data(), o.w.data(), o.bias.data(), y.data(), &packed, e);
+        ASSERT_TRUE(conv_outputs_match(y, want))
+            << "case " << t.c << "x" << t.h << "x" << t.w << " variant " << variant;
       }
     }
   }
