@@ -10,8 +10,9 @@
 
 namespace kiln::cpu {
 
-// Whether the direct path takes p: one group, a 2-D kernel of at most 160 taps over at most
-// 4 input channels, stride 1 or 2, no dilation, and an output row at least a few vectors wide.
+// Whether the direct path takes p: one group, a 2-D kernel up to 16 x 16 over at most 4 input
+// channels, stride 1 or 2, no dilation, output rows of at least 16 columns and at least 4
+// output channels.
 bool direct_conv_applies(const ConvProblem& p);
 
 // y = activation(conv(x, w) + bias + residual) for p as direct_conv_applies accepts it (bias
