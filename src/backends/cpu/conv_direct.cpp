@@ -237,15 +237,10 @@ void conv_direct_any(const ConvProblem& p, const float* HWY_RESTRICT x, const fl
       // extra memory pass.
       float* y_band = yn + oh0 * ow_size;
       const int64_t band_floats = (oh1 - oh0) * ow_size;
-      if (e.residual) {
-        const float* z_band = e.residual + n * out_channels * out_plane + oh0 * ow_size;
-        for (int64_t m = 0; m < out_channels; ++m) {
-          for (int64_t i = 0; i < band_floats; ++i) {
-            y_band[m * out_plane + i] += z_band[m * out_plane + i];
-          }
-        }
-      }
-      apply_conv_activation(e, y_band, out_channels, band_floats, out_plane, clamp_in_tile);
+      const float* z_band =
+          e.residual ? e.residual + n * out_channels * out_plane + oh0 * ow_size : nullptr;
+      add_residual_and_activate(e, y_band, z_band, out_channels, band_floats, out_plane,
+                                clamp_in_tile);
     }
   });
 }

@@ -19,4 +19,16 @@ void apply_conv_activation(const ConvEpilogue& e, float* data, int64_t rows, int
   apply_activation(e, data, rows, cols, ld);
 }
 
+void add_residual_and_activate(const ConvEpilogue& e, float* data, const float* residual,
+                               int64_t rows, int64_t cols, int64_t ld, bool in_gemm) {
+  if (residual) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = data + r * ld;
+      const float* z = residual + r * ld;
+      for (int64_t j = 0; j < cols; ++j) row[j] += z[j];
+    }
+  }
+  apply_conv_activation(e, data, rows, cols, ld, in_gemm);
+}
+
 }  // namespace kiln::cpu

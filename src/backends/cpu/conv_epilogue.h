@@ -31,4 +31,10 @@ GemmEpilogue conv_gemm_epilogue(const float* bias, const ConvEpilogue& e);
 void apply_conv_activation(const ConvEpilogue& e, float* data, int64_t rows, int64_t cols,
                            int64_t ld, bool in_gemm);
 
+// Adds `residual` (laid out as data; null: none) to `rows` rows of `cols` floats, `ld` apart,
+// then applies e's activation as apply_conv_activation does: for the kernels that write their
+// output first, while it is still in cache.
+void add_residual_and_activate(const ConvEpilogue& e, float* data, const float* residual,
+                               int64_t rows, int64_t cols, int64_t ld, bool in_gemm);
+
 }  // namespace kiln::cpu

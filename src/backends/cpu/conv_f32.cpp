@@ -193,10 +193,7 @@ void conv_transposed_product(const ConvProblem& p, const float* x, const float* 
           for (int64_t j = 0; j < out_size; ++j) row[j] = yt[j * mg + m];
         }
       }
-      if (zg) {
-        for (int64_t i = 0; i < mg * out_size; ++i) yg[i] += zg[i];
-      }
-      apply_conv_activation(e, yg, mg, out_size, out_size, /*in_gemm=*/false);
+      add_residual_and_activate(e, yg, zg, mg, out_size, out_size, /*in_gemm=*/false);
     }
   }
 }
@@ -266,12 +263,9 @@ void conv_f32(const ConvProblem& p, const float* x, const float* w, const float*
     }
     // The plane is still in cache: the residual and activation cost no extra memory pass.
     auto finish_plane = [&](int64_t plane) {
-      float* yp = y + plane * out_size;
-      if (e.residual) {
-        const float* zp = e.residual + plane * out_size;
-        for (int64_t j = 0; j < out_size; ++j) yp[j] += zp[j];
-      }
-      apply_conv_activation(e, yp, 1, out_size, out_size, /*in_gemm=*/clamp_in_kernel);
+      add_residual_and_activate(e, y + plane * out_size,
+                                e.residual ? e.residual + plane * out_size : nullptr, 1, out_size,
+                                out_size, /*in_gemm=*/clamp_in_kernel);
     };
     if (mg == 1 && depthwise_channels_applies(g2)) {
       // Small maps: a group of channels at a time, vectorised across the channels.

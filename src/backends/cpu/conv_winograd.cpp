@@ -283,12 +283,8 @@ void conv_winograd_f32(const ConvProblem& p, const float* x, const float* u, con
       HWY_DYNAMIC_DISPATCH(transform_output)(g, mm, bias, begin, end, scratch, yn, m_out);
       // Each plane is still in cache: the residual and the activation cost no memory pass.
       for (int64_t m = begin; m < end; ++m) {
-        float* ym = yn + m * out_size;
-        if (zn) {
-          const float* zm = zn + m * out_size;
-          for (int64_t i = 0; i < out_size; ++i) ym[i] += zm[i];
-        }
-        apply_conv_activation(e, ym, 1, out_size, out_size, /*in_gemm=*/false);
+        add_residual_and_activate(e, yn + m * out_size, zn ? zn + m * out_size : nullptr, 1,
+                                  out_size, out_size, /*in_gemm=*/false);
       }
     });
   }
